@@ -1,0 +1,79 @@
+import type { MemoryOp, Scenario, Step } from '../scenario/schema.js';
+import type { TargetDecl } from '../target/schema.js';
+import type { TargetSession } from '../target/session.js';
+import { fillTemplate } from '../util/template.js';
+
+/** What the harness knows about a memory it stored, for `$ref:` and update/forget templates. */
+export interface MemoryHandle {
+  id: string;
+  content: string;
+  subject: string;
+  category: string;
+  source: string;
+}
+
+export interface StepRecord {
+  index: number;
+  stage: 'setup' | 'step';
+  op: string;
+  tools: string[];
+  ok: boolean;
+  ms: number;
+  note?: string;
+  result?: string;
+}
+
+/** Ops a scenario needs from a target (setup seeds with remember; recall assertions need recall). */
+export function opsNeeded(scenario: Scenario, steps: Step[]): Set<MemoryOp> {
+  const need = new Set<MemoryOp>();
+  if (scenario.setup.memories.length) need.add('remember');
+  for (const s of steps) if (s.op !== 'tool' && s.op !== 'restart') need.add(s.op);
+  if (scenario.assertions.some((a) => a.kind === 'recall')) need.add('recall');
+  return need;
+}
+
+export function missingOps(decl: TargetDecl, need: Set<MemoryOp>): MemoryOp[] {
+  return [...need].filter((op) => !decl.ops[op]);
+}
+
+export function handleFor(decl: TargetDecl, m: { content: string; subject?: string; category?: string; source?: string }): MemoryHandle {
+  return {
+    id: '',
+    content: m.content,
+    subject: m.subject ?? decl.defaults.subject,
+    category: m.category ?? decl.defaults.category,
+    source: m.source ?? decl.defaults.source,
+  };
+}
+
+/**
+ * Run one memory op as the target declares it: fill each call's argument template and call
+ * the tool. The first refused call stops the op. `capture_id` fills the handle's id.
+ */
+export async function runOp(
+  session: TargetSession,
+  decl: TargetDecl,
+  op: MemoryOp,
+  vars: Record<string, unknown>,
+  stage: 'setup' | 'step' | 'probe',
+): Promise<{ ok: boolean; tools: string[]; text: string; ms: number; id?: string }> {
+  const calls = decl.ops[op];
+  if (!calls) throw new Error(`target ${decl.name} has no "${op}" op`);
+  const tools: string[] = [];
+  const texts: string[] = [];
+  let ms = 0;
+  let id: string | undefined;
+  for (const call of calls) {
+    const args = fillTemplate(call.args, vars) as Record<string, unknown>;
+    const r = await session.callTool(call.tool, args, { op, stage });
+    tools.push(call.tool);
+    texts.push(r.text);
+    ms += r.ms;
+    if (!r.ok) return { ok: false, tools, text: texts.join('\n'), ms };
+    if (call.capture_id) {
+      const m = new RegExp(call.capture_id).exec(r.text);
+      if (m) id = m[1] ?? m[0];
+    }
+  }
+  return { ok: true, tools, text: texts.join('\n'), ms, id };
+}

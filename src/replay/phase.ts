@@ -1,0 +1,212 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createFixture, gitInit, removeFixture, writeSetupFiles, type Fixture } from '../fixture/fixture.js';
+import { runJudges } from '../judge/judges.js';
+import type { Judgment } from '../judge/judgment.js';
+import { failsRun, phaseVerdict, type Verdict } from '../judge/verdict.js';
+import { resolveRefs } from '../scenario/refs.js';
+import { assertionApplies, type DeterministicPhase, type Scenario, type Step } from '../scenario/schema.js';
+import { buildEvidence, type Evidence } from '../target/evidence.js';
+import type { CallRecord } from '../target/recorder.js';
+import type { ResolvedBin } from '../target/resolve-bin.js';
+import type { TargetDecl } from '../target/schema.js';
+import { TargetError, TargetSession } from '../target/session.js';
+import { fillString } from '../util/template.js';
+import { handleFor, missingOps, opsNeeded, runOp, type MemoryHandle, type StepRecord } from './ops.js';
+
+export interface PhaseResult {
+  scenario: string;
+  target: string;
+  phase: DeterministicPhase;
+  verdict: Verdict;
+  reason: string;
+  fails_run: boolean;
+  defence?: string;
+  claimed?: boolean;
+  steps: StepRecord[];
+  assertions: Judgment[];
+  fixture: string;
+  cell_dir: string;
+  stderr_tail?: string;
+  warnings: string[];
+  duration_ms: number;
+}
+
+export interface PhaseOptions {
+  scenario: Scenario;
+  decl: TargetDecl;
+  bin: ResolvedBin;
+  phase: DeterministicPhase;
+  cellDir: string;
+  keep: boolean;
+  /** extra environment for the server process (network guard) */
+  serverEnv?: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+class Interrupted extends Error {}
+
+/** Run one phase of one scenario against one target in a fresh fixture, and judge it. */
+export async function runPhase(o: PhaseOptions): Promise<PhaseResult> {
+  const t0 = performance.now();
+  const { scenario, decl, phase } = o;
+  const violation = scenario.deterministic.violation;
+  const steps: Step[] = phase === 'well-behaved' ? scenario.deterministic.well_behaved : (violation?.steps ?? []);
+  const assertions = scenario.assertions.filter((a) => assertionApplies(a, phase));
+  const defence = phase === 'violation' ? violation?.defence : undefined;
+  const claimed = defence !== undefined && decl.claims.includes(defence);
+  const base = { scenario: scenario.id, target: decl.name, phase, defence, claimed, cell_dir: o.cellDir, warnings: [] as string[] };
+  const finish = (r: Omit<PhaseResult, keyof typeof base | 'duration_ms' | 'fails_run'>): PhaseResult => ({
+    ...base,
+    ...r,
+    fails_run: failsRun(r.verdict, claimed),
+    duration_ms: Math.round(performance.now() - t0),
+  });
+
+  const missing = missingOps(decl, opsNeeded(scenario, steps));
+  if (missing.length)
+    return finish({ verdict: 'unsupported', reason: `target lacks op(s): ${missing.join(', ')}`, steps: [], assertions: [], fixture: 'not created' });
+
+  mkdirSync(o.cellDir, { recursive: true });
+  const logFile = join(o.cellDir, 'calls.jsonl');
+  writeFileSync(logFile, '');
+  const fixture = await createFixture(`${scenario.id}-${decl.name}-${phase}`);
+  const records: StepRecord[] = [];
+  const calls: CallRecord[] = [];
+  let session: TargetSession | undefined;
+  let sessionNo = 0;
+  let evidence: Evidence | undefined;
+  const handles = new Map<string, MemoryHandle>();
+  const startSession = async () => {
+    if (o.signal?.aborted) throw new Interrupted('interrupted');
+    session = await TargetSession.start({
+      decl,
+      bin: o.bin,
+      fixture,
+      session: ++sessionNo,
+      logFile,
+      stderrFile: join(o.cellDir, `stderr.${sessionNo}.log`),
+      env: o.serverEnv,
+    });
+  };
+  const stopSession = async () => {
+    if (!session) return;
+    const s = session;
+    session = undefined;
+    calls.push(...s.recorder.records);
+    await s.close();
+  };
+
+  try {
+    if (decl.fixture.git_init) await gitInit(fixture, decl.fixture.git_remote);
+    await writeSetupFiles(fixture, scenario.setup.files);
+    await startSession();
+
+    for (const [i, m] of scenario.setup.memories.entries()) {
+      const h = handleFor(decl, m);
+      const r = await runOp(session!, decl, 'remember', { ...h }, 'setup');
+      h.id = r.id ?? `${h.subject}:${h.content}`;
+      handles.set(m.ref, h);
+      records.push({ index: i, stage: 'setup', op: 'remember', tools: r.tools, ok: r.ok, ms: round(r.ms), note: m.ref, result: clip(r.text) });
+      if (!r.ok) throw new SetupError(`setup memory "${m.ref}" was refused by the target: ${clip(r.text)}`);
+    }
+
+    const lookup = (name: string, field?: string) => {
+      const h = handles.get(name);
+      if (!h) throw new Error(`unknown ref "${name}"`);
+      return field ? (h as unknown as Record<string, unknown>)[field] : h.id;
+    };
+
+    for (const [i, step] of steps.entries()) {
+      if (o.signal?.aborted) throw new Interrupted('interrupted');
+      const rec: StepRecord = { index: i, stage: 'step', op: step.op, tools: [], ok: true, ms: 0, note: step.note };
+      if (step.op === 'restart') {
+        const t = performance.now();
+        await stopSession();
+        await startSession();
+        rec.ms = round(performance.now() - t);
+      } else if (step.op === 'tool') {
+        const args = resolveRefs(step.args, lookup) as Record<string, unknown>;
+        const r = await session!.callTool(step.tool, args, { stage: 'step' });
+        Object.assign(rec, { tools: [step.tool], ok: r.ok, ms: round(r.ms), result: clip(r.text) });
+      } else {
+        let vars: Record<string, unknown>;
+        let handle: MemoryHandle | undefined;
+        switch (step.op) {
+          case 'remember':
+            handle = handleFor(decl, step);
+            vars = { ...handle };
+            break;
+          case 'update':
+          case 'forget': {
+            const name = step.memory.replace(/^\$ref:/, '').split('.')[0];
+            handle = handles.get(name);
+            vars = { memory: { ...handle }, content: step.op === 'update' ? step.content : undefined };
+            break;
+          }
+          case 'recall':
+            vars = { query: step.query };
+            break;
+          default:
+            vars = {};
+        }
+        const r = await runOp(session!, decl, step.op, vars, 'step');
+        Object.assign(rec, { tools: r.tools, ok: r.ok, ms: round(r.ms), result: clip(r.text) });
+        if (r.ok && step.op === 'remember' && handle) {
+          handle.id = r.id ?? `${handle.subject}:${handle.content}`;
+          if (step.ref) handles.set(step.ref, handle);
+        }
+        if (r.ok && step.op === 'update' && handle) handle.content = step.content;
+      }
+      records.push(rec);
+    }
+    await stopSession();
+
+    // judges read a copy taken after the server exited
+    evidence = buildEvidence(decl, fillString(decl.store.path, fixture.vars), o.cellDir, calls);
+    let probe: TargetSession | undefined;
+    const probeLog = join(o.cellDir, 'probe-calls.jsonl');
+    const judgments = await runJudges(assertions, {
+      evidence,
+      recall: async (query) => {
+        probe ??= await TargetSession.start({ decl, bin: o.bin, fixture, session: sessionNo + 1, logFile: probeLog, env: o.serverEnv });
+        const r = await runOp(probe, decl, 'recall', { query }, 'probe');
+        return r.text;
+      },
+    }).finally(() => probe?.close());
+
+    const refused = records.filter((r) => r.stage === 'step' && !r.ok).length;
+    const v = phaseVerdict({ phase, expectation: violation?.expectation, refusedSteps: refused, judgments });
+    return finish({ ...v, steps: records, assertions: judgments, fixture: await disposeFixture(fixture, o.keep) });
+  } catch (e) {
+    const stderrTail = e instanceof TargetError ? e.stderrTail : session?.stderr();
+    await stopSession().catch(() => {});
+    const interrupted = e instanceof Interrupted || o.signal?.aborted;
+    return finish({
+      verdict: interrupted ? 'skipped' : 'error',
+      reason: interrupted ? 'run interrupted' : (e as Error).message,
+      steps: records,
+      assertions: [],
+      fixture: await disposeFixture(fixture, o.keep),
+      stderr_tail: stderrTail || undefined,
+    });
+  } finally {
+    evidence?.close();
+  }
+}
+
+class SetupError extends Error {}
+
+async function disposeFixture(f: Fixture, keep: boolean): Promise<string> {
+  if (keep) return f.root;
+  await removeFixture(f);
+  return 'removed';
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 100) / 100;
+}
+
+function clip(s: string, n = 300): string {
+  return s.length > n ? s.slice(0, n) + '…' : s;
+}

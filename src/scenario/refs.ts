@@ -1,0 +1,65 @@
+import type { Scenario, Step } from './schema.js';
+
+export const REF_PREFIX = '$ref:';
+
+/** Names a `$ref:` string points at, or undefined when it is not a ref. */
+export function refName(value: unknown): string | undefined {
+  return parseRef(value)?.name;
+}
+
+/** `$ref:name` is the memory itself (its id); `$ref:name.content` picks one field of it. */
+export function parseRef(value: unknown): { name: string; field?: string } | undefined {
+  if (typeof value !== 'string' || !value.startsWith(REF_PREFIX)) return undefined;
+  const [name, field] = value.slice(REF_PREFIX.length).split('.', 2);
+  return { name, field };
+}
+
+/** Replace every `$ref:` string inside a value using `lookup`. */
+export function resolveRefs(value: unknown, lookup: (name: string, field?: string) => unknown): unknown {
+  const ref = parseRef(value);
+  if (ref) return lookup(ref.name, ref.field);
+  if (Array.isArray(value)) return value.map((v) => resolveRefs(v, lookup));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveRefs(v, lookup)]));
+  return value;
+}
+
+/** Every `$ref:<name>` found anywhere inside a value, with its JSON path. */
+export function findRefs(value: unknown, path = ''): { name: string; path: string }[] {
+  const name = refName(value);
+  if (name !== undefined) return [{ name, path }];
+  if (Array.isArray(value)) return value.flatMap((v, i) => findRefs(v, `${path}[${i}]`));
+  if (value && typeof value === 'object')
+    return Object.entries(value).flatMap(([k, v]) => findRefs(v, path ? `${path}.${k}` : k));
+  return [];
+}
+
+/**
+ * Check that every ref a step uses is defined before it: by a setup memory, or by an
+ * earlier `remember` step of the same phase. Returns problems as `path: message`.
+ */
+export function checkRefs(scenario: Scenario): string[] {
+  const problems: string[] = [];
+  const seeded = new Set<string>();
+  scenario.setup.memories.forEach((m, i) => {
+    if (seeded.has(m.ref)) problems.push(`setup.memories[${i}].ref: "${m.ref}" is defined twice`);
+    seeded.add(m.ref);
+  });
+  const checkSteps = (steps: Step[], where: string) => {
+    const known = new Set(seeded);
+    steps.forEach((step, i) => {
+      for (const r of findRefs(step)) {
+        if (!known.has(r.name)) {
+          const hint = known.size ? ` (known: ${[...known].join(', ')})` : ' (no memory is named yet: add a setup memory or a remember step with `ref`)';
+          problems.push(`${where}[${i}].${r.path}: unknown ref "${r.name}"${hint}`);
+        }
+      }
+      if ((step.op === 'update' || step.op === 'forget') && refName(step.memory) === undefined)
+        problems.push(`${where}[${i}].memory: expected "$ref:<name>" naming a setup memory or an earlier remember step`);
+      if (step.op === 'remember' && step.ref) known.add(step.ref);
+    });
+  };
+  checkSteps(scenario.deterministic.well_behaved, 'deterministic.well_behaved');
+  if (scenario.deterministic.violation) checkSteps(scenario.deterministic.violation.steps, 'deterministic.violation.steps');
+  return problems;
+}

@@ -1,0 +1,201 @@
+import { z } from 'zod';
+
+/** Target-neutral memory actions. `tool` is the escape hatch for target-specific scenarios. */
+export const MEMORY_OPS = ['remember', 'update', 'forget', 'recall', 'curate'] as const;
+export type MemoryOp = (typeof MEMORY_OPS)[number];
+
+export const COMPARATORS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte'] as const;
+export type Comparator = (typeof COMPARATORS)[number];
+
+export const ASSERTION_PHASES = ['both', 'well-behaved', 'violation', 'real-model'] as const;
+export type AssertionPhase = (typeof ASSERTION_PHASES)[number];
+
+const refName = z.string().regex(/^[A-Za-z][A-Za-z0-9_-]*$/, 'a ref name: a letter, then letters, digits, _ or -');
+const nonEmpty = z.string().min(1);
+
+const setupMemory = z.strictObject({
+  ref: refName,
+  content: nonEmpty,
+  category: z.string().optional(),
+  source: z.string().optional(),
+  subject: z.string().optional(),
+});
+
+const setupFile = z.strictObject({
+  path: nonEmpty.describe('relative to the fixture project; cannot leave it'),
+  content: z.string(),
+});
+
+const stepBase = { note: z.string().optional() };
+
+const rememberStep = z.strictObject({
+  op: z.literal('remember'),
+  ...stepBase,
+  ref: refName.optional().describe('name this memory so later steps can use $ref:<name>'),
+  content: nonEmpty,
+  category: z.string().optional(),
+  source: z.string().optional(),
+  subject: z.string().optional(),
+});
+const updateStep = z.strictObject({
+  op: z.literal('update'),
+  ...stepBase,
+  memory: nonEmpty.describe('$ref:<name> of the memory to change'),
+  content: nonEmpty,
+});
+const forgetStep = z.strictObject({
+  op: z.literal('forget'),
+  ...stepBase,
+  memory: nonEmpty.describe('$ref:<name> of the memory to forget'),
+});
+const recallStep = z.strictObject({
+  op: z.literal('recall'),
+  ...stepBase,
+  query: nonEmpty,
+});
+const curateStep = z.strictObject({ op: z.literal('curate'), ...stepBase });
+const restartStep = z.strictObject({ op: z.literal('restart'), ...stepBase });
+const toolStep = z.strictObject({
+  op: z.literal('tool'),
+  ...stepBase,
+  tool: nonEmpty,
+  args: z.record(z.string(), z.unknown()).default({}),
+});
+
+export const stepSchema = z.discriminatedUnion('op', [
+  rememberStep,
+  updateStep,
+  forgetStep,
+  recallStep,
+  curateStep,
+  restartStep,
+  toolStep,
+]);
+export type Step = z.infer<typeof stepSchema>;
+export const STEP_OPS = ['remember', 'update', 'forget', 'recall', 'curate', 'restart', 'tool'] as const;
+
+const comparator = z.enum(COMPARATORS);
+const assertionBase = {
+  name: nonEmpty,
+  phase: z.enum(ASSERTION_PHASES),
+  description: z.string().optional(),
+};
+
+const countAssertion = z.strictObject({
+  kind: z.literal('count'),
+  ...assertionBase,
+  contains: z.string().optional(),
+  source: z.string().optional(),
+  category: z.string().optional(),
+  case_sensitive: z.boolean().default(false),
+  include_deleted: z.boolean().default(false),
+  op: comparator,
+  value: z.number().int().nonnegative(),
+});
+const sqlAssertion = z.strictObject({
+  kind: z.literal('sql'),
+  ...assertionBase,
+  query: nonEmpty.describe('a query returning one scalar; tables: memories (view), calls, store.<table>'),
+  op: comparator,
+  value: z.union([z.number(), z.string()]),
+});
+const absentAssertion = z.strictObject({
+  kind: z.literal('absent'),
+  ...assertionBase,
+  text: nonEmpty,
+  case_sensitive: z.boolean().default(false),
+});
+const recallAssertion = z
+  .strictObject({
+    kind: z.literal('recall'),
+    ...assertionBase,
+    query: nonEmpty,
+    contains: z.string().optional(),
+    not_contains: z.string().optional(),
+  })
+  .refine((a) => a.contains !== undefined || a.not_contains !== undefined, {
+    message: 'a recall assertion needs `contains` or `not_contains`',
+  });
+const calledAssertion = z
+  .strictObject({
+    kind: z.literal('called'),
+    ...assertionBase,
+    call_op: z.enum(MEMORY_OPS).optional().describe('count calls made for this memory op'),
+    tool: z.string().optional().describe('count calls of this tool (name as the target names it)'),
+    op: comparator,
+    value: z.number().int().nonnegative(),
+  })
+  .refine((a) => a.call_op !== undefined || a.tool !== undefined, {
+    message: 'a called assertion needs `call_op` or `tool`',
+  });
+const transcriptAssertion = z
+  .strictObject({
+    kind: z.literal('transcript'),
+    ...assertionBase,
+    contains: z.string().optional(),
+    not_contains: z.string().optional(),
+    regex: z.string().optional(),
+    case_sensitive: z.boolean().default(false),
+  })
+  .refine((a) => a.contains !== undefined || a.not_contains !== undefined || a.regex !== undefined, {
+    message: 'a transcript assertion needs `contains`, `not_contains` or `regex`',
+  });
+
+export const assertionSchema = z.discriminatedUnion('kind', [
+  countAssertion,
+  sqlAssertion,
+  absentAssertion,
+  recallAssertion,
+  calledAssertion,
+  transcriptAssertion,
+]);
+export type Assertion = z.infer<typeof assertionSchema>;
+export const ASSERTION_KINDS = ['count', 'sql', 'absent', 'recall', 'called', 'transcript'] as const;
+
+export const EXPECTATIONS = ['detect', 'defend-or-detect'] as const;
+
+export const scenarioSchema = z.strictObject({
+  $schema: z.string().optional(),
+  schema_version: z.literal(1),
+  id: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lowercase letters, digits and -, equal to the file name without extension'),
+  title: nonEmpty,
+  description: nonEmpty,
+  adapted_from: z.string().optional(),
+  tags: z.array(z.string()).default([]),
+  setup: z
+    .strictObject({
+      memories: z.array(setupMemory).default([]),
+      files: z.array(setupFile).default([]),
+    })
+    .default({ memories: [], files: [] }),
+  deterministic: z.strictObject({
+    well_behaved: z.array(stepSchema),
+    violation: z
+      .strictObject({
+        expectation: z.enum(EXPECTATIONS),
+        defence: z
+          .string()
+          .optional()
+          .describe('the defence this violation probes; a target that claims it fails the run when the violation is only detected'),
+        steps: z.array(stepSchema).min(1),
+      })
+      .nullable(),
+  }),
+  real_model: z
+    .strictObject({
+      sessions: z.array(z.strictObject({ prompts: z.array(nonEmpty).min(1) })).min(1),
+      max_turns: z.number().int().positive().default(8),
+    })
+    .nullable()
+    .default(null),
+  assertions: z.array(assertionSchema).min(1),
+});
+export type Scenario = z.infer<typeof scenarioSchema>;
+export type ScenarioInput = z.input<typeof scenarioSchema>;
+
+export type DeterministicPhase = 'well-behaved' | 'violation';
+export type Phase = DeterministicPhase | 'real-model';
+
+export function assertionApplies(a: Assertion, phase: Phase): boolean {
+  return a.phase === 'both' || a.phase === phase;
+}

@@ -1,0 +1,27 @@
+import type { Scenario } from './schema.js';
+
+/**
+ * Cross-field checks zod cannot express: every assertion must be able to run in some
+ * phase the scenario has, and names must be unique so reports can refer to them.
+ */
+export function checkWiring(scenario: Scenario): string[] {
+  const problems: string[] = [];
+  const names = new Set<string>();
+  scenario.assertions.forEach((a, i) => {
+    if (names.has(a.name)) problems.push(`assertions[${i}].name: "${a.name}" is used twice; names must be unique`);
+    names.add(a.name);
+    if (a.phase === 'violation' && !scenario.deterministic.violation)
+      problems.push(`assertions[${i}].phase: "violation" but the scenario has no violation phase (deterministic.violation is null)`);
+    if (a.phase === 'real-model' && !scenario.real_model)
+      problems.push(`assertions[${i}].phase: "real-model" but the scenario has no real_model block`);
+    if (a.kind === 'transcript' && a.phase !== 'real-model')
+      problems.push(`assertions[${i}].phase: a transcript assertion reads an agent's answer; set phase to "real-model"`);
+  });
+  if (scenario.deterministic.violation && !scenario.assertions.some((a) => a.phase === 'both' || a.phase === 'violation'))
+    problems.push('assertions: no assertion applies to the violation phase, so it could never be detected');
+  scenario.setup.files.forEach((f, i) => {
+    if (f.path.startsWith('/') || f.path.split(/[\\/]/).includes('..'))
+      problems.push(`setup.files[${i}].path: "${f.path}" must be a relative path inside the fixture project (no leading / and no ..)`);
+  });
+  return problems;
+}

@@ -1,0 +1,49 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { basename, extname, join } from 'node:path';
+import { InputError, nearest } from '../util/errors.js';
+import { parseWith, readJson5File } from '../util/json5-file.js';
+import { BUILTIN_TARGETS } from '../util/paths.js';
+import { targetSchema, type TargetDecl } from './schema.js';
+
+export interface LoadedTarget {
+  file: string;
+  decl: TargetDecl;
+}
+
+const EXT = ['.json5', '.json'];
+
+export function targetFiles(dir = BUILTIN_TARGETS): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((f) => EXT.includes(extname(f)))
+    .sort()
+    .map((f) => join(dir, f));
+}
+
+export function loadTargetFile(file: string): LoadedTarget {
+  const decl = parseWith(file, readJson5File(file), targetSchema);
+  const stem = basename(file, extname(file));
+  if (decl.name !== stem) throw new InputError(`${file}: name: "${decl.name}" must equal the file name "${stem}"`);
+  return { file, decl };
+}
+
+export function loadAllTargets(dir = BUILTIN_TARGETS): LoadedTarget[] {
+  return targetFiles(dir).map(loadTargetFile);
+}
+
+/** Resolve a target by name (or a path to a declaration file). */
+export function loadTarget(nameOrFile: string, dir = BUILTIN_TARGETS): LoadedTarget {
+  if (EXT.includes(extname(nameOrFile)) && existsSync(nameOrFile)) return loadTargetFile(nameOrFile);
+  const files = targetFiles(dir);
+  const match = files.find((f) => basename(f, extname(f)) === nameOrFile);
+  if (!match) {
+    const names = files.map((f) => basename(f, extname(f)));
+    const guess = nearest(nameOrFile, names);
+    throw new InputError(
+      `--target: unknown target "${nameOrFile}"${guess ? ` (did you mean "${guess}"?)` : ''}; known: ${names.join(', ')}`,
+    );
+  }
+  return loadTargetFile(match);
+}
+
+export const DEFAULT_TARGET = 'server-memory';

@@ -1,0 +1,127 @@
+import { appendFileSync } from 'node:fs';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+
+/** One tools/call that crossed the MCP boundary. */
+export interface CallRecord {
+  seq: number;
+  session: number;
+  stage: string;
+  op: string | null;
+  tool: string;
+  arguments: unknown;
+  result_text: string;
+  is_error: boolean;
+  ms: number;
+  ts: string;
+}
+
+/** Keys in params._meta the harness uses to label a call; stripped before the server sees them. */
+export const META_OP = 'memeval/op';
+export const META_STAGE = 'memeval/stage';
+
+interface Pending {
+  tool: string;
+  args: unknown;
+  op: string | null;
+  stage: string;
+  started: number;
+  ts: string;
+}
+
+function resultText(result: unknown): string {
+  const content = (result as { content?: unknown })?.content;
+  if (!Array.isArray(content)) return JSON.stringify(result ?? null);
+  return content
+    .map((c: { type?: string; text?: string }) => (c?.type === 'text' ? (c.text ?? '') : JSON.stringify(c)))
+    .join('\n');
+}
+
+/**
+ * Watches JSON-RPC traffic in both directions and logs every tools/call with its result.
+ * The same recorder sits in memeval's in-process client transport and in the stdio proxy
+ * that real agents talk through, so both layers produce the same calls log.
+ */
+export class CallRecorder {
+  private pending = new Map<string | number, Pending>();
+  private seq = 0;
+  readonly records: CallRecord[] = [];
+
+  constructor(
+    private readonly logFile: string | undefined,
+    private readonly session: number,
+    private readonly defaultStage = 'agent',
+  ) {}
+
+  /** Client → server. Returns the message to forward (harness labels removed). */
+  outgoing(msg: JSONRPCMessage): JSONRPCMessage {
+    if (!('method' in msg) || msg.method !== 'tools/call' || !('id' in msg)) return msg;
+    const params = (msg.params ?? {}) as { name?: string; arguments?: unknown; _meta?: Record<string, unknown> };
+    let op: string | null = null;
+    let stage = this.defaultStage;
+    let forward: JSONRPCMessage = msg;
+    if (params._meta && (META_OP in params._meta || META_STAGE in params._meta)) {
+      op = (params._meta[META_OP] as string | undefined) ?? null;
+      stage = (params._meta[META_STAGE] as string | undefined) ?? stage;
+      const { [META_OP]: _o, [META_STAGE]: _s, ...rest } = params._meta;
+      const newParams: Record<string, unknown> = { ...params };
+      if (Object.keys(rest).length) newParams._meta = rest;
+      else delete newParams._meta;
+      forward = { ...msg, params: newParams } as JSONRPCMessage;
+    }
+    this.pending.set(msg.id, {
+      tool: String(params.name ?? ''),
+      args: params.arguments ?? {},
+      op,
+      stage,
+      started: performance.now(),
+      ts: new Date().toISOString(),
+    });
+    return forward;
+  }
+
+  /** Server → client. */
+  incoming(msg: JSONRPCMessage): void {
+    if (!('id' in msg) || 'method' in msg) return;
+    const p = this.pending.get(msg.id as string | number);
+    if (!p) return;
+    this.pending.delete(msg.id as string | number);
+    const isRpcError = 'error' in msg;
+    const result = isRpcError ? undefined : (msg as { result?: unknown }).result;
+    this.write({
+      seq: ++this.seq,
+      session: this.session,
+      stage: p.stage,
+      op: p.op,
+      tool: p.tool,
+      arguments: p.args,
+      result_text: isRpcError ? String((msg as { error: { message?: string } }).error?.message ?? 'error') : resultText(result),
+      is_error: isRpcError || Boolean((result as { isError?: boolean })?.isError),
+      ms: Math.round((performance.now() - p.started) * 100) / 100,
+      ts: p.ts,
+    });
+  }
+
+  /** Calls still waiting when the connection died are logged as errors, so nothing vanishes. */
+  flushPending(reason: string): void {
+    for (const [id, p] of this.pending) {
+      this.pending.delete(id);
+      this.write({
+        seq: ++this.seq,
+        session: this.session,
+        stage: p.stage,
+        op: p.op,
+        tool: p.tool,
+        arguments: p.args,
+        result_text: reason,
+        is_error: true,
+        ms: Math.round((performance.now() - p.started) * 100) / 100,
+        ts: p.ts,
+      });
+    }
+  }
+
+  private write(rec: CallRecord): void {
+    this.records.push(rec);
+    if (this.logFile) appendFileSync(this.logFile, JSON.stringify(rec) + '\n');
+  }
+}

@@ -1,0 +1,42 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { PROJECT_ROOT } from '../util/paths.js';
+import { packageInstallDir } from './cache.js';
+import type { TargetDecl } from './schema.js';
+
+export interface ResolvedBin {
+  /** the package dir holding package.json */
+  packageDir: string;
+  /** the file the bin points at */
+  file: string;
+  version: string;
+}
+
+export class NotInstalledError extends Error {}
+
+/** The node_modules dir a target's package lives in: memeval's own, or the cache. */
+export function targetPrefix(decl: TargetDecl): string {
+  return decl.package.source === 'dependency' ? PROJECT_ROOT : packageInstallDir('targets', decl.name, decl.package.version);
+}
+
+export function resolveBin(prefix: string, pkg: string, bin: string): ResolvedBin | undefined {
+  const manifest = join(prefix, 'node_modules', pkg, 'package.json');
+  if (!existsSync(manifest)) return undefined;
+  const json = JSON.parse(readFileSync(manifest, 'utf8')) as { version: string; name: string; bin?: string | Record<string, string> };
+  const rel = typeof json.bin === 'string' ? json.bin : json.bin?.[bin];
+  if (!rel) return undefined;
+  const packageDir = dirname(manifest);
+  return { packageDir, file: join(packageDir, rel), version: json.version };
+}
+
+export function resolveTargetBin(decl: TargetDecl): ResolvedBin {
+  const found = resolveBin(targetPrefix(decl), decl.package.npm, decl.package.bin);
+  if (!found) {
+    const how =
+      decl.package.source === 'dependency'
+        ? 'run `npm install` in the memeval folder'
+        : `run \`memeval targets install ${decl.name}\` (or add --install to memeval run)`;
+    throw new NotInstalledError(`target ${decl.name}: ${decl.package.npm}@${decl.package.version} is not installed; ${how}`);
+  }
+  return found;
+}

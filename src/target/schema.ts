@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import { MEMORY_OPS } from '../scenario/schema.js';
+
+/** One MCP tool call an op expands to; strings may hold {{placeholders}}. */
+const opCall = z.strictObject({
+  tool: z.string().min(1),
+  args: z.record(z.string(), z.unknown()).default({}),
+  capture_id: z
+    .string()
+    .optional()
+    .describe('regex with one group, applied to the result text, that yields the id of the stored memory'),
+});
+export type OpCall = z.infer<typeof opCall>;
+
+export const targetSchema = z.strictObject({
+  $schema: z.string().optional(),
+  name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lowercase letters, digits and -, equal to the file name'),
+  description: z.string().min(1),
+  homepage: z.string().optional(),
+  package: z.strictObject({
+    npm: z.string().min(1).describe('npm package name'),
+    version: z.string().min(1).describe('pinned version'),
+    bin: z.string().min(1).describe('name of the bin the package declares'),
+    source: z
+      .enum(['dependency', 'cache'])
+      .default('cache')
+      .describe('"dependency": a dependency of memeval itself; "cache": installed by `memeval targets install`'),
+    extra: z.array(z.string()).default([]).describe('more npm specs installed beside it'),
+    overrides: z.record(z.string(), z.string()).default({}).describe('npm overrides the install needs'),
+    omit_optional: z.boolean().default(false),
+  }),
+  server: z
+    .strictObject({
+      args: z.array(z.string()).default([]),
+      env: z.record(z.string(), z.string()).default({}),
+      cwd: z.string().default('{{project}}'),
+      startup_timeout_ms: z.number().int().positive().default(30000),
+      call_timeout_ms: z.number().int().positive().default(30000),
+    })
+    .prefault({}),
+  fixture: z
+    .strictObject({
+      git_init: z.boolean().default(false),
+      git_remote: z.string().optional().describe('origin URL to add after git init'),
+    })
+    .prefault({}),
+  store: z.strictObject({
+    format: z.enum(['sqlite', 'jsonl']),
+    path: z.string().min(1).describe('store file, e.g. {{data}}/memory.db; -wal/-shm siblings are copied too'),
+  }),
+  views: z.strictObject({
+    memories: z
+      .string()
+      .min(1)
+      .describe('SELECT over store.<table> yielding id, content, category, source, subject, created_at, is_deleted'),
+    extra: z.record(z.string(), z.string()).default({}).describe('more named views, e.g. history or FTS layers'),
+  }),
+  defaults: z
+    .strictObject({
+      subject: z.string().default('user'),
+      category: z.string().default('note'),
+      source: z.string().default('memeval'),
+    })
+    .prefault({}),
+  ops: z
+    .strictObject(Object.fromEntries(MEMORY_OPS.map((op) => [op, z.array(opCall).min(1).optional()])) as Record<
+      (typeof MEMORY_OPS)[number],
+      z.ZodOptional<z.ZodArray<typeof opCall>>
+    >)
+    .describe('how each memory op maps to tool calls; a missing op makes scenarios that need it unsupported'),
+  claims: z
+    .array(z.string())
+    .default([])
+    .describe('defences the target claims; a violation it only detects then fails the run'),
+});
+export type TargetDecl = z.infer<typeof targetSchema>;

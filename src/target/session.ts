@@ -1,0 +1,119 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Fixture } from '../fixture/fixture.js';
+import { isolatedEnv } from '../fixture/fixture.js';
+import { fillString, fillTemplate } from '../util/template.js';
+import { MEMEVAL_VERSION } from '../util/paths.js';
+import { ChildTransport } from './child-transport.js';
+import { CallRecorder, META_OP, META_STAGE } from './recorder.js';
+import type { ResolvedBin } from './resolve-bin.js';
+import type { TargetDecl } from './schema.js';
+
+export interface ToolResult {
+  ok: boolean;
+  text: string;
+  ms: number;
+}
+
+export interface SessionOptions {
+  decl: TargetDecl;
+  bin: ResolvedBin;
+  fixture: Fixture;
+  session: number;
+  logFile?: string;
+  stderrFile?: string;
+  /** extra environment for the server (e.g. the network guard preload) */
+  env?: Record<string, string>;
+}
+
+/** Command, args, env and cwd that start a target's server inside a fixture. */
+export function serverLaunch(decl: TargetDecl, bin: ResolvedBin, fixture: Fixture, extraEnv: Record<string, string> = {}) {
+  const vars = { ...fixture.vars, package_dir: bin.packageDir };
+  const env = isolatedEnv(fixture, {
+    ...Object.fromEntries(Object.entries(decl.server.env).map(([k, v]) => [k, fillString(v, vars)])),
+    ...extraEnv,
+  });
+  // run JS bins with this very node, so a shebang or PATH cannot pick another one
+  const isJs = /\.(c|m)?js$/.test(bin.file);
+  return {
+    command: isJs ? process.execPath : bin.file,
+    args: [...(isJs ? [bin.file] : []), ...decl.server.args.map((a) => fillString(a, vars))],
+    env,
+    cwd: fillString(decl.server.cwd, vars),
+  };
+}
+
+/** A running target server with an MCP client attached through a call recorder. */
+export class TargetSession {
+  readonly recorder: CallRecorder;
+  private constructor(
+    private readonly client: Client,
+    private readonly transport: ChildTransport,
+    recorder: CallRecorder,
+    private readonly callTimeoutMs: number,
+    readonly startMs: number,
+  ) {
+    this.recorder = recorder;
+  }
+
+  static async start(o: SessionOptions): Promise<TargetSession> {
+    const t0 = performance.now();
+    const recorder = new CallRecorder(o.logFile, o.session, 'step');
+    const transport = new ChildTransport({ ...serverLaunch(o.decl, o.bin, o.fixture, o.env), stderrFile: o.stderrFile }, recorder);
+    const client = new Client({ name: 'memeval', version: MEMEVAL_VERSION });
+    try {
+      await client.connect(transport, { timeout: o.decl.server.startup_timeout_ms });
+    } catch (e) {
+      await transport.close(500).catch(() => {});
+      throw new TargetError(`server did not start: ${(e as Error).message}`, transport.stderr(), transport.exitInfo);
+    }
+    return new TargetSession(client, transport, recorder, o.decl.server.call_timeout_ms, performance.now() - t0);
+  }
+
+  async listTools(): Promise<string[]> {
+    const r = await this.client.listTools(undefined, { timeout: this.callTimeoutMs });
+    return r.tools.map((t) => t.name);
+  }
+
+  /** Call one tool. A tool-level error (isError) is a refusal, not an exception; a dead server is. */
+  async callTool(tool: string, args: Record<string, unknown>, label: { op?: string; stage: string }): Promise<ToolResult> {
+    const t0 = performance.now();
+    try {
+      const r = await this.client.callTool(
+        { name: tool, arguments: args, _meta: { [META_OP]: label.op ?? null, [META_STAGE]: label.stage } },
+        undefined,
+        { timeout: this.callTimeoutMs },
+      );
+      const content = Array.isArray(r.content) ? r.content : [];
+      const text = content.map((c: { type: string; text?: string }) => (c.type === 'text' ? c.text : JSON.stringify(c))).join('\n');
+      return { ok: !r.isError, text, ms: performance.now() - t0 };
+    } catch (e) {
+      const err = e as Error & { code?: number };
+      // MCP "invalid params" / tool-not-found come back as JSON-RPC errors: the server answered, it refused
+      if (this.transport.exitInfo === undefined && typeof err.code === 'number' && err.code !== -32001)
+        return { ok: false, text: err.message, ms: performance.now() - t0 };
+      throw new TargetError(`${tool}: ${err.message}`, this.transport.stderr(), this.transport.exitInfo);
+    }
+  }
+
+  stderr(): string {
+    return this.transport.stderr();
+  }
+
+  async close(): Promise<void> {
+    await this.transport.close();
+  }
+}
+
+/** The target crashed, hung or spoke garbage; carries the tail of its stderr. */
+export class TargetError extends Error {
+  constructor(
+    message: string,
+    readonly stderrTail: string,
+    readonly exit?: { code: number | null; signal: NodeJS.Signals | null },
+  ) {
+    super(message);
+    this.name = 'TargetError';
+  }
+}
+
+export { fillTemplate };

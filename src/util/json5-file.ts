@@ -1,0 +1,81 @@
+import { readFileSync } from 'node:fs';
+import JSON5 from 'json5';
+import { z } from 'zod';
+import { InputError, nearest } from './errors.js';
+
+/** Parse a JSON/JSON5 file; a syntax error names the file, line and column. */
+export function readJson5File(file: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new InputError(`${file}: cannot read file (${(e as Error).message})`);
+  }
+  try {
+    return JSON5.parse(text);
+  } catch (e) {
+    const err = e as Error & { lineNumber?: number; columnNumber?: number };
+    const where = err.lineNumber !== undefined ? `:${err.lineNumber}:${err.columnNumber}` : '';
+    const msg = err.message.replace(/^JSON5: /, '').replace(/ at \d+:\d+$/, '');
+    throw new InputError(`${file}${where}: JSON5 syntax error: ${msg}`);
+  }
+}
+
+/** Every object key that the schema knows, to suggest the nearest one for an unknown field. */
+function collectKeys(schema: z.ZodType, into: Set<string>, seen = new Set<z.ZodType>()): Set<string> {
+  if (seen.has(schema)) return into;
+  seen.add(schema);
+  const def = (schema as unknown as { _zod: { def: Record<string, unknown> } })._zod.def;
+  const visit = (s: unknown) => {
+    if (s && typeof s === 'object' && '_zod' in (s as object)) collectKeys(s as z.ZodType, into, seen);
+  };
+  if (def.type === 'object') {
+    for (const [k, v] of Object.entries(def.shape as Record<string, z.ZodType>)) {
+      into.add(k);
+      visit(v);
+    }
+  }
+  for (const key of ['innerType', 'element', 'in', 'out', 'valueType']) visit(def[key]);
+  if (Array.isArray(def.options)) def.options.forEach(visit);
+  return into;
+}
+
+function formatPath(path: PropertyKey[]): string {
+  if (path.length === 0) return '(top level)';
+  return path
+    .map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`))
+    .join('');
+}
+
+/** Turn zod issues into one line each: file, field path, what was expected, and a fix. */
+export function describeIssues(file: string, error: z.ZodError, schema: z.ZodType): string[] {
+  const known = collectKeys(schema, new Set());
+  const lines: string[] = [];
+  for (const issue of error.issues) {
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) {
+        const guess = nearest(key, known);
+        const path = formatPath([...issue.path, key]);
+        lines.push(`${file}: ${path}: unknown field${guess ? ` (did you mean "${guess}"?)` : '; remove it'}`);
+      }
+      continue;
+    }
+    if (issue.code === 'invalid_union' && 'note' in issue && issue.note === 'No matching discriminator') {
+      const disc = (issue as { discriminator?: string }).discriminator ?? 'discriminator';
+      lines.push(`${file}: ${formatPath([...issue.path, disc])}: ${issue.message}`);
+      continue;
+    }
+    lines.push(`${file}: ${formatPath(issue.path)}: ${issue.message}`);
+  }
+  return lines;
+}
+
+/** Parse and validate, or throw an InputError listing every problem. */
+export function parseWith<S extends z.ZodType>(file: string, raw: unknown, schema: S): z.infer<S> {
+  const result = schema.safeParse(raw);
+  if (!result.success) {
+    const problems = describeIssues(file, result.error, schema);
+    throw new InputError(problems.join('\n'), problems);
+  }
+  return result.data;
+}

@@ -1,0 +1,41 @@
+const WHOLE = /^\{\{\s*([A-Za-z_][\w.]*)\s*\}\}$/;
+const PART = /\{\{\s*([A-Za-z_][\w.]*)\s*\}\}/g;
+
+function lookup(vars: Record<string, unknown>, path: string): unknown {
+  let cur: unknown = vars;
+  for (const part of path.split('.')) {
+    if (cur === null || typeof cur !== 'object' || !(part in (cur as object))) return undefined;
+    cur = (cur as Record<string, unknown>)[part];
+  }
+  return cur;
+}
+
+export class TemplateError extends Error {}
+
+/**
+ * Fill {{placeholders}} in a JSON-like value. A string that is one placeholder takes the
+ * value's own type (so arrays and numbers survive); embedded placeholders become text.
+ */
+export function fillTemplate(value: unknown, vars: Record<string, unknown>): unknown {
+  if (typeof value === 'string') {
+    const whole = WHOLE.exec(value);
+    if (whole) {
+      const v = lookup(vars, whole[1]);
+      if (v === undefined) throw new TemplateError(`no value for {{${whole[1]}}}`);
+      return v;
+    }
+    return value.replace(PART, (_, name: string) => {
+      const v = lookup(vars, name);
+      if (v === undefined) throw new TemplateError(`no value for {{${name}}}`);
+      return typeof v === 'string' ? v : JSON.stringify(v);
+    });
+  }
+  if (Array.isArray(value)) return value.map((v) => fillTemplate(v, vars));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fillTemplate(v, vars)]));
+  return value;
+}
+
+export function fillString(value: string, vars: Record<string, unknown>): string {
+  return String(fillTemplate(value, vars));
+}
