@@ -1,0 +1,17 @@
+import type { Command } from 'commander';
+import { runProxy } from '../target/proxy.js';
+import { positiveInt } from './main.js';
+
+export function registerProxy(program: Command): void {
+  program
+    .command('mcp-proxy')
+    .description('stdio MCP proxy that logs every tools/call to a JSONL file (used to record what real agents do)')
+    .requiredOption('--log <file>', 'calls log to append to')
+    .option('--session <n>', 'session number written into each record', positiveInt, 1)
+    .argument('<command...>', 'the MCP server command, after --')
+    .usage('--log FILE [--session N] -- <server command> [args...]')
+    .action(async (command: string[], opts: { log: string; session: number }) => {
+      const code = await runProxy({ log: opts.log, session: opts.session, command: command[0], args: command.slice(1) });
+      process.exit(code);
+    });
+}

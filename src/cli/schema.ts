@@ -1,0 +1,18 @@
+import type { Command } from 'commander';
+import { z } from 'zod';
+import { scenarioSchema } from '../scenario/schema.js';
+import { targetSchema } from '../target/schema.js';
+
+export function jsonSchemaFor(kind: 'scenario' | 'target'): unknown {
+  return z.toJSONSchema(kind === 'scenario' ? scenarioSchema : targetSchema, { io: 'input', unrepresentable: 'any' });
+}
+
+export function registerSchema(program: Command): void {
+  program
+    .command('schema')
+    .description('print the JSON Schema of the scenario format (or --target for target declarations), for editors')
+    .option('--target', 'the schema of target declarations instead')
+    .action((opts: { target?: boolean }) => {
+      process.stdout.write(JSON.stringify(jsonSchemaFor(opts.target ? 'target' : 'scenario'), null, 2) + '\n');
+    });
+}

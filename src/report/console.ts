@@ -1,0 +1,51 @@
+import chalk from 'chalk';
+import type { Verdict } from '../judge/verdict.js';
+import type { PhaseResult } from '../replay/phase.js';
+import type { Report } from './report.js';
+
+const COLOR: Record<Verdict, (s: string) => string> = {
+  pass: chalk.green,
+  defended: chalk.green,
+  detected: chalk.cyan,
+  unsupported: chalk.yellow,
+  skipped: chalk.yellow,
+  fail: chalk.red,
+  undetected: chalk.red,
+  invalid: chalk.red,
+  error: chalk.red,
+};
+
+function fmt(v: unknown): string {
+  const s = typeof v === 'string' ? v : JSON.stringify(v);
+  return s.length > 160 ? s.slice(0, 160) + '…' : s;
+}
+
+/** One line per phase, then the assertions that explain it. */
+export function formatPhase(r: PhaseResult): string {
+  const mark = r.fails_run ? chalk.red('✗') : chalk.green('✓');
+  const claim = r.verdict === 'detected' ? chalk.dim(r.claimed ? ` (target claims ${r.defence})` : ' (instrument caught it)') : '';
+  const lines = [
+    `${mark} ${COLOR[r.verdict](r.verdict.padEnd(11))} ${r.scenario} ${chalk.dim(`[${r.target}]`)} ${r.phase}${claim} ${chalk.dim(`${r.duration_ms} ms`)}`,
+  ];
+  if (r.verdict === 'error' || r.verdict === 'unsupported' || r.verdict === 'invalid' || r.verdict === 'undetected')
+    lines.push(`    ${chalk.dim(r.reason)}`);
+  for (const a of r.assertions) {
+    if (a.outcome === 'fail' || a.outcome === 'error') {
+      const col = r.phase === 'violation' && !r.fails_run ? chalk.cyan : chalk.red;
+      lines.push(col(`    ✗ ${a.name}: actual ${fmt(a.actual)}, expected ${fmt(a.expected)}`));
+    }
+  }
+  if (r.stderr_tail && r.verdict === 'error') lines.push(chalk.dim(r.stderr_tail.trim().split('\n').slice(-5).map((l) => `    | ${l}`).join('\n')));
+  if (r.fixture !== 'removed' && r.fixture !== 'not created') lines.push(chalk.dim(`    fixture kept: ${r.fixture}`));
+  return lines.join('\n');
+}
+
+export function formatClosing(report: Report, reportPath: string): string {
+  const s = report.summary;
+  const parts = Object.entries(s.by_verdict).map(([v, n]) => `${n} ${v}`);
+  return [
+    chalk.dim(`verdicts: ${parts.join(', ')}`),
+    chalk.dim(`report: ${reportPath}`),
+    `${s.passed} passed, ${s.failed} failed`,
+  ].join('\n');
+}
