@@ -3,7 +3,7 @@ import chalk from 'chalk';
 import { BUILTIN_SCENARIOS } from '../util/paths.js';
 import { loadScenarios, scenarioFiles } from '../scenario/loader.js';
 import { loadAllTargets } from '../target/loader.js';
-import { resolveBin, targetPrefix } from '../target/resolve-bin.js';
+import { isInstalled } from '../target/resolve-bin.js';
 
 export function registerList(program: Command): void {
   program
@@ -20,8 +20,9 @@ export function registerList(program: Command): void {
       }
       process.stdout.write(chalk.bold('\nTargets\n'));
       for (const { decl } of loadAllTargets()) {
-        const installed = resolveBin(targetPrefix(decl), decl.package.npm, decl.package.bin) ? chalk.green('installed') : chalk.yellow('not installed');
-        process.stdout.write(`  ${decl.name.padEnd(w)}  ${decl.package.npm}@${decl.package.version}  ${installed}\n`);
+        const installed = isInstalled(decl) ? chalk.green('installed') : chalk.yellow('not installed');
+        const what = decl.package ? `${decl.package.npm}@${decl.package.version}` : `local: ${decl.server.command}`;
+        process.stdout.write(`  ${decl.name.padEnd(w)}  ${what}  ${installed}\n`);
       }
     });
 }

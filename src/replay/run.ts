@@ -77,7 +77,7 @@ export async function runDeterministic(o: RunOptions): Promise<{ report: Report;
     ended_at: new Date().toISOString(),
     options: { workers: o.workers, keep: o.keep, ...o.options },
     scenarios: o.scenarios.map((s) => s.scenario.id),
-    targets: o.targets.map((t) => ({ name: t.decl.name, package: t.decl.package.npm, version: t.bin.version, claims: t.decl.claims })),
+    targets: o.targets.map((t) => ({ name: t.decl.name, package: t.decl.package?.npm ?? t.decl.server.command ?? '', version: t.bin.version, claims: t.decl.claims })),
     results,
     summary: summarize(results, interrupted),
     warnings: [],

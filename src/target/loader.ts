@@ -3,7 +3,7 @@ import { basename, extname, join } from 'node:path';
 import { InputError, nearest } from '../util/errors.js';
 import { parseWith, readJson5File } from '../util/json5-file.js';
 import { BUILTIN_TARGETS } from '../util/paths.js';
-import { targetSchema, type TargetDecl } from './schema.js';
+import { checkTargetWiring, targetSchema, type TargetDecl } from './schema.js';
 
 export interface LoadedTarget {
   file: string;
@@ -23,7 +23,12 @@ export function targetFiles(dir = BUILTIN_TARGETS): string[] {
 export function loadTargetFile(file: string): LoadedTarget {
   const decl = parseWith(file, readJson5File(file), targetSchema);
   const stem = basename(file, extname(file));
-  if (decl.name !== stem) throw new InputError(`${file}: name: "${decl.name}" must equal the file name "${stem}"`);
+  const problems = checkTargetWiring(decl);
+  if (decl.name !== stem) problems.push(`name: "${decl.name}" must equal the file name "${stem}"`);
+  if (problems.length) {
+    const lines = problems.map((p) => `${file}: ${p}`);
+    throw new InputError(lines.join('\n'), lines);
+  }
   return { file, decl };
 }
 

@@ -15,8 +15,13 @@ export interface ResolvedBin {
 export class NotInstalledError extends Error {}
 
 /** The node_modules dir a target's package lives in: memeval's own, or the cache. */
-export function targetPrefix(decl: TargetDecl): string {
-  return decl.package.source === 'dependency' ? PROJECT_ROOT : packageInstallDir('targets', decl.name, decl.package.version);
+export function targetPrefix(pkg: NonNullable<TargetDecl['package']>, name: string): string {
+  return pkg.source === 'dependency' ? PROJECT_ROOT : packageInstallDir('targets', name, pkg.version);
+}
+
+/** Is the target ready to start? A local command counts as installed. */
+export function isInstalled(decl: TargetDecl): boolean {
+  return !decl.package || resolveBin(targetPrefix(decl.package, decl.name), decl.package.npm, decl.package.bin) !== undefined;
 }
 
 export function resolveBin(prefix: string, pkg: string, bin: string): ResolvedBin | undefined {
@@ -30,7 +35,8 @@ export function resolveBin(prefix: string, pkg: string, bin: string): ResolvedBi
 }
 
 export function resolveTargetBin(decl: TargetDecl): ResolvedBin {
-  const found = resolveBin(targetPrefix(decl), decl.package.npm, decl.package.bin);
+  if (!decl.package) return { packageDir: '', file: decl.server.command!, version: 'local' };
+  const found = resolveBin(targetPrefix(decl.package, decl.name), decl.package.npm, decl.package.bin);
   if (!found) {
     const how =
       decl.package.source === 'dependency'

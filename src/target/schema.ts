@@ -17,7 +17,8 @@ export const targetSchema = z.strictObject({
   name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lowercase letters, digits and -, equal to the file name'),
   description: z.string().min(1),
   homepage: z.string().optional(),
-  package: z.strictObject({
+  package: z
+    .strictObject({
     npm: z.string().min(1).describe('npm package name'),
     version: z.string().min(1).describe('pinned version'),
     bin: z.string().min(1).describe('name of the bin the package declares'),
@@ -28,9 +29,12 @@ export const targetSchema = z.strictObject({
     extra: z.array(z.string()).default([]).describe('more npm specs installed beside it'),
     overrides: z.record(z.string(), z.string()).default({}).describe('npm overrides the install needs'),
     omit_optional: z.boolean().default(false),
-  }),
+  })
+    .optional()
+    .describe('the npm package that provides the server; omit it only with server.command'),
   server: z
     .strictObject({
+      command: z.string().optional().describe('run this command instead of the package bin (a local server)'),
       args: z.array(z.string()).default([]),
       env: z.record(z.string(), z.string()).default({}),
       cwd: z.string().default('{{project}}'),
@@ -74,3 +78,8 @@ export const targetSchema = z.strictObject({
     .describe('defences the target claims; a violation it only detects then fails the run'),
 });
 export type TargetDecl = z.infer<typeof targetSchema>;
+
+/** A declaration needs something to start: a package bin or an explicit command. */
+export function checkTargetWiring(decl: TargetDecl): string[] {
+  return decl.package || decl.server.command ? [] : ['package: missing; declare the npm package (or server.command for a local server)'];
+}

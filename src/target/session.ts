@@ -32,6 +32,8 @@ export function serverLaunch(decl: TargetDecl, bin: ResolvedBin, fixture: Fixtur
     ...Object.fromEntries(Object.entries(decl.server.env).map(([k, v]) => [k, fillString(v, vars)])),
     ...extraEnv,
   });
+  if (decl.server.command)
+    return { command: fillString(decl.server.command, vars), args: decl.server.args.map((a) => fillString(a, vars)), env, cwd: fillString(decl.server.cwd, vars) };
   // run JS bins with this very node, so a shebang or PATH cannot pick another one
   const isJs = /\.(c|m)?js$/.test(bin.file);
   return {

@@ -48,7 +48,16 @@ function formatPath(path: PropertyKey[]): string {
 }
 
 /** Turn zod issues into one line each: file, field path, what was expected, and a fix. */
-export function describeIssues(file: string, error: z.ZodError, schema: z.ZodType): string[] {
+function valueAt(raw: unknown, path: PropertyKey[]): unknown {
+  let cur = raw;
+  for (const p of path) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<PropertyKey, unknown>)[p];
+  }
+  return cur;
+}
+
+export function describeIssues(file: string, error: z.ZodError, schema: z.ZodType, raw?: unknown): string[] {
   const known = collectKeys(schema, new Set());
   const lines: string[] = [];
   for (const issue of error.issues) {
@@ -60,9 +69,19 @@ export function describeIssues(file: string, error: z.ZodError, schema: z.ZodTyp
       }
       continue;
     }
-    if (issue.code === 'invalid_union' && 'note' in issue && issue.note === 'No matching discriminator') {
-      const disc = (issue as { discriminator?: string }).discriminator ?? 'discriminator';
-      lines.push(`${file}: ${formatPath([...issue.path, disc])}: ${issue.message}`);
+    // an unknown op, kind or enum value: say what it was and the nearest valid one
+    const choices =
+      issue.code === 'invalid_value'
+        ? issue.values.map(String)
+        : issue.code === 'invalid_union' && 'note' in issue && issue.note === 'No matching discriminator'
+          ? [...issue.message.matchAll(/'([^']+)'/g)].map((m) => m[1])
+          : [];
+    if (choices.length) {
+      const got = valueAt(raw, issue.path);
+      const guess = typeof got === 'string' ? nearest(got, choices) : undefined;
+      lines.push(
+        `${file}: ${formatPath(issue.path)}: ${got === undefined ? 'missing' : `unknown value ${JSON.stringify(got)}`}; expected one of ${choices.join(', ')}${guess ? ` (did you mean "${guess}"?)` : ''}`,
+      );
       continue;
     }
     lines.push(`${file}: ${formatPath(issue.path)}: ${issue.message}`);
@@ -74,7 +93,7 @@ export function describeIssues(file: string, error: z.ZodError, schema: z.ZodTyp
 export function parseWith<S extends z.ZodType>(file: string, raw: unknown, schema: S): z.infer<S> {
   const result = schema.safeParse(raw);
   if (!result.success) {
-    const problems = describeIssues(file, result.error, schema);
+    const problems = describeIssues(file, result.error, schema, raw);
     throw new InputError(problems.join('\n'), problems);
   }
   return result.data;

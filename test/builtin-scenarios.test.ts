@@ -1,0 +1,39 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { basename, extname, join } from 'node:path';
+import { loadScenario, loadScenarios, scenarioFiles } from '../src/scenario/loader.ts';
+import { loadTarget, DEFAULT_TARGET } from '../src/target/loader.ts';
+import { resolveTargetBin } from '../src/target/resolve-bin.ts';
+import { runDeterministic } from '../src/replay/run.ts';
+import { BUILTIN_SCENARIOS } from '../src/util/paths.ts';
+import { tempDir } from './helpers.ts';
+
+// every file in the folder, not a hand-kept list
+const files = readdirSync(BUILTIN_SCENARIOS).map((f) => join(BUILTIN_SCENARIOS, f));
+
+test('every file under scenarios/ is a scenario that validates and whose id is its file name', () => {
+  assert.ok(files.length >= 10, `at least 10 built-in scenarios, found ${files.length}`);
+  assert.deepEqual(scenarioFiles(BUILTIN_SCENARIOS), [...files].sort(), 'only .json/.json5 files live in scenarios/');
+  for (const f of files) assert.equal(loadScenario(f).scenario.id, basename(f, extname(f)));
+});
+
+test('every built-in scenario has a violation phase and runs against the default target', async (t) => {
+  const scenarios = loadScenarios(scenarioFiles(BUILTIN_SCENARIOS));
+  for (const s of scenarios) assert.ok(s.scenario.deterministic.violation, `${s.scenario.id} has a violation phase`);
+  const target = loadTarget(DEFAULT_TARGET);
+  const out = tempDir(t);
+  const { report } = await runDeterministic({ scenarios, targets: [{ ...target, bin: resolveTargetBin(target.decl) }], workers: 2, keep: false, outDir: out });
+  const bad = report.results.filter((r) => r.fails_run).map((r) => `${r.scenario}/${r.phase}: ${r.verdict} (${r.reason})`);
+  assert.deepEqual(bad, [], 'no phase fails the run');
+  for (const r of report.results) {
+    if (r.phase === 'well-behaved') assert.equal(r.verdict, 'pass', `${r.scenario} well-behaved`);
+    // each scenario proves its teeth: the violation is caught or defended, never missed
+    else assert.ok(['detected', 'defended'].includes(r.verdict), `${r.scenario} violation was ${r.verdict}`);
+    assert.equal(r.fixture, 'removed');
+  }
+  assert.equal(report.results.length, scenarios.length * 2);
+  // server-memory drops exact duplicate observations: the scenario sees that as a defence
+  assert.equal(report.results.find((r) => r.scenario === 'exact-duplicate-stored-once' && r.phase === 'violation')?.verdict, 'defended');
+  assert.equal(report.results.find((r) => r.scenario === 'secret-passwords-not-stored' && r.phase === 'violation')?.verdict, 'detected');
+});

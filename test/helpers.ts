@@ -1,0 +1,44 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa, type Options } from 'execa';
+
+export const ROOT = fileURLToPath(new URL('../', import.meta.url));
+export const ENTRY = join(ROOT, 'src', 'cli', 'entry.ts');
+
+/** A temp dir removed when the test ends. */
+export function tempDir(t: { after: (fn: () => void) => void }, prefix = 'memeval-test-'): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** Run the CLI from source (so tests never see a stale dist/). */
+export function memeval(args: string[], opts: Options = {}) {
+  return execa(process.execPath, ['--import', 'tsx', ENTRY, ...args], { cwd: ROOT, reject: false, env: { NO_COLOR: '1', FORCE_COLOR: '0' }, ...opts });
+}
+
+export function writeJson(file: string, value: unknown): string {
+  writeFileSync(file, typeof value === 'string' ? value : JSON.stringify(value, null, 2));
+  return file;
+}
+
+/** A minimal valid scenario; override fields per test. */
+export function scenario(id: string, over: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    schema_version: 1,
+    id,
+    title: 't',
+    description: 'd',
+    deterministic: {
+      well_behaved: [{ op: 'remember', content: 'User prefers dark mode' }],
+      violation: { expectation: 'detect', steps: [{ op: 'remember', content: 'token sk_test_abcdef123456' }] },
+    },
+    assertions: [
+      { kind: 'count', name: 'dark mode once', phase: 'both', contains: 'dark mode', op: 'eq', value: 1 },
+      { kind: 'absent', name: 'no token', phase: 'both', text: 'sk_test_abcdef123456' },
+    ],
+    ...over,
+  };
+}
