@@ -1,12 +1,15 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import chalk from 'chalk';
+import { resolve } from 'node:path';
 import { InputError } from '../util/errors.js';
+import { InstallError } from '../target/install.js';
 import { MEMEVAL_VERSION } from '../util/paths.js';
 import { registerRun } from './run.js';
 import { registerValidate } from './validate.js';
 import { registerList } from './list.js';
 import { registerSchema } from './schema.js';
 import { registerProxy } from './proxy.js';
+import { registerTargets } from './targets.js';
 
 export const EXIT = { ok: 0, failed: 1, blocked: 2, invalid: 3 } as const;
 
@@ -30,6 +33,11 @@ export function buildProgram(): Command {
         'no duplicate or stale preferences, and recall that works across sessions.',
     )
     .version(MEMEVAL_VERSION)
+    .option('--cache-dir <dir>', 'where targets and agents are installed (env MEMEVAL_CACHE_DIR; default $XDG_CACHE_HOME/memeval)')
+    .hook('preAction', (cmd) => {
+      const dir = cmd.opts().cacheDir as string | undefined;
+      if (dir) process.env.MEMEVAL_CACHE_DIR = resolve(dir);
+    })
     .showHelpAfterError()
     .addHelpText(
       'after',
@@ -45,6 +53,7 @@ export function buildProgram(): Command {
   registerList(program);
   registerSchema(program);
   registerProxy(program);
+  registerTargets(program);
   return program;
 }
 
@@ -55,6 +64,10 @@ export async function main(argv = process.argv): Promise<void> {
     if (e instanceof InputError) {
       for (const p of e.problems) process.stderr.write(chalk.red('error: ') + p + '\n');
       process.exit(EXIT.invalid);
+    }
+    if (e instanceof InstallError) {
+      process.stderr.write(chalk.red('install failed: ') + e.message + '\n');
+      process.exit(EXIT.failed);
     }
     process.stderr.write(chalk.red('memeval: ') + ((e as Error).stack ?? String(e)) + '\n');
     process.exit(EXIT.failed);

@@ -11,6 +11,8 @@ import { runDeterministic, type RunTarget } from '../replay/run.js';
 import { formatClosing, formatPhase } from '../report/console.js';
 import { killAllNow } from '../fixture/processes.js';
 import { collectList, EXIT, positiveInt } from './main.js';
+import { installTargets, targetNames } from './targets.js';
+import { formatMatrix } from '../report/matrix.js';
 
 export interface RunFlags {
   scenario?: string[];
@@ -20,6 +22,7 @@ export interface RunFlags {
   keep?: boolean;
   json?: boolean;
   out: string;
+  install?: boolean;
 }
 
 export function selectScenarios(all: LoadedScenario[], ids: string[] | undefined): LoadedScenario[] {
@@ -60,19 +63,22 @@ export function registerRun(program: Command): void {
     .description('replay the scenarios through the real memory server(s) in throwaway fixtures and judge the end state')
     .option('--scenario <ids>', 'run only these scenario ids (repeat or comma-separate)', collectList)
     .option('--scenarios <dir>', 'folder of scenario files', BUILTIN_SCENARIOS)
-    .option('--target <names>', `target(s) to run against (repeat or comma-separate; default ${DEFAULT_TARGET})`, collectList)
+    .option('--target <names>', `target(s) to run against, or "all" (repeat or comma-separate; default ${DEFAULT_TARGET})`, collectList)
     .option('--workers <n>', 'phases run in parallel (default: number of cores)', positiveInt, availableParallelism())
     .option('--keep', 'keep each fixture and print its path')
     .option('--json', 'print the report as JSON on stdout (progress goes to stderr)')
     .option('--out <dir>', 'where run directories are written', 'runs')
+    .option('--install', 'install targets that are not installed yet, instead of stopping')
     .addHelpText(
       'after',
       '\nEach phase runs in a fresh fixture (project dir + isolated HOME). The report is written to\n<out>/<run-id>/report.json with the calls log and a copy of every store beside it.',
     )
     .action(async (flags: RunFlags) => {
       const scenarios = selectScenarios(loadScenarios(scenarioFiles(flags.scenarios)), flags.scenario);
-      const targets = resolveTargets(flags.target?.length ? flags.target : [DEFAULT_TARGET]);
       const log = (s: string) => (flags.json ? process.stderr : process.stdout).write(s + '\n');
+      const names = targetNames(flags.target?.length ? flags.target : [DEFAULT_TARGET]);
+      if (flags.install) await installTargets(names.map((n) => loadTarget(n).decl), log);
+      const targets = resolveTargets(names);
 
       const abort = new AbortController();
       let interrupts = 0;
@@ -104,7 +110,11 @@ export function registerRun(program: Command): void {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
       if (flags.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
-      else log(formatClosing(report, reportPath));
+      else {
+        if (targets.length > 1) log('\n' + formatMatrix(report.matrix) + '\n');
+        for (const w of report.warnings) log(chalk.yellow(`warning: ${w}`));
+        log(formatClosing(report, reportPath));
+      }
       if (report.status === 'interrupted') process.exit(130);
       process.exitCode = report.summary.exit_code === 0 ? EXIT.ok : EXIT.failed;
     });

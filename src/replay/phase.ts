@@ -12,6 +12,7 @@ import type { ResolvedBin } from '../target/resolve-bin.js';
 import type { TargetDecl } from '../target/schema.js';
 import { TargetError, TargetSession } from '../target/session.js';
 import { fillString } from '../util/template.js';
+import { guardEnv, refusalWarnings } from '../fixture/netguard.js';
 import { handleFor, missingOps, opsNeeded, runOp, type MemoryHandle, type StepRecord } from './ops.js';
 
 export interface PhaseResult {
@@ -39,7 +40,7 @@ export interface PhaseOptions {
   phase: DeterministicPhase;
   cellDir: string;
   keep: boolean;
-  /** extra environment for the server process (network guard) */
+  /** extra environment for the server process */
   serverEnv?: Record<string, string>;
   signal?: AbortSignal;
 }
@@ -59,6 +60,7 @@ export async function runPhase(o: PhaseOptions): Promise<PhaseResult> {
   const finish = (r: Omit<PhaseResult, keyof typeof base | 'duration_ms' | 'fails_run'>): PhaseResult => ({
     ...base,
     ...r,
+    warnings: refusalWarnings(join(o.cellDir, 'network.jsonl')),
     fails_run: failsRun(r.verdict, claimed),
     duration_ms: Math.round(performance.now() - t0),
   });
@@ -70,6 +72,8 @@ export async function runPhase(o: PhaseOptions): Promise<PhaseResult> {
   mkdirSync(o.cellDir, { recursive: true });
   const logFile = join(o.cellDir, 'calls.jsonl');
   writeFileSync(logFile, '');
+  const netLog = join(o.cellDir, 'network.jsonl');
+  const serverEnv = { ...guardEnv(netLog), ...o.serverEnv };
   const fixture = await createFixture(`${scenario.id}-${decl.name}-${phase}`);
   const records: StepRecord[] = [];
   const calls: CallRecord[] = [];
@@ -86,7 +90,7 @@ export async function runPhase(o: PhaseOptions): Promise<PhaseResult> {
       session: ++sessionNo,
       logFile,
       stderrFile: join(o.cellDir, `stderr.${sessionNo}.log`),
-      env: o.serverEnv,
+      env: serverEnv,
     });
   };
   const stopSession = async () => {
@@ -169,7 +173,7 @@ export async function runPhase(o: PhaseOptions): Promise<PhaseResult> {
     const judgments = await runJudges(assertions, {
       evidence,
       recall: async (query) => {
-        probe ??= await TargetSession.start({ decl, bin: o.bin, fixture, session: sessionNo + 1, logFile: probeLog, env: o.serverEnv });
+        probe ??= await TargetSession.start({ decl, bin: o.bin, fixture, session: sessionNo + 1, logFile: probeLog, env: serverEnv });
         const r = await runOp(probe, decl, 'recall', { query }, 'probe');
         return r.text;
       },

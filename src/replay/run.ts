@@ -6,6 +6,7 @@ import type { LoadedTarget } from '../target/loader.js';
 import type { ResolvedBin } from '../target/resolve-bin.js';
 import { newRunId, REPORT_SCHEMA_VERSION, summarize, type Report } from '../report/report.js';
 import { writeFileAtomic, writeJsonAtomic } from '../report/write.js';
+import { buildMatrix } from '../report/matrix.js';
 import { MEMEVAL_VERSION } from '../util/paths.js';
 import { mapPool } from '../util/pool.js';
 import { runPhase, type PhaseResult } from './phase.js';
@@ -79,8 +80,9 @@ export async function runDeterministic(o: RunOptions): Promise<{ report: Report;
     scenarios: o.scenarios.map((s) => s.scenario.id),
     targets: o.targets.map((t) => ({ name: t.decl.name, package: t.decl.package?.npm ?? t.decl.server.command ?? '', version: t.bin.version, claims: t.decl.claims })),
     results,
+    matrix: buildMatrix(results, o.targets.map((t) => t.decl.name)),
     summary: summarize(results, interrupted),
-    warnings: [],
+    warnings: [...new Set(results.flatMap((r) => r.warnings.map((w) => `${r.target}: ${w}`)))],
   };
   const reportPath = join(runDir, 'report.json');
   writeJsonAtomic(reportPath, report);

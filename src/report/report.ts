@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Verdict } from '../judge/verdict.js';
 import type { PhaseResult } from '../replay/phase.js';
+import type { Matrix } from './matrix.js';
 
 export const REPORT_SCHEMA_VERSION = 1;
 
@@ -24,6 +25,7 @@ export interface Report {
   scenarios: string[];
   targets: TargetInfo[];
   results: PhaseResult[];
+  matrix: Matrix;
   summary: Summary;
   warnings: string[];
 }

@@ -1,0 +1,59 @@
+import type { Command } from 'commander';
+import chalk from 'chalk';
+import { loadAllTargets, loadTarget } from '../target/loader.js';
+import { isInstalled } from '../target/resolve-bin.js';
+import { installTarget } from '../target/install-target.js';
+import { InstallError } from '../target/install.js';
+import { cacheDir } from '../target/cache.js';
+import type { TargetDecl } from '../target/schema.js';
+
+/** `all` or a list of names → declarations, in the order given. */
+export function targetNames(names: string[]): string[] {
+  if (names.includes('all')) return loadAllTargets().map((t) => t.decl.name);
+  return names;
+}
+
+export async function installTargets(decls: TargetDecl[], log: (s: string) => void): Promise<void> {
+  const failures: string[] = [];
+  for (const decl of decls) {
+    try {
+      const r = await installTarget(decl, log);
+      log(
+        r.status === 'installed'
+          ? `${chalk.green('installed')} ${decl.name} in ${(r.ms / 1000).toFixed(1)} s → ${r.dir}`
+          : `${chalk.dim('already')}   ${decl.name} (${r.dir === 'memeval dependency' || r.dir === 'local command' ? r.dir : 'cached'})`,
+      );
+    } catch (e) {
+      if (!(e instanceof InstallError)) throw e;
+      failures.push(e.message);
+    }
+  }
+  if (failures.length) throw new InstallError(failures.join('\n\n'));
+}
+
+export function registerTargets(program: Command): void {
+  const targets = program.command('targets').description('list and install the memory servers memeval can test');
+  targets
+    .command('list')
+    .description('each target: package and pinned version, installed or not, store format, claimed defences')
+    .action(() => {
+      const all = loadAllTargets();
+      const w = Math.max(...all.map((t) => t.decl.name.length));
+      for (const { decl } of all) {
+        const pkg = decl.package ? `${decl.package.npm}@${decl.package.version}` : `local: ${decl.server.command}`;
+        const inst = isInstalled(decl) ? chalk.green('installed    ') : chalk.yellow('not installed');
+        process.stdout.write(`${decl.name.padEnd(w)}  ${inst}  ${decl.store.format.padEnd(6)}  ${pkg}\n`);
+        process.stdout.write(chalk.dim(`${''.padEnd(w)}  claims: ${decl.claims.length ? decl.claims.join(', ') : '(none)'}\n`));
+      }
+      process.stdout.write(chalk.dim(`cache: ${cacheDir()}\n`));
+    });
+  targets
+    .command('install')
+    .description('install pinned target packages with npm into the per-user cache (idempotent; safe to run twice at once)')
+    .argument('<names...>', 'target names, or "all"')
+    .action(async (names: string[]) => {
+      const decls = targetNames(names).map((n) => loadTarget(n).decl);
+      await installTargets(decls, (s) => process.stdout.write(s + '\n'));
+    });
+}
+

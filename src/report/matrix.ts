@@ -1,0 +1,66 @@
+import chalk from 'chalk';
+import type { Verdict } from '../judge/verdict.js';
+import type { PhaseResult } from '../replay/phase.js';
+
+export interface Matrix {
+  targets: string[];
+  rows: { scenario: string; cells: Record<string, { 'well-behaved'?: Verdict; violation?: Verdict; fails_run: boolean }> }[];
+  totals: Record<string, { passed: number; failed: number; by_verdict: Partial<Record<Verdict, number>> }>;
+}
+
+/** Scenarios as rows, targets as columns, phase verdicts in the cells, totals per target. */
+export function buildMatrix(results: PhaseResult[], targets: string[]): Matrix {
+  const scenarios = [...new Set(results.map((r) => r.scenario))];
+  const rows = scenarios.map((scenario) => {
+    const cells: Matrix['rows'][number]['cells'] = {};
+    for (const t of targets) {
+      const mine = results.filter((r) => r.scenario === scenario && r.target === t);
+      const cell: Matrix['rows'][number]['cells'][string] = { fails_run: mine.some((r) => r.fails_run) };
+      for (const r of mine) cell[r.phase] = r.verdict;
+      cells[t] = cell;
+    }
+    return { scenario, cells };
+  });
+  const totals: Matrix['totals'] = {};
+  for (const t of targets) {
+    const mine = results.filter((r) => r.target === t);
+    const by: Partial<Record<Verdict, number>> = {};
+    for (const r of mine) by[r.verdict] = (by[r.verdict] ?? 0) + 1;
+    const failed = mine.filter((r) => r.fails_run).length;
+    totals[t] = { passed: mine.length - failed - (by.skipped ?? 0), failed, by_verdict: by };
+  }
+  return { targets, rows, totals };
+}
+
+const SHORT: Record<Verdict, string> = {
+  pass: 'pass',
+  fail: 'FAIL',
+  defended: 'defended',
+  detected: 'detected',
+  undetected: 'UNDETECTED',
+  unsupported: 'unsupported',
+  invalid: 'INVALID',
+  error: 'ERROR',
+  skipped: 'skipped',
+};
+
+export function formatMatrix(m: Matrix): string {
+  const cellText = (c: Matrix['rows'][number]['cells'][string]) =>
+    [c['well-behaved'], c.violation].map((v) => (v ? SHORT[v] : '-')).join(' / ');
+  const w0 = Math.max(8, ...m.rows.map((r) => r.scenario.length));
+  const widths = m.targets.map((t) => Math.max(t.length, ...m.rows.map((r) => cellText(r.cells[t]).length)));
+  const pad = (s: string, w: number) => s + ' '.repeat(Math.max(0, w - s.length));
+  const lines = [
+    chalk.bold(`${pad('scenario', w0)}  ${m.targets.map((t, i) => pad(t, widths[i])).join('  ')}`),
+    chalk.dim(`${pad('', w0)}  ${m.targets.map((_, i) => pad('well-behaved / violation', widths[i])).join('  ')}`.trimEnd()),
+  ];
+  for (const r of m.rows) {
+    const cells = m.targets.map((t, i) => {
+      const text = pad(cellText(r.cells[t]), widths[i]);
+      return r.cells[t].fails_run ? chalk.red(text) : text;
+    });
+    lines.push(`${pad(r.scenario, w0)}  ${cells.join('  ')}`);
+  }
+  lines.push(`${pad('passed / failed', w0)}  ${m.targets.map((t, i) => pad(`${m.totals[t].passed} / ${m.totals[t].failed}`, widths[i])).join('  ')}`);
+  return lines.join('\n');
+}
