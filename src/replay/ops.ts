@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { MemoryOp, Scenario, Step } from '../scenario/schema.js';
 import type { TargetDecl } from '../target/schema.js';
 import type { TargetSession } from '../target/session.js';
@@ -6,6 +7,8 @@ import { fillTemplate } from '../util/template.js';
 /** What the harness knows about a memory it stored, for `$ref:` and update/forget templates. */
 export interface MemoryHandle {
   id: string;
+  /** a stable name derived from the content, for servers where the caller picks the key */
+  key: string;
   content: string;
   subject: string;
   category: string;
@@ -36,9 +39,16 @@ export function missingOps(decl: TargetDecl, need: Set<MemoryOp>): MemoryOp[] {
   return [...need].filter((op) => !decl.ops[op]);
 }
 
+/** "User prefers tabs for indentation" → "user-prefers-tabs-for-indentation-3fa9c1": same text, same key. */
+export function contentKey(content: string): string {
+  const words = content.toLowerCase().match(/[a-z0-9]+/g) ?? [];
+  return [...words.slice(0, 8), createHash('sha1').update(content).digest('hex').slice(0, 6)].join('-');
+}
+
 export function handleFor(decl: TargetDecl, m: { content: string; subject?: string; category?: string; source?: string }): MemoryHandle {
   return {
     id: '',
+    key: contentKey(m.content),
     content: m.content,
     subject: m.subject ?? decl.defaults.subject,
     category: m.category ?? decl.defaults.category,
@@ -71,8 +81,9 @@ export async function runOp(
     ms += r.ms;
     if (!r.ok) return { ok: false, tools, text: texts.join('\n'), ms };
     if (call.capture_id) {
-      const m = new RegExp(call.capture_id).exec(r.text);
-      if (m) id = m[1] ?? m[0];
+      // several alternatives may each have a group: the first that matched is the id
+      const m = new RegExp(call.capture_id, 'm').exec(r.text);
+      if (m) id = m.slice(1).find((g) => g !== undefined) ?? m[0];
     }
   }
   return { ok: true, tools, text: texts.join('\n'), ms, id };

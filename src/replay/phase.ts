@@ -109,7 +109,7 @@ export async function runPhase(o: PhaseOptions): Promise<PhaseResult> {
     for (const [i, m] of scenario.setup.memories.entries()) {
       const h = handleFor(decl, m);
       const r = await runOp(session!, decl, 'remember', { ...h }, 'setup');
-      h.id = r.id ?? `${h.subject}:${h.content}`;
+      h.id = r.id ?? h.key;
       handles.set(m.ref, h);
       records.push({ index: i, stage: 'setup', op: 'remember', tools: r.tools, ok: r.ok, ms: round(r.ms), note: m.ref, result: clip(r.text) });
       if (!r.ok) throw new SetupError(`setup memory "${m.ref}" was refused by the target: ${clip(r.text)}`);
@@ -157,7 +157,7 @@ export async function runPhase(o: PhaseOptions): Promise<PhaseResult> {
         const r = await runOp(session!, decl, step.op, vars, 'step');
         Object.assign(rec, { tools: r.tools, ok: r.ok, ms: round(r.ms), result: clip(r.text) });
         if (r.ok && step.op === 'remember' && handle) {
-          handle.id = r.id ?? `${handle.subject}:${handle.content}`;
+          handle.id = r.id ?? handle.key;
           if (step.ref) handles.set(step.ref, handle);
         }
         if (r.ok && step.op === 'update' && handle) handle.content = step.content;

@@ -8,7 +8,7 @@ const opCall = z.strictObject({
   capture_id: z
     .string()
     .optional()
-    .describe('regex with one group, applied to the result text, that yields the id of the stored memory'),
+    .describe('regex applied to the result text; its first group that matched is the id of the stored memory (default: {{key}})'),
 });
 export type OpCall = z.infer<typeof opCall>;
 

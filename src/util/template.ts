@@ -1,5 +1,17 @@
-const WHOLE = /^\{\{\s*([A-Za-z_][\w.]*)\s*\}\}$/;
-const PART = /\{\{\s*([A-Za-z_][\w.]*)\s*\}\}/g;
+const WHOLE = /^\{\{\s*([A-Za-z_][\w.]*)\s*(?:\|\s*(\w+)\s*)?\}\}$/;
+const PART = /\{\{\s*([A-Za-z_][\w.]*)\s*(?:\|\s*(\w+)\s*)?\}\}/g;
+
+/** `{{x|number}}` for servers that want numeric ids; `{{x|json}}` to embed a value as JSON text. */
+function applyFilter(v: unknown, filter: string | undefined, name: string): unknown {
+  if (!filter) return v;
+  if (filter === 'number') {
+    const n = Number(v);
+    if (Number.isNaN(n)) throw new TemplateError(`{{${name}|number}}: ${JSON.stringify(v)} is not a number`);
+    return n;
+  }
+  if (filter === 'json') return JSON.stringify(v);
+  throw new TemplateError(`{{${name}|${filter}}}: unknown filter (use number or json)`);
+}
 
 function lookup(vars: Record<string, unknown>, path: string): unknown {
   let cur: unknown = vars;
@@ -22,10 +34,10 @@ export function fillTemplate(value: unknown, vars: Record<string, unknown>): unk
     if (whole) {
       const v = lookup(vars, whole[1]);
       if (v === undefined) throw new TemplateError(`no value for {{${whole[1]}}}`);
-      return v;
+      return applyFilter(v, whole[2], whole[1]);
     }
-    return value.replace(PART, (_, name: string) => {
-      const v = lookup(vars, name);
+    return value.replace(PART, (_, name: string, filter?: string) => {
+      const v = applyFilter(lookup(vars, name), filter, name);
       if (v === undefined) throw new TemplateError(`no value for {{${name}}}`);
       return typeof v === 'string' ? v : JSON.stringify(v);
     });
