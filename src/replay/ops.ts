@@ -56,6 +56,53 @@ export function handleFor(decl: TargetDecl, m: { content: string; subject?: stri
   };
 }
 
+/** The op and template values a (non-restart, non-tool) step runs with. */
+export function stepCall(
+  decl: TargetDecl,
+  step: Exclude<Step, { op: 'restart' } | { op: 'tool' }>,
+  handles: Map<string, MemoryHandle>,
+): { op: MemoryOp; vars: Record<string, unknown>; handle?: MemoryHandle } {
+  switch (step.op) {
+    case 'remember': {
+      const handle = handleFor(decl, step);
+      return { op: 'remember', vars: { ...handle }, handle };
+    }
+    case 'update':
+    case 'forget': {
+      const handle = handles.get(step.memory.replace(/^\$ref:/, '').split('.')[0]);
+      return { op: step.op, vars: { memory: { ...handle }, content: step.op === 'update' ? step.content : undefined }, handle };
+    }
+    case 'recall':
+      return { op: 'recall', vars: { query: step.query } };
+    case 'curate':
+      return { op: 'curate', vars: {} };
+  }
+}
+
+/** After a step succeeded: remember names a new handle, update changes its content. */
+export function afterStep(step: Step, handle: MemoryHandle | undefined, id: string | undefined, handles: Map<string, MemoryHandle>): void {
+  if (!handle) return;
+  if (step.op === 'remember') {
+    handle.id = id ?? handle.key;
+    if (step.ref) handles.set(step.ref, handle);
+  }
+  if (step.op === 'update') handle.content = step.content;
+}
+
+/** The tool calls an op expands to, with arguments filled. */
+export function expandOp(decl: TargetDecl, op: MemoryOp, vars: Record<string, unknown>): { tool: string; args: Record<string, unknown>; capture_id?: string }[] {
+  const calls = decl.ops[op];
+  if (!calls) throw new Error(`target ${decl.name} has no "${op}" op`);
+  return calls.map((c) => ({ tool: c.tool, args: fillTemplate(c.args, vars) as Record<string, unknown>, capture_id: c.capture_id }));
+}
+
+/** The id a result text names, by the call's capture_id; the first group that matched wins. */
+export function captureId(pattern: string | undefined, text: string): string | undefined {
+  if (!pattern) return undefined;
+  const m = new RegExp(pattern, 'm').exec(text);
+  return m ? (m.slice(1).find((g) => g !== undefined) ?? m[0]) : undefined;
+}
+
 /**
  * Run one memory op as the target declares it: fill each call's argument template and call
  * the tool. The first refused call stops the op. `capture_id` fills the handle's id.
@@ -67,24 +114,17 @@ export async function runOp(
   vars: Record<string, unknown>,
   stage: 'setup' | 'step' | 'probe',
 ): Promise<{ ok: boolean; tools: string[]; text: string; ms: number; id?: string }> {
-  const calls = decl.ops[op];
-  if (!calls) throw new Error(`target ${decl.name} has no "${op}" op`);
   const tools: string[] = [];
   const texts: string[] = [];
   let ms = 0;
   let id: string | undefined;
-  for (const call of calls) {
-    const args = fillTemplate(call.args, vars) as Record<string, unknown>;
-    const r = await session.callTool(call.tool, args, { op, stage });
+  for (const call of expandOp(decl, op, vars)) {
+    const r = await session.callTool(call.tool, call.args, { op, stage });
     tools.push(call.tool);
     texts.push(r.text);
     ms += r.ms;
     if (!r.ok) return { ok: false, tools, text: texts.join('\n'), ms };
-    if (call.capture_id) {
-      // several alternatives may each have a group: the first that matched is the id
-      const m = new RegExp(call.capture_id, 'm').exec(r.text);
-      if (m) id = m.slice(1).find((g) => g !== undefined) ?? m[0];
-    }
+    id = captureId(call.capture_id, r.text) ?? id;
   }
   return { ok: true, tools, text: texts.join('\n'), ms, id };
 }

@@ -13,7 +13,7 @@ import type { TargetDecl } from '../target/schema.js';
 import { TargetError, TargetSession } from '../target/session.js';
 import { fillString } from '../util/template.js';
 import { guardEnv, refusalWarnings } from '../fixture/netguard.js';
-import { handleFor, missingOps, opsNeeded, runOp, type MemoryHandle, type StepRecord } from './ops.js';
+import { afterStep, handleFor, missingOps, opsNeeded, runOp, stepCall, type MemoryHandle, type StepRecord } from './ops.js';
 
 export interface PhaseResult {
   scenario: string;
@@ -134,33 +134,10 @@ export async function runPhase(o: PhaseOptions): Promise<PhaseResult> {
         const r = await session!.callTool(step.tool, args, { stage: 'step' });
         Object.assign(rec, { tools: [step.tool], ok: r.ok, ms: round(r.ms), result: clip(r.text) });
       } else {
-        let vars: Record<string, unknown>;
-        let handle: MemoryHandle | undefined;
-        switch (step.op) {
-          case 'remember':
-            handle = handleFor(decl, step);
-            vars = { ...handle };
-            break;
-          case 'update':
-          case 'forget': {
-            const name = step.memory.replace(/^\$ref:/, '').split('.')[0];
-            handle = handles.get(name);
-            vars = { memory: { ...handle }, content: step.op === 'update' ? step.content : undefined };
-            break;
-          }
-          case 'recall':
-            vars = { query: step.query };
-            break;
-          default:
-            vars = {};
-        }
-        const r = await runOp(session!, decl, step.op, vars, 'step');
+        const { op, vars, handle } = stepCall(decl, step, handles);
+        const r = await runOp(session!, decl, op, vars, 'step');
         Object.assign(rec, { tools: r.tools, ok: r.ok, ms: round(r.ms), result: clip(r.text) });
-        if (r.ok && step.op === 'remember' && handle) {
-          handle.id = r.id ?? handle.key;
-          if (step.ref) handles.set(step.ref, handle);
-        }
-        if (r.ok && step.op === 'update' && handle) handle.content = step.content;
+        if (r.ok) afterStep(step, handle, r.id, handles);
       }
       records.push(rec);
     }
