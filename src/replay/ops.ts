@@ -39,10 +39,13 @@ export function missingOps(decl: TargetDecl, need: Set<MemoryOp>): MemoryOp[] {
   return [...need].filter((op) => !decl.ops[op]);
 }
 
-/** "User prefers tabs for indentation" → "user-prefers-tabs-for-indentation-3fa9c1": same text, same key. */
+/**
+ * "User prefers tabs for indentation" → "user-prefers-tabs-3fa9c1": same text, same key. Only a
+ * short prefix is readable, so a secret later in the text does not leak into key columns.
+ */
 export function contentKey(content: string): string {
-  const words = content.toLowerCase().match(/[a-z0-9]+/g) ?? [];
-  return [...words.slice(0, 8), createHash('sha1').update(content).digest('hex').slice(0, 6)].join('-');
+  const words = (content.toLowerCase().match(/[a-z0-9]+/g) ?? []).slice(0, 3).map((w) => w.slice(0, 10));
+  return [...words, createHash('sha1').update(content).digest('hex').slice(0, 6)].join('-');
 }
 
 export function handleFor(decl: TargetDecl, m: { content: string; subject?: string; category?: string; source?: string }): MemoryHandle {

@@ -51,8 +51,8 @@ export function formatMatrix(m: Matrix): string {
   const widths = m.targets.map((t) => Math.max(t.length, ...m.rows.map((r) => cellText(r.cells[t]).length)));
   const pad = (s: string, w: number) => s + ' '.repeat(Math.max(0, w - s.length));
   const lines = [
+    chalk.dim('each cell: well-behaved / violation'),
     chalk.bold(`${pad('scenario', w0)}  ${m.targets.map((t, i) => pad(t, widths[i])).join('  ')}`),
-    chalk.dim(`${pad('', w0)}  ${m.targets.map((_, i) => pad('well-behaved / violation', widths[i])).join('  ')}`.trimEnd()),
   ];
   for (const r of m.rows) {
     const cells = m.targets.map((t, i) => {

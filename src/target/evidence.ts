@@ -75,8 +75,10 @@ export function buildEvidence(decl: TargetDecl, storePath: string, cellDir: stri
   } else {
     const copies = snapshotStore(storePath, workDir);
     workDb = copies.find((f) => basename(f) === basename(storePath)) ?? join(workDir, basename(storePath));
-    if (!copies.length) new Database(workDb).close(); // a store never created is an empty store
+    if (!copies.length) new Database(workDb).close();
   }
+  // some servers create their store lazily: a store never created holds no memories
+  const neverCreated = !existsSync(storePath);
 
   const evidencePath = join(cellDir, 'evidence.db');
   const db = new Database(evidencePath);
@@ -92,7 +94,9 @@ export function buildEvidence(decl: TargetDecl, storePath: string, cellDir: stri
   })();
   db.prepare('ATTACH DATABASE ? AS store').run(workDb);
 
-  const viewSql: Record<string, string> = { memories: decl.views.memories, ...decl.views.extra };
+  const viewSql: Record<string, string> = neverCreated
+    ? { memories: `SELECT ${['id', 'content', 'category', 'source', 'subject', 'created_at', 'is_deleted'].map((c) => `NULL AS ${c}`).join(', ')} WHERE 0` }
+    : { memories: decl.views.memories, ...decl.views.extra };
   for (const [name, sql] of Object.entries(viewSql)) {
     try {
       db.exec(`CREATE TEMP VIEW "${name}" AS ${sql}`);

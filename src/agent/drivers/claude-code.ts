@@ -1,0 +1,96 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { agentEnv } from '../env.js';
+import { ZERO_USAGE, type AgentContext, type AgentDriver, type TurnParse } from '../types.js';
+import { jsonLines } from './lines.js';
+
+const MEMORY_OFF = { CLAUDE_CODE_DISABLE_AUTO_MEMORY: '1' };
+
+/** Claude Code, headless (`claude -p`), over Anthropic Messages. */
+export const claudeCode: AgentDriver = {
+  name: 'claude-code',
+  npm: '@anthropic-ai/claude-code',
+  // the newest release whose engines accept Node 20
+  version: '2.1.197',
+  bin: 'claude',
+  keyEnv: ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN'],
+  memoryOff: MEMORY_OFF,
+
+  async prepare(ctx) {
+    await mkdir(join(ctx.profileDir, 'claude-config'), { recursive: true });
+    const config = { mcpServers: { memory: { type: 'stdio', command: ctx.mcp.command, args: ctx.mcp.args, env: ctx.mcp.env } } };
+    await writeFile(join(ctx.profileDir, 'mcp.json'), JSON.stringify(config, null, 2));
+  },
+
+  invoke(ctx, prompt, conversation) {
+    const args = [
+      '-p',
+      prompt,
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--max-turns',
+      String(ctx.maxTurns),
+      '--mcp-config',
+      join(ctx.profileDir, 'mcp.json'),
+      '--strict-mcp-config',
+      // approve the memory server's tools, nothing else
+      '--allowedTools',
+      'mcp__memory',
+      '--model',
+      ctx.model,
+      ...(conversation.first ? ['--session-id', conversation.id] : ['--resume', conversation.id]),
+    ];
+    const env = agentEnv(ctx.fixture, ctx.scripted, this.keyEnv, {
+      CLAUDE_CONFIG_DIR: join(ctx.profileDir, 'claude-config'),
+      ...(ctx.baseUrl ? { ANTHROPIC_BASE_URL: ctx.baseUrl } : {}),
+      ...(ctx.scripted ? { ANTHROPIC_API_KEY: 'sk-ant-scripted', CLAUDE_CODE_MAX_RETRIES: '0' } : {}),
+      IS_SANDBOX: '1',
+      ...MEMORY_OFF,
+      // without it Claude Code also talks to its vendor's hosts directly
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      DISABLE_AUTOUPDATER: '1',
+    });
+    // sessions are stored per working directory: resume must run from the same one
+    return { args, env, cwd: ctx.fixture.project };
+  },
+
+  parse(stdout, exitCode) {
+    const out: TurnParse = { finalText: '', usage: { ...ZERO_USAGE }, toolCalls: [], invalid: [] };
+    let result: Record<string, any> | undefined;
+    const pending = new Map<string, string>();
+    for (const ev of jsonLines(stdout)) {
+      if (ev.type === 'system' && ev.subtype === 'init') {
+        const mem = (ev.mcp_servers ?? []).find((s: { name: string }) => s.name === 'memory');
+        if (!mem || mem.status !== 'connected') out.invalid.push(`MCP server "memory" did not load (status ${mem?.status ?? 'absent'})`);
+        if (ev.apiKeySource === 'none') out.invalid.push('no API key');
+      }
+      if (ev.type === 'assistant')
+        for (const b of ev.message?.content ?? []) if (b.type === 'tool_use' && String(b.name).startsWith('mcp__memory__')) pending.set(b.id, String(b.name).slice('mcp__memory__'.length));
+      if (ev.type === 'user')
+        for (const b of ev.message?.content ?? [])
+          if (b.type === 'tool_result' && pending.has(b.tool_use_id)) out.toolCalls.push({ tool: pending.get(b.tool_use_id)!, ok: b.is_error !== true });
+      if (ev.type === 'result') result = ev;
+    }
+    if (!result) {
+      out.invalid.push(`no result event (exit ${exitCode})`);
+      return out;
+    }
+    out.conversationId = result.session_id;
+    out.finalText = typeof result.result === 'string' ? result.result : '';
+    for (const m of Object.values<Record<string, number>>(result.modelUsage ?? {})) {
+      out.usage.input += m.inputTokens ?? 0;
+      out.usage.output += m.outputTokens ?? 0;
+      out.usage.cache_read += m.cacheReadInputTokens ?? 0;
+      out.usage.cache_write += m.cacheCreationInputTokens ?? 0;
+    }
+    out.usage.cost_usd = typeof result.total_cost_usd === 'number' ? result.total_cost_usd : 0;
+    // subtype stays "success" on API failures: is_error is what tells
+    if (result.is_error) out.invalid.push(`agent error: ${String(result.result ?? result.subtype).slice(0, 300)}`);
+    if (result.subtype === 'error_max_turns' || result.terminal_reason === 'max_turns') out.invalid.push('max turns hit');
+    if (Array.isArray(result.permission_denials) && result.permission_denials.length)
+      out.invalid.push(`tool calls denied: ${result.permission_denials.map((d: { tool_name?: string }) => d.tool_name).join(', ')}`);
+    if (/invalid api key|authentication|401/i.test(out.finalText) && result.is_error) out.invalid.push('authentication failed');
+    return out;
+  },
+};

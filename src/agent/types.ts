@@ -1,0 +1,79 @@
+import type { Fixture } from '../fixture/fixture.js';
+
+export const AGENT_NAMES = ['claude-code', 'codex', 'gemini', 'opencode', 'qwen'] as const;
+export type AgentName = (typeof AGENT_NAMES)[number];
+
+export interface TokenUsage {
+  input: number;
+  output: number;
+  cache_read: number;
+  cache_write: number;
+  cost_usd: number;
+}
+
+export const ZERO_USAGE: TokenUsage = { input: 0, output: 0, cache_read: 0, cache_write: 0, cost_usd: 0 };
+
+export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
+  return {
+    input: a.input + b.input,
+    output: a.output + b.output,
+    cache_read: a.cache_read + b.cache_read,
+    cache_write: a.cache_write + b.cache_write,
+    cost_usd: Math.round((a.cost_usd + b.cost_usd) * 1e6) / 1e6,
+  };
+}
+
+/** How the agent must start the memory server: memeval's recording proxy in front of the target. */
+export interface McpLaunch {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+}
+
+export interface AgentContext {
+  fixture: Fixture;
+  /** the agent's own config dirs live here, inside the fixture */
+  profileDir: string;
+  bin: string;
+  mcp: McpLaunch;
+  /** base URL of the model endpoint (the scripted server, or --base-url); undefined = the agent's default */
+  baseUrl?: string;
+  model: string;
+  scripted: boolean;
+  maxTurns: number;
+}
+
+/** What one prompt's raw output says, in the agent's own format. */
+export interface TurnParse {
+  finalText: string;
+  /** id to resume this conversation with */
+  conversationId?: string;
+  usage: TokenUsage;
+  /** running totals, for agents (Codex) that report usage cumulatively per conversation */
+  cumulative?: TokenUsage;
+  /** memory tool calls the agent reports making (names without the mcp prefix) */
+  toolCalls: { tool: string; ok: boolean }[];
+  /** reasons this turn did not really run; empty when it did */
+  invalid: string[];
+}
+
+export interface Invocation {
+  args: string[];
+  env: Record<string, string>;
+  cwd: string;
+}
+
+/** One module per agent: profile install, invocation, and output parsing. */
+export interface AgentDriver {
+  name: AgentName;
+  npm: string;
+  version: string;
+  bin: string;
+  /** environment variables holding API keys that a real-model run passes through */
+  keyEnv: string[];
+  /** how the agent's own competing memory is switched off, for the report */
+  memoryOff: Record<string, string>;
+  prepare(ctx: AgentContext): Promise<void>;
+  invoke(ctx: AgentContext, prompt: string, conversation: { first: boolean; id: string }): Invocation;
+  parse(stdout: string, exitCode: number | null, previous?: TurnParse): TurnParse;
+}

@@ -1,0 +1,67 @@
+import type { Step } from '../scenario/schema.js';
+import type { TargetDecl } from '../target/schema.js';
+import { afterStep, captureId, expandOp, stepCall, type MemoryHandle } from '../replay/ops.js';
+import { resolveRefs } from '../scenario/refs.js';
+
+/** What the scripted model replays in one agent session: a chunk of a scenario's steps. */
+export interface Script {
+  decl: TargetDecl;
+  steps: Step[];
+  /** memories seeded before the session (setup, earlier sessions), by ref */
+  handles: Map<string, MemoryHandle>;
+}
+
+export interface SeenResult {
+  text: string;
+  isError: boolean;
+}
+
+export type PolicyDecision = { kind: 'tool_call'; tool: string; args: Record<string, unknown> } | { kind: 'text'; text: string };
+
+/**
+ * Stateless replay: walk the script's tool calls; the first `results.length` are done (their
+ * result texts give ids to later calls, as in the deterministic layer); the next is issued.
+ * When all are done, end the turn with a short text that quotes the last result, so an
+ * answer that depends on a recall carries what the recall returned.
+ */
+export function decide(script: Script, results: SeenResult[]): PolicyDecision {
+  const handles = new Map([...script.handles].map(([k, h]) => [k, { ...h }]));
+  let k = 0;
+  const lookup = (name: string, field?: string) => {
+    const h = handles.get(name);
+    return h ? (field ? (h as unknown as Record<string, unknown>)[field] : h.id) : undefined;
+  };
+  for (const step of script.steps) {
+    if (step.op === 'restart') continue; // sessions are split at restarts before we get here
+    if (step.op === 'tool') {
+      if (k >= results.length) return { kind: 'tool_call', tool: step.tool, args: resolveRefs(step.args, lookup) as Record<string, unknown> };
+      k++;
+      continue;
+    }
+    const { op, vars, handle } = stepCall(script.decl, step, handles);
+    let id: string | undefined;
+    for (const call of expandOp(script.decl, op, vars)) {
+      if (k >= results.length) return { kind: 'tool_call', tool: call.tool, args: call.args };
+      id = captureId(call.capture_id, results[k].text) ?? id;
+      k++;
+    }
+    afterStep(step, handle, id, handles);
+  }
+  const last = results[results.length - 1];
+  return { kind: 'text', text: last ? `Done. ${last.text.slice(0, 600)}` : 'Done.' };
+}
+
+/** Split steps into agent sessions at each `restart`. */
+export function splitSessions(steps: Step[]): Step[][] {
+  const out: Step[][] = [[]];
+  for (const s of steps) {
+    if (s.op === 'restart') out.push([]);
+    else out[out.length - 1].push(s);
+  }
+  return out;
+}
+
+/** Match a target tool name to the name the agent offers it under (mcp__memory__x, mcp_memory_x, memory_x). */
+export function offeredName(tool: string, offered: string[]): string | undefined {
+  return offered.find((o) => o === tool) ?? offered.find((o) => o.endsWith(`__${tool}`) || o.endsWith(`_${tool}`));
+}
