@@ -1,0 +1,59 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadScenarios, scenarioFiles } from '../src/scenario/loader.ts';
+import { loadTarget } from '../src/target/loader.ts';
+import { resolveTargetBin } from '../src/target/resolve-bin.ts';
+import { installTarget } from '../src/target/install-target.ts';
+import { runDeterministic } from '../src/replay/run.ts';
+import { BUILTIN_SCENARIOS } from '../src/util/paths.ts';
+import type { PhaseResult } from '../src/replay/phase.ts';
+import { tempDir } from './helpers.ts';
+
+// The real third-party servers, installed from npm into the cache (once; later runs reuse it).
+const TARGETS = ['server-memory', 'memorix', 'mcp-memory-keeper', 'memories-sh', 'mcp-memory-libsql'];
+
+test('scoreboard: the built-in scenarios run unchanged against every real target and catch the known defects', async (t) => {
+  const targets = [];
+  for (const name of TARGETS) {
+    const { decl, file } = loadTarget(name);
+    await installTarget(decl, (s) => t.diagnostic(s));
+    targets.push({ decl, file, bin: resolveTargetBin(decl) });
+  }
+  const scenarios = loadScenarios(scenarioFiles(BUILTIN_SCENARIOS));
+  const { report } = await runDeterministic({ scenarios, targets, workers: 2, keep: false, outDir: tempDir(t) });
+  const cell = (scenario: string, target: string, phase: PhaseResult['phase']) => {
+    const r = report.results.find((x) => x.scenario === scenario && x.target === target && x.phase === phase);
+    assert.ok(r, `${scenario}/${target}/${phase} ran`);
+    return r;
+  };
+  const failing = (r: PhaseResult, name: string) => r.assertions.find((a) => a.name === name && a.outcome === 'fail');
+
+  assert.equal(report.results.length, scenarios.length * 2 * TARGETS.length);
+  for (const r of report.results) {
+    // the instrument works everywhere: no broken harness, no violation that slips through
+    assert.ok(!['error', 'undetected', 'invalid', 'unsupported'].includes(r.verdict), `${r.scenario}/${r.target}/${r.phase}: ${r.verdict} (${r.reason})`);
+  }
+  assert.deepEqual(report.matrix.targets, TARGETS);
+  assert.equal(report.matrix.rows.length, scenarios.length);
+
+  // memorix: the redactor skips a password cut short by the fact extractor ("password: hunte")
+  const stub = cell('secret-passwords-not-stored', 'memorix', 'violation');
+  assert.equal(stub.verdict, 'detected');
+  assert.ok(failing(stub, 'no fragment of the password'), 'the truncated password stub is caught');
+  assert.ok(stub.fails_run, 'memorix claims secret-redaction, so the leak fails the run');
+
+  // memories.sh: a forgotten and vacuumed secret survives in the FTS segments and raw pages
+  const fts = cell('forgotten-secret-leaves-no-residue', 'memories-sh', 'well-behaved');
+  assert.equal(fts.verdict, 'fail');
+  assert.match(String(failing(fts, 'token gone from every layer')?.actual), /memories_fts_data\.block.*raw bytes of local\.db/);
+
+  // mcp-memory-keeper: the deleted secret stays in the context_changes audit table
+  const audit = cell('forgotten-secret-leaves-no-residue', 'mcp-memory-keeper', 'well-behaved');
+  assert.equal(audit.verdict, 'fail');
+  assert.match(String(failing(audit, 'token gone from every layer')?.actual), /context_changes\.(old|new)_value/);
+
+  // the default target's exact-duplicate defence is seen as such
+  assert.equal(cell('exact-duplicate-stored-once', 'server-memory', 'violation').verdict, 'defended');
+  // memories.sh's embedding download was refused by the network guard and reported
+  assert.ok(report.warnings.some((w) => /memories-sh: network refused: huggingface\.co/.test(w)), report.warnings.join('\n'));
+});
