@@ -10,6 +10,7 @@ import { registerList } from './list.js';
 import { registerSchema } from './schema.js';
 import { registerProxy } from './proxy.js';
 import { registerTargets } from './targets.js';
+import { registerAgents } from './agents.js';
 
 export const EXIT = { ok: 0, failed: 1, blocked: 2, invalid: 3 } as const;
 
@@ -54,6 +55,7 @@ export function buildProgram(): Command {
   registerSchema(program);
   registerProxy(program);
   registerTargets(program);
+  registerAgents(program);
   return program;
 }
 

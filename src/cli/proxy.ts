@@ -7,11 +7,12 @@ export function registerProxy(program: Command): void {
     .command('mcp-proxy')
     .description('stdio MCP proxy that logs every tools/call to a JSONL file (used to record what real agents do)')
     .requiredOption('--log <file>', 'calls log to append to')
-    .option('--session <n>', 'session number written into each record', positiveInt, 1)
+    .option('--session <n>', 'session number written into each record, or "auto" to count up per start', (v: string) => (v === 'auto' ? 'auto' : positiveInt(v)), 1 as number | 'auto')
+    .option('--cwd <dir>', "the server's working directory")
     .argument('<command...>', 'the MCP server command, after --')
     .usage('--log FILE [--session N] -- <server command> [args...]')
-    .action(async (command: string[], opts: { log: string; session: number }) => {
-      const code = await runProxy({ log: opts.log, session: opts.session, command: command[0], args: command.slice(1) });
+    .action(async (command: string[], opts: { log: string; session: number | 'auto'; cwd?: string }) => {
+      const code = await runProxy({ log: opts.log, session: opts.session, command: command[0], args: command.slice(1), cwd: opts.cwd });
       process.exit(code);
     });
 }

@@ -8,9 +8,16 @@ import { loadScenarios, scenarioFiles, type LoadedScenario } from '../scenario/l
 import { DEFAULT_TARGET, loadTarget } from '../target/loader.js';
 import { NotInstalledError, resolveTargetBin } from '../target/resolve-bin.js';
 import { runDeterministic, type RunTarget } from '../replay/run.js';
-import { formatClosing, formatPhase } from '../report/console.js';
+import { formatClosing, formatPhase, formatRepeats } from '../report/console.js';
 import { killAllNow } from '../fixture/processes.js';
 import { collectList, EXIT, positiveInt } from './main.js';
+import { Option } from 'commander';
+import { costGate, SCRIPTED_MODEL, type GateDecision } from '../agent/cost-gate.js';
+import { AGENT_NAMES, type AgentDriver } from '../agent/types.js';
+import { getDriver, resolveAgentBin } from '../agent/registry.js';
+import { installAgents } from './agents.js';
+import { runAgents } from '../agent/run-agents.js';
+import { writeBlockedReport } from '../report/blocked.js';
 import { installTargets, targetNames } from './targets.js';
 import { formatMatrix } from '../report/matrix.js';
 
@@ -23,6 +30,15 @@ export interface RunFlags {
   json?: boolean;
   out: string;
   install?: boolean;
+  agentTurn?: boolean;
+  iUnderstandModelCost?: boolean;
+  agent?: string;
+  model?: string;
+  repeat: number;
+  maxTurns?: number;
+  policy: 'well-behaved' | 'violation';
+  baseUrl?: string;
+  promptTimeout: number;
 }
 
 export function selectScenarios(all: LoadedScenario[], ids: string[] | undefined): LoadedScenario[] {
@@ -68,7 +84,16 @@ export function registerRun(program: Command): void {
     .option('--keep', 'keep each fixture and print its path')
     .option('--json', 'print the report as JSON on stdout (progress goes to stderr)')
     .option('--out <dir>', 'where run directories are written', 'runs')
-    .option('--install', 'install targets that are not installed yet, instead of stopping')
+    .option('--install', 'install targets (and the agent) that are not installed yet, instead of stopping')
+    .option('--agent-turn', 'real-model layer: run the scenarios\' prompts through a real agent CLI')
+    .option('--agent <name>', `agent CLI for --agent-turn: ${AGENT_NAMES.join(', ')}`)
+    .option('--model <id>', `model id for the agent; "${SCRIPTED_MODEL}" is memeval's free loopback scripted model`)
+    .option('--i-understand-model-cost', 'allow real (paid) model turns; required with --agent-turn unless --model scripted')
+    .option('--repeat <n>', 'run each real-model scenario N times (pass rate, pass^N, Wilson interval)', positiveInt, 1)
+    .option('--max-turns <n>', "cap on the agent's turns per prompt (default: the scenario's max_turns)", positiveInt)
+    .addOption(new Option('--policy <policy>', 'what the scripted model replays').choices(['well-behaved', 'violation']).default('well-behaved'))
+    .option('--base-url <url>', "the model endpoint for the agent (default: the agent's own)")
+    .option('--prompt-timeout <ms>', 'per-prompt timeout for agent turns', positiveInt, 300000)
     .addHelpText(
       'after',
       '\nEach phase runs in a fresh fixture (project dir + isolated HOME). The report is written to\n<out>/<run-id>/report.json with the calls log and a copy of every store beside it.',
@@ -76,25 +101,29 @@ export function registerRun(program: Command): void {
     .action(async (flags: RunFlags) => {
       const scenarios = selectScenarios(loadScenarios(scenarioFiles(flags.scenarios)), flags.scenario);
       const log = (s: string) => (flags.json ? process.stderr : process.stdout).write(s + '\n');
+      const gate = costGate(flags);
+      if (gate.layer === 'real-model') {
+        if (flags.agent === undefined) throw new InputError('--agent: required for the real-model layer; one of ' + AGENT_NAMES.join(', '));
+        const driver = getDriver(flags.agent);
+        if (!gate.allowed) {
+          // stop before anything model-shaped (or anything at all) is spawned
+          const { report, reportPath } = writeBlockedReport(resolve(flags.out), gate.reason, scenarios.map((s) => s.scenario.id), {
+            agent: driver.name,
+            model: flags.model ?? null,
+            agent_turn: Boolean(flags.agentTurn),
+            i_understand_model_cost: Boolean(flags.iUnderstandModelCost),
+          });
+          if (flags.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+          process.stderr.write(chalk.yellow(`blocked: ${gate.reason}\n`) + chalk.dim(`report: ${reportPath}\n`));
+          process.exit(EXIT.blocked);
+        }
+        return runRealModel(flags, gate, driver, scenarios, log);
+      }
       const names = targetNames(flags.target?.length ? flags.target : [DEFAULT_TARGET]);
       if (flags.install) await installTargets(names.map((n) => loadTarget(n).decl), log);
       const targets = resolveTargets(names);
 
-      const abort = new AbortController();
-      let interrupts = 0;
-      const onSignal = () => {
-        interrupts++;
-        if (interrupts === 1) {
-          log(chalk.yellow('\ninterrupted: stopping servers, removing fixtures, writing the report (Ctrl-C again to quit now)'));
-          abort.abort();
-          killAllNow();
-        } else {
-          killAllNow();
-          process.exit(130);
-        }
-      };
-      process.on('SIGINT', onSignal);
-      process.on('SIGTERM', onSignal);
+      const { abort, dispose } = interruptHandler(log);
 
       log(chalk.dim(`memeval: ${scenarios.length} scenario(s) × ${targets.map((t) => t.decl.name).join(', ')}, ${flags.workers} worker(s)`));
       const { report, reportPath } = await runDeterministic({
@@ -107,8 +136,7 @@ export function registerRun(program: Command): void {
         onResult: (r) => log(formatPhase(r)),
         options: { scenarios_dir: flags.scenarios },
       });
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+      dispose();
       if (flags.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
       else {
         if (targets.length > 1) log('\n' + formatMatrix(report.matrix) + '\n');
@@ -118,4 +146,80 @@ export function registerRun(program: Command): void {
       if (report.status === 'interrupted') process.exit(130);
       process.exitCode = report.summary.exit_code === 0 ? EXIT.ok : EXIT.failed;
     });
+}
+
+/** Ctrl-C once: stop children, write the report; twice: quit now. */
+function interruptHandler(log: (s: string) => void): { abort: AbortController; dispose: () => void } {
+  const abort = new AbortController();
+  let interrupts = 0;
+  const onSignal = () => {
+    interrupts++;
+    if (interrupts === 1) {
+      log(chalk.yellow('\ninterrupted: stopping servers and agents, removing fixtures, writing the report (Ctrl-C again to quit now)'));
+      abort.abort();
+      killAllNow();
+    } else {
+      killAllNow();
+      process.exit(130);
+    }
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return {
+    abort,
+    dispose: () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
+}
+
+async function runRealModel(flags: RunFlags, gate: GateDecision, driver: AgentDriver, scenarios: LoadedScenario[], log: (s: string) => void): Promise<void> {
+  const withPrompts = scenarios.filter((s) => s.scenario.real_model);
+  if (!withPrompts.length) throw new InputError('--agent-turn: none of the selected scenarios has a real_model block (see `memeval list`)');
+  if (gate.layer !== 'real-model' || !gate.allowed) throw new Error('unreachable: the gate was checked');
+  if (!gate.scripted && !flags.model) throw new InputError('--model: required for a real model (or use --model scripted)');
+  const names = targetNames(flags.target?.length ? flags.target : [DEFAULT_TARGET]);
+  if (flags.install) {
+    await installTargets(names.map((n) => loadTarget(n).decl), log);
+    await installAgents([driver], log);
+  }
+  const targets = resolveTargets(names);
+  const bin = resolveAgentBin(driver);
+  if (!bin) throw new InputError(`--agent: ${driver.name} (${driver.npm}@${driver.version}) is not installed; run \`memeval agents install ${driver.name}\` (or add --install)`);
+  const { abort, dispose } = interruptHandler(log);
+  log(
+    chalk.dim(
+      `memeval: real-model layer, ${driver.name} ${bin.version} with ${gate.scripted ? `memeval's scripted model (policy ${flags.policy})` : `model ${flags.model}`}, ` +
+        `${withPrompts.length} scenario(s) × ${targets.map((t) => t.decl.name).join(', ')} × ${flags.repeat}, ${flags.workers} worker(s)`,
+    ),
+  );
+  const { report, reportPath } = await runAgents({
+    gate,
+    scenarios: withPrompts,
+    targets,
+    driver,
+    agentBin: bin.file,
+    agentVersion: bin.version,
+    model: flags.model ?? SCRIPTED_MODEL,
+    baseUrl: flags.baseUrl,
+    policy: flags.policy,
+    repeat: flags.repeat,
+    maxTurns: flags.maxTurns,
+    promptTimeoutMs: flags.promptTimeout,
+    workers: flags.workers,
+    keep: Boolean(flags.keep),
+    outDir: resolve(flags.out),
+    signal: abort.signal,
+    onResult: (r) => log(formatPhase(r)),
+  });
+  dispose();
+  if (flags.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+  else {
+    if (flags.repeat > 1) log('\n' + formatRepeats(report.repeats) + '\n');
+    for (const w of report.warnings) log(chalk.yellow(`warning: ${w}`));
+    log(formatClosing(report, reportPath));
+  }
+  if (report.status === 'interrupted') process.exit(130);
+  process.exitCode = report.summary.exit_code === 0 ? EXIT.ok : EXIT.failed;
 }

@@ -25,7 +25,17 @@ export type PolicyDecision = { kind: 'tool_call'; tool: string; args: Record<str
  * answer that depends on a recall carries what the recall returned.
  */
 export function decide(script: Script, results: SeenResult[]): PolicyDecision {
+  return walk(script, results).decision;
+}
+
+/** The memories (by ref) the script has named once these results are in: carried to the next session. */
+export function handlesAfter(script: Script, results: SeenResult[]): Map<string, MemoryHandle> {
+  return walk(script, results).handles;
+}
+
+function walk(script: Script, results: SeenResult[]): { decision: PolicyDecision; handles: Map<string, MemoryHandle> } {
   const handles = new Map([...script.handles].map(([k, h]) => [k, { ...h }]));
+  const call = (tool: string, args: Record<string, unknown>) => ({ decision: { kind: 'tool_call' as const, tool, args }, handles });
   let k = 0;
   const lookup = (name: string, field?: string) => {
     const h = handles.get(name);
@@ -34,21 +44,21 @@ export function decide(script: Script, results: SeenResult[]): PolicyDecision {
   for (const step of script.steps) {
     if (step.op === 'restart') continue; // sessions are split at restarts before we get here
     if (step.op === 'tool') {
-      if (k >= results.length) return { kind: 'tool_call', tool: step.tool, args: resolveRefs(step.args, lookup) as Record<string, unknown> };
+      if (k >= results.length) return call(step.tool, resolveRefs(step.args, lookup) as Record<string, unknown>);
       k++;
       continue;
     }
     const { op, vars, handle } = stepCall(script.decl, step, handles);
     let id: string | undefined;
-    for (const call of expandOp(script.decl, op, vars)) {
-      if (k >= results.length) return { kind: 'tool_call', tool: call.tool, args: call.args };
-      id = captureId(call.capture_id, results[k].text) ?? id;
+    for (const c of expandOp(script.decl, op, vars)) {
+      if (k >= results.length) return call(c.tool, c.args);
+      id = captureId(c.capture_id, results[k].text) ?? id;
       k++;
     }
     afterStep(step, handle, id, handles);
   }
   const last = results[results.length - 1];
-  return { kind: 'text', text: last ? `Done. ${last.text.slice(0, 600)}` : 'Done.' };
+  return { decision: { kind: 'text', text: last ? `Done. ${last.text.slice(0, 600)}` : 'Done.' }, handles };
 }
 
 /** Split steps into agent sessions at each `restart`. */

@@ -5,7 +5,8 @@ import { runJudges } from '../judge/judges.js';
 import type { Judgment } from '../judge/judgment.js';
 import { failsRun, phaseVerdict, type Verdict } from '../judge/verdict.js';
 import { resolveRefs } from '../scenario/refs.js';
-import { assertionApplies, type DeterministicPhase, type Scenario, type Step } from '../scenario/schema.js';
+import { assertionApplies, type DeterministicPhase, type Phase, type Scenario, type Step } from '../scenario/schema.js';
+import type { TokenUsage } from '../agent/types.js';
 import { buildEvidence, type Evidence } from '../target/evidence.js';
 import type { CallRecord } from '../target/recorder.js';
 import type { ResolvedBin } from '../target/resolve-bin.js';
@@ -15,10 +16,40 @@ import { fillString } from '../util/template.js';
 import { guardEnv, refusalWarnings } from '../fixture/netguard.js';
 import { afterStep, handleFor, missingOps, opsNeeded, runOp, stepCall, type MemoryHandle, type StepRecord } from './ops.js';
 
+/** What a real-model cell adds: the agent, its turns and their token usage. */
+export interface AgentRunInfo {
+  agent: string;
+  agent_version: string;
+  model: string;
+  /** true when memeval's scripted model stood in for the model */
+  scripted: boolean;
+  policy: 'well-behaved' | 'violation' | null;
+  repeat: number;
+  memory_off: Record<string, string>;
+  turns: TurnRecord[];
+  usage: TokenUsage;
+}
+
+export interface TurnRecord {
+  session: number;
+  prompt: number;
+  exit_code: number | null;
+  ms: number;
+  /** spawn to the first model request (scripted model only) */
+  startup_ms?: number;
+  model_requests?: number;
+  final_text: string;
+  tool_calls: { tool: string; ok: boolean; logged: boolean }[];
+  usage: TokenUsage;
+  stdout_file: string;
+  stderr_file: string;
+  invalid: string[];
+}
+
 export interface PhaseResult {
   scenario: string;
   target: string;
-  phase: DeterministicPhase;
+  phase: Phase;
   verdict: Verdict;
   reason: string;
   fails_run: boolean;
@@ -31,6 +62,7 @@ export interface PhaseResult {
   stderr_tail?: string;
   warnings: string[];
   duration_ms: number;
+  agent?: AgentRunInfo;
 }
 
 export interface PhaseOptions {

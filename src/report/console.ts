@@ -2,6 +2,7 @@ import chalk from 'chalk';
 import type { Verdict } from '../judge/verdict.js';
 import type { PhaseResult } from '../replay/phase.js';
 import type { Report } from './report.js';
+import type { RepeatStats } from '../agent/repeats.js';
 
 const COLOR: Record<Verdict, (s: string) => string> = {
   pass: chalk.green,
@@ -27,6 +28,10 @@ export function formatPhase(r: PhaseResult): string {
   const lines = [
     `${mark} ${COLOR[r.verdict](r.verdict.padEnd(11))} ${r.scenario} ${chalk.dim(`[${r.target}]`)} ${r.phase}${claim} ${chalk.dim(`${r.duration_ms} ms`)}`,
   ];
+  if (r.agent) {
+    const u = r.agent.usage;
+    lines[0] += chalk.dim(` ${r.agent.agent}${r.agent.scripted ? ` scripted/${r.agent.policy}` : ` ${r.agent.model}`} #${r.agent.repeat}, ${r.agent.turns.length} turn(s), tokens in ${u.input} out ${u.output}${u.cost_usd ? `, $${u.cost_usd}` : ''}`);
+  }
   if (r.verdict === 'error' || r.verdict === 'unsupported' || r.verdict === 'invalid' || r.verdict === 'undetected')
     lines.push(`    ${chalk.dim(r.reason)}`);
   for (const a of r.assertions) {
@@ -37,6 +42,16 @@ export function formatPhase(r: PhaseResult): string {
   }
   if (r.stderr_tail && r.verdict === 'error') lines.push(chalk.dim(r.stderr_tail.trim().split('\n').slice(-5).map((l) => `    | ${l}`).join('\n')));
   if (r.fixture !== 'removed' && r.fixture !== 'not created') lines.push(chalk.dim(`    fixture kept: ${r.fixture}`));
+  return lines.join('\n');
+}
+
+export function formatRepeats(stats: RepeatStats[]): string {
+  const w = Math.max(8, ...stats.map((s) => `${s.scenario} [${s.target}]`.length));
+  const lines = [chalk.bold(`${'scenario'.padEnd(w)}  runs  pass rate  pass^N  95% Wilson`)];
+  for (const s of stats)
+    lines.push(
+      `${`${s.scenario} [${s.target}]`.padEnd(w)}  ${String(s.runs).padStart(4)}  ${(s.pass_rate * 100).toFixed(0).padStart(8)}%  ${(s.pass_all ? 'yes' : 'no').padStart(6)}  [${s.wilson95[0].toFixed(2)}, ${s.wilson95[1].toFixed(2)}]`,
+    );
   return lines.join('\n');
 }
 

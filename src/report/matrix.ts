@@ -4,7 +4,7 @@ import type { PhaseResult } from '../replay/phase.js';
 
 export interface Matrix {
   targets: string[];
-  rows: { scenario: string; cells: Record<string, { 'well-behaved'?: Verdict; violation?: Verdict; fails_run: boolean }> }[];
+  rows: { scenario: string; cells: Record<string, { 'well-behaved'?: Verdict; violation?: Verdict; 'real-model'?: Verdict; fails_run: boolean }> }[];
   totals: Record<string, { passed: number; failed: number; by_verdict: Partial<Record<Verdict, number>> }>;
 }
 

@@ -1,13 +1,25 @@
 import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { CallRecorder } from './recorder.js';
 
 export interface ProxyOptions {
   log: string;
-  session: number;
+  /** a number, or "auto": one more than the last proxy that logged to this file */
+  session: number | 'auto';
   command: string;
   args: string[];
+  /** the server's working directory (default: the proxy's) */
+  cwd?: string;
+}
+
+/** Agents start the server themselves, once per invocation: number those sessions in order. */
+function nextSession(log: string): number {
+  const counter = `${log}.sessions`;
+  const n = (existsSync(counter) ? Number(readFileSync(counter, 'utf8')) || 0 : 0) + 1;
+  writeFileSync(counter, String(n));
+  return n;
 }
 
 /**
@@ -16,8 +28,8 @@ export interface ProxyOptions {
  * deterministic layer uses. Resolves with the server's exit code.
  */
 export function runProxy(o: ProxyOptions): Promise<number> {
-  const recorder = new CallRecorder(o.log, o.session, 'agent');
-  const child = spawn(o.command, o.args, { stdio: ['pipe', 'pipe', 'inherit'], env: process.env });
+  const recorder = new CallRecorder(o.log, o.session === 'auto' ? nextSession(o.log) : o.session, 'agent');
+  const child = spawn(o.command, o.args, { stdio: ['pipe', 'pipe', 'inherit'], env: process.env, cwd: o.cwd });
   const fromClient = new ReadBuffer();
   const fromServer = new ReadBuffer();
   const drain = (buf: ReadBuffer, onMsg: (m: JSONRPCMessage) => void) => {

@@ -1,0 +1,69 @@
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { killTree, track, untrack } from '../fixture/processes.js';
+import type { Invocation } from './types.js';
+
+export interface InvokeResult {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+  startedAt: number;
+  timedOut: boolean;
+}
+
+/**
+ * Run one agent prompt: stdin closed (several agents read piped stdin into the prompt), its
+ * own process group, and on timeout SIGINT, then SIGTERM, then SIGKILL to the whole group.
+ */
+export async function invokeAgent(
+  bin: string,
+  inv: Invocation,
+  o: { timeoutMs: number; stdoutFile: string; stderrFile: string; signal?: AbortSignal },
+): Promise<InvokeResult> {
+  const isJs = /\.(c|m)?js$/.test(bin);
+  const startedAt = Date.now();
+  const t0 = performance.now();
+  const child = spawn(isJs ? process.execPath : bin, isJs ? [bin, ...inv.args] : inv.args, {
+    cwd: inv.cwd,
+    env: inv.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  track(child);
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  child.stdout!.on('data', (c: Buffer) => out.push(c));
+  child.stderr!.on('data', (c: Buffer) => err.push(c));
+  let exit: { code: number | null; signal: NodeJS.Signals | null } = { code: null, signal: null };
+  const exited = new Promise<void>((resolve) => {
+    child.once('error', (e) => {
+      err.push(Buffer.from(`memeval: cannot start ${bin}: ${e.message}\n`));
+      resolve();
+    });
+    child.once('close', (code, signal) => {
+      exit = { code, signal };
+      resolve();
+    });
+  });
+  let timedOut = false;
+  const stop = async () => {
+    await killTree(child, exited, 3000, ['SIGINT']);
+  };
+  const timer = setTimeout(() => {
+    timedOut = true;
+    void stop();
+  }, o.timeoutMs);
+  const onAbort = () => void stop();
+  o.signal?.addEventListener('abort', onAbort, { once: true });
+  await exited;
+  clearTimeout(timer);
+  o.signal?.removeEventListener('abort', onAbort);
+  untrack(child);
+  const stdout = Buffer.concat(out).toString('utf8');
+  const stderr = Buffer.concat(err).toString('utf8');
+  writeFileSync(o.stdoutFile, stdout);
+  writeFileSync(o.stderrFile, stderr);
+  return { exitCode: exit.code, signal: exit.signal, stdout, stderr, ms: Math.round(performance.now() - t0), startedAt, timedOut };
+}

@@ -1,0 +1,31 @@
+import { packageInstallDir } from '../target/cache.js';
+import { installPackage, type InstallResult } from '../target/install.js';
+import { resolveBin, type ResolvedBin } from '../target/resolve-bin.js';
+import { InputError, nearest } from '../util/errors.js';
+import { claudeCode } from './drivers/claude-code.js';
+import { codex } from './drivers/codex.js';
+import type { AgentDriver } from './types.js';
+
+export const DRIVERS: AgentDriver[] = [claudeCode, codex];
+
+export function getDriver(name: string): AgentDriver {
+  const d = DRIVERS.find((x) => x.name === name);
+  if (!d) {
+    const guess = nearest(name, DRIVERS.map((x) => x.name));
+    throw new InputError(`--agent: unknown agent "${name}"${guess ? ` (did you mean "${guess}"?)` : ''}; known: ${DRIVERS.map((x) => x.name).join(', ')}`);
+  }
+  return d;
+}
+
+export function agentPrefix(d: AgentDriver): string {
+  return packageInstallDir('agents', d.name, d.version);
+}
+
+export function resolveAgentBin(d: AgentDriver): ResolvedBin | undefined {
+  return resolveBin(agentPrefix(d), d.npm, d.bin);
+}
+
+export function installAgent(d: AgentDriver, log: (s: string) => void): Promise<InstallResult> {
+  // agents ship their native binaries as optional dependencies: never omit them
+  return installPackage({ label: d.name, npm: d.npm, version: d.version, bin: d.bin, extra: [], overrides: {}, omitOptional: false, dir: agentPrefix(d) }, log);
+}

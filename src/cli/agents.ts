@@ -1,0 +1,43 @@
+import type { Command } from 'commander';
+import chalk from 'chalk';
+import { DRIVERS, getDriver, installAgent, resolveAgentBin } from '../agent/registry.js';
+import { InstallError } from '../target/install.js';
+import { cacheDir } from '../target/cache.js';
+import type { AgentDriver } from '../agent/types.js';
+
+export async function installAgents(drivers: AgentDriver[], log: (s: string) => void): Promise<void> {
+  const failures: string[] = [];
+  for (const d of drivers) {
+    try {
+      const r = await installAgent(d, log);
+      log(r.status === 'installed' ? `${chalk.green('installed')} ${d.name} in ${(r.ms / 1000).toFixed(1)} s → ${r.dir}` : `${chalk.dim('already')}   ${d.name} (cached)`);
+    } catch (e) {
+      if (!(e instanceof InstallError)) throw e;
+      failures.push(e.message);
+    }
+  }
+  if (failures.length) throw new InstallError(failures.join('\n\n'));
+}
+
+export function registerAgents(program: Command): void {
+  const agents = program.command('agents').description('list and install the coding-agent CLIs the real-model layer drives');
+  agents
+    .command('list')
+    .description('each agent: package and pinned version, installed or not')
+    .action(() => {
+      const w = Math.max(...DRIVERS.map((d) => d.name.length));
+      for (const d of DRIVERS) {
+        const inst = resolveAgentBin(d) ? chalk.green('installed    ') : chalk.yellow('not installed');
+        process.stdout.write(`${d.name.padEnd(w)}  ${inst}  ${d.npm}@${d.version}\n`);
+      }
+      process.stdout.write(chalk.dim(`cache: ${cacheDir()}\n`));
+    });
+  agents
+    .command('install')
+    .description('install pinned agent CLIs with npm into the per-user cache (idempotent)')
+    .argument('<names...>', 'agent names, or "all"')
+    .action(async (names: string[]) => {
+      const drivers = names.includes('all') ? DRIVERS : names.map(getDriver);
+      await installAgents(drivers, (s) => process.stdout.write(s + '\n'));
+    });
+}
