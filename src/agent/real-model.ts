@@ -202,6 +202,8 @@ export async function runAgentCell(o: AgentCellOptions): Promise<PhaseResult> {
           stderr_file: join('transcripts', `${stem}.stderr`),
           invalid,
         });
+        // an agent prices tokens by its model name; for the scripted model that price is fiction
+        if (scripted) parsed.usage.cost_usd = 0;
         agent.usage = addUsage(agent.usage, parsed.usage);
       }
       // memories named in this session carry over to the next (ids come from the logged results)

@@ -103,12 +103,10 @@ export function registerRun(program: Command): void {
       const log = (s: string) => (flags.json ? process.stderr : process.stdout).write(s + '\n');
       const gate = costGate(flags);
       if (gate.layer === 'real-model') {
-        if (flags.agent === undefined) throw new InputError('--agent: required for the real-model layer; one of ' + AGENT_NAMES.join(', '));
-        const driver = getDriver(flags.agent);
         if (!gate.allowed) {
           // stop before anything model-shaped (or anything at all) is spawned
           const { report, reportPath } = writeBlockedReport(resolve(flags.out), gate.reason, scenarios.map((s) => s.scenario.id), {
-            agent: driver.name,
+            agent: flags.agent ?? null,
             model: flags.model ?? null,
             agent_turn: Boolean(flags.agentTurn),
             i_understand_model_cost: Boolean(flags.iUnderstandModelCost),
@@ -117,7 +115,8 @@ export function registerRun(program: Command): void {
           process.stderr.write(chalk.yellow(`blocked: ${gate.reason}\n`) + chalk.dim(`report: ${reportPath}\n`));
           process.exit(EXIT.blocked);
         }
-        return runRealModel(flags, gate, driver, scenarios, log);
+        if (flags.agent === undefined) throw new InputError('--agent: required for the real-model layer; one of ' + AGENT_NAMES.join(', '));
+        return runRealModel(flags, gate, getDriver(flags.agent), scenarios, log);
       }
       const names = targetNames(flags.target?.length ? flags.target : [DEFAULT_TARGET]);
       if (flags.install) await installTargets(names.map((n) => loadTarget(n).decl), log);

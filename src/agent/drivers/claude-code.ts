@@ -46,6 +46,8 @@ export const claudeCode: AgentDriver = {
       ...(ctx.baseUrl ? { ANTHROPIC_BASE_URL: ctx.baseUrl } : {}),
       ...(ctx.scripted ? { ANTHROPIC_API_KEY: 'sk-ant-scripted', CLAUDE_CODE_MAX_RETRIES: '0' } : {}),
       IS_SANDBOX: '1',
+      // wait for the memory server before the first model turn, or a slow start leaves it "pending"
+      MCP_CONNECTION_NONBLOCKING: '0',
       ...MEMORY_OFF,
       // without it Claude Code also talks to its vendor's hosts directly
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
