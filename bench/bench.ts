@@ -3,7 +3,11 @@
  * and a bare baseline that makes the same MCP calls with the SDK and no harness.
  * Prints the memeval/bare ratio and the 2-worker speed-up, measured side by side.
  *
- *   npm run bench [-- --repeat N]
+ *   npm run bench [-- --repeat N] [--targets] [--install-times] [--agents]
+ *
+ * --targets        per installed target: server start to ready, median/p95 per tool call, phase wall time
+ * --install-times  per target: a fresh install into a throwaway cache (slow: native builds)
+ * --agents         per installed agent: per-scenario wall time on the scripted model, and its start-up share
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,12 +15,18 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { loadScenarios, scenarioFiles } from '../src/scenario/loader.js';
-import { loadTarget, DEFAULT_TARGET } from '../src/target/loader.js';
+import { loadAllTargets, loadTarget, DEFAULT_TARGET } from '../src/target/loader.js';
+import { installTarget } from '../src/target/install-target.js';
+import { isInstalled } from '../src/target/resolve-bin.js';
+import { DRIVERS, resolveAgentBin } from '../src/agent/registry.js';
+import { runAgents } from '../src/agent/run-agents.js';
+import { costGate, SCRIPTED_MODEL } from '../src/agent/cost-gate.js';
 import { resolveTargetBin } from '../src/target/resolve-bin.js';
 import { runDeterministic } from '../src/replay/run.js';
 import { BUILTIN_SCENARIOS } from '../src/util/paths.js';
 
-const repeat = Number(process.argv[process.argv.indexOf('--repeat') + 1]) || 3;
+const argv = process.argv.slice(2);
+const repeat = Number(argv[argv.indexOf('--repeat') + 1]) || 3;
 const scenarios = loadScenarios(scenarioFiles(BUILTIN_SCENARIOS));
 const target = loadTarget(DEFAULT_TARGET);
 const bin = resolveTargetBin(target.decl);
@@ -86,3 +96,82 @@ console.log(`\n${scenarios.length} scenarios, ${warm.report.results.length} phas
 console.log(`bare SDK script       ${b.toFixed(0)} ms`);
 console.log(`memeval, 1 worker     ${m1.toFixed(0)} ms   overhead ${(m1 / b).toFixed(2)}x bare (aim <= 1.25x)`);
 console.log(`memeval, 2 workers    ${m2.toFixed(0)} ms   speed-up ${(m1 / m2).toFixed(2)}x (aim >= 1.6x)`);
+
+const pct = (xs: number[], p: number) => {
+  if (!xs.length) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
+};
+const f0 = (x: number) => (Number.isNaN(x) ? '-' : x.toFixed(0));
+
+if (argv.includes('--install-times')) {
+  console.log('\nfresh install per target into a throwaway cache (npm cache as it is):');
+  for (const { decl } of loadAllTargets()) {
+    if (decl.package?.source !== 'cache') continue;
+    const cache = mkdtempSync(join(tmpdir(), 'memeval-bench-cache-'));
+    process.env.MEMEVAL_CACHE_DIR = cache;
+    const t0 = performance.now();
+    await installTarget(decl, () => {});
+    console.log(`  ${decl.name.padEnd(20)} ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    rmSync(cache, { recursive: true, force: true });
+  }
+  delete process.env.MEMEVAL_CACHE_DIR;
+}
+
+if (argv.includes('--targets')) {
+  console.log('\nper target, built-in suite with 2 workers (ms):');
+  console.log(`  ${'target'.padEnd(20)} ${'start→ready med'.padStart(16)} ${'call med'.padStart(9)} ${'call p95'.padStart(9)} ${'phase med'.padStart(10)} ${'phase p95'.padStart(10)} ${'suite'.padStart(8)}`);
+  for (const t of loadAllTargets()) {
+    if (!isInstalled(t.decl)) {
+      console.log(`  ${t.decl.name.padEnd(20)} not installed (memeval targets install ${t.decl.name})`);
+      continue;
+    }
+    const out = mkdtempSync(join(tmpdir(), 'memeval-bench-'));
+    const t0 = performance.now();
+    const { report } = await runDeterministic({ scenarios, targets: [{ ...t, bin: resolveTargetBin(t.decl) }], workers: 2, keep: false, outDir: out });
+    const suite = performance.now() - t0;
+    const runDir = join(out, report.run_id);
+    const starts = report.results.flatMap((r) => r.server_start_ms ?? []);
+    const calls = readFileSync(join(runDir, 'calls.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).ms as number);
+    const phases = report.results.map((r) => r.duration_ms);
+    console.log(
+      `  ${t.decl.name.padEnd(20)} ${f0(pct(starts, 50)).padStart(16)} ${f0(pct(calls, 50)).padStart(9)} ${f0(pct(calls, 95)).padStart(9)} ${f0(pct(phases, 50)).padStart(10)} ${f0(pct(phases, 95)).padStart(10)} ${f0(suite).padStart(8)}`,
+    );
+    rmSync(out, { recursive: true, force: true });
+  }
+}
+
+if (argv.includes('--agents')) {
+  console.log('\nper agent on the scripted model against server-memory, well-behaved policy (ms):');
+  const withPrompts = scenarios.filter((s) => s.scenario.real_model);
+  for (const driver of DRIVERS) {
+    const bin = resolveAgentBin(driver);
+    if (!bin) {
+      console.log(`  ${driver.name}: not installed (memeval agents install ${driver.name})`);
+      continue;
+    }
+    const out = mkdtempSync(join(tmpdir(), 'memeval-bench-'));
+    const { report } = await runAgents({
+      gate: costGate({ agent: driver.name, model: SCRIPTED_MODEL }),
+      scenarios: withPrompts,
+      targets: [runTarget],
+      driver,
+      agentBin: bin.file,
+      agentVersion: bin.version,
+      model: SCRIPTED_MODEL,
+      policy: 'well-behaved',
+      repeat: 1,
+      promptTimeoutMs: 300000,
+      workers: 1,
+      keep: false,
+      outDir: out,
+    });
+    for (const r of report.results) {
+      const turns = r.agent?.turns ?? [];
+      const startup = turns.reduce((a, t) => a + (t.startup_ms ?? 0), 0);
+      const wall = turns.reduce((a, t) => a + t.ms, 0);
+      console.log(`  ${driver.name.padEnd(12)} ${r.scenario.padEnd(34)} ${r.verdict.padEnd(8)} cell ${f0(r.duration_ms).padStart(6)}  agent ${f0(wall).padStart(6)}  start-up ${f0(startup).padStart(6)} (${f0((startup / wall) * 100)}%)`);
+    }
+    rmSync(out, { recursive: true, force: true });
+  }
+}

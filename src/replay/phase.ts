@@ -62,6 +62,8 @@ export interface PhaseResult {
   stderr_tail?: string;
   warnings: string[];
   duration_ms: number;
+  /** spawn to MCP initialize done, per server session of this phase */
+  server_start_ms?: number[];
   agent?: AgentRunInfo;
 }
 
@@ -89,9 +91,11 @@ export async function runPhase(o: PhaseOptions): Promise<PhaseResult> {
   const defence = phase === 'violation' ? violation?.defence : undefined;
   const claimed = defence !== undefined && decl.claims.includes(defence);
   const base = { scenario: scenario.id, target: decl.name, phase, defence, claimed, cell_dir: o.cellDir, warnings: [] as string[] };
+  const startMs: number[] = [];
   const finish = (r: Omit<PhaseResult, keyof typeof base | 'duration_ms' | 'fails_run'>): PhaseResult => ({
     ...base,
     ...r,
+    server_start_ms: startMs.length ? startMs : undefined,
     warnings: refusalWarnings(join(o.cellDir, 'network.jsonl')),
     fails_run: failsRun(r.verdict, claimed),
     duration_ms: Math.round(performance.now() - t0),
@@ -124,6 +128,7 @@ export async function runPhase(o: PhaseOptions): Promise<PhaseResult> {
       stderrFile: join(o.cellDir, `stderr.${sessionNo}.log`),
       env: serverEnv,
     });
+    startMs.push(Math.round(session.startMs));
   };
   const stopSession = async () => {
     if (!session) return;
