@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createFixture, gitInit, removeFixture, writeSetupFiles, type Fixture } from '../fixture/fixture.js';
+import { createFixture, disposeFixture, gitInit, writeSetupFiles } from '../fixture/fixture.js';
 import { guardEnv, refusalWarnings } from '../fixture/netguard.js';
 import { runJudges } from '../judge/judges.js';
 import { failsRun, phaseVerdict, type Verdict } from '../judge/verdict.js';
@@ -213,7 +213,7 @@ export async function runAgentCell(o: AgentCellOptions): Promise<PhaseResult> {
     await server?.stop();
 
     const invalid = agent.turns.flatMap((t) => t.invalid.map((i) => `session ${t.session} prompt ${t.prompt}: ${i}`));
-    if (invalid.length) return finish({ verdict: 'invalid', reason: invalid.join('; '), steps: setupRecords, fixture: await dispose(fixture, o.keep) });
+    if (invalid.length) return finish({ verdict: 'invalid', reason: invalid.join('; '), steps: setupRecords, fixture: await disposeFixture(fixture, o.keep) });
 
     evidence = buildEvidence(decl, fillString(decl.store.path, fixture.vars), o.cellDir, readCalls(callsLog));
     let probe: TargetSession | undefined;
@@ -227,7 +227,7 @@ export async function runAgentCell(o: AgentCellOptions): Promise<PhaseResult> {
       },
     }).finally(() => probe?.close());
     const v = phaseVerdict({ phase: judgedAs, expectation: violation?.expectation, refusedSteps: 0, judgments });
-    return finish({ ...v, steps: setupRecords, assertions: judgments, fixture: await dispose(fixture, o.keep) });
+    return finish({ ...v, steps: setupRecords, assertions: judgments, fixture: await disposeFixture(fixture, o.keep) });
   } catch (e) {
     await server?.stop().catch(() => {});
     const interrupted = e instanceof Interrupted || Boolean(o.signal?.aborted);
@@ -235,7 +235,7 @@ export async function runAgentCell(o: AgentCellOptions): Promise<PhaseResult> {
       verdict: interrupted ? 'skipped' : 'error',
       reason: interrupted ? 'run interrupted' : (e as Error).message,
       steps: setupRecords,
-      fixture: await dispose(fixture, o.keep),
+      fixture: await disposeFixture(fixture, o.keep),
       stderr_tail: e instanceof TargetError ? e.stderrTail : undefined,
     });
   } finally {
@@ -245,8 +245,3 @@ export async function runAgentCell(o: AgentCellOptions): Promise<PhaseResult> {
 
 class Interrupted extends Error {}
 
-async function dispose(f: Fixture, keep: boolean): Promise<string> {
-  if (keep) return f.root;
-  await removeFixture(f);
-  return 'removed';
-}

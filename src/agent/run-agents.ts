@@ -7,28 +7,16 @@ import { buildMatrix } from '../report/matrix.js';
 import { writeJsonAtomic } from '../report/write.js';
 import { MEMEVAL_VERSION } from '../util/paths.js';
 import { mapPool } from '../util/pool.js';
-import { assertAllowed, type GateDecision } from './cost-gate.js';
-import { runAgentCell } from './real-model.js';
+import { assertAllowed } from './cost-gate.js';
+import { runAgentCell, type AgentCellOptions } from './real-model.js';
 import { repeatStats, type RepeatStats } from './repeats.js';
-import type { AgentDriver } from './types.js';
 
-export interface AgentRunOptions {
-  gate: GateDecision;
+export interface AgentRunOptions extends Omit<AgentCellOptions, 's' | 't' | 'repeat' | 'cellDir'> {
   scenarios: LoadedScenario[];
   targets: RunTarget[];
-  driver: AgentDriver;
-  agentBin: string;
-  agentVersion: string;
-  model: string;
-  baseUrl?: string;
-  policy: 'well-behaved' | 'violation';
   repeat: number;
-  maxTurns?: number;
-  promptTimeoutMs: number;
   workers: number;
-  keep: boolean;
   outDir: string;
-  signal?: AbortSignal;
   onResult?: (r: PhaseResult) => void;
   options?: Record<string, unknown>;
 }

@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createFixture, gitInit, removeFixture, writeSetupFiles, type Fixture } from '../fixture/fixture.js';
+import { createFixture, disposeFixture, gitInit, writeSetupFiles } from '../fixture/fixture.js';
 import { runJudges } from '../judge/judges.js';
 import type { Judgment } from '../judge/judgment.js';
 import { failsRun, phaseVerdict, type Verdict } from '../judge/verdict.js';
@@ -215,11 +215,6 @@ export async function runPhase(o: PhaseOptions): Promise<PhaseResult> {
 
 class SetupError extends Error {}
 
-async function disposeFixture(f: Fixture, keep: boolean): Promise<string> {
-  if (keep) return f.root;
-  await removeFixture(f);
-  return 'removed';
-}
 
 function round(ms: number): number {
   return Math.round(ms * 100) / 100;

@@ -87,6 +87,19 @@ export class CallRecorder {
     this.pending.delete(msg.id as string | number);
     const isRpcError = 'error' in msg;
     const result = isRpcError ? undefined : (msg as { result?: unknown }).result;
+    const text = isRpcError ? String((msg as { error: { message?: string } }).error?.message ?? 'error') : resultText(result);
+    this.finishCall(p, text, isRpcError || Boolean((result as { isError?: boolean })?.isError));
+  }
+
+  /** Calls still waiting when the connection died are logged as errors, so nothing vanishes. */
+  flushPending(reason: string): void {
+    for (const [id, p] of this.pending) {
+      this.pending.delete(id);
+      this.finishCall(p, reason, true);
+    }
+  }
+
+  private finishCall(p: Pending, text: string, isError: boolean): void {
     this.write({
       seq: ++this.seq,
       session: this.session,
@@ -94,30 +107,11 @@ export class CallRecorder {
       op: p.op,
       tool: p.tool,
       arguments: p.args,
-      result_text: isRpcError ? String((msg as { error: { message?: string } }).error?.message ?? 'error') : resultText(result),
-      is_error: isRpcError || Boolean((result as { isError?: boolean })?.isError),
+      result_text: text,
+      is_error: isError,
       ms: Math.round((performance.now() - p.started) * 100) / 100,
       ts: p.ts,
     });
-  }
-
-  /** Calls still waiting when the connection died are logged as errors, so nothing vanishes. */
-  flushPending(reason: string): void {
-    for (const [id, p] of this.pending) {
-      this.pending.delete(id);
-      this.write({
-        seq: ++this.seq,
-        session: this.session,
-        stage: p.stage,
-        op: p.op,
-        tool: p.tool,
-        arguments: p.args,
-        result_text: reason,
-        is_error: true,
-        ms: Math.round((performance.now() - p.started) * 100) / 100,
-        ts: p.ts,
-      });
-    }
   }
 
   private write(rec: CallRecord): void {
