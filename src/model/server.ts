@@ -5,9 +5,11 @@ import type { AddressInfo } from 'node:net';
 import { decide, offeredName, type Script } from './policy.js';
 import type { Decision, WireAdapter } from './wire/contract.js';
 import { anthropicMessages } from './wire/anthropic-messages.js';
+import { gemini } from './wire/gemini.js';
+import { openaiChat } from './wire/openai-chat.js';
 import { openaiResponses } from './wire/openai-responses.js';
 
-export const ALL_ADAPTERS: WireAdapter[] = [anthropicMessages, openaiResponses];
+export const ALL_ADAPTERS: WireAdapter[] = [anthropicMessages, openaiResponses, openaiChat, gemini];
 
 export interface ModelRequestLog {
   ts: string;
