@@ -14,8 +14,9 @@ export interface InvokeResult {
 }
 
 /**
- * Run one agent prompt: stdin closed (several agents read piped stdin into the prompt), its
- * own process group, and on timeout SIGINT, then SIGTERM, then SIGKILL to the whole group.
+ * Run one agent prompt: stdin closed unless the invocation carries input (several agents read
+ * piped stdin into the prompt), its own process group, and on timeout SIGINT, then SIGTERM,
+ * then SIGKILL to the whole group.
  */
 export async function invokeAgent(
   bin: string,
@@ -28,10 +29,15 @@ export async function invokeAgent(
   const child = spawn(isJs ? process.execPath : bin, isJs ? [bin, ...inv.args] : inv.args, {
     cwd: inv.cwd,
     env: inv.env,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [inv.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     detached: true,
   });
   track(child);
+  if (inv.stdin !== undefined) {
+    // an agent that exits before reading it must not crash memeval with EPIPE
+    child.stdin!.on('error', () => {});
+    child.stdin!.end(inv.stdin);
+  }
   const out: Buffer[] = [];
   const err: Buffer[] = [];
   child.stdout!.on('data', (c: Buffer) => out.push(c));

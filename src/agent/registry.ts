@@ -4,9 +4,12 @@ import { resolveBin, type ResolvedBin } from '../target/resolve-bin.js';
 import { InputError, nearest } from '../util/errors.js';
 import { claudeCode } from './drivers/claude-code.js';
 import { codex } from './drivers/codex.js';
+import { gemini } from './drivers/gemini.js';
+import { opencode } from './drivers/opencode.js';
+import { qwen } from './drivers/qwen.js';
 import type { AgentDriver } from './types.js';
 
-export const DRIVERS: AgentDriver[] = [claudeCode, codex];
+export const DRIVERS: AgentDriver[] = [claudeCode, codex, gemini, opencode, qwen];
 
 export function getDriver(name: string): AgentDriver {
   const d = DRIVERS.find((x) => x.name === name);

@@ -61,6 +61,8 @@ export interface Invocation {
   args: string[];
   env: Record<string, string>;
   cwd: string;
+  /** written to the agent's stdin, which is then closed; absent = no stdin at all */
+  stdin?: string;
 }
 
 /** One module per agent: profile install, invocation, and output parsing. */

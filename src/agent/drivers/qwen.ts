@@ -1,0 +1,105 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { agentEnv } from '../env.js';
+import { ZERO_USAGE, type AgentDriver, type TurnParse } from '../types.js';
+import { jsonLines } from './lines.js';
+
+const PREFIX = 'mcp__memory__';
+
+/** Qwen Code, headless (`qwen -p -o stream-json`), over OpenAI Chat Completions. */
+export const qwen: AgentDriver = {
+  name: 'qwen',
+  npm: '@qwen-code/qwen-code',
+  // the newest release whose engines accept Node 20 (0.21 and later need Node 22)
+  version: '0.15.10',
+  bin: 'qwen',
+  keyEnv: ['OPENAI_API_KEY'],
+  // on by default: after each turn an extra model call extracts "memories" into its own files
+  memoryOff: { 'memory.enableManagedAutoMemory': 'false', 'memory.enableManagedAutoDream': 'false' },
+
+  async prepare(ctx) {
+    const home = join(ctx.profileDir, 'qwen-home');
+    await mkdir(home, { recursive: true });
+    const settings = {
+      security: { auth: { selectedType: 'openai' } },
+      // SDK retries on 5xx multiply the 7 outer attempts Qwen makes regardless (minutes per failed turn)
+      model: { name: ctx.model, ...(ctx.scripted ? { generationConfig: { maxRetries: 0 } } : {}) },
+      privacy: { usageStatisticsEnabled: false },
+      telemetry: { enabled: false },
+      general: { disableAutoUpdate: true, disableUpdateNag: true },
+      memory: { enableManagedAutoMemory: false, enableManagedAutoDream: false },
+      // 0.15 defers MCP tools behind tool_search; without it they are all offered up front
+      tools: { exclude: ['tool_search'] },
+      mcpServers: { memory: { command: ctx.mcp.command, args: ctx.mcp.args, env: ctx.mcp.env, trust: true } },
+    };
+    await writeFile(join(home, 'settings.json'), JSON.stringify(settings, null, 2));
+  },
+
+  invoke(ctx, prompt, conversation) {
+    const args = [
+      '-p',
+      prompt,
+      '-o',
+      'stream-json',
+      '--yolo',
+      '--max-session-turns',
+      String(ctx.maxTurns),
+      ...(conversation.first ? ['--session-id', conversation.id] : ['--resume', conversation.id]),
+    ];
+    const env = agentEnv(ctx.fixture, ctx.scripted, this.keyEnv, {
+      QWEN_HOME: join(ctx.profileDir, 'qwen-home'),
+      OPENAI_MODEL: ctx.model,
+      ...(ctx.baseUrl ? { OPENAI_BASE_URL: `${ctx.baseUrl.replace(/\/$/, '')}/v1` } : {}),
+      ...(ctx.scripted ? { OPENAI_API_KEY: 'sk-scripted' } : {}),
+      // the self-relaunch (bigger heap) costs 1.5-2 s per prompt
+      QWEN_CODE_NO_RELAUNCH: 'true',
+      QWEN_CODE_DISABLE_PRECONNECT: '1',
+      QWEN_DISABLE_AUTO_TITLE: '1',
+    });
+    // chats are stored per working directory: resume must run from the same one
+    return { args, env, cwd: ctx.fixture.project };
+  },
+
+  parse(stdout, exitCode, previous) {
+    const out: TurnParse = { finalText: '', usage: { ...ZERO_USAGE }, toolCalls: [], invalid: [] };
+    let result: Record<string, any> | undefined;
+    const pending = new Map<string, string>();
+    for (const ev of jsonLines(stdout)) {
+      if (ev.type === 'system' && ev.subtype === 'init') {
+        const mem = (ev.mcp_servers ?? []).find((s: { name: string }) => s.name === 'memory');
+        if (!mem || mem.status !== 'connected') out.invalid.push(`MCP server "memory" did not load (status ${mem?.status ?? 'absent'})`);
+      }
+      if (ev.type === 'assistant')
+        for (const b of ev.message?.content ?? []) if (b.type === 'tool_use' && String(b.name).startsWith(PREFIX)) pending.set(b.id, String(b.name).slice(PREFIX.length));
+      if (ev.type === 'user')
+        for (const b of ev.message?.content ?? [])
+          if (b.type === 'tool_result' && pending.has(b.tool_use_id)) out.toolCalls.push({ tool: pending.get(b.tool_use_id)!, ok: b.is_error !== true });
+      if (ev.type === 'result') result = ev;
+    }
+    if (!result) {
+      // max session turns ends the process with a message on stderr and no result event
+      out.invalid.push(`no result event (exit ${exitCode}${exitCode === 53 ? ': max session turns hit' : ''})`);
+      return out;
+    }
+    out.conversationId = result.session_id;
+    out.finalText = typeof result.result === 'string' ? result.result : '';
+    // running totals over the whole session, also across --resume: this turn is the difference
+    const u = result.usage ?? {};
+    out.cumulative = { input: u.input_tokens ?? 0, output: u.output_tokens ?? 0, cache_read: u.cache_read_input_tokens ?? 0, cache_write: 0, cost_usd: 0 };
+    const prev = previous?.cumulative ?? ZERO_USAGE;
+    out.usage = {
+      input: out.cumulative.input - prev.input,
+      output: out.cumulative.output - prev.output,
+      cache_read: out.cumulative.cache_read - prev.cache_read,
+      cache_write: 0,
+      cost_usd: 0,
+    };
+    // a failed model call still ends with subtype "success", exit 0, and the error as the answer
+    if (result.is_error || /^\[API Error:/.test(out.finalText)) out.invalid.push(`agent error: ${String(result.result ?? result.subtype).slice(0, 300)}`);
+    if (result.subtype === 'error_max_turns') out.invalid.push('max turns hit');
+    if (Array.isArray(result.permission_denials) && result.permission_denials.length)
+      out.invalid.push(`tool calls denied: ${result.permission_denials.map((d: { tool_name?: string }) => d.tool_name).join(', ')}`);
+    if (exitCode !== 0 && !out.invalid.length) out.invalid.push(`exit ${exitCode}`);
+    return out;
+  },
+};
