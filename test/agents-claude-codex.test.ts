@@ -35,6 +35,10 @@ for (const agent of ['claude-code', 'codex']) {
     const recall = report.results.find((x: { scenario: string }) => x.scenario === 'cross-session-recall');
     assert.equal(recall.agent.turns.length, 2, 'two sessions, two fresh conversations');
     assert.match(recall.agent.turns[1].final_text, /pnpm/, 'the second session answered from memory');
+    const pivot = report.results.find((x: { scenario: string }) => x.scenario === 'preference-pivot-updates');
+    assert.deepEqual(pivot.agent.turns.map((tu: { session: number; prompt: number }) => [tu.session, tu.prompt]), [[1, 1], [1, 2]]);
+    // the second prompt resumed the conversation: the model saw the first prompt's tool results
+    assert.match(pivot.agent.turns[1].final_text, /4 spaces/);
     const calls = readFileSync(join(out, report.run_id, recall.cell_dir, 'calls.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     assert.ok(calls.some((c) => c.session === 2 && c.tool === 'search_nodes' && /pnpm/.test(c.result_text)), 'recall in the new session crossed the proxy');
   });

@@ -23,6 +23,18 @@ export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
   };
 }
 
+/** This turn's usage, from running totals an agent reports per conversation (and the last turn's). */
+export function usageSince(cumulative: TokenUsage, previous?: TurnParse): TokenUsage {
+  const prev = previous?.cumulative ?? ZERO_USAGE;
+  return {
+    input: cumulative.input - prev.input,
+    output: cumulative.output - prev.output,
+    cache_read: cumulative.cache_read - prev.cache_read,
+    cache_write: cumulative.cache_write - prev.cache_write,
+    cost_usd: 0,
+  };
+}
+
 /** How the agent must start the memory server: memeval's recording proxy in front of the target. */
 export interface McpLaunch {
   command: string;

@@ -1,8 +1,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { agentEnv } from '../env.js';
-import { ZERO_USAGE, type AgentContext, type AgentDriver, type TurnParse } from '../types.js';
-import { jsonLines } from './lines.js';
+import type { AgentDriver } from '../types.js';
+import { readStreamJson } from './stream-json.js';
 
 const MEMORY_OFF = { CLAUDE_CODE_DISABLE_AUTO_MEMORY: '1' };
 
@@ -58,28 +58,12 @@ export const claudeCode: AgentDriver = {
   },
 
   parse(stdout, exitCode) {
-    const out: TurnParse = { finalText: '', usage: { ...ZERO_USAGE }, toolCalls: [], invalid: [] };
-    let result: Record<string, any> | undefined;
-    const pending = new Map<string, string>();
-    for (const ev of jsonLines(stdout)) {
-      if (ev.type === 'system' && ev.subtype === 'init') {
-        const mem = (ev.mcp_servers ?? []).find((s: { name: string }) => s.name === 'memory');
-        if (!mem || mem.status !== 'connected') out.invalid.push(`MCP server "memory" did not load (status ${mem?.status ?? 'absent'})`);
-        if (ev.apiKeySource === 'none') out.invalid.push('no API key');
-      }
-      if (ev.type === 'assistant')
-        for (const b of ev.message?.content ?? []) if (b.type === 'tool_use' && String(b.name).startsWith('mcp__memory__')) pending.set(b.id, String(b.name).slice('mcp__memory__'.length));
-      if (ev.type === 'user')
-        for (const b of ev.message?.content ?? [])
-          if (b.type === 'tool_result' && pending.has(b.tool_use_id)) out.toolCalls.push({ tool: pending.get(b.tool_use_id)!, ok: b.is_error !== true });
-      if (ev.type === 'result') result = ev;
-    }
+    const { out, init, result } = readStreamJson(stdout, 'mcp__memory__');
+    if (init?.apiKeySource === 'none') out.invalid.push('no API key');
     if (!result) {
       out.invalid.push(`no result event (exit ${exitCode})`);
       return out;
     }
-    out.conversationId = result.session_id;
-    out.finalText = typeof result.result === 'string' ? result.result : '';
     for (const m of Object.values<Record<string, number>>(result.modelUsage ?? {})) {
       out.usage.input += m.inputTokens ?? 0;
       out.usage.output += m.outputTokens ?? 0;
@@ -90,9 +74,6 @@ export const claudeCode: AgentDriver = {
     // subtype stays "success" on API failures: is_error is what tells
     if (result.is_error) out.invalid.push(`agent error: ${String(result.result ?? result.subtype).slice(0, 300)}`);
     if (result.subtype === 'error_max_turns' || result.terminal_reason === 'max_turns') out.invalid.push('max turns hit');
-    if (Array.isArray(result.permission_denials) && result.permission_denials.length)
-      out.invalid.push(`tool calls denied: ${result.permission_denials.map((d: { tool_name?: string }) => d.tool_name).join(', ')}`);
-    if (/invalid api key|authentication|401/i.test(out.finalText) && result.is_error) out.invalid.push('authentication failed');
     return out;
   },
 };

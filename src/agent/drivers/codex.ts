@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'smol-toml';
 import { agentEnv } from '../env.js';
-import { ZERO_USAGE, type AgentDriver, type TurnParse } from '../types.js';
+import { usageSince, ZERO_USAGE, type AgentDriver, type TurnParse } from '../types.js';
 import { jsonLines } from './lines.js';
 
 /** Codex CLI, headless (`codex exec --json`), over OpenAI Responses. */
@@ -83,14 +83,7 @@ export const codex: AgentDriver = {
         // running totals per thread, also across resume: this turn is the difference
         const u = ev.usage ?? {};
         out.cumulative = { input: u.input_tokens ?? 0, output: u.output_tokens ?? 0, cache_read: u.cached_input_tokens ?? 0, cache_write: 0, cost_usd: 0 };
-        const prev = previous?.cumulative ?? ZERO_USAGE;
-        out.usage = {
-          input: out.cumulative.input - prev.input,
-          output: out.cumulative.output - prev.output,
-          cache_read: out.cumulative.cache_read - prev.cache_read,
-          cache_write: 0,
-          cost_usd: 0,
-        };
+        out.usage = usageSince(out.cumulative, previous);
       }
       if (ev.type === 'turn.failed') out.invalid.push(`turn failed: ${String(ev.error?.message ?? '').slice(0, 300)}`);
     }

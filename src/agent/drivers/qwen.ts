@@ -1,8 +1,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { agentEnv } from '../env.js';
-import { ZERO_USAGE, type AgentDriver, type TurnParse } from '../types.js';
-import { jsonLines } from './lines.js';
+import { usageSince, type AgentDriver } from '../types.js';
+import { readStreamJson } from './stream-json.js';
 
 const PREFIX = 'mcp__memory__';
 
@@ -61,44 +61,19 @@ export const qwen: AgentDriver = {
   },
 
   parse(stdout, exitCode, previous) {
-    const out: TurnParse = { finalText: '', usage: { ...ZERO_USAGE }, toolCalls: [], invalid: [] };
-    let result: Record<string, any> | undefined;
-    const pending = new Map<string, string>();
-    for (const ev of jsonLines(stdout)) {
-      if (ev.type === 'system' && ev.subtype === 'init') {
-        const mem = (ev.mcp_servers ?? []).find((s: { name: string }) => s.name === 'memory');
-        if (!mem || mem.status !== 'connected') out.invalid.push(`MCP server "memory" did not load (status ${mem?.status ?? 'absent'})`);
-      }
-      if (ev.type === 'assistant')
-        for (const b of ev.message?.content ?? []) if (b.type === 'tool_use' && String(b.name).startsWith(PREFIX)) pending.set(b.id, String(b.name).slice(PREFIX.length));
-      if (ev.type === 'user')
-        for (const b of ev.message?.content ?? [])
-          if (b.type === 'tool_result' && pending.has(b.tool_use_id)) out.toolCalls.push({ tool: pending.get(b.tool_use_id)!, ok: b.is_error !== true });
-      if (ev.type === 'result') result = ev;
-    }
+    const { out, result } = readStreamJson(stdout, PREFIX);
     if (!result) {
       // max session turns ends the process with a message on stderr and no result event
       out.invalid.push(`no result event (exit ${exitCode}${exitCode === 53 ? ': max session turns hit' : ''})`);
       return out;
     }
-    out.conversationId = result.session_id;
-    out.finalText = typeof result.result === 'string' ? result.result : '';
     // running totals over the whole session, also across --resume: this turn is the difference
     const u = result.usage ?? {};
     out.cumulative = { input: u.input_tokens ?? 0, output: u.output_tokens ?? 0, cache_read: u.cache_read_input_tokens ?? 0, cache_write: 0, cost_usd: 0 };
-    const prev = previous?.cumulative ?? ZERO_USAGE;
-    out.usage = {
-      input: out.cumulative.input - prev.input,
-      output: out.cumulative.output - prev.output,
-      cache_read: out.cumulative.cache_read - prev.cache_read,
-      cache_write: 0,
-      cost_usd: 0,
-    };
+    out.usage = usageSince(out.cumulative, previous);
     // a failed model call still ends with subtype "success", exit 0, and the error as the answer
     if (result.is_error || /^\[API Error:/.test(out.finalText)) out.invalid.push(`agent error: ${String(result.result ?? result.subtype).slice(0, 300)}`);
     if (result.subtype === 'error_max_turns') out.invalid.push('max turns hit');
-    if (Array.isArray(result.permission_denials) && result.permission_denials.length)
-      out.invalid.push(`tool calls denied: ${result.permission_denials.map((d: { tool_name?: string }) => d.tool_name).join(', ')}`);
     if (exitCode !== 0 && !out.invalid.length) out.invalid.push(`exit ${exitCode}`);
     return out;
   },

@@ -3,19 +3,11 @@
 //   POST /v1/messages?beta=true            (stream: true, SSE answer expected)
 //   POST /v1/messages/count_tokens?beta=true (side request, rarely; answered here)
 // Only node: imports.
-import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { Conversation, Decision, ToolOffer, ToolResult, Usage, WireAdapter } from './contract.js';
+import { isObj, newId, pathname, sendJson, str, type Json } from './util.js';
 
-type Json = Record<string, unknown>;
 
-const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-
-function pathname(path: string): string {
-  const q = path.indexOf('?');
-  return (q < 0 ? path : path.slice(0, q)).replace(/\/+$/, '');
-}
 
 /** Text of a tool_result `content` (string, or array of blocks; non-text blocks are noted). */
 function toolResultText(content: unknown): string {
@@ -76,7 +68,6 @@ function parse(body: unknown): Conversation {
   };
 }
 
-const newId = (prefix: string): string => prefix + randomBytes(12).toString('hex');
 
 function contentBlock(decision: Decision): Json {
   return decision.kind === 'tool_call'
@@ -162,12 +153,6 @@ function respond(res: ServerResponse, conv: Conversation, decision: Decision, us
     'cache-control': 'no-cache',
   });
   res.end(out);
-}
-
-function sendJson(res: ServerResponse, status: number, data: unknown): void {
-  const body = JSON.stringify(data);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-  res.end(body);
 }
 
 /** Rough token count for count_tokens: ceil(bytes/4) of the request body. */

@@ -8,16 +8,9 @@
 // Only node: imports (types from ./contract.js).
 import type { ServerResponse } from 'node:http';
 import type { Conversation, Decision, ToolOffer, ToolResult, Usage, WireAdapter } from './contract.js';
+import { isObj, pathname, sendJson, str, type Json } from './util.js';
 
-type Json = Record<string, unknown>;
 
-const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-
-function pathname(path: string): string {
-  const q = path.indexOf('?');
-  return (q < 0 ? path : path.slice(0, q)).replace(/\/+$/, '');
-}
 
 /** `/v1beta/models/gemini-2.5-pro:streamGenerateContent` -> { model, method } */
 function modelMethod(path: string): { model: string; method: string } | null {
@@ -162,22 +155,16 @@ function fromSchema(s: unknown, key = ''): unknown {
   }
 }
 
-function sendJson(res: ServerResponse, obj: unknown): void {
-  const body = JSON.stringify(obj);
-  res.writeHead(200, { 'content-type': 'application/json; charset=UTF-8', 'content-length': Buffer.byteLength(body) });
-  res.end(body);
-}
-
 function side(method: string, path: string, body: unknown, res: ServerResponse): boolean {
   const p = pathname(path);
   const mm = modelMethod(path);
   if (method === 'POST' && mm?.method === 'countTokens') {
     const n = Math.ceil(JSON.stringify(body ?? {}).length / 4);
-    sendJson(res, { totalTokens: n, promptTokensDetails: [{ modality: 'TEXT', tokenCount: n }] });
+    sendJson(res, 200, { totalTokens: n, promptTokensDetails: [{ modality: 'TEXT', tokenCount: n }] });
     return true;
   }
   if (method === 'POST' && mm?.method === 'embedContent') {
-    sendJson(res, { embedding: { values: [0] } });
+    sendJson(res, 200, { embedding: { values: [0] } });
     return true;
   }
   // Auxiliary JSON-mode calls (model router / next-speaker / loop-detection classifiers):
@@ -196,13 +183,13 @@ function side(method: string, path: string, body: unknown, res: ServerResponse):
       if (mm.method === 'streamGenerateContent') {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         res.end(`data: ${JSON.stringify(resp)}\r\n\r\n`);
-      } else sendJson(res, resp);
+      } else sendJson(res, 200, resp);
       return true;
     }
   }
   // also matches /v1/models: keep this adapter after anthropic-messages in ALL_ADAPTERS
   if (method === 'GET' && /\/v1(beta|alpha)?\/models$/.test(p)) {
-    sendJson(res, {
+    sendJson(res, 200, {
       models: [
         {
           name: 'models/scripted',

@@ -10,16 +10,9 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { Conversation, Decision, ToolOffer, ToolResult, Usage, WireAdapter } from './contract.js';
+import { isObj, pathname, str, type Json } from './util.js';
 
-type Json = Record<string, unknown>;
 
-const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-
-function pathname(path: string): string {
-  const q = path.indexOf('?');
-  return (q < 0 ? path : path.slice(0, q)).replace(/\/+$/, '');
-}
 
 /** Text of a message `content`: a string, or an array of parts ({type:'text', text} ...). */
 function contentText(content: unknown): string {

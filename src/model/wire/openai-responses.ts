@@ -3,19 +3,11 @@
 // which sends POST /v1/responses with stream: true and expects SSE `response.*` events that end
 // with `response.completed` (without it Codex reports "stream closed before response.completed"
 // and retries). Only node: imports.
-import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { Conversation, Decision, ToolOffer, ToolResult, Usage, WireAdapter } from './contract.js';
+import { isObj, newId, pathname, sendJson, str, type Json } from './util.js';
 
-type Json = Record<string, unknown>;
 
-const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-
-function pathname(path: string): string {
-  const q = path.indexOf('?');
-  return (q < 0 ? path : path.slice(0, q)).replace(/\/+$/, '');
-}
 
 /** Text of a message `content` (string or array of input_text/output_text parts). */
 function contentText(content: unknown): string {
@@ -125,7 +117,6 @@ function parse(body: unknown): Conversation {
   return conv;
 }
 
-const newId = (prefix: string): string => prefix + randomBytes(12).toString('hex');
 
 function usageFull(u: Usage): Json {
   return {
@@ -195,12 +186,6 @@ function respond(res: ServerResponse, conv: Conversation, decision: Decision, us
   });
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-request-id': newId('req_') });
   res.end(out);
-}
-
-function sendJson(res: ServerResponse, status: number, data: unknown): void {
-  const body = JSON.stringify(data);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-  res.end(body);
 }
 
 function side(method: string, path: string, _body: unknown, res: ServerResponse): boolean {
