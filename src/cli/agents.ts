@@ -1,22 +1,12 @@
 import type { Command } from 'commander';
 import chalk from 'chalk';
 import { DRIVERS, getDriver, installAgent, resolveAgentBin } from '../agent/registry.js';
-import { InstallError } from '../target/install.js';
+import { installMany } from './install-many.js';
 import { cacheDir } from '../target/cache.js';
 import type { AgentDriver } from '../agent/types.js';
 
-export async function installAgents(drivers: AgentDriver[], log: (s: string) => void): Promise<void> {
-  const failures: string[] = [];
-  for (const d of drivers) {
-    try {
-      const r = await installAgent(d, log);
-      log(r.status === 'installed' ? `${chalk.green('installed')} ${d.name} in ${(r.ms / 1000).toFixed(1)} s → ${r.dir}` : `${chalk.dim('already')}   ${d.name} (cached)`);
-    } catch (e) {
-      if (!(e instanceof InstallError)) throw e;
-      failures.push(e.message);
-    }
-  }
-  if (failures.length) throw new InstallError(failures.join('\n\n'));
+export function installAgents(drivers: AgentDriver[], log: (s: string) => void): Promise<void> {
+  return installMany(drivers, (d) => d.name, (d) => installAgent(d, log), log);
 }
 
 export function registerAgents(program: Command): void {

@@ -3,7 +3,7 @@ import chalk from 'chalk';
 import { loadAllTargets, loadTarget } from '../target/loader.js';
 import { isInstalled } from '../target/resolve-bin.js';
 import { installTarget } from '../target/install-target.js';
-import { InstallError } from '../target/install.js';
+import { installMany } from './install-many.js';
 import { cacheDir } from '../target/cache.js';
 import type { TargetDecl } from '../target/schema.js';
 
@@ -13,22 +13,8 @@ export function targetNames(names: string[]): string[] {
   return names;
 }
 
-export async function installTargets(decls: TargetDecl[], log: (s: string) => void): Promise<void> {
-  const failures: string[] = [];
-  for (const decl of decls) {
-    try {
-      const r = await installTarget(decl, log);
-      log(
-        r.status === 'installed'
-          ? `${chalk.green('installed')} ${decl.name} in ${(r.ms / 1000).toFixed(1)} s → ${r.dir}`
-          : `${chalk.dim('already')}   ${decl.name} (${r.dir === 'memeval dependency' || r.dir === 'local command' ? r.dir : 'cached'})`,
-      );
-    } catch (e) {
-      if (!(e instanceof InstallError)) throw e;
-      failures.push(e.message);
-    }
-  }
-  if (failures.length) throw new InstallError(failures.join('\n\n'));
+export function installTargets(decls: TargetDecl[], log: (s: string) => void): Promise<void> {
+  return installMany(decls, (d) => d.name, (d) => installTarget(d, log), log);
 }
 
 export function registerTargets(program: Command): void {
