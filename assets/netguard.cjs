@@ -32,14 +32,17 @@ function refusal(host, syscall) {
 }
 
 // DNS: lookups of anything but loopback names fail as if the name did not resolve
+function dnsRefusal(host, syscall) {
+  record(host, undefined, 'dns');
+  const err = refusal(host, syscall);
+  err.code = 'ENOTFOUND';
+  return err;
+}
 const origLookup = dns.lookup;
 dns.lookup = function guardedLookup(hostname, options, callback) {
   const cb = typeof options === 'function' ? options : callback;
   if (!isLoopback(hostname) && !net.isIP(hostname)) {
-    record(hostname, undefined, 'dns');
-    const err = refusal(hostname, 'getaddrinfo');
-    err.code = 'ENOTFOUND';
-    process.nextTick(cb, err);
+    process.nextTick(cb, dnsRefusal(hostname, 'getaddrinfo'));
     return {};
   }
   return origLookup.apply(this, arguments);
@@ -47,10 +50,7 @@ dns.lookup = function guardedLookup(hostname, options, callback) {
 const origPLookup = dns.promises.lookup;
 dns.promises.lookup = async function guardedPLookup(hostname, options) {
   if (!isLoopback(hostname) && !net.isIP(hostname)) {
-    record(hostname, undefined, 'dns');
-    const err = refusal(hostname, 'getaddrinfo');
-    err.code = 'ENOTFOUND';
-    throw err;
+    throw dnsRefusal(hostname, 'getaddrinfo');
   }
   return origPLookup.call(this, hostname, options);
 };
@@ -60,9 +60,7 @@ for (const name of ['resolve', 'resolve4', 'resolve6', 'resolveAny', 'resolveSrv
   dns[name] = function guardedResolve(hostname) {
     const cb = arguments[arguments.length - 1];
     if (!isLoopback(hostname)) {
-      record(hostname, undefined, 'dns');
-      const err = refusal(hostname, 'query');
-      err.code = 'ENOTFOUND';
+      const err = dnsRefusal(hostname, 'query');
       if (typeof cb === 'function') process.nextTick(cb, err);
       return;
     }

@@ -41,6 +41,9 @@ for (const agent of ['claude-code', 'codex']) {
     assert.match(pivot.agent.turns[1].final_text, /4 spaces/);
     const calls = readFileSync(join(out, report.run_id, recall.cell_dir, 'calls.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     assert.ok(calls.some((c) => c.session === 2 && c.tool === 'search_nodes' && /pnpm/.test(c.result_text)), 'recall in the new session crossed the proxy');
+    // the run's own calls log beside the report gathers every cell's calls, labelled with the cell
+    const runCalls = readFileSync(join(out, report.run_id, 'calls.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    assert.ok(runCalls.some((c) => c.scenario === 'cross-session-recall' && c.target === 'server-memory' && c.repeat === 1 && c.session === 2 && c.tool === 'search_nodes'));
   });
 
   test(`${agent}: the violation script is caught by the real-model assertions`, async (t) => {
@@ -96,7 +99,7 @@ test('claude-code: with both cost flags a real model id runs, against the endpoi
   );
   assert.equal(report.options.scripted_model, false);
   assert.equal(report.results[0].agent.model, 'claude-test-model');
-  assert.ok(server.modelRequests() > 0, 'the agent reached the endpoint given');
+  assert.ok(server.modelRequests().length > 0, 'the agent reached the endpoint given');
   assert.notEqual(report.results[0].verdict, 'invalid', report.results[0].reason);
   const all = readFileSync(join(out, report.run_id, 'report.json'), 'utf8');
   assert.doesNotMatch(all, /sk-ant-test-secret-value/);

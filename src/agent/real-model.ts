@@ -7,7 +7,7 @@ import { runJudges } from '../judge/judges.js';
 import { failsRun, phaseVerdict, type Verdict } from '../judge/verdict.js';
 import { handlesAfter, splitSessions, type Script } from '../model/policy.js';
 import { ScriptedModelServer } from '../model/server.js';
-import { handleFor, missingOps, opsNeeded, runOp, type MemoryHandle, type StepRecord } from '../replay/ops.js';
+import { missingOps, opsNeeded, recallProbe, seedMemories, type MemoryHandle, type StepRecord } from '../replay/ops.js';
 import type { AgentRunInfo, PhaseResult, TurnRecord } from '../replay/phase.js';
 import type { RunTarget } from '../replay/run.js';
 import type { LoadedScenario } from '../scenario/loader.js';
@@ -15,6 +15,7 @@ import { assertionApplies, type Step } from '../scenario/schema.js';
 import { buildEvidence, type Evidence } from '../target/evidence.js';
 import type { CallRecord } from '../target/recorder.js';
 import { serverLaunch, TargetError, TargetSession } from '../target/session.js';
+import { Interrupted } from '../util/errors.js';
 import { fillString } from '../util/template.js';
 import { assertAllowed, type GateDecision } from './cost-gate.js';
 import { invokeAgent } from './invoke.js';
@@ -115,18 +116,7 @@ export async function runAgentCell(o: AgentCellOptions): Promise<PhaseResult> {
     let handles = new Map<string, MemoryHandle>();
     if (scenario.setup.memories.length) {
       const seed = await TargetSession.start({ decl, bin: o.t.bin, fixture, session: 0, logFile: callsLog, env: guardEnv(netLog) });
-      try {
-        for (const [i, m] of scenario.setup.memories.entries()) {
-          const h = handleFor(decl, m);
-          const r = await runOp(seed, decl, 'remember', { ...h }, 'setup');
-          h.id = r.id ?? h.key;
-          handles.set(m.ref, h);
-          setupRecords.push({ index: i, stage: 'setup', op: 'remember', tools: r.tools, ok: r.ok, ms: Math.round(r.ms), note: m.ref });
-          if (!r.ok) throw new Error(`setup memory "${m.ref}" was refused by the target: ${r.text.slice(0, 300)}`);
-        }
-      } finally {
-        await seed.close();
-      }
+      await seedMemories(seed, decl, scenario.setup.memories, handles, setupRecords).finally(() => seed.close());
     }
 
     const baseUrl = server ? await server.start() : o.baseUrl;
@@ -176,11 +166,12 @@ export async function runAgentCell(o: AgentCellOptions): Promise<PhaseResult> {
         if (pi === 0 && parsed.conversationId) conversationId = parsed.conversationId;
         const invalid = [...parsed.invalid];
         if (r.timedOut) invalid.push(`timed out after ${o.promptTimeoutMs} ms`);
+        // a failed exit the agent's output does not explain: its stderr does
         if (r.exitCode !== 0 && !invalid.length) invalid.push(`exit ${r.exitCode ?? r.signal}: ${r.stderr.trim().split('\n').slice(-2).join(' ').slice(0, 300)}`);
         let startup: number | undefined;
         let requests: number | undefined;
         if (server) {
-          const mine = server.log.slice(requestsBefore).filter((l) => l.decision === 'tool_call' || l.decision === 'text');
+          const mine = server.modelRequests(requestsBefore);
           requests = mine.length;
           if (!requests) invalid.push('no request reached the model');
           else startup = Date.parse(mine[0].ts) - r.startedAt;
@@ -216,16 +207,15 @@ export async function runAgentCell(o: AgentCellOptions): Promise<PhaseResult> {
     if (invalid.length) return finish({ verdict: 'invalid', reason: invalid.join('; '), steps: setupRecords, fixture: await disposeFixture(fixture, o.keep) });
 
     evidence = buildEvidence(decl, fillString(decl.store.path, fixture.vars), o.cellDir, readCalls(callsLog));
-    let probe: TargetSession | undefined;
+    const probe = recallProbe(decl, () =>
+      TargetSession.start({ decl, bin: o.t.bin, fixture, session: 999, logFile: join(o.cellDir, 'probe-calls.jsonl'), env: guardEnv(netLog) }),
+    );
     const assertions = scenario.assertions.filter((a) => assertionApplies(a, 'real-model'));
     const judgments = await runJudges(assertions, {
       evidence,
       transcript: agent.turns[agent.turns.length - 1]?.final_text ?? '',
-      recall: async (query) => {
-        probe ??= await TargetSession.start({ decl, bin: o.t.bin, fixture, session: 999, logFile: join(o.cellDir, 'probe-calls.jsonl'), env: guardEnv(netLog) });
-        return (await runOp(probe, decl, 'recall', { query }, 'probe')).text;
-      },
-    }).finally(() => probe?.close());
+      recall: probe.recall,
+    }).finally(probe.close);
     const v = phaseVerdict({ phase: judgedAs, expectation: violation?.expectation, refusedSteps: 0, judgments });
     return finish({ ...v, steps: setupRecords, assertions: judgments, fixture: await disposeFixture(fixture, o.keep) });
   } catch (e) {
@@ -242,6 +232,4 @@ export async function runAgentCell(o: AgentCellOptions): Promise<PhaseResult> {
     evidence?.close();
   }
 }
-
-class Interrupted extends Error {}
 

@@ -69,6 +69,10 @@ export interface TurnParse {
   invalid: string[];
 }
 
+export function emptyTurn(): TurnParse {
+  return { finalText: '', usage: { ...ZERO_USAGE }, toolCalls: [], invalid: [] };
+}
+
 export interface Invocation {
   args: string[];
   env: Record<string, string>;

@@ -1,4 +1,4 @@
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import chalk from 'chalk';
 import { resolve } from 'node:path';
 import { InputError } from '../util/errors.js';
@@ -76,4 +76,3 @@ export async function main(argv = process.argv): Promise<void> {
   }
 }
 
-export { Option };

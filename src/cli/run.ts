@@ -20,6 +20,7 @@ import { runAgents } from '../agent/run-agents.js';
 import { writeBlockedReport } from '../report/blocked.js';
 import { installTargets, targetNames } from './targets.js';
 import { formatMatrix } from '../report/matrix.js';
+import type { Report } from '../report/report.js';
 
 export interface RunFlags {
   scenario?: string[];
@@ -134,17 +135,21 @@ export function registerRun(program: Command): void {
         signal: abort.signal,
         onResult: (r) => log(formatPhase(r)),
         options: { scenarios_dir: flags.scenarios },
-      });
-      dispose();
-      if (flags.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
-      else {
-        if (targets.length > 1) log('\n' + formatMatrix(report.matrix) + '\n');
-        for (const w of report.warnings) log(chalk.yellow(`warning: ${w}`));
-        log(formatClosing(report, reportPath));
-      }
-      if (report.status === 'interrupted') process.exit(130);
-      process.exitCode = report.summary.exit_code === 0 ? EXIT.ok : EXIT.failed;
+      }).finally(dispose);
+      finishRun(flags, report, reportPath, log, targets.length > 1 ? formatMatrix(report.matrix) : undefined);
     });
+}
+
+/** Print how the run ended (or the report, with --json) and set the exit code; 130 after Ctrl-C. */
+function finishRun(flags: RunFlags, report: Report, reportPath: string, log: (s: string) => void, table?: string): void {
+  if (flags.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+  else {
+    if (table) log('\n' + table + '\n');
+    for (const w of report.warnings) log(chalk.yellow(`warning: ${w}`));
+    log(formatClosing(report, reportPath));
+  }
+  if (report.status === 'interrupted') process.exit(130);
+  process.exitCode = report.summary.exit_code === 0 ? EXIT.ok : EXIT.failed;
 }
 
 /** Ctrl-C once: stop children, write the report; twice: quit now. */
@@ -211,14 +216,6 @@ async function runRealModel(flags: RunFlags, gate: GateDecision, driver: AgentDr
     outDir: resolve(flags.out),
     signal: abort.signal,
     onResult: (r) => log(formatPhase(r)),
-  });
-  dispose();
-  if (flags.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
-  else {
-    if (flags.repeat > 1) log('\n' + formatRepeats(report.repeats) + '\n');
-    for (const w of report.warnings) log(chalk.yellow(`warning: ${w}`));
-    log(formatClosing(report, reportPath));
-  }
-  if (report.status === 'interrupted') process.exit(130);
-  process.exitCode = report.summary.exit_code === 0 ? EXIT.ok : EXIT.failed;
+  }).finally(dispose);
+  finishRun(flags, report, reportPath, log, flags.repeat > 1 ? formatRepeats(report.repeats) : undefined);
 }

@@ -4,6 +4,7 @@ import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { AddressInfo } from 'node:net';
 import { decide, offeredName, type Script } from './policy.js';
 import type { Decision, WireAdapter } from './wire/contract.js';
+import { roughTokens } from './wire/util.js';
 import { anthropicMessages } from './wire/anthropic-messages.js';
 import { gemini } from './wire/gemini.js';
 import { openaiChat } from './wire/openai-chat.js';
@@ -42,8 +43,6 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   return decode(Buffer.concat(chunks), req.headers['content-encoding'] as string | undefined);
 }
 
-const tokens = (bytes: number) => Math.max(1, Math.ceil(bytes / 4));
-
 /**
  * memeval's scripted model: a loopback HTTP server speaking the agents' wire protocols. It
  * stands in for the model only. Each request is answered from the conversation it carries
@@ -78,9 +77,9 @@ export class ScriptedModelServer {
     await new Promise<void>((r) => this.server!.close(() => r()));
   }
 
-  /** Model requests (not side requests) answered so far. */
-  modelRequests(): number {
-    return this.log.filter((l) => l.decision === 'tool_call' || l.decision === 'text').length;
+  /** Model requests (not side requests) logged from index `since` of the log on. */
+  modelRequests(since = 0): ModelRequestLog[] {
+    return this.log.slice(since).filter((l) => l.decision === 'tool_call' || l.decision === 'text');
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -128,8 +127,8 @@ export class ScriptedModelServer {
     }
     entry.decision = decision.kind;
     if (decision.kind === 'tool_call') entry.tool = decision.name;
-    entry.input_tokens = tokens(raw.length);
-    entry.output_tokens = tokens(Buffer.byteLength(JSON.stringify(decision)));
+    entry.input_tokens = roughTokens(raw.length);
+    entry.output_tokens = roughTokens(Buffer.byteLength(JSON.stringify(decision)));
     adapter.respond(res, conv, decision, { input_tokens: entry.input_tokens, output_tokens: entry.output_tokens });
   }
 }

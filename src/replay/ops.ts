@@ -26,6 +26,12 @@ export interface StepRecord {
   result?: string;
 }
 
+export const roundMs = (ms: number): number => Math.round(ms * 100) / 100;
+
+export function clip(s: string, n = 300): string {
+  return s.length > n ? s.slice(0, n) + '…' : s;
+}
+
 /** Ops a scenario needs from a target (setup seeds with remember; recall assertions need recall). */
 export function opsNeeded(scenario: Scenario, steps: Step[]): Set<MemoryOp> {
   const need = new Set<MemoryOp>();
@@ -130,4 +136,39 @@ export async function runOp(
     id = captureId(call.capture_id, r.text) ?? id;
   }
   return { ok: true, tools, text: texts.join('\n'), ms, id };
+}
+
+/**
+ * Seed the scenario's setup memories through the target's real write path, naming each by its
+ * ref. Records are pushed as they are made, so a refusal midway still reports the earlier ones.
+ */
+export async function seedMemories(
+  session: TargetSession,
+  decl: TargetDecl,
+  memories: Scenario['setup']['memories'],
+  handles: Map<string, MemoryHandle>,
+  records: StepRecord[],
+): Promise<void> {
+  for (const [i, m] of memories.entries()) {
+    const h = handleFor(decl, m);
+    const r = await runOp(session, decl, 'remember', { ...h }, 'setup');
+    h.id = r.id ?? h.key;
+    handles.set(m.ref, h);
+    records.push({ index: i, stage: 'setup', op: 'remember', tools: r.tools, ok: r.ok, ms: roundMs(r.ms), note: m.ref, result: clip(r.text) });
+    if (!r.ok) throw new Error(`setup memory "${m.ref}" was refused by the target: ${clip(r.text)}`);
+  }
+}
+
+/** `recall` assertions ask through the target's recall op, on a server started only when one asks. */
+export function recallProbe(decl: TargetDecl, start: () => Promise<TargetSession>): { recall: (query: string) => Promise<string>; close: () => Promise<void> } {
+  let probe: Promise<TargetSession> | undefined;
+  return {
+    recall: async (query) => (await runOp(await (probe ??= start()), decl, 'recall', { query }, 'probe')).text,
+    close: async () => {
+      await probe?.then(
+        (s) => s.close(),
+        () => {},
+      );
+    },
+  };
 }

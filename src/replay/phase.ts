@@ -14,7 +14,8 @@ import type { TargetDecl } from '../target/schema.js';
 import { TargetError, TargetSession } from '../target/session.js';
 import { fillString } from '../util/template.js';
 import { guardEnv, refusalWarnings } from '../fixture/netguard.js';
-import { afterStep, handleFor, missingOps, opsNeeded, runOp, stepCall, type MemoryHandle, type StepRecord } from './ops.js';
+import { Interrupted } from '../util/errors.js';
+import { afterStep, clip, missingOps, opsNeeded, recallProbe, roundMs, runOp, seedMemories, stepCall, type MemoryHandle, type StepRecord } from './ops.js';
 
 /** What a real-model cell adds: the agent, its turns and their token usage. */
 export interface AgentRunInfo {
@@ -79,8 +80,6 @@ export interface PhaseOptions {
   signal?: AbortSignal;
 }
 
-class Interrupted extends Error {}
-
 /** Run one phase of one scenario against one target in a fresh fixture, and judge it. */
 export async function runPhase(o: PhaseOptions): Promise<PhaseResult> {
   const t0 = performance.now();
@@ -143,14 +142,7 @@ export async function runPhase(o: PhaseOptions): Promise<PhaseResult> {
     await writeSetupFiles(fixture, scenario.setup.files);
     await startSession();
 
-    for (const [i, m] of scenario.setup.memories.entries()) {
-      const h = handleFor(decl, m);
-      const r = await runOp(session!, decl, 'remember', { ...h }, 'setup');
-      h.id = r.id ?? h.key;
-      handles.set(m.ref, h);
-      records.push({ index: i, stage: 'setup', op: 'remember', tools: r.tools, ok: r.ok, ms: round(r.ms), note: m.ref, result: clip(r.text) });
-      if (!r.ok) throw new SetupError(`setup memory "${m.ref}" was refused by the target: ${clip(r.text)}`);
-    }
+    await seedMemories(session!, decl, scenario.setup.memories, handles, records);
 
     const lookup = (name: string, field?: string) => {
       const h = handles.get(name);
@@ -165,15 +157,15 @@ export async function runPhase(o: PhaseOptions): Promise<PhaseResult> {
         const t = performance.now();
         await stopSession();
         await startSession();
-        rec.ms = round(performance.now() - t);
+        rec.ms = roundMs(performance.now() - t);
       } else if (step.op === 'tool') {
         const args = resolveRefs(step.args, lookup) as Record<string, unknown>;
         const r = await session!.callTool(step.tool, args, { stage: 'step' });
-        Object.assign(rec, { tools: [step.tool], ok: r.ok, ms: round(r.ms), result: clip(r.text) });
+        Object.assign(rec, { tools: [step.tool], ok: r.ok, ms: roundMs(r.ms), result: clip(r.text) });
       } else {
         const { op, vars, handle } = stepCall(decl, step, handles);
         const r = await runOp(session!, decl, op, vars, 'step');
-        Object.assign(rec, { tools: r.tools, ok: r.ok, ms: round(r.ms), result: clip(r.text) });
+        Object.assign(rec, { tools: r.tools, ok: r.ok, ms: roundMs(r.ms), result: clip(r.text) });
         if (r.ok) afterStep(step, handle, r.id, handles);
       }
       records.push(rec);
@@ -182,16 +174,10 @@ export async function runPhase(o: PhaseOptions): Promise<PhaseResult> {
 
     // judges read a copy taken after the server exited
     evidence = buildEvidence(decl, fillString(decl.store.path, fixture.vars), o.cellDir, calls);
-    let probe: TargetSession | undefined;
-    const probeLog = join(o.cellDir, 'probe-calls.jsonl');
-    const judgments = await runJudges(assertions, {
-      evidence,
-      recall: async (query) => {
-        probe ??= await TargetSession.start({ decl, bin: o.bin, fixture, session: sessionNo + 1, logFile: probeLog, env: serverEnv });
-        const r = await runOp(probe, decl, 'recall', { query }, 'probe');
-        return r.text;
-      },
-    }).finally(() => probe?.close());
+    const probe = recallProbe(decl, () =>
+      TargetSession.start({ decl, bin: o.bin, fixture, session: sessionNo + 1, logFile: join(o.cellDir, 'probe-calls.jsonl'), env: serverEnv }),
+    );
+    const judgments = await runJudges(assertions, { evidence, recall: probe.recall }).finally(probe.close);
 
     const refused = records.filter((r) => r.stage === 'step' && !r.ok).length;
     const v = phaseVerdict({ phase, expectation: violation?.expectation, refusedSteps: refused, judgments });
@@ -213,13 +199,3 @@ export async function runPhase(o: PhaseOptions): Promise<PhaseResult> {
   }
 }
 
-class SetupError extends Error {}
-
-
-function round(ms: number): number {
-  return Math.round(ms * 100) / 100;
-}
-
-function clip(s: string, n = 300): string {
-  return s.length > n ? s.slice(0, n) + '…' : s;
-}

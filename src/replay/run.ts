@@ -1,13 +1,10 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import type { LoadedScenario } from '../scenario/loader.js';
 import type { DeterministicPhase } from '../scenario/schema.js';
 import type { LoadedTarget } from '../target/loader.js';
 import type { ResolvedBin } from '../target/resolve-bin.js';
-import { newRunId, REPORT_SCHEMA_VERSION, summarize, type Report } from '../report/report.js';
-import { writeFileAtomic, writeJsonAtomic } from '../report/write.js';
-import { buildMatrix } from '../report/matrix.js';
-import { MEMEVAL_VERSION } from '../util/paths.js';
+import { newRunId, type Report } from '../report/report.js';
+import { writeRunReport } from '../report/run-report.js';
 import { mapPool } from '../util/pool.js';
 import { runPhase, type PhaseResult } from './phase.js';
 
@@ -45,7 +42,7 @@ export function planCells(scenarios: LoadedScenario[], targets: RunTarget[]): Ce
   return cells;
 }
 
-/** Run every scenario × target × phase in a pool, then write report.json atomically. */
+/** Run every scenario × target × phase in a pool, then write the run's report. */
 export async function runDeterministic(o: RunOptions): Promise<{ report: Report; reportPath: string; runDir: string }> {
   const runId = o.runId ?? newRunId();
   const runDir = join(o.outDir, runId);
@@ -57,34 +54,19 @@ export async function runDeterministic(o: RunOptions): Promise<{ report: Report;
     o.onResult?.(r);
     return r;
   });
-  const interrupted = Boolean(o.signal?.aborted);
-  // one calls log for the whole run beside the report, each line labelled with its cell
-  const allCalls: string[] = [];
-  for (const r of results) {
-    const f = join(r.cell_dir, 'calls.jsonl');
-    if (existsSync(f))
-      for (const l of readFileSync(f, 'utf8').split('\n').filter(Boolean))
-        allCalls.push(JSON.stringify({ scenario: r.scenario, target: r.target, phase: r.phase, ...JSON.parse(l) }));
-    r.cell_dir = relative(runDir, r.cell_dir);
-  }
-  writeFileAtomic(join(runDir, 'calls.jsonl'), allCalls.map((l) => l + '\n').join(''));
-  const report: Report = {
-    schema_version: REPORT_SCHEMA_VERSION,
-    run_id: runId,
-    status: interrupted ? 'interrupted' : 'completed',
-    memeval_version: MEMEVAL_VERSION,
-    layer: 'deterministic',
-    started_at: startedAt,
-    ended_at: new Date().toISOString(),
-    options: { workers: o.workers, keep: o.keep, ...o.options },
-    scenarios: o.scenarios.map((s) => s.scenario.id),
-    targets: o.targets.map((t) => ({ name: t.decl.name, package: t.decl.package?.npm ?? t.decl.server.command ?? '', version: t.bin.version, claims: t.decl.claims })),
-    results,
-    matrix: buildMatrix(results, o.targets.map((t) => t.decl.name)),
-    summary: summarize(results, interrupted),
-    warnings: [...new Set(results.flatMap((r) => r.warnings.map((w) => `${r.target}: ${w}`)))],
-  };
-  const reportPath = join(runDir, 'report.json');
-  writeJsonAtomic(reportPath, report);
+  const { report, reportPath } = writeRunReport(
+    {
+      runId,
+      runDir,
+      layer: 'deterministic',
+      startedAt,
+      options: { workers: o.workers, keep: o.keep, ...o.options },
+      scenarios: o.scenarios.map((s) => s.scenario.id),
+      targets: o.targets,
+      results,
+      interrupted: Boolean(o.signal?.aborted),
+    },
+    {},
+  );
   return { report, reportPath, runDir };
 }

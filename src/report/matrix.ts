@@ -1,6 +1,7 @@
 import chalk from 'chalk';
 import type { Verdict } from '../judge/verdict.js';
 import type { PhaseResult } from '../replay/phase.js';
+import { summarize } from './report.js';
 
 export interface Matrix {
   targets: string[];
@@ -23,11 +24,11 @@ export function buildMatrix(results: PhaseResult[], targets: string[]): Matrix {
   });
   const totals: Matrix['totals'] = {};
   for (const t of targets) {
-    const mine = results.filter((r) => r.target === t);
-    const by: Partial<Record<Verdict, number>> = {};
-    for (const r of mine) by[r.verdict] = (by[r.verdict] ?? 0) + 1;
-    const failed = mine.filter((r) => r.fails_run).length;
-    totals[t] = { passed: mine.length - failed - (by.skipped ?? 0), failed, by_verdict: by };
+    const { passed, failed, by_verdict } = summarize(
+      results.filter((r) => r.target === t),
+      false,
+    );
+    totals[t] = { passed, failed, by_verdict };
   }
   return { targets, rows, totals };
 }

@@ -9,6 +9,9 @@ export class InputError extends Error {
   }
 }
 
+/** Raised inside a cell when the run is interrupted: the cell ends as `skipped`. */
+export class Interrupted extends Error {}
+
 /** Levenshtein distance, used to suggest the nearest known name for a typo. */
 export function editDistance(a: string, b: string): number {
   const prev = Array.from({ length: b.length + 1 }, (_, i) => i);

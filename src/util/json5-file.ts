@@ -47,7 +47,7 @@ function formatPath(path: PropertyKey[]): string {
     .join('');
 }
 
-/** Turn zod issues into one line each: file, field path, what was expected, and a fix. */
+/** The raw value at a zod issue's path, to say what was given. */
 function valueAt(raw: unknown, path: PropertyKey[]): unknown {
   let cur = raw;
   for (const p of path) {
@@ -57,6 +57,7 @@ function valueAt(raw: unknown, path: PropertyKey[]): unknown {
   return cur;
 }
 
+/** Turn zod issues into one line each: file, field path, what was expected, and a fix. */
 export function describeIssues(file: string, error: z.ZodError, schema: z.ZodType, raw?: unknown): string[] {
   const known = collectKeys(schema, new Set());
   const lines: string[] = [];

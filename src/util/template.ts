@@ -37,8 +37,9 @@ export function fillTemplate(value: unknown, vars: Record<string, unknown>): unk
       return applyFilter(v, whole[2], whole[1]);
     }
     return value.replace(PART, (_, name: string, filter?: string) => {
-      const v = applyFilter(lookup(vars, name), filter, name);
-      if (v === undefined) throw new TemplateError(`no value for {{${name}}}`);
+      const raw = lookup(vars, name);
+      if (raw === undefined) throw new TemplateError(`no value for {{${name}}}`);
+      const v = applyFilter(raw, filter, name);
       return typeof v === 'string' ? v : JSON.stringify(v);
     });
   }

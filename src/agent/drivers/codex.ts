@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'smol-toml';
 import { agentEnv } from '../env.js';
-import { usageSince, ZERO_USAGE, type AgentDriver, type TurnParse } from '../types.js';
+import { emptyTurn, usageSince, type AgentDriver } from '../types.js';
 import { jsonLines } from './lines.js';
 
 /** Codex CLI, headless (`codex exec --json`), over OpenAI Responses. */
@@ -69,7 +69,7 @@ export const codex: AgentDriver = {
   },
 
   parse(stdout, exitCode, previous) {
-    const out: TurnParse = { finalText: '', usage: { ...ZERO_USAGE }, toolCalls: [], invalid: [] };
+    const out = emptyTurn();
     let completed = false;
     for (const ev of jsonLines(stdout)) {
       if (ev.type === 'thread.started') out.conversationId = ev.thread_id;
@@ -88,7 +88,6 @@ export const codex: AgentDriver = {
       if (ev.type === 'turn.failed') out.invalid.push(`turn failed: ${String(ev.error?.message ?? '').slice(0, 300)}`);
     }
     if (!completed && !out.invalid.length) out.invalid.push(`no turn.completed event (exit ${exitCode})`);
-    if (exitCode !== 0 && !out.invalid.length) out.invalid.push(`exit ${exitCode}`);
     return out;
   },
 };

@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { agentEnv } from '../env.js';
-import { ZERO_USAGE, type AgentDriver, type TurnParse } from '../types.js';
+import { emptyTurn, type AgentDriver } from '../types.js';
 import { jsonLines } from './lines.js';
 
 const PREFIX = 'mcp_memory_';
@@ -66,7 +66,7 @@ export const gemini: AgentDriver = {
   },
 
   parse(stdout, exitCode) {
-    const out: TurnParse = { finalText: '', usage: { ...ZERO_USAGE }, toolCalls: [], invalid: [] };
+    const out = emptyTurn();
     let result: Record<string, any> | undefined;
     const pending = new Map<string, string>();
     let text = '';
@@ -94,7 +94,6 @@ export const gemini: AgentDriver = {
     out.usage.cache_read = s.cached ?? 0;
     // exit codes on API failures are the HTTP status & 0xff (400 -> 144); the result says why
     if (result.status !== 'success') out.invalid.push(`agent error: ${String(result.error?.message ?? result.status).slice(0, 300)}`);
-    if (exitCode !== 0 && !out.invalid.length) out.invalid.push(`exit ${exitCode}`);
     return out;
   },
 };

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { agentEnv } from '../env.js';
-import { ZERO_USAGE, type AgentContext, type AgentDriver, type TurnParse } from '../types.js';
+import { emptyTurn, type AgentContext, type AgentDriver } from '../types.js';
 import { jsonLines } from './lines.js';
 
 const PREFIX = 'memory_';
@@ -72,7 +72,7 @@ export const opencode: AgentDriver = {
   },
 
   parse(stdout, exitCode) {
-    const out: TurnParse = { finalText: '', usage: { ...ZERO_USAGE }, toolCalls: [], invalid: [] };
+    const out = emptyTurn();
     let text = '';
     let finished = false;
     for (const ev of jsonLines(stdout)) {
@@ -103,7 +103,6 @@ export const opencode: AgentDriver = {
     out.finalText = text;
     // there is no result event: a run that ends without a final step did not finish
     if (!finished && !out.invalid.length) out.invalid.push(`no final step (exit ${exitCode})`);
-    if (exitCode !== 0 && !out.invalid.length) out.invalid.push(`exit ${exitCode}`);
     return out;
   },
 };

@@ -74,7 +74,6 @@ export const qwen: AgentDriver = {
     // a failed model call still ends with subtype "success", exit 0, and the error as the answer
     if (result.is_error || /^\[API Error:/.test(out.finalText)) out.invalid.push(`agent error: ${String(result.result ?? result.subtype).slice(0, 300)}`);
     if (result.subtype === 'error_max_turns') out.invalid.push('max turns hit');
-    if (exitCode !== 0 && !out.invalid.length) out.invalid.push(`exit ${exitCode}`);
     return out;
   },
 };

@@ -1,4 +1,4 @@
-import { ZERO_USAGE, type TurnParse } from '../types.js';
+import { emptyTurn, type TurnParse } from '../types.js';
 import { jsonLines } from './lines.js';
 
 /**
@@ -7,7 +7,7 @@ import { jsonLines } from './lines.js';
  * event. Returns the common part of a TurnParse and the result event for the agent to read.
  */
 export function readStreamJson(stdout: string, toolPrefix: string): { out: TurnParse; init?: Record<string, any>; result?: Record<string, any> } {
-  const out: TurnParse = { finalText: '', usage: { ...ZERO_USAGE }, toolCalls: [], invalid: [] };
+  const out = emptyTurn();
   let result: Record<string, any> | undefined;
   let init: Record<string, any> | undefined;
   const pending = new Map<string, string>();

@@ -2,25 +2,9 @@
 // Client: Claude Code (`ANTHROPIC_BASE_URL=http://127.0.0.1:<port>`), which sends
 //   POST /v1/messages?beta=true            (stream: true, SSE answer expected)
 //   POST /v1/messages/count_tokens?beta=true (side request, rarely; answered here)
-// Only node: imports.
 import type { ServerResponse } from 'node:http';
 import type { Conversation, Decision, ToolOffer, ToolResult, Usage, WireAdapter } from './contract.js';
-import { isObj, newId, pathname, sendJson, str, type Json } from './util.js';
-
-
-
-/** Text of a tool_result `content` (string, or array of blocks; non-text blocks are noted). */
-function toolResultText(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  const parts: string[] = [];
-  for (const b of content) {
-    if (!isObj(b)) continue;
-    if (b.type === 'text') parts.push(str(b.text));
-    else parts.push(`[${str(b.type) || 'block'}]`);
-  }
-  return parts.join('\n');
-}
+import { isObj, newId, partsText, pathname, roughTokens, sendJson, sendSse, str, type Json } from './util.js';
 
 function parse(body: unknown): Conversation {
   const b = isObj(body) ? body : {};
@@ -53,7 +37,7 @@ function parse(body: unknown): Conversation {
         toolResults.push({
           callId,
           ...(name ? { name } : {}),
-          text: toolResultText(blk.content),
+          text: partsText(blk.content),
           isError: blk.is_error === true,
         });
       }
@@ -93,18 +77,12 @@ function respond(res: ServerResponse, conv: Conversation, decision: Decision, us
   const stopReason = decision.kind === 'tool_call' ? 'tool_use' : 'end_turn';
   const headers = { 'request-id': newId('req_'), 'anthropic-organization-id': 'scripted' };
   if (!conv.stream) {
-    const body = JSON.stringify({
-      id,
-      type: 'message',
-      role: 'assistant',
-      model: conv.model,
-      content: [contentBlock(decision)],
-      stop_reason: stopReason,
-      stop_sequence: null,
-      usage: usageFull(usage),
-    });
-    res.writeHead(200, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-    res.end(body);
+    sendJson(
+      res,
+      200,
+      { id, type: 'message', role: 'assistant', model: conv.model, content: [contentBlock(decision)], stop_reason: stopReason, stop_sequence: null, usage: usageFull(usage) },
+      headers,
+    );
     return;
   }
   let out = '';
@@ -147,17 +125,7 @@ function respond(res: ServerResponse, conv: Conversation, decision: Decision, us
     usage: { output_tokens: usage.output_tokens },
   });
   out += sse('message_stop', { type: 'message_stop' });
-  res.writeHead(200, {
-    ...headers,
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache',
-  });
-  res.end(out);
-}
-
-/** Rough token count for count_tokens: ceil(bytes/4) of the request body. */
-function roughTokens(body: unknown): number {
-  return Math.max(1, Math.ceil(Buffer.byteLength(JSON.stringify(body ?? {})) / 4));
+  sendSse(res, out, headers);
 }
 
 function side(method: string, path: string, body: unknown, res: ServerResponse): boolean {
@@ -169,7 +137,7 @@ function side(method: string, path: string, body: unknown, res: ServerResponse):
     return true;
   }
   if (method === 'POST' && p.endsWith('/v1/messages/count_tokens')) {
-    sendJson(res, 200, { input_tokens: roughTokens(body) });
+    sendJson(res, 200, { input_tokens: roughTokens(Buffer.byteLength(JSON.stringify(body ?? {}))) });
     return true;
   }
   if (method === 'GET' && p.endsWith('/v1/models')) {
@@ -192,5 +160,3 @@ export const anthropicMessages: WireAdapter = {
   respond,
   side,
 };
-
-export default anthropicMessages;

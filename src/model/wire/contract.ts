@@ -1,5 +1,4 @@
-// Scripted model server: wire adapter contract (see /work/lab/agents/CONTRACT.md).
-// Types only; no runtime code. Only node: imports.
+// What each wire protocol adapter of the scripted model server provides.
 import type { ServerResponse } from 'node:http';
 
 /** A tool exactly as the agent offers it (e.g. `mcp__memory__create_entities`). */

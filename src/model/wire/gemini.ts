@@ -5,12 +5,9 @@
 //   POST /v1beta/models/<model>:generateContent                 auxiliary JSON-mode calls
 //   POST /v1beta/models/<model>:countTokens                     token counting (side)
 // Tool results come back as `functionResponse` parts in `user` contents.
-// Only node: imports (types from ./contract.js).
 import type { ServerResponse } from 'node:http';
 import type { Conversation, Decision, ToolOffer, ToolResult, Usage, WireAdapter } from './contract.js';
-import { isObj, pathname, sendJson, str, type Json } from './util.js';
-
-
+import { isObj, pathname, roughTokens, sendJson, sendSse, str, type Json } from './util.js';
 
 /** `/v1beta/models/gemini-2.5-pro:streamGenerateContent` -> { model, method } */
 function modelMethod(path: string): { model: string; method: string } | null {
@@ -102,22 +99,17 @@ function candidateResponse(conv: Conversation, decision: Decision, usage: Usage)
 }
 
 function respond(res: ServerResponse, conv: Conversation, decision: Decision, usage: Usage): void {
-  const payload = JSON.stringify(candidateResponse(conv, decision, usage));
-  if (!conv.stream) {
-    res.writeHead(200, { 'content-type': 'application/json; charset=UTF-8', 'content-length': Buffer.byteLength(payload) });
-    res.end(payload);
-    return;
-  }
-  // streamGenerateContent?alt=sse: one SSE event per GenerateContentResponse, "\r\n\r\n" separated
-  // (what the real API sends; @google/genai splits on blank lines of either style).
-  // Gemini CLI always passes alt=sse; a caller without it would expect a JSON array instead.
-  res.writeHead(200, {
-    'content-type': 'text/event-stream',
-    'cache-control': 'no-cache',
-    connection: 'keep-alive',
-  });
-  res.write(`data: ${payload}\r\n\r\n`);
-  res.end();
+  sendGenerated(res, conv.stream, candidateResponse(conv, decision, usage));
+}
+
+/**
+ * streamGenerateContent?alt=sse: one SSE event per GenerateContentResponse, "\r\n\r\n" separated
+ * (what the real API sends; @google/genai splits on blank lines of either style). Gemini CLI
+ * always passes alt=sse; a caller without it would expect a JSON array instead.
+ */
+function sendGenerated(res: ServerResponse, stream: boolean, resp: Json): void {
+  if (stream) sendSse(res, `data: ${JSON.stringify(resp)}\r\n\r\n`);
+  else sendJson(res, 200, resp);
 }
 
 /**
@@ -159,7 +151,7 @@ function side(method: string, path: string, body: unknown, res: ServerResponse):
   const p = pathname(path);
   const mm = modelMethod(path);
   if (method === 'POST' && mm?.method === 'countTokens') {
-    const n = Math.ceil(JSON.stringify(body ?? {}).length / 4);
+    const n = roughTokens(Buffer.byteLength(JSON.stringify(body ?? {})));
     sendJson(res, 200, { totalTokens: n, promptTokensDetails: [{ modality: 'TEXT', tokenCount: n }] });
     return true;
   }
@@ -180,10 +172,7 @@ function side(method: string, path: string, body: unknown, res: ServerResponse):
         usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 1, totalTokenCount: 2 },
         modelVersion: mm.model,
       };
-      if (mm.method === 'streamGenerateContent') {
-        res.writeHead(200, { 'content-type': 'text/event-stream' });
-        res.end(`data: ${JSON.stringify(resp)}\r\n\r\n`);
-      } else sendJson(res, 200, resp);
+      sendGenerated(res, mm.method === 'streamGenerateContent', resp);
       return true;
     }
   }
@@ -214,5 +203,3 @@ export const gemini: WireAdapter = {
   respond,
   side,
 };
-
-export default gemini;

@@ -6,28 +6,9 @@
 // Non-streaming requests (stream absent/false) get one `chat.completion` JSON object.
 // Side requests answered: GET <base>/models (and /models/<id>); neither agent asks for them
 // today, and adapters listed earlier in ALL_ADAPTERS answer a bare /models first.
-// Only node: imports (types from ./contract.js).
-import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { Conversation, Decision, ToolOffer, ToolResult, Usage, WireAdapter } from './contract.js';
-import { isObj, pathname, str, type Json } from './util.js';
-
-
-
-/** Text of a message `content`: a string, or an array of parts ({type:'text', text} ...). */
-function contentText(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  const out: string[] = [];
-  for (const p of content) {
-    if (typeof p === 'string') out.push(p);
-    else if (isObj(p)) {
-      if (typeof p.text === 'string') out.push(p.text);
-      else out.push(`[${str(p.type) || 'part'}]`);
-    }
-  }
-  return out.join('\n');
-}
+import { isObj, newId, partsText, pathname, sendJson, sendSse, str, type Json } from './util.js';
 
 /**
  * Chat Completions has no error flag on a tool message. The agents put the error in the text:
@@ -69,7 +50,7 @@ function parse(body: unknown): Conversation {
   for (const m of messages) {
     if (!isObj(m)) continue;
     if (m.role === 'user') {
-      userTexts.push(contentText(m.content));
+      userTexts.push(partsText(m.content));
     } else if (m.role === 'assistant' && Array.isArray(m.tool_calls)) {
       for (const tc of m.tool_calls) {
         if (isObj(tc) && typeof tc.id === 'string') {
@@ -78,12 +59,12 @@ function parse(body: unknown): Conversation {
       }
     } else if (m.role === 'tool') {
       const callId = str(m.tool_call_id);
-      const text = contentText(m.content);
+      const text = partsText(m.content);
       const name = callNames.get(callId) || (typeof m.name === 'string' ? m.name : undefined);
       toolResults.push({ callId, ...(name ? { name } : {}), text, isError: looksLikeError(text) });
     } else if (m.role === 'function') {
       // legacy function-result message
-      const text = contentText(m.content);
+      const text = partsText(m.content);
       toolResults.push({ callId: str(m.name), name: str(m.name), text, isError: looksLikeError(text) });
     }
   }
@@ -100,10 +81,8 @@ function usageObj(u: Usage): Json {
   };
 }
 
-const newId = (): string => `chatcmpl-${randomBytes(12).toString('hex')}`;
-
 function respond(res: ServerResponse, conv: Conversation, decision: Decision, usage: Usage): void {
-  const id = newId();
+  const id = newId('chatcmpl-');
   const created = Math.floor(Date.now() / 1000);
   const model = conv.model || 'scripted';
   const finish = decision.kind === 'tool_call' ? 'tool_calls' : 'stop';
@@ -120,26 +99,13 @@ function respond(res: ServerResponse, conv: Conversation, decision: Decision, us
             ],
           }
         : { role: 'assistant', content: decision.text };
-    const body = JSON.stringify({
-      id,
-      object: 'chat.completion',
-      created,
-      model,
-      choices: [{ index: 0, message, logprobs: null, finish_reason: finish }],
-      usage: usageObj(usage),
-    });
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-    res.end(body);
+    sendJson(res, 200, { id, object: 'chat.completion', created, model, choices: [{ index: 0, message, logprobs: null, finish_reason: finish }], usage: usageObj(usage) });
     return;
   }
 
-  res.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache',
-    connection: 'keep-alive',
-  });
+  let out = '';
   const chunk = (choices: Json[], extra: Json = {}): void => {
-    res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices, ...extra })}\n\n`);
+    out += `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices, ...extra })}\n\n`;
   };
   // 1) role chunk
   chunk([{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }]);
@@ -169,8 +135,7 @@ function respond(res: ServerResponse, conv: Conversation, decision: Decision, us
   // 3) finish chunk, then usage chunk (choices: []) as OpenAI does with stream_options.include_usage.
   chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: finish }]);
   chunk([], { usage: usageObj(usage) });
-  res.write('data: [DONE]\n\n');
-  res.end();
+  sendSse(res, out + 'data: [DONE]\n\n');
 }
 
 function modelEntry(id: string): Json {
@@ -180,15 +145,12 @@ function modelEntry(id: string): Json {
 function side(method: string, path: string, _body: unknown, res: ServerResponse): boolean {
   const p = pathname(path);
   if (method === 'GET' && /\/models$/.test(p)) {
-    const body = JSON.stringify({ object: 'list', data: [modelEntry('scripted')] });
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(body);
+    sendJson(res, 200, { object: 'list', data: [modelEntry('scripted')] });
     return true;
   }
   const m = /\/models\/([^/]+)$/.exec(p);
   if (method === 'GET' && m) {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(modelEntry(decodeURIComponent(m[1] ?? 'scripted'))));
+    sendJson(res, 200, modelEntry(decodeURIComponent(m[1] ?? 'scripted')));
     return true;
   }
   return false;
@@ -201,5 +163,3 @@ export const openaiChat: WireAdapter = {
   respond,
   side,
 };
-
-export default openaiChat;

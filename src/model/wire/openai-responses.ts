@@ -2,25 +2,10 @@
 // Client: Codex (`[model_providers.x] base_url = "http://127.0.0.1:<port>/v1"`, wire_api = "responses"),
 // which sends POST /v1/responses with stream: true and expects SSE `response.*` events that end
 // with `response.completed` (without it Codex reports "stream closed before response.completed"
-// and retries). Only node: imports.
+// and retries).
 import type { ServerResponse } from 'node:http';
 import type { Conversation, Decision, ToolOffer, ToolResult, Usage, WireAdapter } from './contract.js';
-import { isObj, newId, pathname, sendJson, str, type Json } from './util.js';
-
-
-
-/** Text of a message `content` (string or array of input_text/output_text parts). */
-function contentText(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  const parts: string[] = [];
-  for (const p of content) {
-    if (!isObj(p)) continue;
-    if (typeof p.text === 'string') parts.push(p.text);
-    else parts.push(`[${str(p.type) || 'part'}]`);
-  }
-  return parts.join('\n');
-}
+import { isObj, newId, partsText, pathname, sendJson, sendSse, str, type Json } from './util.js';
 
 /**
  * Codex prefixes MCP results with "Wall time: 0.0102 seconds\nOutput:\n"; the prefix is removed so
@@ -41,10 +26,10 @@ function outputText(output: unknown): { text: string; isError: boolean } {
 
 function rawOutputText(output: unknown): { text: string; isError: boolean } {
   if (typeof output === 'string') return { text: output, isError: false };
-  if (Array.isArray(output)) return { text: contentText(output), isError: false };
+  if (Array.isArray(output)) return { text: partsText(output), isError: false };
   if (isObj(output)) {
     const inner = 'content' in output ? output.content : output;
-    const text = typeof inner === 'string' || Array.isArray(inner) ? contentText(inner) : JSON.stringify(inner);
+    const text = typeof inner === 'string' || Array.isArray(inner) ? partsText(inner) : JSON.stringify(inner);
     return { text, isError: output.success === false };
   }
   return { text: '', isError: false };
@@ -94,7 +79,7 @@ function parse(body: unknown): Conversation {
     const type = it.type ?? (typeof it.role === 'string' ? 'message' : undefined);
     switch (type) {
       case 'message':
-        if (it.role === 'user') userTexts.push(contentText(it.content));
+        if (it.role === 'user') userTexts.push(partsText(it.content));
         break;
       case 'function_call':
       case 'custom_tool_call':
@@ -156,9 +141,7 @@ function respond(res: ServerResponse, conv: Conversation, decision: Decision, us
   const completed = { ...base, status: 'completed', output: [doneItem], usage: usageFull(usage) };
 
   if (!conv.stream) {
-    const body = JSON.stringify(completed);
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-    res.end(body);
+    sendJson(res, 200, completed);
     return;
   }
 
@@ -184,8 +167,7 @@ function respond(res: ServerResponse, conv: Conversation, decision: Decision, us
   events.forEach((e, i) => {
     out += `event: ${str(e.type)}\ndata: ${JSON.stringify({ ...e, sequence_number: i })}\n\n`;
   });
-  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-request-id': newId('req_') });
-  res.end(out);
+  sendSse(res, out, { 'x-request-id': newId('req_') });
 }
 
 function side(method: string, path: string, _body: unknown, res: ServerResponse): boolean {
@@ -207,5 +189,3 @@ export const openaiResponses: WireAdapter = {
   respond,
   side,
 };
-
-export default openaiResponses;

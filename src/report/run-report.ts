@@ -1,0 +1,56 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import type { PhaseResult } from '../replay/phase.js';
+import type { RunTarget } from '../replay/run.js';
+import { MEMEVAL_VERSION } from '../util/paths.js';
+import { buildMatrix } from './matrix.js';
+import { REPORT_SCHEMA_VERSION, summarize, type Report } from './report.js';
+import { writeFileAtomic, writeJsonAtomic } from './write.js';
+
+export interface RunOutcome {
+  runId: string;
+  runDir: string;
+  layer: Report['layer'];
+  startedAt: string;
+  options: Record<string, unknown>;
+  scenarios: string[];
+  targets: RunTarget[];
+  results: PhaseResult[];
+  interrupted: boolean;
+}
+
+/**
+ * Close a run directory, for either layer: one calls log for the whole run beside the report
+ * (each line labelled with its cell), cell dirs made relative to the run, and report.json
+ * written atomically.
+ */
+export function writeRunReport<X extends object>(o: RunOutcome, extra: X): { report: Report & X; reportPath: string } {
+  const allCalls: string[] = [];
+  for (const r of o.results) {
+    const label = { scenario: r.scenario, target: r.target, phase: r.phase, ...(r.agent ? { repeat: r.agent.repeat } : {}) };
+    const f = join(r.cell_dir, 'calls.jsonl');
+    if (existsSync(f)) for (const l of readFileSync(f, 'utf8').split('\n').filter(Boolean)) allCalls.push(JSON.stringify({ ...label, ...JSON.parse(l) }) + '\n');
+    r.cell_dir = relative(o.runDir, r.cell_dir);
+  }
+  writeFileAtomic(join(o.runDir, 'calls.jsonl'), allCalls.join(''));
+  const report = {
+    schema_version: REPORT_SCHEMA_VERSION,
+    run_id: o.runId,
+    status: o.interrupted ? ('interrupted' as const) : ('completed' as const),
+    memeval_version: MEMEVAL_VERSION,
+    layer: o.layer,
+    started_at: o.startedAt,
+    ended_at: new Date().toISOString(),
+    options: o.options,
+    scenarios: o.scenarios,
+    targets: o.targets.map((t) => ({ name: t.decl.name, package: t.decl.package?.npm ?? t.decl.server.command ?? '', version: t.bin.version, claims: t.decl.claims })),
+    results: o.results,
+    matrix: buildMatrix(o.results, o.targets.map((t) => t.decl.name)),
+    summary: summarize(o.results, o.interrupted),
+    warnings: [...new Set(o.results.flatMap((r) => r.warnings.map((w) => `${r.target}: ${w}`)))],
+    ...extra,
+  };
+  const reportPath = join(o.runDir, 'report.json');
+  writeJsonAtomic(reportPath, report);
+  return { report, reportPath };
+}
