@@ -1,6 +1,6 @@
-import { packageInstallDir } from '../target/cache.js';
-import { installPackage, type InstallResult } from '../target/install.js';
-import { resolveBin, type ResolvedBin } from '../target/resolve-bin.js';
+import { packageInstallDir } from '../targets/cache.js';
+import { installPackage, type InstallResult } from '../targets/install.js';
+import { resolveBin, type ResolvedBin } from '../targets/resolve-bin.js';
 import { InputError, nearest } from '../util/errors.js';
 import { claudeCode } from './drivers/claude-code.js';
 import { codex } from './drivers/codex.js';

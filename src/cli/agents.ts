@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import chalk from 'chalk';
 import { DRIVERS, getDriver, installAgent, resolveAgentBin } from '../agent/registry.js';
 import { installMany } from './install-many.js';
-import { cacheDir } from '../target/cache.js';
+import { cacheDir } from '../targets/cache.js';
 import type { AgentDriver } from '../agent/types.js';
 
 export function installAgents(drivers: AgentDriver[], log: (s: string) => void): Promise<void> {

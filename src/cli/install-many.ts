@@ -1,5 +1,5 @@
 import chalk from 'chalk';
-import { InstallError, type InstallResult } from '../target/install.js';
+import { InstallError, type InstallResult } from '../targets/install.js';
 
 /** Install each item in turn, report each, and fail once at the end listing every failure. */
 export async function installMany<T>(items: T[], name: (x: T) => string, install: (x: T) => Promise<InstallResult>, log: (s: string) => void): Promise<void> {

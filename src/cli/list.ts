@@ -2,8 +2,8 @@ import type { Command } from 'commander';
 import chalk from 'chalk';
 import { BUILTIN_SCENARIOS } from '../util/paths.js';
 import { loadScenarios, scenarioFiles } from '../scenario/loader.js';
-import { loadAllTargets } from '../target/loader.js';
-import { isInstalled } from '../target/resolve-bin.js';
+import { loadAllTargets } from '../targets/loader.js';
+import { isInstalled } from '../targets/resolve-bin.js';
 
 export function registerList(program: Command): void {
   program

@@ -2,7 +2,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import chalk from 'chalk';
 import { resolve } from 'node:path';
 import { InputError } from '../util/errors.js';
-import { InstallError } from '../target/install.js';
+import { InstallError } from '../targets/install.js';
 import { MEMEVAL_VERSION } from '../util/paths.js';
 import { registerRun } from './run.js';
 import { registerValidate } from './validate.js';

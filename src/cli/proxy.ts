@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { runProxy } from '../target/proxy.js';
+import { runProxy } from '../mcp/proxy.js';
 import { positiveInt } from './main.js';
 
 export function registerProxy(program: Command): void {

@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
 import chalk from 'chalk';
-import { loadAllTargets, loadTarget } from '../target/loader.js';
-import { isInstalled } from '../target/resolve-bin.js';
-import { installTarget } from '../target/install-target.js';
+import { loadAllTargets, loadTarget } from '../targets/loader.js';
+import { isInstalled } from '../targets/resolve-bin.js';
+import { installTarget } from '../targets/install-target.js';
 import { installMany } from './install-many.js';
-import { cacheDir } from '../target/cache.js';
-import type { TargetDecl } from '../target/schema.js';
+import { cacheDir } from '../targets/cache.js';
+import type { TargetDecl } from '../targets/schema.js';
 
 /** `all` or a list of names → declarations, in the order given. */
 export function targetNames(names: string[]): string[] {

@@ -4,7 +4,7 @@ import chalk from 'chalk';
 import { InputError } from '../util/errors.js';
 import { BUILTIN_SCENARIOS } from '../util/paths.js';
 import { loadScenario, scenarioFiles } from '../scenario/loader.js';
-import { loadTargetFile, targetFiles } from '../target/loader.js';
+import { loadTargetFile, targetFiles } from '../targets/loader.js';
 
 export function registerValidate(program: Command): void {
   program

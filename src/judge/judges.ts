@@ -1,5 +1,5 @@
 import type { Assertion } from '../scenario/schema.js';
-import type { Evidence } from '../target/evidence.js';
+import type { Evidence } from '../evidence/build.js';
 import { describeSightings, findEverywhere } from './absent.js';
 import { compare, describeExpected } from './compare.js';
 import { judgment, type Judgment } from './judgment.js';

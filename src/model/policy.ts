@@ -1,6 +1,6 @@
 import type { Step } from '../scenario/schema.js';
-import type { TargetDecl } from '../target/schema.js';
-import { afterStep, captureId, expandOp, stepCall, type MemoryHandle } from '../replay/ops.js';
+import type { TargetDecl } from '../targets/schema.js';
+import { afterStep, captureId, expandOp, stepCall, type MemoryHandle } from '../ops/ops.js';
 import { resolveRefs } from '../scenario/refs.js';
 
 /** What the scripted model replays in one agent session: a chunk of a scenario's steps. */

@@ -7,15 +7,15 @@ import { failsRun, phaseVerdict, type Verdict } from '../judge/verdict.js';
 import { resolveRefs } from '../scenario/refs.js';
 import { assertionApplies, type DeterministicPhase, type Phase, type Scenario, type Step } from '../scenario/schema.js';
 import type { TokenUsage } from '../agent/types.js';
-import { buildEvidence, type Evidence } from '../target/evidence.js';
-import type { CallRecord } from '../target/recorder.js';
-import type { ResolvedBin } from '../target/resolve-bin.js';
-import type { TargetDecl } from '../target/schema.js';
-import { TargetError, TargetSession } from '../target/session.js';
+import { buildEvidence, type Evidence } from '../evidence/build.js';
+import type { CallRecord } from '../mcp/recorder.js';
+import type { ResolvedBin } from '../targets/resolve-bin.js';
+import type { TargetDecl } from '../targets/schema.js';
+import { TargetError, TargetSession } from '../mcp/session.js';
 import { fillString } from '../util/template.js';
 import { guardEnv, refusalWarnings } from '../fixture/netguard.js';
 import { Interrupted } from '../util/errors.js';
-import { afterStep, clip, missingOps, opsNeeded, recallProbe, roundMs, runOp, seedMemories, stepCall, type MemoryHandle, type StepRecord } from './ops.js';
+import { afterStep, clip, missingOps, opsNeeded, recallProbe, roundMs, runOp, seedMemories, stepCall, type MemoryHandle, type StepRecord } from '../ops/ops.js';
 
 /** What a real-model cell adds: the agent, its turns and their token usage. */
 export interface AgentRunInfo {

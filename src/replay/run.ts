@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import type { LoadedScenario } from '../scenario/loader.js';
 import type { DeterministicPhase } from '../scenario/schema.js';
-import type { LoadedTarget } from '../target/loader.js';
-import type { ResolvedBin } from '../target/resolve-bin.js';
+import type { LoadedTarget } from '../targets/loader.js';
+import type { ResolvedBin } from '../targets/resolve-bin.js';
 import { newRunId, type Report } from '../report/report.js';
 import { writeRunReport } from '../report/run-report.js';
 import { mapPool } from '../util/pool.js';

@@ -1,8 +1,8 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import Database from 'better-sqlite3';
-import type { CallRecord } from './recorder.js';
-import type { TargetDecl } from './schema.js';
+import type { CallRecord } from '../mcp/recorder.js';
+import type { TargetDecl } from '../targets/schema.js';
 
 /** What judges read. The store is a copy taken after the server exited; nothing writes to it. */
 export interface Evidence {

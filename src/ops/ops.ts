@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { MemoryOp, Scenario, Step } from '../scenario/schema.js';
-import type { TargetDecl } from '../target/schema.js';
-import type { TargetSession } from '../target/session.js';
+import type { TargetDecl } from '../targets/schema.js';
+import type { TargetSession } from '../mcp/session.js';
 import { fillTemplate } from '../util/template.js';
 
 /** What the harness knows about a memory it stored, for `$ref:` and update/forget templates. */

@@ -5,8 +5,8 @@ import { fillString, fillTemplate } from '../util/template.js';
 import { MEMEVAL_VERSION } from '../util/paths.js';
 import { ChildTransport } from './child-transport.js';
 import { CallRecorder, META_OP, META_STAGE } from './recorder.js';
-import type { ResolvedBin } from './resolve-bin.js';
-import type { TargetDecl } from './schema.js';
+import type { ResolvedBin } from '../targets/resolve-bin.js';
+import type { TargetDecl } from '../targets/schema.js';
 
 export interface ToolResult {
   ok: boolean;

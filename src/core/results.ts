@@ -1,0 +1,167 @@
+import { z } from 'zod';
+
+/**
+ * What a run produces, shared by every layer: the cell flow writes these, reporters, diff,
+ * merge and rejudge read them. A leaf module (it imports nothing from memeval) so that no
+ * folder has to import another layer to name a result.
+ */
+
+export const VERDICTS = ['pass', 'fail', 'defended', 'detected', 'undetected', 'unsupported', 'invalid', 'error', 'skipped'] as const;
+export type Verdict = (typeof VERDICTS)[number];
+
+export const OUTCOMES = ['pass', 'fail', 'abstain', 'error'] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+/** The phase a cell is judged as. A real-model cell names its own phase. */
+export const PHASES = ['well-behaved', 'violation', 'real-model'] as const;
+export type Phase = (typeof PHASES)[number];
+export type DeterministicPhase = Exclude<Phase, 'real-model'>;
+
+export const DRIVERS = ['replay', 'agent', 'fuzz'] as const;
+export type DriverKind = (typeof DRIVERS)[number];
+
+export const RUN_STATUSES = ['completed', 'interrupted', 'blocked', 'failed'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+/** Exit codes, as the README documents them. */
+export const EXIT = { ok: 0, failed: 1, blocked: 2, invalid: 3, interrupted: 130 } as const;
+
+export const judgmentSchema = z.looseObject({
+  name: z.string(),
+  kind: z.string(),
+  phase: z.string(),
+  outcome: z.enum(OUTCOMES),
+  passed: z.boolean().nullable(),
+  actual: z.unknown(),
+  expected: z.unknown(),
+  detail: z.string(),
+});
+export type Judgment = z.infer<typeof judgmentSchema>;
+
+export const stepRecordSchema = z.looseObject({
+  index: z.number(),
+  stage: z.enum(['setup', 'step']),
+  op: z.string(),
+  tools: z.array(z.string()),
+  ok: z.boolean(),
+  ms: z.number(),
+  note: z.string().optional(),
+  result: z.string().optional(),
+});
+export type StepRecord = z.infer<typeof stepRecordSchema>;
+
+export const tokenUsageSchema = z.object({
+  input: z.number(),
+  output: z.number(),
+  cache_read: z.number(),
+  cache_write: z.number(),
+  /** what the agent itself reported; null where it reports no cost */
+  cost_usd: z.number().nullable(),
+});
+export type TokenUsage = z.infer<typeof tokenUsageSchema>;
+
+export const turnRecordSchema = z.looseObject({
+  session: z.number(),
+  prompt: z.number(),
+  exit_code: z.number().nullable(),
+  ms: z.number(),
+  startup_ms: z.number().optional(),
+  model_requests: z.number().optional(),
+  final_text: z.string(),
+  tool_calls: z.array(z.object({ tool: z.string(), ok: z.boolean(), logged: z.boolean() })),
+  usage: tokenUsageSchema,
+  stdout_file: z.string(),
+  stderr_file: z.string(),
+  invalid: z.array(z.string()),
+});
+export type TurnRecord = z.infer<typeof turnRecordSchema>;
+
+export const agentRunInfoSchema = z.looseObject({
+  agent: z.string(),
+  agent_version: z.string(),
+  model: z.string(),
+  /** true when memeval's scripted model stood in for the model */
+  scripted: z.boolean(),
+  policy: z.enum(['well-behaved', 'violation']).nullable(),
+  repeat: z.number(),
+  memory_off: z.record(z.string(), z.string()),
+  turns: z.array(turnRecordSchema),
+  usage: tokenUsageSchema,
+});
+export type AgentRunInfo = z.infer<typeof agentRunInfoSchema>;
+
+export const cellResultSchema = z.looseObject({
+  /** stable across runs: scenario/target/phase, plus agent-repeat for agent cells */
+  cell_id: z.string(),
+  scenario: z.string(),
+  target: z.string(),
+  phase: z.enum(PHASES),
+  driver: z.enum(DRIVERS),
+  verdict: z.enum(VERDICTS),
+  reason: z.string(),
+  fails_run: z.boolean(),
+  defence: z.string().optional(),
+  claimed: z.boolean().optional(),
+  steps: z.array(stepRecordSchema),
+  assertions: z.array(judgmentSchema),
+  fixture: z.string(),
+  cell_dir: z.string(),
+  stderr_tail: z.string().optional(),
+  warnings: z.array(z.string()),
+  duration_ms: z.number(),
+  /** spawn to MCP initialize done, per server session of this cell */
+  server_start_ms: z.array(z.number()).optional(),
+  agent: agentRunInfoSchema.optional(),
+});
+export type CellResult = z.infer<typeof cellResultSchema>;
+
+const verdictCounts = z.partialRecord(z.enum(VERDICTS), z.number());
+
+export const matrixSchema = z.object({
+  targets: z.array(z.string()),
+  rows: z.array(
+    z.object({
+      scenario: z.string(),
+      cells: z.record(
+        z.string(),
+        z.object({ 'well-behaved': z.enum(VERDICTS).optional(), violation: z.enum(VERDICTS).optional(), 'real-model': z.enum(VERDICTS).optional(), fails_run: z.boolean() }),
+      ),
+    }),
+  ),
+  totals: z.record(z.string(), z.object({ passed: z.number(), failed: z.number(), by_verdict: verdictCounts })),
+});
+export type Matrix = z.infer<typeof matrixSchema>;
+
+export const summarySchema = z.object({
+  cells: z.number(),
+  passed: z.number(),
+  failed: z.number(),
+  by_verdict: verdictCounts,
+  /** what the CLI exits with for this report */
+  exit_code: z.number(),
+});
+export type Summary = z.infer<typeof summarySchema>;
+
+export const targetInfoSchema = z.looseObject({ name: z.string(), package: z.string(), version: z.string(), claims: z.array(z.string()) });
+export type TargetInfo = z.infer<typeof targetInfoSchema>;
+
+export const REPORT_SCHEMA_VERSION = 2;
+
+export const reportSchema = z.looseObject({
+  schema_version: z.literal(REPORT_SCHEMA_VERSION),
+  run_id: z.string(),
+  status: z.enum(RUN_STATUSES),
+  reason: z.string().optional(),
+  memeval_version: z.string(),
+  layer: z.enum(['deterministic', 'real-model']),
+  started_at: z.string(),
+  ended_at: z.string(),
+  options: z.record(z.string(), z.unknown()),
+  scenarios: z.array(z.string()),
+  targets: z.array(targetInfoSchema),
+  results: z.array(cellResultSchema),
+  matrix: matrixSchema,
+  summary: summarySchema,
+  warnings: z.array(z.string()),
+});
+export type Report = z.infer<typeof reportSchema>;
