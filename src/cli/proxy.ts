@@ -9,10 +9,18 @@ export function registerProxy(program: Command): void {
     .requiredOption('--log <file>', 'calls log to append to')
     .option('--session <n>', 'session number written into each record, or "auto" to count up per start', (v: string) => (v === 'auto' ? 'auto' : positiveInt(v)), 1 as number | 'auto')
     .option('--cwd <dir>', "the server's working directory")
+    .option('--max-message-bytes <n>', 'largest JSON-RPC message passed on (default 64 MiB)', positiveInt)
     .argument('<command...>', 'the MCP server command, after --')
     .usage('--log FILE [--session N] -- <server command> [args...]')
-    .action(async (command: string[], opts: { log: string; session: number | 'auto'; cwd?: string }) => {
-      const code = await runProxy({ log: opts.log, session: opts.session, command: command[0], args: command.slice(1), cwd: opts.cwd });
+    .action(async (command: string[], opts: { log: string; session: number | 'auto'; cwd?: string; maxMessageBytes?: number }) => {
+      const code = await runProxy({
+        log: opts.log,
+        session: opts.session,
+        command: command[0],
+        args: command.slice(1),
+        cwd: opts.cwd,
+        maxMessageBytes: opts.maxMessageBytes,
+      });
       process.exit(code);
     });
 }

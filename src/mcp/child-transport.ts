@@ -1,9 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, type WriteStream } from 'node:fs';
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { appendFileSync } from 'node:fs';
+import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { track, untrack, killTree } from '../fixture/processes.js';
+import { track, untrack, killTree, killGroupNow } from '../fixture/processes.js';
+import { CappedLog } from './capped-log.js';
+import { DEFAULT_MAX_MESSAGE_BYTES, LineFramer, OversizeMessage } from './framing.js';
 import type { CallRecorder } from './recorder.js';
 
 export interface ChildSpec {
@@ -12,13 +14,24 @@ export interface ChildSpec {
   env: Record<string, string>;
   cwd: string;
   stderrFile?: string;
+  /** lines on stdout that are not JSON-RPC are appended here (the first few) */
+  noiseFile?: string;
+  maxMessageBytes?: number;
 }
 
-const STDERR_TAIL = 4000;
+/** How many non-JSON-RPC stdout lines are kept word for word; the rest are counted. */
+const NOISE_KEPT = 20;
+const NOISE_LINE_CHARS = 300;
+
+/** How a server that exited went away, for reasons: "exited with code 7", "killed by SIGKILL". */
+export function describeExit(exit: { code: number | null; signal: NodeJS.Signals | null }): string {
+  return exit.signal ? `server was killed by ${exit.signal}` : `server exited with code ${exit.code}`;
+}
 
 /**
  * MCP stdio client transport over a child process in its own process group, so the
- * whole tree can be killed, with a stderr tail for error reports and a call recorder.
+ * whole tree can be killed, with capped stderr, a message size limit, a record of stdout
+ * lines that are not JSON-RPC, and a call recorder.
  */
 export class ChildTransport implements Transport {
   onclose?: () => void;
@@ -26,23 +39,36 @@ export class ChildTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
 
   private child?: ChildProcess;
-  private readBuffer = new ReadBuffer();
-  private stderrTail = '';
-  private stderrLog?: WriteStream;
+  private framer: LineFramer;
+  private stderrLog: CappedLog;
   private exited?: Promise<void>;
   exitInfo?: { code: number | null; signal: NodeJS.Signals | null };
+  /** why memeval stopped listening to this server (e.g. an oversize message) */
+  fault?: string;
+  /** stdout lines that were not JSON-RPC: how many, and the first few */
+  readonly noise = { count: 0, lines: [] as string[] };
 
   constructor(
     private readonly spec: ChildSpec,
     private readonly recorder?: CallRecorder,
-  ) {}
+  ) {
+    this.framer = new LineFramer(spec.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES);
+    this.stderrLog = new CappedLog(spec.stderrFile);
+  }
 
   get pid(): number | undefined {
     return this.child?.pid;
   }
 
+  /** The end of the server's stderr, saying how much was dropped. */
   stderr(): string {
-    return this.stderrTail;
+    return this.stderrLog.text();
+  }
+
+  /** Why the server is gone or unusable, or undefined while it is healthy. */
+  failure(): string | undefined {
+    if (this.fault) return this.fault;
+    return this.exitInfo ? describeExit(this.exitInfo) : undefined;
   }
 
   async start(): Promise<void> {
@@ -53,12 +79,11 @@ export class ChildTransport implements Transport {
       detached: true,
     });
     this.child = child;
-    if (this.spec.stderrFile) this.stderrLog = createWriteStream(this.spec.stderrFile);
     this.exited = new Promise((resolve) => {
       child.once('exit', (code, signal) => {
         this.exitInfo = { code, signal };
         untrack(child);
-        this.recorder?.flushPending(`server exited (code ${code}, signal ${signal}) before answering`);
+        this.recorder?.flushPending(`${this.fault ?? describeExit(this.exitInfo)} before answering`);
         resolve();
         this.onclose?.();
       });
@@ -71,30 +96,48 @@ export class ChildTransport implements Transport {
     child.on('error', (e) => this.onerror?.(e));
     child.stdin!.on('error', (e) => this.onerror?.(e));
     child.stdout!.on('data', (chunk: Buffer) => {
-      this.readBuffer.append(chunk);
-      for (;;) {
-        let msg: JSONRPCMessage | null;
-        try {
-          msg = this.readBuffer.readMessage();
-        } catch (e) {
-          this.onerror?.(new Error(`server wrote something that is not JSON-RPC: ${(e as Error).message}`));
+      if (this.fault) return;
+      let frames;
+      try {
+        frames = this.framer.push(chunk);
+      } catch (e) {
+        if (!(e instanceof OversizeMessage)) throw e;
+        this.fault = e.message;
+        killGroupNow(child); // the stream is out of step: nothing more it says can be trusted
+        this.onerror?.(e);
+        return;
+      }
+      for (const f of frames) {
+        if (f.kind === 'noise') {
+          this.recordNoise(f.line);
           continue;
         }
-        if (!msg) break;
-        this.recorder?.incoming(msg);
-        this.onmessage?.(msg);
+        this.recorder?.incoming(f.message);
+        this.onmessage?.(f.message);
       }
     });
-    child.stderr!.on('data', (chunk: Buffer) => {
-      this.stderrLog?.write(chunk);
-      this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL);
-    });
+    child.stderr!.on('data', (chunk: Buffer) => this.stderrLog.write(chunk));
+  }
+
+  private recordNoise(line: string): void {
+    this.noise.count++;
+    if (this.noise.lines.length >= NOISE_KEPT) return;
+    const kept = line.length > NOISE_LINE_CHARS ? `${line.slice(0, NOISE_LINE_CHARS)}…` : line;
+    this.noise.lines.push(kept);
+    if (this.spec.noiseFile) {
+      try {
+        appendFileSync(this.spec.noiseFile, JSON.stringify({ line: kept }) + '\n');
+      } catch {
+        /* the count in memory still tells */
+      }
+    }
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
     const out = this.recorder ? this.recorder.outgoing(message) : message;
     const stdin = this.child?.stdin;
-    if (!stdin || stdin.destroyed) throw new Error('server is not running');
+    if (this.fault) throw new Error(this.fault);
+    if (!stdin || stdin.destroyed) throw new Error(this.failure() ?? 'server is not running');
     await new Promise<void>((resolve, reject) => {
       stdin.write(serializeMessage(out), (err) => (err ? reject(err) : resolve()));
     });
@@ -109,6 +152,13 @@ export class ChildTransport implements Transport {
       await killTree(child, this.exited, graceMs);
     }
     await this.exited;
-    await new Promise<void>((r) => (this.stderrLog ? this.stderrLog.end(r) : r()));
+    this.stderrLog.close();
+    if (this.spec.noiseFile && this.noise.count > NOISE_KEPT) {
+      try {
+        appendFileSync(this.spec.noiseFile, JSON.stringify({ more: this.noise.count - NOISE_KEPT }) + '\n');
+      } catch {
+        /* as above */
+      }
+    }
   }
 }

@@ -1,7 +1,9 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { describeExit } from './child-transport.js';
+import { DEFAULT_MAX_MESSAGE_BYTES, LineFramer, OversizeMessage, type Frame } from './framing.js';
 import { CallRecorder } from './recorder.js';
 
 export interface ProxyOptions {
@@ -12,7 +14,12 @@ export interface ProxyOptions {
   args: string[];
   /** the server's working directory (default: the proxy's) */
   cwd?: string;
+  /** largest message accepted from either side (default 64 MiB) */
+  maxMessageBytes?: number;
 }
+
+/** Exit code of a proxy that stopped a server for an oversize message. */
+export const PROXY_OVERSIZE_EXIT = 75;
 
 /** Agents start the server themselves, once per invocation: number those sessions in order. */
 function nextSession(log: string): number {
@@ -29,43 +36,56 @@ function nextSession(log: string): number {
  */
 export function runProxy(o: ProxyOptions): Promise<number> {
   const recorder = new CallRecorder(o.log, o.session === 'auto' ? nextSession(o.log) : o.session, 'agent');
-  const child = spawn(o.command, o.args, { stdio: ['pipe', 'pipe', 'inherit'], env: process.env, cwd: o.cwd });
-  const fromClient = new ReadBuffer();
-  const fromServer = new ReadBuffer();
-  const drain = (buf: ReadBuffer, onMsg: (m: JSONRPCMessage) => void) => {
-    for (;;) {
-      let m: JSONRPCMessage | null;
-      try {
-        m = buf.readMessage();
-      } catch {
-        continue; // not JSON-RPC: nothing we can forward faithfully
-      }
-      if (!m) return;
-      onMsg(m);
+  const child = spawn(o.command, o.args, { stdio: ['pipe', 'pipe', 'inherit'], env: process.env, cwd: o.cwd, detached: true });
+  const max = o.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  const fromClient = new LineFramer(max);
+  const fromServer = new LineFramer(max);
+  let fault: string | undefined;
+  const killGroup = (sig: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, sig);
+    } catch {
+      child.kill(sig);
+    }
+  };
+  /** Frames of a chunk; an oversize message ends the session, with the reason logged for the cell. */
+  const frames = (framer: LineFramer, chunk: Buffer, side: string): Frame[] => {
+    if (fault) return [];
+    try {
+      return framer.push(chunk);
+    } catch (e) {
+      if (!(e instanceof OversizeMessage)) throw e;
+      fault = side === 'server' ? e.message : `the agent sent a JSON-RPC message over the limit (${max} bytes)`;
+      process.stderr.write(`memeval mcp-proxy: ${fault}\n`);
+      recorder.flushPending(fault);
+      killGroup('SIGKILL');
+      return [];
     }
   };
   process.stdin.on('data', (chunk: Buffer) => {
-    fromClient.append(chunk);
-    drain(fromClient, (m) => child.stdin.write(serializeMessage(recorder.outgoing(m))));
+    for (const f of frames(fromClient, chunk, 'agent'))
+      if (f.kind === 'message') child.stdin.write(serializeMessage(recorder.outgoing(f.message)));
   });
   process.stdin.on('end', () => child.stdin.end());
   child.stdin.on('error', () => {});
+  process.stdout.on('error', () => killGroup('SIGTERM')); // the agent went away
   child.stdout.on('data', (chunk: Buffer) => {
-    fromServer.append(chunk);
-    drain(fromServer, (m) => {
-      recorder.incoming(m);
-      process.stdout.write(serializeMessage(m));
-    });
+    for (const f of frames(fromServer, chunk, 'server')) {
+      if (f.kind !== 'message') continue; // not JSON-RPC: nothing we can forward faithfully
+      recorder.incoming(f.message);
+      process.stdout.write(serializeMessage(f.message));
+    }
   });
-  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, () => child.kill(sig));
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, () => killGroup(sig));
   return new Promise((resolve) => {
     child.on('error', (e) => {
       process.stderr.write(`memeval mcp-proxy: cannot start ${o.command}: ${e.message}\n`);
       resolve(127);
     });
     child.on('exit', (code, signal) => {
-      recorder.flushPending(`server exited (code ${code}, signal ${signal}) before answering`);
-      resolve(code ?? 1);
+      recorder.flushPending(`${fault ?? describeExit({ code, signal })} before answering`);
+      killGroup('SIGKILL'); // whatever the server left in its group
+      resolve(fault ? PROXY_OVERSIZE_EXIT : (code ?? 1));
     });
   });
 }

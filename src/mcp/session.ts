@@ -21,6 +21,8 @@ export interface SessionOptions {
   session: number;
   logFile?: string;
   stderrFile?: string;
+  /** where stdout lines that are not JSON-RPC are recorded (see noise.ts) */
+  noiseFile?: string;
   /** extra environment for the server (e.g. the network guard preload) */
   env?: Record<string, string>;
 }
@@ -60,20 +62,32 @@ export class TargetSession {
   static async start(o: SessionOptions): Promise<TargetSession> {
     const t0 = performance.now();
     const recorder = new CallRecorder(o.logFile, o.session, 'step');
-    const transport = new ChildTransport({ ...serverLaunch(o.decl, o.bin, o.fixture, o.env), stderrFile: o.stderrFile }, recorder);
+    const transport = new ChildTransport(
+      {
+        ...serverLaunch(o.decl, o.bin, o.fixture, o.env),
+        stderrFile: o.stderrFile,
+        noiseFile: o.noiseFile,
+        maxMessageBytes: o.decl.server.max_message_bytes,
+      },
+      recorder,
+    );
     const client = new Client({ name: 'memeval', version: MEMEVAL_VERSION });
     try {
       await client.connect(transport, { timeout: o.decl.server.startup_timeout_ms });
     } catch (e) {
       await transport.close(500).catch(() => {});
-      throw new TargetError(`server did not start: ${(e as Error).message}`, transport.stderr(), transport.exitInfo);
+      throw new TargetError(`server did not start: ${transport.failure() ?? (e as Error).message}`, transport.stderr(), transport.exitInfo);
     }
     return new TargetSession(client, transport, recorder, o.decl.server.call_timeout_ms, performance.now() - t0);
   }
 
   async listTools(): Promise<string[]> {
-    const r = await this.client.listTools(undefined, { timeout: this.callTimeoutMs });
-    return r.tools.map((t) => t.name);
+    try {
+      const r = await this.client.listTools(undefined, { timeout: this.callTimeoutMs });
+      return r.tools.map((t) => t.name);
+    } catch (e) {
+      throw new TargetError(`tools/list: ${this.transport.failure() ?? (e as Error).message}`, this.transport.stderr(), this.transport.exitInfo);
+    }
   }
 
   /** Call one tool. A tool-level error (isError) is a refusal, not an exception; a dead server is. */
@@ -91,9 +105,11 @@ export class TargetSession {
     } catch (e) {
       const err = e as Error & { code?: number };
       // MCP "invalid params" / tool-not-found come back as JSON-RPC errors: the server answered, it refused
-      if (this.transport.exitInfo === undefined && typeof err.code === 'number' && err.code !== -32001)
+      const failure = this.transport.failure();
+      if (failure === undefined && typeof err.code === 'number' && err.code !== -32001 && err.code !== -32000)
         return { ok: false, text: err.message, ms: performance.now() - t0 };
-      throw new TargetError(`${tool}: ${err.message}`, this.transport.stderr(), this.transport.exitInfo);
+      // "Connection closed" says nothing: name the exit code, signal or fault instead
+      throw new TargetError(`${tool}: ${failure ?? err.message}`, this.transport.stderr(), this.transport.exitInfo);
     }
   }
 

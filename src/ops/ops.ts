@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { MemoryOp, Scenario, Step } from '../scenario/schema.js';
 import type { TargetDecl } from '../targets/schema.js';
-import type { TargetSession } from '../mcp/session.js';
+import { TargetError, type TargetSession } from '../mcp/session.js';
 import { fillTemplate } from '../util/template.js';
 
 /** What the harness knows about a memory it stored, for `$ref:` and update/forget templates. */
@@ -159,16 +159,31 @@ export async function seedMemories(
   }
 }
 
-/** `recall` assertions ask through the target's recall op, on a server started only when one asks. */
-export function recallProbe(decl: TargetDecl, start: () => Promise<TargetSession>): { recall: (query: string) => Promise<string>; close: () => Promise<void> } {
+/**
+ * `recall` assertions ask through the target's recall op, on a server started only when one asks.
+ * `failure()` is the target fault the probe hit, if any, so the cell can keep its stderr tail.
+ */
+export function recallProbe(
+  decl: TargetDecl,
+  start: () => Promise<TargetSession>,
+): { recall: (query: string) => Promise<string>; close: () => Promise<void>; failure: () => TargetError | undefined } {
   let probe: Promise<TargetSession> | undefined;
+  let failure: TargetError | undefined;
   return {
-    recall: async (query) => (await runOp(await (probe ??= start()), decl, 'recall', { query }, 'probe')).text,
+    recall: async (query) => {
+      try {
+        return (await runOp(await (probe ??= start()), decl, 'recall', { query }, 'probe')).text;
+      } catch (e) {
+        if (e instanceof TargetError) failure ??= e;
+        throw e;
+      }
+    },
     close: async () => {
       await probe?.then(
         (s) => s.close(),
         () => {},
       );
     },
+    failure: () => failure,
   };
 }

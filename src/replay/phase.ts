@@ -15,6 +15,7 @@ import { TargetError, TargetSession } from '../mcp/session.js';
 import { fillString } from '../util/template.js';
 import { guardEnv, refusalWarnings } from '../fixture/netguard.js';
 import { Interrupted } from '../util/errors.js';
+import { NOISE_FILE, noiseWarnings } from '../mcp/noise.js';
 import { afterStep, clip, missingOps, opsNeeded, recallProbe, roundMs, runOp, seedMemories, stepCall, type MemoryHandle, type StepRecord } from '../ops/ops.js';
 
 /** What a real-model cell adds: the agent, its turns and their token usage. */
@@ -95,7 +96,7 @@ export async function runPhase(o: PhaseOptions): Promise<PhaseResult> {
     ...base,
     ...r,
     server_start_ms: startMs.length ? startMs : undefined,
-    warnings: refusalWarnings(join(o.cellDir, 'network.jsonl')),
+    warnings: [...refusalWarnings(join(o.cellDir, 'network.jsonl')), ...noiseWarnings(join(o.cellDir, NOISE_FILE))],
     fails_run: failsRun(r.verdict, claimed),
     duration_ms: Math.round(performance.now() - t0),
   });
@@ -125,6 +126,7 @@ export async function runPhase(o: PhaseOptions): Promise<PhaseResult> {
       session: ++sessionNo,
       logFile,
       stderrFile: join(o.cellDir, `stderr.${sessionNo}.log`),
+      noiseFile: join(o.cellDir, NOISE_FILE),
       env: serverEnv,
     });
     startMs.push(Math.round(session.startMs));
@@ -175,13 +177,22 @@ export async function runPhase(o: PhaseOptions): Promise<PhaseResult> {
     // judges read a copy taken after the server exited
     evidence = buildEvidence(decl, fillString(decl.store.path, fixture.vars), o.cellDir, calls);
     const probe = recallProbe(decl, () =>
-      TargetSession.start({ decl, bin: o.bin, fixture, session: sessionNo + 1, logFile: join(o.cellDir, 'probe-calls.jsonl'), env: serverEnv }),
+      TargetSession.start({
+        decl,
+        bin: o.bin,
+        fixture,
+        session: sessionNo + 1,
+        logFile: join(o.cellDir, 'probe-calls.jsonl'),
+        stderrFile: join(o.cellDir, 'stderr.probe.log'),
+        noiseFile: join(o.cellDir, NOISE_FILE),
+        env: serverEnv,
+      }),
     );
     const judgments = await runJudges(assertions, { evidence, recall: probe.recall }).finally(probe.close);
 
     const refused = records.filter((r) => r.stage === 'step' && !r.ok).length;
     const v = phaseVerdict({ phase, expectation: violation?.expectation, refusedSteps: refused, judgments });
-    return finish({ ...v, steps: records, assertions: judgments, fixture: await disposeFixture(fixture, o.keep) });
+    return finish({ ...v, steps: records, assertions: judgments, fixture: await disposeFixture(fixture, o.keep), stderr_tail: probe.failure()?.stderrTail || undefined });
   } catch (e) {
     const stderrTail = e instanceof TargetError ? e.stderrTail : session?.stderr();
     await stopSession().catch(() => {});

@@ -40,6 +40,13 @@ export const targetSchema = z.strictObject({
       cwd: z.string().default('{{project}}'),
       startup_timeout_ms: z.number().int().positive().default(30000),
       call_timeout_ms: z.number().int().positive().default(30000),
+      max_message_bytes: z
+        .number()
+        .int()
+        .min(1024)
+        .max(1024 * 1024 * 1024)
+        .optional()
+        .describe('largest JSON-RPC message accepted from the server (default 64 MiB); a larger one ends the cell as error'),
     })
     .prefault({}),
   fixture: z

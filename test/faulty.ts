@@ -1,0 +1,39 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, scenario, writeJson } from './helpers.ts';
+
+/** The fault server the tests and the fault campaign start (see its header for the modes). */
+export const FAULTY = join(ROOT, 'test', 'servers', 'faulty.mjs');
+
+/** A target declaration for the fault server in `fault` mode; `server` fields override. */
+export function faultyTarget(dir: string, name: string, fault: string, server: Record<string, unknown> = {}, env: Record<string, string> = {}): string {
+  return writeJson(join(dir, `${name}.json5`), {
+    name,
+    description: `the fault server in ${fault} mode`,
+    server: {
+      command: process.execPath,
+      args: [FAULTY],
+      env: { FAULT: fault, STORE: '{{data}}/store.jsonl', ...env },
+      startup_timeout_ms: 20000,
+      call_timeout_ms: 20000,
+      ...server,
+    },
+    store: { format: 'jsonl', path: '{{data}}/store.jsonl' },
+    views: {
+      memories:
+        "SELECT line AS id, json_extract(json, '$.text') AS content, NULL AS category, NULL AS source, NULL AS subject, NULL AS created_at, 0 AS is_deleted FROM store.records",
+    },
+    ops: {
+      remember: [{ tool: 'save', args: { text: '{{content}}' } }],
+      recall: [{ tool: 'search', args: { query: '{{query}}' } }],
+    },
+  });
+}
+
+/** A folder with `n` copies of the minimal scenario (one-1, one-2, …), plus `over` fields. */
+export function scenarioDir(dir: string, n = 2, over: Record<string, unknown> = {}): string {
+  const sc = join(dir, 'sc');
+  mkdirSync(sc, { recursive: true });
+  for (let i = 1; i <= n; i++) writeJson(join(sc, `s${i}.json`), scenario(`s${i}`, over));
+  return sc;
+}

@@ -1,0 +1,86 @@
+// A small MCP server that misbehaves on request, for fault tests. Speaks newline-delimited
+// JSON-RPC by hand (no SDK) so it can break the framing. Behaviour comes from FAULT:
+//   ok                 well behaved
+//   big:<bytes>        `save` answers with a text of that many bytes
+//   flood              after initialize, writes garbage with no newline, forever
+//   noise              writes log lines on stdout among its JSON-RPC
+//   stderr:<bytes>     writes that much to stderr at start, then behaves
+//   crash-on-recall    `search` makes the server exit with code 9 (after a line on stderr)
+//   daemon             starts a detached daemon in its own session that outlives the server
+//   slow-recall        `search` never answers
+// `save` appends {text} to STORE (a JSONL file); `search` answers with the lines that contain the query.
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+
+const fault = process.env.FAULT ?? 'ok';
+const store = process.env.STORE;
+const [mode, arg] = fault.split(':');
+const send = (m) => process.stdout.write(JSON.stringify(m) + '\n');
+const log = (s) => mode === 'noise' && process.stdout.write(`[faulty] ${s}\n`);
+
+if (mode === 'stderr') {
+  const chunk = 'E'.repeat(1023) + '\n';
+  for (let left = Number(arg); left > 0; left -= 1024) process.stderr.write(chunk);
+}
+if (mode === 'daemon') {
+  const d = spawn(process.execPath, ['-e', 'process.title="faulty-daemon"; setInterval(() => {}, 1000)'], { detached: true, stdio: 'ignore' });
+  if (process.env.DAEMON_PIDS) appendFileSync(process.env.DAEMON_PIDS, `${d.pid}\n`);
+  d.unref();
+}
+if (store && !existsSync(store)) writeFileSync(store, '');
+log('starting up');
+
+const tools = [
+  { name: 'save', description: 'store a text', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } },
+  { name: 'search', description: 'find texts', inputSchema: { type: 'object', properties: { query: { type: 'string' } } } },
+];
+
+function handle(msg) {
+  if (msg.id === undefined) return;
+  const reply = (result) => send({ jsonrpc: '2.0', id: msg.id, result });
+  switch (msg.method) {
+    case 'initialize':
+      reply({ protocolVersion: msg.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'faulty', version: '1.0.0' } });
+      if (mode === 'flood') {
+        const junk = Buffer.alloc(1 << 20, 'x');
+        const pump = () => { while (process.stdout.write(junk)); process.stdout.once('drain', pump); };
+        setImmediate(pump);
+      }
+      return;
+    case 'tools/list':
+      log('listing tools');
+      return reply({ tools });
+    case 'tools/call': {
+      const { name, arguments: args = {} } = msg.params;
+      log(`call ${name}`);
+      if (name === 'save') {
+        if (store) appendFileSync(store, JSON.stringify({ text: args.text }) + '\n');
+        const text = mode === 'big' ? 'saved ' + 'x'.repeat(Number(arg)) : 'saved';
+        return reply({ content: [{ type: 'text', text }] });
+      }
+      if (name === 'search') {
+        if (mode === 'crash-on-recall') {
+          process.stderr.write('fatal: index corrupted while searching\n');
+          process.exit(9);
+        }
+        if (mode === 'slow-recall') return;
+        const hits = store ? readFileSync(store, 'utf8').split('\n').filter((l) => l && l.includes(args.query ?? '')) : [];
+        return reply({ content: [{ type: 'text', text: hits.join('\n') || 'nothing found' }] });
+      }
+      return send({ jsonrpc: '2.0', id: msg.id, error: { code: -32602, message: `unknown tool ${name}` } });
+    }
+    default:
+      reply({});
+  }
+}
+
+let buf = '';
+process.stdin.on('data', (c) => {
+  buf += c;
+  for (let nl = buf.indexOf('\n'); nl !== -1; nl = buf.indexOf('\n')) {
+    const line = buf.slice(0, nl);
+    buf = buf.slice(nl + 1);
+    if (line.trim()) handle(JSON.parse(line));
+  }
+});
+process.stdin.on('end', () => process.exit(0));
