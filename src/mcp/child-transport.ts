@@ -42,6 +42,7 @@ export class ChildTransport implements Transport {
   private framer: LineFramer;
   private stderrLog: CappedLog;
   private exited?: Promise<void>;
+  private stderrDone?: Promise<void>;
   exitInfo?: { code: number | null; signal: NodeJS.Signals | null };
   /** why memeval stopped listening to this server (e.g. an oversize message) */
   fault?: string;
@@ -117,6 +118,7 @@ export class ChildTransport implements Transport {
       }
     });
     child.stderr!.on('data', (chunk: Buffer) => this.stderrLog.write(chunk));
+    this.stderrDone = new Promise((resolve) => child.stderr!.once('close', () => resolve()));
   }
 
   private recordNoise(line: string): void {
@@ -152,6 +154,8 @@ export class ChildTransport implements Transport {
       await killTree(child, this.exited, graceMs);
     }
     await this.exited;
+    // 'exit' can come before the last of stderr is read; a grandchild holding the pipe must not stall us
+    await Promise.race([this.stderrDone, new Promise((r) => setTimeout(r, 1000).unref())]);
     this.stderrLog.close();
     if (this.spec.noiseFile && this.noise.count > NOISE_KEPT) {
       try {

@@ -9,7 +9,7 @@
 //   daemon             starts a detached daemon in its own session that outlives the server
 //   slow-recall        `search` never answers
 // `save` appends {text} to STORE (a JSONL file); `search` answers with the lines that contain the query.
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 
 const fault = process.env.FAULT ?? 'ok';
@@ -20,7 +20,8 @@ const log = (s) => mode === 'noise' && process.stdout.write(`[faulty] ${s}\n`);
 
 if (mode === 'stderr') {
   const chunk = 'E'.repeat(1023) + '\n';
-  for (let left = Number(arg); left > 0; left -= 1024) process.stderr.write(chunk);
+  // synchronous: all of it is out before the server answers anything
+  for (let left = Number(arg); left > 0; left -= 1024) writeSync(2, chunk);
 }
 if (mode === 'daemon') {
   const d = spawn(process.execPath, ['-e', 'process.title="faulty-daemon"; setInterval(() => {}, 1000)'], { detached: true, stdio: 'ignore' });
