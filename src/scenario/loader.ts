@@ -5,6 +5,7 @@ import { parseWith, readJson5File } from '../util/json5-file.js';
 import { checkRefs } from './refs.js';
 import { scenarioSchema, type Scenario } from './schema.js';
 import { checkWiring } from './wiring.js';
+import { checkSetupFiles } from './hardening.js';
 
 export interface LoadedScenario {
   file: string;
@@ -14,7 +15,13 @@ export interface LoadedScenario {
 const SCENARIO_EXT = new Set(['.json', '.json5']);
 
 export function scenarioFiles(dir: string): string[] {
-  return readdirSync(dir)
+  let entries: string[];
+  try {
+    entries = readdirSync(dir);
+  } catch (e) {
+    throw new InputError(`${dir}: cannot list scenarios (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); give a folder of scenario files`);
+  }
+  return entries
     .filter((f) => SCENARIO_EXT.has(extname(f)))
     .sort()
     .map((f) => join(dir, f));
@@ -27,7 +34,7 @@ export function loadScenario(file: string): LoadedScenario {
   const stem = basename(file, extname(file));
   const problems: string[] = [];
   if (scenario.id !== stem) problems.push(`id: "${scenario.id}" must equal the file name "${stem}" (rename one of them)`);
-  problems.push(...checkRefs(scenario), ...checkWiring(scenario));
+  problems.push(...checkRefs(scenario), ...checkWiring(scenario), ...checkSetupFiles(scenario));
   if (problems.length) {
     const lines = problems.map((p) => `${file}: ${p}`);
     throw new InputError(lines.join('\n'), lines);

@@ -1,24 +1,29 @@
-import { readFileSync } from 'node:fs';
 import JSON5 from 'json5';
 import { z } from 'zod';
 import { InputError, nearest } from './errors.js';
+import { MAX_NESTING, readInputFile, tooDeep } from './input-file.js';
 
 /** Parse a JSON/JSON5 file; a syntax error names the file, line and column. */
 export function readJson5File(file: string): unknown {
-  let text: string;
+  const read = readInputFile(file);
+  if ('problem' in read) throw new InputError(`${file}: ${read.problem}`);
+  let value: unknown;
   try {
-    text = readFileSync(file, 'utf8');
+    value = JSON5.parse(read.text);
   } catch (e) {
-    throw new InputError(`${file}: cannot read file (${(e as Error).message})`);
-  }
-  try {
-    return JSON5.parse(text);
-  } catch (e) {
+    if (e instanceof RangeError) throw new InputError(`${file}: nested too deep to parse; input is limited to ${MAX_NESTING} levels`);
     const err = e as Error & { lineNumber?: number; columnNumber?: number };
     const where = err.lineNumber !== undefined ? `:${err.lineNumber}:${err.columnNumber}` : '';
     const msg = err.message.replace(/^JSON5: /, '').replace(/ at \d+:\d+$/, '');
     throw new InputError(`${file}${where}: JSON5 syntax error: ${msg}`);
   }
+  // later passes (refs, templates, zod) recurse: stop a document that would overflow them here
+  const deep = tooDeep(value);
+  if (deep) {
+    const shown = deep.length > 8 ? `${formatPath(deep.slice(0, 6))}…` : formatPath(deep);
+    throw new InputError(`${file}: ${shown}: nested deeper than ${MAX_NESTING} levels; flatten it`);
+  }
+  return value;
 }
 
 /** Every object key that the schema knows, to suggest the nearest one for an unknown field. */
@@ -40,7 +45,7 @@ function collectKeys(schema: z.ZodType, into: Set<string>, seen = new Set<z.ZodT
   return into;
 }
 
-function formatPath(path: PropertyKey[]): string {
+export function formatPath(path: PropertyKey[]): string {
   if (path.length === 0) return '(top level)';
   return path
     .map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`))
