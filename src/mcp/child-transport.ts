@@ -5,6 +5,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { track, untrack, killTree, killGroupNow } from '../fixture/processes.js';
 import { CappedLog } from './capped-log.js';
+import { isolatedCommand, killTagged, newOwnerTag, OWNER_VAR } from '../fixture/isolation.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, LineFramer, OversizeMessage } from './framing.js';
 import type { CallRecorder } from './recorder.js';
 
@@ -73,9 +74,11 @@ export class ChildTransport implements Transport {
   }
 
   async start(): Promise<void> {
-    const child = spawn(this.spec.command, this.spec.args, {
+    const tag = newOwnerTag();
+    const launch = isolatedCommand(this.spec.command, this.spec.args);
+    const child = spawn(launch.command, launch.args, {
       cwd: this.spec.cwd,
-      env: this.spec.env,
+      env: { ...this.spec.env, [OWNER_VAR]: tag },
       stdio: ['pipe', 'pipe', 'pipe'],
       detached: true,
     });
@@ -84,6 +87,7 @@ export class ChildTransport implements Transport {
       child.once('exit', (code, signal) => {
         this.exitInfo = { code, signal };
         untrack(child);
+        killTagged(tag); // daemons it started in their own session (the namespace, where there is one, took them already)
         this.recorder?.flushPending(`${this.fault ?? describeExit(this.exitInfo)} before answering`);
         resolve();
         this.onclose?.();

@@ -5,6 +5,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { describeExit } from './child-transport.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, LineFramer, OversizeMessage, type Frame } from './framing.js';
 import { CallRecorder } from './recorder.js';
+import { isolatedCommand, killTagged, newOwnerTag, OWNER_VAR } from '../fixture/isolation.js';
 
 export interface ProxyOptions {
   log: string;
@@ -36,7 +37,9 @@ function nextSession(log: string): number {
  */
 export function runProxy(o: ProxyOptions): Promise<number> {
   const recorder = new CallRecorder(o.log, o.session === 'auto' ? nextSession(o.log) : o.session, 'agent');
-  const child = spawn(o.command, o.args, { stdio: ['pipe', 'pipe', 'inherit'], env: process.env, cwd: o.cwd, detached: true });
+  const tag = newOwnerTag();
+  const launch = isolatedCommand(o.command, o.args);
+  const child = spawn(launch.command, launch.args, { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, [OWNER_VAR]: tag }, cwd: o.cwd, detached: true });
   const max = o.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   const fromClient = new LineFramer(max);
   const fromServer = new LineFramer(max);
@@ -85,6 +88,7 @@ export function runProxy(o: ProxyOptions): Promise<number> {
     child.on('exit', (code, signal) => {
       recorder.flushPending(`${fault ?? describeExit({ code, signal })} before answering`);
       killGroup('SIGKILL'); // whatever the server left in its group
+      killTagged(tag); // and in its own sessions
       resolve(fault ? PROXY_OVERSIZE_EXIT : (code ?? 1));
     });
   });

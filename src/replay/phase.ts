@@ -16,6 +16,7 @@ import { fillString } from '../util/template.js';
 import { guardEnv, refusalWarnings } from '../fixture/netguard.js';
 import { Interrupted } from '../util/errors.js';
 import { NOISE_FILE, noiseWarnings } from '../mcp/noise.js';
+import { isolationWarnings } from '../fixture/isolation.js';
 import { afterStep, clip, missingOps, opsNeeded, recallProbe, roundMs, runOp, seedMemories, stepCall, type MemoryHandle, type StepRecord } from '../ops/ops.js';
 
 /** What a real-model cell adds: the agent, its turns and their token usage. */
@@ -96,7 +97,7 @@ export async function runPhase(o: PhaseOptions): Promise<PhaseResult> {
     ...base,
     ...r,
     server_start_ms: startMs.length ? startMs : undefined,
-    warnings: [...refusalWarnings(join(o.cellDir, 'network.jsonl')), ...noiseWarnings(join(o.cellDir, NOISE_FILE))],
+    warnings: [...refusalWarnings(join(o.cellDir, 'network.jsonl')), ...noiseWarnings(join(o.cellDir, NOISE_FILE)), ...isolationWarnings()],
     fails_run: failsRun(r.verdict, claimed),
     duration_ms: Math.round(performance.now() - t0),
   });

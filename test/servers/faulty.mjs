@@ -24,8 +24,9 @@ if (mode === 'stderr') {
   for (let left = Number(arg); left > 0; left -= 1024) writeSync(2, chunk);
 }
 if (mode === 'daemon') {
-  const d = spawn(process.execPath, ['-e', 'process.title="faulty-daemon"; setInterval(() => {}, 1000)'], { detached: true, stdio: 'ignore' });
-  if (process.env.DAEMON_PIDS) appendFileSync(process.env.DAEMON_PIDS, `${d.pid}\n`);
+  // a daemon in its own session, marked in its argv so a test can find it from outside any namespace
+  const d = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)', 'faulty-daemon', process.env.DAEMON_MARK ?? ''], { detached: true, stdio: 'ignore' });
+  if (process.env.DAEMON_LOG) appendFileSync(process.env.DAEMON_LOG, 'started\n');
   d.unref();
 }
 if (store && !existsSync(store)) writeFileSync(store, '');
