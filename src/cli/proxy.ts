@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { runProxy } from '../mcp/proxy.js';
-import { positiveInt } from './main.js';
+import { positiveInt, type CliContext } from './main.js';
 
-export function registerProxy(program: Command): void {
+export function registerProxy(program: Command, cli: CliContext): void {
   program
     .command('mcp-proxy')
     .description('stdio MCP proxy that logs every tools/call to a JSONL file (used to record what real agents do)')
@@ -21,6 +21,6 @@ export function registerProxy(program: Command): void {
         cwd: opts.cwd,
         maxMessageBytes: opts.maxMessageBytes,
       });
-      process.exit(code);
+      cli.exitCode = code;
     });
 }

@@ -2,6 +2,10 @@ import { createHash } from 'node:crypto';
 import type { MemoryOp, Scenario, Step } from '../scenario/schema.js';
 import type { TargetDecl } from '../targets/schema.js';
 import { TargetError, type TargetSession } from '../mcp/session.js';
+import type { StepRecord } from '../core/results.js';
+import { itemiseRecall, type RecallResult } from './recall.js';
+
+export type { StepRecord };
 import { fillTemplate } from '../util/template.js';
 
 /** What the harness knows about a memory it stored, for `$ref:` and update/forget templates. */
@@ -15,16 +19,6 @@ export interface MemoryHandle {
   source: string;
 }
 
-export interface StepRecord {
-  index: number;
-  stage: 'setup' | 'step';
-  op: string;
-  tools: string[];
-  ok: boolean;
-  ms: number;
-  note?: string;
-  result?: string;
-}
 
 export const roundMs = (ms: number): number => Math.round(ms * 100) / 100;
 
@@ -166,13 +160,15 @@ export async function seedMemories(
 export function recallProbe(
   decl: TargetDecl,
   start: () => Promise<TargetSession>,
-): { recall: (query: string) => Promise<string>; close: () => Promise<void>; failure: () => TargetError | undefined } {
+): { recall: (query: string) => Promise<RecallResult>; close: () => Promise<void>; failure: () => TargetError | undefined } {
   let probe: Promise<TargetSession> | undefined;
   let failure: TargetError | undefined;
   return {
     recall: async (query) => {
       try {
-        return (await runOp(await (probe ??= start()), decl, 'recall', { query }, 'probe')).text;
+        const r = await runOp(await (probe ??= start()), decl, 'recall', { query }, 'probe');
+        // a refused recall returned no results, whatever its text says
+        return r.ok ? itemiseRecall(decl, r.text) : { text: r.text, items: [], itemised: true };
       } catch (e) {
         if (e instanceof TargetError) failure ??= e;
         throw e;
