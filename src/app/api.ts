@@ -11,6 +11,7 @@ import { InputError } from '../util/errors.js';
 import { BUILTIN_SCENARIOS } from '../util/paths.js';
 import { checkAgainstTargets, loadScenarioDir, resolveTargets, selectScenarios } from './load.js';
 import { runDeterministic, runRealModel } from './run.js';
+import { checkRunDirs } from './prechecks.js';
 
 export interface RunRequest {
   /** folder of scenario files (default: the built-in ones) */
@@ -54,6 +55,7 @@ export async function run(req: RunRequest = {}): Promise<RunResponse> {
   const log = req.log ?? (() => {});
   const scenarios = selectScenarios(loadScenarioDir(req.scenariosDir ?? BUILTIN_SCENARIOS), req.scenarioIds);
   const outDir = resolve(req.outDir ?? 'runs');
+  checkRunDirs(outDir);
   const gate = costGate(req);
   if (gate.layer === 'real-model' && !gate.allowed) {
     const { report, reportPath } = writeBlockedReport(outDir, gate.reason, scenarios.map((s) => s.scenario.id), {

@@ -11,6 +11,17 @@ import { runCell } from '../run/cell.js';
 import { planCells, targetInfo, type RunTarget } from '../run/plan.js';
 import type { LoadedScenario } from '../scenario/loader.js';
 import { mapPool } from '../util/pool.js';
+import { RunWriteError } from '../util/errors.js';
+import { PartialRun } from './partial.js';
+
+/** Writing the report is the last step; a disk that fails it makes the run an error that names the run dir. */
+function writeReport<T>(runDir: string, write: () => T): T {
+  try {
+    return write();
+  } catch (e) {
+    throw new RunWriteError(runDir, e);
+  }
+}
 
 export interface CommonRunOptions {
   scenarios: LoadedScenario[];
@@ -36,34 +47,38 @@ export async function runDeterministic(o: CommonRunOptions): Promise<RunResult> 
   const runDir = join(o.outDir, runId);
   const startedAt = new Date().toISOString();
   const cells = planCells(o.scenarios, o.targets);
-  const results = await mapPool(cells, o.workers, async ({ s, t, phase }) => {
+  const cellDir = (c: (typeof cells)[number]) => join(runDir, 'cells', c.s.scenario.id, c.t.decl.name, c.phase);
+  const outcome = (results: CellResult[], interrupted: boolean) => ({
+    runId,
+    runDir,
+    layer: 'deterministic' as const,
+    startedAt,
+    options: { workers: o.workers, keep: o.keep, ...o.options },
+    scenarios: o.scenarios.map((s) => s.scenario.id),
+    targets: o.targets.map(targetInfo),
+    results,
+    interrupted,
+  });
+  const partial = new PartialRun(
+    cells.map((c) => ({ cell_id: `${c.s.scenario.id}/${c.t.decl.name}/${c.phase}`, scenario: c.s.scenario.id, target: c.t.decl.name, phase: c.phase, driver: 'replay', cell_dir: cellDir(c) })),
+    (results) => writeRunReport(outcome(results, true), {}),
+  );
+  const results = await mapPool(cells, o.workers, async (c) => {
     const r = await runCell({
-      scenario: s.scenario,
-      decl: t.decl,
-      bin: t.bin,
-      driver: replayDriver(s.scenario, phase),
-      cellDir: join(runDir, 'cells', s.scenario.id, t.decl.name, phase),
+      scenario: c.s.scenario,
+      decl: c.t.decl,
+      bin: c.t.bin,
+      driver: replayDriver(c.s.scenario, c.phase),
+      cellDir: cellDir(c),
       keep: o.keep,
       signal: o.signal,
-      serverEnv: t.serverEnv,
+      serverEnv: c.t.serverEnv,
     });
+    partial.add(r);
     o.onResult?.(r);
     return r;
-  });
-  const { report, reportPath } = writeRunReport(
-    {
-      runId,
-      runDir,
-      layer: 'deterministic',
-      startedAt,
-      options: { workers: o.workers, keep: o.keep, ...o.options },
-      scenarios: o.scenarios.map((s) => s.scenario.id),
-      targets: o.targets.map(targetInfo),
-      results,
-      interrupted: Boolean(o.signal?.aborted),
-    },
-    {},
-  );
+  }).finally(() => partial.close());
+  const { report, reportPath } = writeReport(runDir, () => writeRunReport(outcome(results, Boolean(o.signal?.aborted)), {}));
   return { report, reportPath, runDir };
 }
 
@@ -105,7 +120,7 @@ export async function runRealModel(o: AgentRunOptions): Promise<RunResult<{ repe
     return r;
   });
   const scripted = o.gate.scripted;
-  const { report, reportPath } = writeRunReport(
+  const { report, reportPath } = writeReport(runDir, () => writeRunReport(
     {
       runId,
       runDir,
@@ -128,6 +143,6 @@ export async function runRealModel(o: AgentRunOptions): Promise<RunResult<{ repe
       interrupted: Boolean(o.signal?.aborted),
     },
     { repeats: repeatStats(results) },
-  );
+  ));
   return { report, reportPath, runDir };
 }

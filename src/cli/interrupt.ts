@@ -1,6 +1,8 @@
 import chalk from 'chalk';
 import { removeAllFixturesNow } from '../fixture/fixture.js';
 import { killAllNow } from '../fixture/processes.js';
+import { onSignal } from '../util/signals.js';
+import { writePartialReportsNow } from '../app/partial.js';
 
 /**
  * Ctrl-C (or SIGTERM) once: abort the run, stop every child; the cells end as skipped and the
@@ -10,7 +12,7 @@ import { killAllNow } from '../fixture/processes.js';
 export function interruptHandler(log: (s: string) => void, hardExit: (code: number) => never): { abort: AbortController; dispose: () => void } {
   const abort = new AbortController();
   let interrupts = 0;
-  const onSignal = () => {
+  const handle = () => {
     interrupts++;
     killAllNow();
     if (interrupts === 1) {
@@ -18,10 +20,9 @@ export function interruptHandler(log: (s: string) => void, hardExit: (code: numb
       abort.abort();
     } else {
       removeAllFixturesNow();
+      writePartialReportsNow();
       hardExit(130);
     }
   };
-  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
-  for (const s of signals) process.on(s, onSignal);
-  return { abort, dispose: () => signals.forEach((s) => process.off(s, onSignal)) };
+  return { abort, dispose: onSignal(handle) };
 }

@@ -2,7 +2,7 @@ import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { EXIT } from '../core/results.js';
 import chalk from 'chalk';
 import { resolve } from 'node:path';
-import { InputError } from '../util/errors.js';
+import { InputError, RunWriteError } from '../util/errors.js';
 import { InstallError } from '../targets/install.js';
 import { MEMEVAL_VERSION } from '../util/paths.js';
 import { registerRun } from './run.js';
@@ -77,6 +77,10 @@ export async function main(argv = process.argv, hardExit: (code: number) => neve
     if (e instanceof InputError) {
       for (const p of e.problems) process.stderr.write(chalk.red('error: ') + p + '\n');
       return EXIT.invalid;
+    }
+    if (e instanceof RunWriteError) {
+      process.stderr.write(chalk.red('run error: ') + e.message + '\n');
+      return EXIT.failed;
     }
     if (e instanceof InstallError) {
       process.stderr.write(chalk.red('install failed: ') + e.message + '\n');

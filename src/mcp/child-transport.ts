@@ -126,11 +126,21 @@ export class ChildTransport implements Transport {
           continue;
         }
         this.recorder?.incoming(f.message);
+        if (this.logFailed(child)) return;
         this.onmessage?.(f.message);
       }
     });
     child.stderr!.on('data', (chunk: Buffer) => this.stderrLog.write(chunk));
     this.stderrDone = new Promise((resolve) => child.stderr!.once('close', () => resolve()));
+  }
+
+  /** A calls log that cannot be written is missing evidence: stop the server, the cell is an error. */
+  private logFailed(child: ChildProcess): boolean {
+    const err = this.recorder?.writeError;
+    if (!err) return false;
+    this.fault ??= `cannot write the calls log (${(err as NodeJS.ErrnoException).code ?? err.message})`;
+    killGroupNow(child);
+    return true;
   }
 
   private recordNoise(line: string): void {
@@ -150,6 +160,7 @@ export class ChildTransport implements Transport {
   async send(message: JSONRPCMessage): Promise<void> {
     const out = this.recorder ? this.recorder.outgoing(message) : message;
     const stdin = this.child?.stdin;
+    if (this.child && this.logFailed(this.child)) throw new Error(this.fault);
     if (this.fault) throw new Error(this.fault);
     if (!stdin || stdin.destroyed) throw new Error(this.failure() ?? 'server is not running');
     await new Promise<void>((resolve, reject) => {

@@ -5,6 +5,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { describeExit } from './child-transport.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, LineFramer, OversizeMessage, type Frame } from './framing.js';
 import { CallRecorder } from './recorder.js';
+import { onSignal } from '../util/signals.js';
 import { isolatedCommand, killTagged, newOwnerTag, OWNER_VAR } from '../fixture/isolation.js';
 
 export interface ProxyOptions {
@@ -19,8 +20,8 @@ export interface ProxyOptions {
   maxMessageBytes?: number;
 }
 
-/** Exit code of a proxy that stopped a server for an oversize message. */
-export const PROXY_OVERSIZE_EXIT = 75;
+/** Exit code of a proxy that stopped its server: an oversize message, or a calls log it cannot write. */
+export const PROXY_FAULT_EXIT = 75;
 
 /** Agents start the server themselves, once per invocation: number those sessions in order. */
 function nextSession(log: string): number {
@@ -76,10 +77,17 @@ export function runProxy(o: ProxyOptions): Promise<number> {
     for (const f of frames(fromServer, chunk, 'server')) {
       if (f.kind !== 'message') continue; // not JSON-RPC: nothing we can forward faithfully
       recorder.incoming(f.message);
+      if (recorder.writeError && !fault) {
+        // an agent run without its calls log is no evidence: stop here, loudly
+        fault = `cannot write the calls log ${o.log} (${(recorder.writeError as NodeJS.ErrnoException).code ?? recorder.writeError.message})`;
+        process.stderr.write(`memeval mcp-proxy: ${fault}\n`);
+        killGroup('SIGKILL');
+        return;
+      }
       process.stdout.write(serializeMessage(f.message));
     }
   });
-  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, () => killGroup(sig));
+  onSignal((sig) => killGroup(sig));
   return new Promise((resolve) => {
     child.on('error', (e) => {
       process.stderr.write(`memeval mcp-proxy: cannot start ${o.command}: ${e.message}\n`);
@@ -89,7 +97,7 @@ export function runProxy(o: ProxyOptions): Promise<number> {
       recorder.flushPending(`${fault ?? describeExit({ code, signal })} before answering`);
       killGroup('SIGKILL'); // whatever the server left in its group
       killTagged(tag); // and in its own sessions
-      resolve(fault ? PROXY_OVERSIZE_EXIT : (code ?? 1));
+      resolve(fault ? PROXY_FAULT_EXIT : (code ?? 1));
     });
   });
 }

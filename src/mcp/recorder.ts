@@ -57,6 +57,8 @@ export class CallRecorder {
   private pending = new Map<string | number, Pending>();
   private seq = 0;
   readonly records: CallRecord[] = [];
+  /** the first failure to append to the log (a full or read-only disk): the log is incomplete from here */
+  writeError?: Error;
 
   constructor(
     private readonly logFile: string | undefined,
@@ -135,6 +137,11 @@ export class CallRecorder {
 
   private write(rec: CallRecord): void {
     this.records.push(rec);
-    if (this.logFile) appendFileSync(this.logFile, JSON.stringify(rec) + '\n');
+    if (!this.logFile || this.writeError) return;
+    try {
+      appendFileSync(this.logFile, JSON.stringify(rec) + '\n');
+    } catch (e) {
+      this.writeError = e as Error;
+    }
   }
 }

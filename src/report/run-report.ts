@@ -28,7 +28,16 @@ export function writeRunReport<X extends object>(o: RunOutcome, extra: X): { rep
   for (const r of o.results) {
     const label = { cell_id: r.cell_id, scenario: r.scenario, target: r.target, phase: r.phase, ...(r.agent ? { repeat: r.agent.repeat } : {}) };
     const f = join(r.cell_dir, 'calls.jsonl');
-    if (existsSync(f)) for (const l of readFileSync(f, 'utf8').split('\n').filter(Boolean)) allCalls.push(JSON.stringify({ ...label, ...JSON.parse(l) }) + '\n');
+    if (existsSync(f))
+      for (const l of readFileSync(f, 'utf8').split('\n').filter(Boolean)) {
+        let rec: object;
+        try {
+          rec = JSON.parse(l);
+        } catch {
+          continue; // a line torn by a full disk or a killed writer: the cell already says so
+        }
+        allCalls.push(JSON.stringify({ ...label, ...rec }) + '\n');
+      }
     r.cell_dir = relative(o.runDir, r.cell_dir);
   }
   writeFileAtomic(join(o.runDir, 'calls.jsonl'), allCalls.join(''));

@@ -82,9 +82,14 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
   const unsupported = driver.unsupported?.() ?? (lacking.length ? `target lacks op(s): ${lacking.join(', ')}` : undefined);
   if (unsupported) return finish({ verdict: 'unsupported', reason: unsupported });
 
-  mkdirSync(o.cellDir, { recursive: true });
   const callsLog = join(o.cellDir, 'calls.jsonl');
-  writeFileSync(callsLog, '');
+  try {
+    mkdirSync(o.cellDir, { recursive: true });
+    writeFileSync(callsLog, '');
+  } catch (e) {
+    // a full or read-only disk: this cell cannot keep evidence, the run goes on to say so
+    return finish({ verdict: 'error', reason: `cannot write the cell dir ${o.cellDir}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` });
+  }
   const serverEnv = { ...guardEnv(join(o.cellDir, 'network.jsonl')), ...o.serverEnv };
   const teardown = new Teardown();
   const warnings: string[] = [];

@@ -9,6 +9,23 @@ export class InputError extends Error {
   }
 }
 
+/**
+ * The run could not write its own results (a full or read-only disk mid-run). The cells were
+ * torn down; the message says where the partial run is. The CLI exits 1 with it, no trace.
+ */
+export class RunWriteError extends Error {
+  constructor(
+    readonly runDir: string,
+    cause: unknown,
+  ) {
+    super(
+      `cannot write the run's report in ${runDir} (${(cause as NodeJS.ErrnoException).code ?? (cause as Error).message}); ` +
+        `every cell was stopped and its fixture removed; the partial run (cell dirs, logs) is in ${runDir}`,
+    );
+    this.name = 'RunWriteError';
+  }
+}
+
 /** Raised inside a cell when the run is interrupted: the cell ends as `skipped`. */
 export class Interrupted extends Error {}
 

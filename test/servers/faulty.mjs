@@ -61,6 +61,7 @@ function handle(msg) {
         return reply({ content: [{ type: 'text', text }] });
       }
       if (name === 'search') {
+        if (process.env.SEARCH_LOG) appendFileSync(process.env.SEARCH_LOG, 'search\n');
         if (mode === 'crash-on-recall') {
           process.stderr.write('fatal: index corrupted while searching\n');
           process.exit(9);

@@ -1,0 +1,68 @@
+import type { CellResult } from '../core/results.js';
+
+/** A cell the run planned, enough to report it as skipped. */
+export interface PlannedCell {
+  cell_id: string;
+  scenario: string;
+  target: string;
+  phase: CellResult['phase'];
+  driver: CellResult['driver'];
+  cell_dir: string;
+}
+
+const live = new Set<() => void>();
+
+/**
+ * Write every live run's report now, synchronously: the second Ctrl-C quits without waiting for
+ * cells, but the report still says what finished and marks the rest skipped.
+ */
+export function writePartialReportsNow(): void {
+  for (const flush of live) {
+    try {
+      flush();
+    } catch {
+      /* a disk that fails now fails the report; fixtures and processes are handled by the caller */
+    }
+  }
+  live.clear();
+}
+
+/** The results a run has so far, and how to write them as an interrupted report. */
+export class PartialRun {
+  private readonly done: CellResult[] = [];
+  private readonly flush = () => {
+    const finished = new Set(this.done.map((r) => r.cell_id));
+    const rest = this.planned.filter((p) => !finished.has(p.cell_id)).map(skipped);
+    this.write([...this.done, ...rest]);
+  };
+
+  constructor(
+    private readonly planned: PlannedCell[],
+    private readonly write: (results: CellResult[]) => void,
+  ) {
+    live.add(this.flush);
+  }
+
+  add(r: CellResult): void {
+    this.done.push(r);
+  }
+
+  /** The run writes its own report from here on. */
+  close(): void {
+    live.delete(this.flush);
+  }
+}
+
+function skipped(p: PlannedCell): CellResult {
+  return {
+    ...p,
+    verdict: 'skipped',
+    reason: 'run stopped by a second interrupt before this cell finished',
+    fails_run: false,
+    steps: [],
+    assertions: [],
+    fixture: 'removed',
+    warnings: [],
+    duration_ms: 0,
+  };
+}
