@@ -99,22 +99,31 @@ export interface ValidateResult {
 
 /** Validate files and folders (a folder: its .json5/.json files); nothing runs. */
 export function validatePaths(paths: string[]): ValidateResult[] {
+  const empty: ValidateResult[] = [];
+  // a dangling link or a folder of nothing is one file's problem, not the end of the check
+  const isDir = (p: string) => {
+    try {
+      return statSync(p).isDirectory();
+    } catch {
+      return false;
+    }
+  };
   const files = paths.flatMap((p) => {
     if (!existsSync(p)) return [p];
-    if (statSync(p).isDirectory()) {
+    if (isDir(p)) {
       const inside = readdirSync(p)
         .sort()
         .flatMap((f) => {
           const full = join(p, f);
-          if (statSync(full).isDirectory()) return f === 'targets' ? readdirSync(full).filter((x) => EXT.has(extname(x))).sort().map((x) => join(full, x)) : [];
+          if (isDir(full)) return f === 'targets' ? readdirSync(full).filter((x) => EXT.has(extname(x))).sort().map((x) => join(full, x)) : EXT.has(extname(f)) ? [full] : [];
           return EXT.has(extname(f)) ? [full] : [];
         });
-      if (!inside.length) throw new InputError(`${p}: holds no scenario or target files (.json5 or .json)`);
+      if (!inside.length) empty.push({ file: p, kind: 'scenario', problems: [`${p}: holds no scenario or target files (.json5 or .json)`] });
       return inside;
     }
     return [p];
   });
-  return files.map((file) => {
+  return [...empty, ...files.map((file): ValidateResult => {
     const kind = looksLikeTarget(file) ? 'target' : 'scenario';
     try {
       if (kind === 'target') loadTargetFile(file);
@@ -128,5 +137,5 @@ export function validatePaths(paths: string[]): ValidateResult[] {
       if (!(e instanceof InputError)) throw e;
       return { file, kind, problems: e.problems };
     }
-  });
+  })];
 }

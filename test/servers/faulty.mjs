@@ -5,6 +5,7 @@
 //   flood              after initialize, writes garbage with no newline, forever
 //   noise              writes log lines on stdout among its JSON-RPC
 //   stderr:<bytes>     writes that much to stderr at start, then behaves
+//   crash-at-start     exits with code 7 before answering anything
 //   crash-on-recall    `search` makes the server exit with code 9 (after a line on stderr)
 //   daemon             starts a detached daemon in its own session that outlives the server
 //   slow-recall        `search` never answers
@@ -18,6 +19,10 @@ const [mode, arg] = fault.split(':');
 const send = (m) => process.stdout.write(JSON.stringify(m) + '\n');
 const log = (s) => mode === 'noise' && process.stdout.write(`[faulty] ${s}\n`);
 
+if (mode === 'crash-at-start') {
+  process.stderr.write('fatal: cannot open store\n');
+  process.exit(7);
+}
 if (mode === 'stderr') {
   const chunk = 'E'.repeat(1023) + '\n';
   // synchronous: all of it is out before the server answers anything
