@@ -8,7 +8,7 @@ import { createFixture, disposeFixture, gitInit, writeSetupFiles, type Fixture }
 import { guardEnv, refusalWarnings } from '../fixture/netguard.js';
 import { isolationWarnings } from '../fixture/isolation.js';
 import { NOISE_FILE, noiseWarnings } from '../mcp/noise.js';
-import { runJudges } from '../judge/registry.js';
+import { runJudgesBounded } from '../judge/bounded.js';
 import { failsRun, phaseVerdict } from '../judge/verdict.js';
 import type { CallRecord } from '../mcp/recorder.js';
 import { TargetError, TargetSession } from '../mcp/session.js';
@@ -170,7 +170,7 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
       );
       teardown.add('stop recall probe', probe.close);
       const assertions = scenario.assertions.filter((a) => assertionApplies(a, driver.judgedAs, driver.realModel));
-      const judgments = await runJudges(assertions, { evidence, recall: probe.recall, transcript: drive.transcript });
+      const judgments = await runJudgesBounded(assertions, { evidence, recall: probe.recall, transcript: drive.transcript }, o.cellDir);
       if (o.signal?.aborted) throw new Interrupted('interrupted');
       const refusedCalls = calls.filter((c) => (c.method ?? 'tools/call') === 'tools/call' && (c.stage === 'step' || c.stage === 'agent') && c.is_error).length;
       const v = phaseVerdict({ judgedAs: driver.judgedAs, expectation: violation?.expectation, refusedCalls, judgments, vacuous: drive.vacuous });
