@@ -90,6 +90,8 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
   const unsupported = driver.unsupported?.() ?? (lacking.length ? `target lacks op(s): ${lacking.join(', ')}` : undefined);
   if (unsupported) return finish({ verdict: 'unsupported', reason: unsupported });
 
+  // a cell the pool starts after an interrupt makes nothing: no dir, no fixture
+  if (o.signal?.aborted) return finish({ verdict: 'skipped', reason: 'run interrupted' });
   const callsLog = join(o.cellDir, 'calls.jsonl');
   try {
     mkdirSync(o.cellDir, { recursive: true });
