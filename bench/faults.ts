@@ -23,8 +23,8 @@ import JSON5 from 'json5';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const FROM_SOURCE = process.argv.includes('--from-source');
-/** node arguments that start the CLI */
-const CLI = FROM_SOURCE ? ['--import', 'tsx', join(ROOT, 'src', 'cli', 'entry.ts')] : [join(ROOT, 'bin', 'memeval')];
+/** the command and arguments that start the CLI */
+const [CMD, ...CLI] = FROM_SOURCE ? [process.execPath, '--import', 'tsx', join(ROOT, 'src', 'cli', 'entry.ts')] : [join(ROOT, 'bin', 'memeval')];
 if (!FROM_SOURCE && !existsSync(join(ROOT, 'dist', 'cli', 'entry.js'))) {
   console.error('bench/faults: dist/ is missing; run `npm run build` (or use --from-source)');
   process.exit(3);
@@ -129,7 +129,7 @@ async function runOnce(args: string[], interrupt?: { at: number; signals: NodeJS
   const out = join(dir, 'out');
   mkdirSync(tmp);
   const t0 = performance.now();
-  const child = spawn(process.execPath, [...CLI, ...args, '--out', out], {
+  const child = spawn(CMD, [...CLI, ...args, '--out', out], {
     cwd: ROOT,
     env: { ...process.env, NO_COLOR: '1', TMPDIR: tmp },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -401,7 +401,7 @@ async function corpusCampaign() {
   for (let i = 0; i < files.length; i += 60) {
     const batch = files.slice(i, i + 60);
     const r = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const c = spawn(process.execPath, [...CLI, 'validate', ...batch.map((f) => f.file)], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'ignore', 'pipe'] });
+      const c = spawn(CMD, [...CLI, 'validate', ...batch.map((f) => f.file)], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'ignore', 'pipe'] });
       let stderr = '';
       c.stderr.on('data', (d) => (stderr += d));
       const t = setTimeout(() => c.kill('SIGKILL'), 120000);
