@@ -42,3 +42,14 @@ export function scenario(id: string, over: Record<string, unknown> = {}): Record
     ...over,
   };
 }
+
+/** A real deterministic run against server-memory into a temp --out (about 2 s per scenario). */
+export async function freshRun(t: { after: (fn: () => void) => void }, scenarios: string[], extra: string[] = []): Promise<{ runDir: string; reportPath: string; out: string; stdout: string; stderr: string; exitCode: number | undefined }> {
+  const out = tempDir(t, 'memeval-run-');
+  const r = await memeval(['run', '--scenario', scenarios.join(','), '--target', 'server-memory', '--out', out, ...extra], {
+    env: { NO_COLOR: '1', FORCE_COLOR: '0' },
+  });
+  const m = /report: (.*report\.json)/.exec(r.stdout + r.stderr);
+  if (!m) throw new Error(`memeval run wrote no report (exit ${r.exitCode}):\n${r.stdout}\n${r.stderr}`);
+  return { runDir: join(m[1], '..'), reportPath: m[1], out, stdout: String(r.stdout), stderr: String(r.stderr), exitCode: r.exitCode };
+}

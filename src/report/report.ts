@@ -3,7 +3,7 @@ import type { Verdict } from '../judge/verdict.js';
 import type { PhaseResult } from '../replay/phase.js';
 import type { Matrix } from './matrix.js';
 
-export const REPORT_SCHEMA_VERSION = 1;
+export { REPORT_SCHEMA_VERSION } from '../core/results.js';
 
 export interface TargetInfo {
   name: string;

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { PhaseResult } from '../replay/phase.js';
 import type { RunTarget } from '../replay/run.js';
+import { cellId } from '../core/cell-id.js';
 import { MEMEVAL_VERSION } from '../util/paths.js';
 import { buildMatrix } from './matrix.js';
 import { REPORT_SCHEMA_VERSION, summarize, type Report } from './report.js';
@@ -44,7 +45,8 @@ export function writeRunReport<X extends object>(o: RunOutcome, extra: X): { rep
     options: o.options,
     scenarios: o.scenarios,
     targets: o.targets.map((t) => ({ name: t.decl.name, package: t.decl.package?.npm ?? t.decl.server.command ?? '', version: t.bin.version, claims: t.decl.claims })),
-    results: o.results,
+    // cell ids and drivers let diff, merge, shard and baselines match cells across runs
+    results: o.results.map((r) => ({ cell_id: cellId(r), driver: r.agent ? ('agent' as const) : ('replay' as const), ...r })),
     matrix: buildMatrix(o.results, o.targets.map((t) => t.decl.name)),
     summary: summarize(o.results, o.interrupted),
     warnings: [...new Set(o.results.flatMap((r) => r.warnings.map((w) => `${r.target}: ${w}`)))],
