@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import chalk from 'chalk';
 import { InputError, nearest } from '../util/errors.js';
@@ -21,6 +21,8 @@ import { writeBlockedReport } from '../report/blocked.js';
 import { installTargets, targetNames } from './targets.js';
 import { formatMatrix } from '../report/matrix.js';
 import type { Report } from '../report/report.js';
+import type { Report as CoreReport } from '../core/results.js';
+import { checkReporterNames, REPORTER_NAMES, runReporters, type ReporterName } from '../report/reporters/index.js';
 
 export interface RunFlags {
   scenario?: string[];
@@ -40,6 +42,7 @@ export interface RunFlags {
   policy: 'well-behaved' | 'violation';
   baseUrl?: string;
   promptTimeout: number;
+  reporter?: string[];
 }
 
 export function selectScenarios(all: LoadedScenario[], ids: string[] | undefined): LoadedScenario[] {
@@ -83,7 +86,8 @@ export function registerRun(program: Command): void {
     .option('--target <names>', `target(s) to run against, or "all" (repeat or comma-separate; default ${DEFAULT_TARGET})`, collectList)
     .option('--workers <n>', 'phases run in parallel (default: number of cores)', positiveInt, availableParallelism())
     .option('--keep', 'keep each fixture and print its path')
-    .option('--json', 'print the report as JSON on stdout (progress goes to stderr)')
+    .option('--json', 'print the report as JSON on stdout (progress goes to stderr); same as --reporter json')
+    .option('--reporter <names>', `reporters after the run (repeat or comma-separate): ${REPORTER_NAMES.join(', ')}`, collectList)
     .option('--out <dir>', 'where run directories are written', 'runs')
     .option('--install', 'install targets (and the agent) that are not installed yet, instead of stopping')
     .option('--agent-turn', 'real-model layer: run the scenarios\' prompts through a real agent CLI')
@@ -100,7 +104,10 @@ export function registerRun(program: Command): void {
       '\nEach phase runs in a fresh fixture (project dir + isolated HOME). The report is written to\n<out>/<run-id>/report.json with the calls log and a copy of every store beside it.',
     )
     .action(async (flags: RunFlags) => {
+      const reporters = checkReporterNames([...(flags.reporter ?? ['console']), ...(flags.json ? ['json'] : [])]);
+      flags.json = reporters.includes('json');
       const scenarios = selectScenarios(loadScenarios(scenarioFiles(flags.scenarios)), flags.scenario);
+      const files = Object.fromEntries(scenarios.map((s) => [s.scenario.id, s.file]));
       const log = (s: string) => (flags.json ? process.stderr : process.stdout).write(s + '\n');
       const gate = costGate(flags);
       if (gate.layer === 'real-model') {
@@ -117,7 +124,7 @@ export function registerRun(program: Command): void {
           process.exit(EXIT.blocked);
         }
         if (flags.agent === undefined) throw new InputError('--agent: required for the real-model layer; one of ' + AGENT_NAMES.join(', '));
-        return runRealModel(flags, gate, getDriver(flags.agent), scenarios, log);
+        return runRealModel(flags, gate, getDriver(flags.agent), scenarios, log, reporters, files);
       }
       const names = targetNames(flags.target?.length ? flags.target : [DEFAULT_TARGET]);
       if (flags.install) await installTargets(names.map((n) => loadTarget(n).decl), log);
@@ -136,20 +143,29 @@ export function registerRun(program: Command): void {
         onResult: (r) => log(formatPhase(r)),
         options: { scenarios_dir: flags.scenarios },
       }).finally(dispose);
-      finishRun(flags, report, reportPath, log, targets.length > 1 ? formatMatrix(report.matrix) : undefined);
+      finishRun(flags, report, reportPath, log, targets.length > 1 ? formatMatrix(report.matrix) : undefined, reporters, files);
     });
 }
 
 /** Print how the run ended (or the report, with --json) and set the exit code; 130 after Ctrl-C. */
-function finishRun(flags: RunFlags, report: Report, reportPath: string, log: (s: string) => void, table?: string): void {
-  if (flags.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
-  else {
-    if (table) log('\n' + table + '\n');
-    for (const w of report.warnings) log(chalk.yellow(`warning: ${w}`));
-    log(formatClosing(report, reportPath));
-  }
+function finishRun(
+  flags: RunFlags,
+  report: Report,
+  reportPath: string,
+  log: (s: string) => void,
+  table: string | undefined,
+  reporters: ReporterName[],
+  scenarioFiles: Record<string, string>,
+): void {
+  // report.json is already on disk: a reporter that breaks loses only its own output
+  const outcomes = runReporters(report as unknown as CoreReport, dirname(reportPath), reporters, { scenarioFiles });
+  for (const o of outcomes) if (o.error) process.stderr.write(chalk.red(`reporter ${o.name} failed: `) + o.error + '\n');
+  // with the json reporter, log writes to stderr: stdout holds only the report
+  if (table) log('\n' + table + '\n');
+  for (const w of report.warnings) log(chalk.yellow(`warning: ${w}`));
+  log(formatClosing(report, reportPath));
   if (report.status === 'interrupted') process.exit(130);
-  process.exitCode = report.summary.exit_code === 0 ? EXIT.ok : EXIT.failed;
+  process.exitCode = report.summary.exit_code === 0 && !outcomes.some((o) => o.error) ? EXIT.ok : EXIT.failed;
 }
 
 /** Ctrl-C once: stop children, write the report; twice: quit now. */
@@ -178,7 +194,15 @@ function interruptHandler(log: (s: string) => void): { abort: AbortController; d
   };
 }
 
-async function runRealModel(flags: RunFlags, gate: GateDecision, driver: AgentDriver, scenarios: LoadedScenario[], log: (s: string) => void): Promise<void> {
+async function runRealModel(
+  flags: RunFlags,
+  gate: GateDecision,
+  driver: AgentDriver,
+  scenarios: LoadedScenario[],
+  log: (s: string) => void,
+  reporters: ReporterName[],
+  files: Record<string, string>,
+): Promise<void> {
   const withPrompts = scenarios.filter((s) => s.scenario.real_model);
   if (!withPrompts.length) throw new InputError('--agent-turn: none of the selected scenarios has a real_model block (see `memeval list`)');
   if (gate.layer !== 'real-model' || !gate.allowed) throw new Error('unreachable: the gate was checked');
@@ -217,5 +241,5 @@ async function runRealModel(flags: RunFlags, gate: GateDecision, driver: AgentDr
     signal: abort.signal,
     onResult: (r) => log(formatPhase(r)),
   }).finally(dispose);
-  finishRun(flags, report, reportPath, log, flags.repeat > 1 ? formatRepeats(report.repeats) : undefined);
+  finishRun(flags, report, reportPath, log, flags.repeat > 1 ? formatRepeats(report.repeats) : undefined, reporters, files);
 }
