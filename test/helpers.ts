@@ -6,6 +6,7 @@ import { execa, type Options } from 'execa';
 
 export const ROOT = fileURLToPath(new URL('../', import.meta.url));
 export const ENTRY = join(ROOT, 'src', 'cli', 'entry.ts');
+const TSX = import.meta.resolve('tsx');
 
 /** A temp dir removed when the test ends. */
 export function tempDir(t: { after: (fn: () => void) => void }, prefix = 'memeval-test-'): string {
@@ -16,7 +17,8 @@ export function tempDir(t: { after: (fn: () => void) => void }, prefix = 'memeva
 
 /** Run the CLI from source (so tests never see a stale dist/). */
 export function memeval(args: string[], opts: Options = {}) {
-  return execa(process.execPath, ['--import', 'tsx', ENTRY, ...args], { cwd: ROOT, reject: false, env: { NO_COLOR: '1', FORCE_COLOR: '0' }, ...opts });
+  // tsx by absolute URL, so tests can run the CLI from any working directory
+  return execa(process.execPath, ['--import', TSX, ENTRY, ...args], { cwd: ROOT, reject: false, env: { NO_COLOR: '1', FORCE_COLOR: '0' }, ...opts });
 }
 
 export function writeJson(file: string, value: unknown): string {

@@ -12,6 +12,9 @@ import { registerProxy } from './proxy.js';
 import { registerTargets } from './targets.js';
 import { registerAgents } from './agents.js';
 import { registerView } from './view.js';
+import { registerDiff } from './diff.js';
+import { registerRuns } from './runs.js';
+import { registerSql } from './sql.js';
 
 export const EXIT = { ok: 0, failed: 1, blocked: 2, invalid: 3 } as const;
 
@@ -58,6 +61,9 @@ export function buildProgram(): Command {
   registerTargets(program);
   registerAgents(program);
   registerView(program);
+  registerDiff(program);
+  registerRuns(program);
+  registerSql(program);
   return program;
 }
 

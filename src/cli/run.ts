@@ -22,6 +22,9 @@ import { installTargets, targetNames } from './targets.js';
 import { formatMatrix } from '../report/matrix.js';
 import type { Report } from '../report/report.js';
 import type { Report as CoreReport } from '../core/results.js';
+import { readReport } from '../report/reader.js';
+import { formatGate, gate as applyGate, readExpectedFailures, type FailOn, type GateInput, type GateResult } from '../report/gate.js';
+import { writeJsonAtomic } from '../report/write.js';
 import { checkReporterNames, REPORTER_NAMES, runReporters, type ReporterName } from '../report/reporters/index.js';
 
 export interface RunFlags {
@@ -43,6 +46,9 @@ export interface RunFlags {
   baseUrl?: string;
   promptTimeout: number;
   reporter?: string[];
+  baseline?: string;
+  failOn?: FailOn;
+  expectedFailures?: string;
 }
 
 export function selectScenarios(all: LoadedScenario[], ids: string[] | undefined): LoadedScenario[] {
@@ -87,6 +93,9 @@ export function registerRun(program: Command): void {
     .option('--workers <n>', 'phases run in parallel (default: number of cores)', positiveInt, availableParallelism())
     .option('--keep', 'keep each fixture and print its path')
     .option('--json', 'print the report as JSON on stdout (progress goes to stderr); same as --reporter json')
+    .option('--baseline <run-dir|file>', 'a previous run: fail only on cells that regressed against it')
+    .option('--expected-failures <file>', 'JSON/JSON5 list of {scenario, target, phase, reason} that may fail without failing the run')
+    .addOption(new Option('--fail-on <what>', 'what fails the run (default: regressions with --baseline or --expected-failures, else failures)').choices(['regressions', 'failures']))
     .option('--reporter <names>', `reporters after the run (repeat or comma-separate): ${REPORTER_NAMES.join(', ')}`, collectList)
     .option('--out <dir>', 'where run directories are written', 'runs')
     .option('--install', 'install targets (and the agent) that are not installed yet, instead of stopping')
@@ -108,6 +117,16 @@ export function registerRun(program: Command): void {
       flags.json = reporters.includes('json');
       const scenarios = selectScenarios(loadScenarios(scenarioFiles(flags.scenarios)), flags.scenario);
       const files = Object.fromEntries(scenarios.map((s) => [s.scenario.id, s.file]));
+      // read what the gate needs before anything runs: a bad baseline is exit 3, not a late surprise
+      const gateInput: GateInput | undefined =
+        flags.baseline || flags.expectedFailures || flags.failOn
+          ? {
+              baseline: flags.baseline ? readReport(flags.baseline).report : undefined,
+              expected: flags.expectedFailures ? readExpectedFailures(flags.expectedFailures) : undefined,
+              failOn: flags.failOn,
+            }
+          : undefined;
+      const finish: FinishOptions = { reporters, scenarioFiles: files, gate: gateInput };
       const log = (s: string) => (flags.json ? process.stderr : process.stdout).write(s + '\n');
       const gate = costGate(flags);
       if (gate.layer === 'real-model') {
@@ -124,7 +143,7 @@ export function registerRun(program: Command): void {
           process.exit(EXIT.blocked);
         }
         if (flags.agent === undefined) throw new InputError('--agent: required for the real-model layer; one of ' + AGENT_NAMES.join(', '));
-        return runRealModel(flags, gate, getDriver(flags.agent), scenarios, log, reporters, files);
+        return runRealModel(flags, gate, getDriver(flags.agent), scenarios, log, finish);
       }
       const names = targetNames(flags.target?.length ? flags.target : [DEFAULT_TARGET]);
       if (flags.install) await installTargets(names.map((n) => loadTarget(n).decl), log);
@@ -143,8 +162,14 @@ export function registerRun(program: Command): void {
         onResult: (r) => log(formatPhase(r)),
         options: { scenarios_dir: flags.scenarios },
       }).finally(dispose);
-      finishRun(flags, report, reportPath, log, targets.length > 1 ? formatMatrix(report.matrix) : undefined, reporters, files);
+      finishRun(flags, report, reportPath, log, targets.length > 1 ? formatMatrix(report.matrix) : undefined, finish);
     });
+}
+
+interface FinishOptions {
+  reporters: ReporterName[];
+  scenarioFiles: Record<string, string>;
+  gate?: GateInput;
 }
 
 /** Print how the run ended (or the report, with --json) and set the exit code; 130 after Ctrl-C. */
@@ -154,9 +179,16 @@ function finishRun(
   reportPath: string,
   log: (s: string) => void,
   table: string | undefined,
-  reporters: ReporterName[],
-  scenarioFiles: Record<string, string>,
+  { reporters, scenarioFiles, gate: gateInput }: FinishOptions,
 ): void {
+  let gated: GateResult | undefined;
+  if (gateInput) {
+    // the report says what the CLI exits with, so the gate's decision goes into it
+    gated = applyGate(report as unknown as CoreReport, gateInput);
+    report.summary.exit_code = gated.exit_code;
+    Object.assign(report, { gate: gated });
+    writeJsonAtomic(reportPath, report);
+  }
   // report.json is already on disk: a reporter that breaks loses only its own output
   const outcomes = runReporters(report as unknown as CoreReport, dirname(reportPath), reporters, { scenarioFiles });
   for (const o of outcomes) if (o.error) process.stderr.write(chalk.red(`reporter ${o.name} failed: `) + o.error + '\n');
@@ -164,6 +196,7 @@ function finishRun(
   if (table) log('\n' + table + '\n');
   for (const w of report.warnings) log(chalk.yellow(`warning: ${w}`));
   log(formatClosing(report, reportPath));
+  if (gated) for (const l of formatGate(gated)) log(l);
   if (report.status === 'interrupted') process.exit(130);
   process.exitCode = report.summary.exit_code === 0 && !outcomes.some((o) => o.error) ? EXIT.ok : EXIT.failed;
 }
@@ -200,8 +233,7 @@ async function runRealModel(
   driver: AgentDriver,
   scenarios: LoadedScenario[],
   log: (s: string) => void,
-  reporters: ReporterName[],
-  files: Record<string, string>,
+  finish: FinishOptions,
 ): Promise<void> {
   const withPrompts = scenarios.filter((s) => s.scenario.real_model);
   if (!withPrompts.length) throw new InputError('--agent-turn: none of the selected scenarios has a real_model block (see `memeval list`)');
@@ -241,5 +273,5 @@ async function runRealModel(
     signal: abort.signal,
     onResult: (r) => log(formatPhase(r)),
   }).finally(dispose);
-  finishRun(flags, report, reportPath, log, flags.repeat > 1 ? formatRepeats(report.repeats) : undefined, reporters, files);
+  finishRun(flags, report, reportPath, log, flags.repeat > 1 ? formatRepeats(report.repeats) : undefined, finish);
 }
