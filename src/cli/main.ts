@@ -15,6 +15,7 @@ import { registerView } from './view.js';
 import { registerDiff } from './diff.js';
 import { registerRuns } from './runs.js';
 import { registerSql } from './sql.js';
+import { registerMerge } from './merge.js';
 
 export const EXIT = { ok: 0, failed: 1, blocked: 2, invalid: 3 } as const;
 
@@ -64,6 +65,7 @@ export function buildProgram(): Command {
   registerDiff(program);
   registerRuns(program);
   registerSql(program);
+  registerMerge(program);
   return program;
 }
 

@@ -7,7 +7,9 @@ import { BUILTIN_SCENARIOS } from '../util/paths.js';
 import { loadScenarios, scenarioFiles, type LoadedScenario } from '../scenario/loader.js';
 import { DEFAULT_TARGET, loadTarget } from '../targets/loader.js';
 import { NotInstalledError, resolveTargetBin } from '../targets/resolve-bin.js';
-import { runDeterministic, type RunTarget } from '../replay/run.js';
+import { planCells, runDeterministic, type RunTarget } from '../replay/run.js';
+import { parseShard, shardCells } from '../run/shard.js';
+import { cellId } from '../core/cell-id.js';
 import { formatClosing, formatPhase, formatRepeats } from '../report/console.js';
 import { killAllNow } from '../fixture/processes.js';
 import { collectList, EXIT, positiveInt } from './main.js';
@@ -49,6 +51,8 @@ export interface RunFlags {
   baseline?: string;
   failOn?: FailOn;
   expectedFailures?: string;
+  shard?: string;
+  shardDurations?: string;
 }
 
 export function selectScenarios(all: LoadedScenario[], ids: string[] | undefined): LoadedScenario[] {
@@ -96,6 +100,8 @@ export function registerRun(program: Command): void {
     .option('--baseline <run-dir|file>', 'a previous run: fail only on cells that regressed against it')
     .option('--expected-failures <file>', 'JSON/JSON5 list of {scenario, target, phase, reason} that may fail without failing the run')
     .addOption(new Option('--fail-on <what>', 'what fails the run (default: regressions with --baseline or --expected-failures, else failures)').choices(['regressions', 'failures']))
+    .option('--shard <i/n>', 'run only the i-th of n deterministic slices of the cells and write a partial report (combine with `memeval merge`)')
+    .option('--shard-durations <run-dir|file>', 'a previous report: balance the shards by its recorded cell durations')
     .option('--reporter <names>', `reporters after the run (repeat or comma-separate): ${REPORTER_NAMES.join(', ')}`, collectList)
     .option('--out <dir>', 'where run directories are written', 'runs')
     .option('--install', 'install targets (and the agent) that are not installed yet, instead of stopping')
@@ -116,6 +122,7 @@ export function registerRun(program: Command): void {
       const reporters = checkReporterNames([...(flags.reporter ?? ['console']), ...(flags.json ? ['json'] : [])]);
       flags.json = reporters.includes('json');
       const scenarios = selectScenarios(loadScenarios(scenarioFiles(flags.scenarios)), flags.scenario);
+      if (flags.shard) parseShard(flags.shard);
       const files = Object.fromEntries(scenarios.map((s) => [s.scenario.id, s.file]));
       // read what the gate needs before anything runs: a bad baseline is exit 3, not a late surprise
       const gateInput: GateInput | undefined =
@@ -148,8 +155,10 @@ export function registerRun(program: Command): void {
       const names = targetNames(flags.target?.length ? flags.target : [DEFAULT_TARGET]);
       if (flags.install) await installTargets(names.map((n) => loadTarget(n).decl), log);
       const targets = resolveTargets(names);
+      const shard = flags.shard ? planShard(flags, scenarios, targets) : undefined;
 
       const { abort, dispose } = interruptHandler(log);
+      if (shard) log(chalk.dim(`memeval: shard ${shard.index}/${shard.count}: ${shard.cells.size} of ${shard.planned} cell(s)`));
 
       log(chalk.dim(`memeval: ${scenarios.length} scenario(s) × ${targets.map((t) => t.decl.name).join(', ')}, ${flags.workers} worker(s)`));
       const { report, reportPath } = await runDeterministic({
@@ -160,10 +169,20 @@ export function registerRun(program: Command): void {
         outDir: resolve(flags.out),
         signal: abort.signal,
         onResult: (r) => log(formatPhase(r)),
-        options: { scenarios_dir: flags.scenarios },
+        options: { scenarios_dir: flags.scenarios, ...(shard ? { shard: flags.shard } : {}) },
+        onlyCells: shard?.cells,
+        extra: shard ? { shard: { index: shard.index, count: shard.count, planned: shard.planned } } : undefined,
       }).finally(dispose);
       finishRun(flags, report, reportPath, log, targets.length > 1 ? formatMatrix(report.matrix) : undefined, finish);
     });
+}
+
+/** This machine's slice of the planned cells; the same for every machine given the same flags. */
+function planShard(flags: RunFlags, scenarios: LoadedScenario[], targets: RunTarget[]): { index: number; count: number; planned: number; cells: Set<string> } {
+  const { index, count } = parseShard(flags.shard!);
+  const planned = planCells(scenarios, targets).map((c) => cellId({ scenario: c.s.scenario.id, target: c.t.decl.name, phase: c.phase }));
+  const durations = flags.shardDurations ? new Map(readReport(flags.shardDurations).report.results.map((r) => [r.cell_id, r.duration_ms])) : undefined;
+  return { index, count, planned: planned.length, cells: new Set(shardCells(planned, { index, count }, durations)) };
 }
 
 interface FinishOptions {
@@ -238,6 +257,7 @@ async function runRealModel(
   const withPrompts = scenarios.filter((s) => s.scenario.real_model);
   if (!withPrompts.length) throw new InputError('--agent-turn: none of the selected scenarios has a real_model block (see `memeval list`)');
   if (gate.layer !== 'real-model' || !gate.allowed) throw new Error('unreachable: the gate was checked');
+  if (flags.shard) throw new InputError('--shard: the real-model layer cannot be sharded yet; shard by --target or --scenario instead');
   if (!gate.scripted && !flags.model) throw new InputError('--model: required for a real model (or use --model scripted)');
   const names = targetNames(flags.target?.length ? flags.target : [DEFAULT_TARGET]);
   if (flags.install) {

@@ -5,6 +5,7 @@ import type { LoadedTarget } from '../targets/loader.js';
 import type { ResolvedBin } from '../targets/resolve-bin.js';
 import { newRunId, type Report } from '../report/report.js';
 import { writeRunReport } from '../report/run-report.js';
+import { cellId } from '../core/cell-id.js';
 import { mapPool } from '../util/pool.js';
 import { runPhase, type PhaseResult } from './phase.js';
 
@@ -24,6 +25,10 @@ export interface RunOptions {
   signal?: AbortSignal;
   onResult?: (r: PhaseResult) => void;
   options?: Record<string, unknown>;
+  /** run only these cell ids (a shard); the rest of the plan is left to other machines */
+  onlyCells?: Set<string>;
+  /** extra top-level report fields (a shard's index and count) */
+  extra?: Record<string, unknown>;
 }
 
 interface Cell {
@@ -47,7 +52,7 @@ export async function runDeterministic(o: RunOptions): Promise<{ report: Report;
   const runId = o.runId ?? newRunId();
   const runDir = join(o.outDir, runId);
   const startedAt = new Date().toISOString();
-  const cells = planCells(o.scenarios, o.targets);
+  const cells = planCells(o.scenarios, o.targets).filter((c) => !o.onlyCells || o.onlyCells.has(cellId({ scenario: c.s.scenario.id, target: c.t.decl.name, phase: c.phase })));
   const results = await mapPool(cells, o.workers, async ({ s, t, phase }) => {
     const cellDir = join(runDir, 'cells', s.scenario.id, t.decl.name, phase);
     const r = await runPhase({ scenario: s.scenario, decl: t.decl, bin: t.bin, phase, cellDir, keep: o.keep, signal: o.signal, serverEnv: t.serverEnv });
@@ -66,7 +71,7 @@ export async function runDeterministic(o: RunOptions): Promise<{ report: Report;
       results,
       interrupted: Boolean(o.signal?.aborted),
     },
-    {},
+    o.extra ?? {},
   );
   return { report, reportPath, runDir };
 }
