@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import chalk from 'chalk';
-import { InputError, nearest } from '../util/errors.js';
+import { InputError } from '../util/errors.js';
 import { BUILTIN_SCENARIOS } from '../util/paths.js';
 import { loadScenarios, scenarioFiles, type LoadedScenario } from '../scenario/loader.js';
 import { DEFAULT_TARGET, loadTarget } from '../targets/loader.js';
@@ -10,7 +10,9 @@ import { NotInstalledError, resolveTargetBin } from '../targets/resolve-bin.js';
 import { planCells, runDeterministic, type RunTarget } from '../replay/run.js';
 import { parseShard, shardCells } from '../run/shard.js';
 import { cellId } from '../core/cell-id.js';
-import { formatClosing, formatPhase, formatRepeats } from '../report/console.js';
+import { formatRepeats } from '../report/console.js';
+import { colorLevel, formatRecap, Progress } from '../report/progress.js';
+import { selectScenarios } from '../scenario/select.js';
 import { killAllNow } from '../fixture/processes.js';
 import { collectList, EXIT, positiveInt } from './main.js';
 import { Option } from 'commander';
@@ -53,22 +55,7 @@ export interface RunFlags {
   expectedFailures?: string;
   shard?: string;
   shardDurations?: string;
-}
-
-export function selectScenarios(all: LoadedScenario[], ids: string[] | undefined): LoadedScenario[] {
-  if (!ids?.length) return all;
-  const byId = new Map(all.map((s) => [s.scenario.id, s]));
-  const problems: string[] = [];
-  const picked = ids.map((id) => {
-    const s = byId.get(id);
-    if (!s) {
-      const guess = nearest(id, byId.keys());
-      problems.push(`--scenario: unknown scenario "${id}"${guess ? ` (did you mean "${guess}"?)` : ''}; see \`memeval list\``);
-    }
-    return s;
-  });
-  if (problems.length) throw new InputError(problems.join('\n'), problems);
-  return picked.filter((s): s is LoadedScenario => s !== undefined);
+  tag?: string[];
 }
 
 export function resolveTargets(names: string[]): RunTarget[] {
@@ -91,7 +78,8 @@ export function registerRun(program: Command): void {
   program
     .command('run')
     .description('replay the scenarios through the real memory server(s) in throwaway fixtures and judge the end state')
-    .option('--scenario <ids>', 'run only these scenario ids (repeat or comma-separate)', collectList)
+    .option('--scenario <ids>', "run only these scenario ids or globs, e.g. 'secret-*' (repeat or comma-separate)", collectList)
+    .option('--tag <tags>', 'run only scenarios with any of these tags (repeat or comma-separate)', collectList)
     .option('--scenarios <dir>', 'folder of scenario files', BUILTIN_SCENARIOS)
     .option('--target <names>', `target(s) to run against, or "all" (repeat or comma-separate; default ${DEFAULT_TARGET})`, collectList)
     .option('--workers <n>', 'phases run in parallel (default: number of cores)', positiveInt, availableParallelism())
@@ -121,7 +109,8 @@ export function registerRun(program: Command): void {
     .action(async (flags: RunFlags) => {
       const reporters = checkReporterNames([...(flags.reporter ?? ['console']), ...(flags.json ? ['json'] : [])]);
       flags.json = reporters.includes('json');
-      const scenarios = selectScenarios(loadScenarios(scenarioFiles(flags.scenarios)), flags.scenario);
+      const startedAt = Date.now();
+      const scenarios = selectScenarios(loadScenarios(scenarioFiles(flags.scenarios)), { ids: flags.scenario, tags: flags.tag });
       if (flags.shard) parseShard(flags.shard);
       const files = Object.fromEntries(scenarios.map((s) => [s.scenario.id, s.file]));
       // read what the gate needs before anything runs: a bad baseline is exit 3, not a late surprise
@@ -133,7 +122,7 @@ export function registerRun(program: Command): void {
               failOn: flags.failOn,
             }
           : undefined;
-      const finish: FinishOptions = { reporters, scenarioFiles: files, gate: gateInput };
+      const finish: FinishOptions = { reporters, scenarioFiles: files, gate: gateInput, startedAt };
       const log = (s: string) => (flags.json ? process.stderr : process.stdout).write(s + '\n');
       const gate = costGate(flags);
       if (gate.layer === 'real-model') {
@@ -159,6 +148,8 @@ export function registerRun(program: Command): void {
 
       const { abort, dispose } = interruptHandler(log);
       if (shard) log(chalk.dim(`memeval: shard ${shard.index}/${shard.count}: ${shard.cells.size} of ${shard.planned} cell(s)`));
+      const progress = newProgress(flags, shard ? shard.cells.size : planCells(scenarios, targets).length);
+      finish.progress = progress;
 
       log(chalk.dim(`memeval: ${scenarios.length} scenario(s) × ${targets.map((t) => t.decl.name).join(', ')}, ${flags.workers} worker(s)`));
       const { report, reportPath } = await runDeterministic({
@@ -168,7 +159,7 @@ export function registerRun(program: Command): void {
         keep: Boolean(flags.keep),
         outDir: resolve(flags.out),
         signal: abort.signal,
-        onResult: (r) => log(formatPhase(r)),
+        onResult: (r) => progress.cell(r),
         options: { scenarios_dir: flags.scenarios, ...(shard ? { shard: flags.shard } : {}) },
         onlyCells: shard?.cells,
         extra: shard ? { shard: { index: shard.index, count: shard.count, planned: shard.planned } } : undefined,
@@ -189,6 +180,15 @@ interface FinishOptions {
   reporters: ReporterName[];
   scenarioFiles: Record<string, string>;
   gate?: GateInput;
+  startedAt: number;
+  progress?: Progress;
+}
+
+/** Progress goes where the console output goes: stderr when stdout carries the JSON report. */
+function newProgress(flags: RunFlags, total: number): Progress {
+  const stream = flags.json ? process.stderr : process.stdout;
+  const tty = Boolean(stream.isTTY);
+  return new Progress({ total, tty, color: colorLevel(process.env, tty), write: (s) => stream.write(s) });
 }
 
 /** Print how the run ended (or the report, with --json) and set the exit code; 130 after Ctrl-C. */
@@ -198,8 +198,9 @@ function finishRun(
   reportPath: string,
   log: (s: string) => void,
   table: string | undefined,
-  { reporters, scenarioFiles, gate: gateInput }: FinishOptions,
+  { reporters, scenarioFiles, gate: gateInput, startedAt, progress }: FinishOptions,
 ): void {
+  progress?.end();
   let gated: GateResult | undefined;
   if (gateInput) {
     // the report says what the CLI exits with, so the gate's decision goes into it
@@ -214,7 +215,7 @@ function finishRun(
   // with the json reporter, log writes to stderr: stdout holds only the report
   if (table) log('\n' + table + '\n');
   for (const w of report.warnings) log(chalk.yellow(`warning: ${w}`));
-  log(formatClosing(report, reportPath));
+  log(formatRecap(report as unknown as CoreReport, reportPath, Date.now() - startedAt, progress?.c ?? chalk));
   if (gated) for (const l of formatGate(gated)) log(l);
   if (report.status === 'interrupted') process.exit(130);
   process.exitCode = report.summary.exit_code === 0 && !outcomes.some((o) => o.error) ? EXIT.ok : EXIT.failed;
@@ -268,6 +269,8 @@ async function runRealModel(
   const bin = resolveAgentBin(driver);
   if (!bin) throw new InputError(`--agent: ${driver.name} (${driver.npm}@${driver.version}) is not installed; run \`memeval agents install ${driver.name}\` (or add --install)`);
   const { abort, dispose } = interruptHandler(log);
+  const progress = newProgress(flags, withPrompts.length * targets.length * flags.repeat);
+  finish.progress = progress;
   log(
     chalk.dim(
       `memeval: real-model layer, ${driver.name} ${bin.version} with ${gate.scripted ? `memeval's scripted model (policy ${flags.policy})` : `model ${flags.model}`}, ` +
@@ -291,7 +294,7 @@ async function runRealModel(
     keep: Boolean(flags.keep),
     outDir: resolve(flags.out),
     signal: abort.signal,
-    onResult: (r) => log(formatPhase(r)),
+    onResult: (r) => progress.cell(r),
   }).finally(dispose);
   finishRun(flags, report, reportPath, log, flags.repeat > 1 ? formatRepeats(report.repeats) : undefined, finish);
 }
