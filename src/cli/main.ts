@@ -17,6 +17,7 @@ import { registerDiff } from './diff.js';
 import { registerRuns } from './runs.js';
 import { registerSql } from './sql.js';
 import { registerMerge } from './merge.js';
+import { registerInit } from './init.js';
 
 export const EXIT = { ok: 0, failed: 1, blocked: 2, invalid: 3 } as const;
 
@@ -69,6 +70,7 @@ export function buildProgram(): Command {
   registerRuns(program);
   registerSql(program);
   registerMerge(program);
+  registerInit(program);
   return program;
 }
 

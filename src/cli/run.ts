@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
+import { loadConfig } from './config.js';
 import chalk from 'chalk';
 import { InputError } from '../util/errors.js';
 import { BUILTIN_SCENARIOS } from '../util/paths.js';
@@ -106,7 +107,8 @@ export function registerRun(program: Command): void {
       'after',
       '\nEach phase runs in a fresh fixture (project dir + isolated HOME). The report is written to\n<out>/<run-id>/report.json with the calls log and a copy of every store beside it.',
     )
-    .action(async (flags: RunFlags) => {
+    .action(async (flags: RunFlags, cmd: Command) => {
+      applyConfig(flags, cmd);
       const reporters = checkReporterNames([...(flags.reporter ?? ['console']), ...(flags.json ? ['json'] : [])]);
       flags.json = reporters.includes('json');
       const startedAt = Date.now();
@@ -174,6 +176,22 @@ function planShard(flags: RunFlags, scenarios: LoadedScenario[], targets: RunTar
   const planned = planCells(scenarios, targets).map((c) => cellId({ scenario: c.s.scenario.id, target: c.t.decl.name, phase: c.phase }));
   const durations = flags.shardDurations ? new Map(readReport(flags.shardDurations).report.results.map((r) => [r.cell_id, r.duration_ms])) : undefined;
   return { index, count, planned: planned.length, cells: new Set(shardCells(planned, { index, count }, durations)) };
+}
+
+/** Defaults from memeval.config.json or package.json "memeval"; what the command line says wins. */
+function applyConfig(flags: RunFlags, cmd: Command): void {
+  const loaded = loadConfig();
+  if (!loaded) return;
+  const c = loaded.config;
+  const unset = (key: string) => cmd.getOptionValueSource(key) !== 'cli';
+  if (c.scenarios && unset('scenarios')) flags.scenarios = c.scenarios;
+  if (c.targets && unset('target')) flags.target = c.targets;
+  if (c.reporters && unset('reporter')) flags.reporter = c.reporters;
+  if (c.baseline && unset('baseline')) flags.baseline = c.baseline;
+  if (c.expected_failures && unset('expectedFailures')) flags.expectedFailures = c.expected_failures;
+  if (c.fail_on && unset('failOn')) flags.failOn = c.fail_on;
+  if (c.out && unset('out')) flags.out = c.out;
+  if (c.workers && unset('workers')) flags.workers = c.workers;
 }
 
 interface FinishOptions {
