@@ -133,6 +133,7 @@ export const PAGE_JS = `
   [fTarget, fVerdict, fFailing].forEach(function (el) { el.addEventListener('change', applyFilters); });
   fText.addEventListener('input', applyFilters);
 
+  var STANDARD = ['name', 'kind', 'phase', 'outcome', 'passed', 'actual', 'expected', 'detail'];
   function kv(k, v) { return [h('div', { text: k }), h('pre', { text: show(v) })]; }
 
   function select(r) {
@@ -155,7 +156,9 @@ export const PAGE_JS = `
       var mark = a.outcome === 'pass' ? '\\u2713' : bad ? (isCaught(r) && a.outcome === 'fail' ? 'caught' : '\\u2717') : a.outcome;
       var box = h('div', { class: klass, 'data-outcome': a.outcome },
         h('div', null, h('strong', { text: mark + ' ' + a.name }), ' ', h('span', { class: 'meta', text: a.kind + ' \\u00b7 phase ' + a.phase })),
-        h.apply(null, ['div', { class: 'kv' }].concat(kv('actual', a.actual), kv('expected', a.expected), kv('detail', a.detail))));
+        h.apply(null, ['div', { class: 'kv' }].concat(kv('actual', a.actual), kv('expected', a.expected), kv('detail', a.detail),
+          // whatever else a judge recorded (reasoning, score, cost) is shown as it is
+          Object.keys(a).filter(function (k) { return STANDARD.indexOf(k) < 0 && a[k] != null; }).reduce(function (acc, k) { return acc.concat(kv(k, a[k])); }, []))));
       d.appendChild(box);
       if (bad && !firstFailing) firstFailing = box;
     });

@@ -23,7 +23,8 @@ export function renderAnnotations(report: Report, scenarioFiles: Record<string, 
 /** GitHub Actions: the Markdown scoreboard appended to the job summary, and error annotations. */
 export const github: Reporter = {
   write(report, ctx) {
-    for (const line of renderAnnotations(report, ctx.scenarioFiles)) ctx.stdout(line);
+    // annotation paths are relative to the repository root the workflow checked out
+    for (const line of renderAnnotations(report, ctx.scenarioFiles, ctx.env.GITHUB_WORKSPACE ?? process.cwd())) ctx.stdout(line);
     const summary = ctx.env.GITHUB_STEP_SUMMARY;
     if (!summary) return [];
     appendFileSync(summary, renderMarkdown(report));
