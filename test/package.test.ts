@@ -17,8 +17,8 @@ test('npm pack: the tarball installed into another project runs `npx memeval run
   mkdirSync(join(project, 'evals'), { recursive: true });
   writeJson(join(project, 'package.json'), { name: 'uses-memeval', version: '1.0.0', private: true, memeval: { scenarios: 'evals', targets: ['server-memory'], out: 'eval-runs', reporters: ['console', 'junit'] } });
   writeJson(join(project, 'evals', 'keeps-dark-mode.json'), scenario('keeps-dark-mode'));
-  // --offline: the npm cache holds every dependency (the checkout's own install put them there)
-  const install = await execa('npm', ['install', tgz, '--offline', '--ignore-scripts'], { cwd: project, env: NPM_ENV, reject: false });
+  // --prefer-offline: the checkout's own install put the dependencies in the npm cache
+  const install = await execa('npm', ['install', tgz, '--prefer-offline', '--ignore-scripts'], { cwd: project, env: NPM_ENV, reject: false });
   assert.equal(install.exitCode, 0, install.stderr);
   // better-sqlite3's install script would compile for minutes (no prebuilt download here):
   // drop in the addon this checkout built for the same Node, as a prebuilt download would
