@@ -49,6 +49,12 @@ test('npm pack: the tarball installed into another project runs `npx memeval run
   const [id2] = readdirSync(join(project, 'memeval', 'runs'));
   assert.deepEqual(JSON.parse(readFileSync(join(project, 'memeval', 'runs', id2, 'report.json'), 'utf8')).scenarios, ['remembers-package-manager']);
 
+  // view and runs find the runs where the config puts them
+  const view = await execa('npx', ['--offline', 'memeval', 'view'], { cwd: project, reject: false, env: NPM_ENV });
+  assert.equal(view.exitCode, 0, view.stderr);
+  assert.equal(String(view.stdout).trim(), join(project, 'memeval', 'runs', id2, 'report.html'));
+  assert.ok(existsSync(join(project, 'memeval', 'runs', id2, 'report.html')));
+
   // a config with a typo is exit 3 naming file and field
   writeFileSync(join(project, 'memeval.config.json'), JSON.stringify({ scenario: 'evals' }));
   const bad = await execa('npx', ['--offline', 'memeval', 'run'], { cwd: project, reject: false, env: NPM_ENV });

@@ -43,3 +43,8 @@ function absolutise(c: MemevalConfig, base: string): MemevalConfig {
   const abs = (p?: string) => (p === undefined ? undefined : resolve(base, p));
   return { ...c, scenarios: abs(c.scenarios), baseline: abs(c.baseline), expected_failures: abs(c.expected_failures), out: abs(c.out) };
 }
+
+/** Where runs are: --runs when given, else the config's `out`, else ./runs. */
+export function runsDir(flag: string | undefined): string {
+  return flag ?? loadConfig()?.config.out ?? 'runs';
+}

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { runsDir } from './config.js';
 import { listRuns, pruneRuns } from '../report/runs.js';
 import { positiveInt } from './main.js';
 
@@ -9,10 +10,10 @@ export function registerRuns(program: Command): void {
   runs
     .command('list')
     .description('runs under --runs, oldest first, with status, cells, failures and size')
-    .option('--runs <dir>', 'where run directories are', 'runs')
+    .option('--runs <dir>', 'where run directories are (default: the config\'s out, else runs)')
     .option('--json', 'print as JSON')
-    .action((opts: { runs: string; json?: boolean }) => {
-      const list = listRuns(opts.runs);
+    .action((opts: { runs?: string; json?: boolean }) => {
+      const list = listRuns(runsDir(opts.runs));
       if (opts.json) return void process.stdout.write(JSON.stringify(list, null, 2) + '\n');
       for (const r of list)
         process.stdout.write(`${r.run_id}  ${(r.status ?? 'no report').padEnd(11)}  ${r.cells === null ? '' : `${r.cells} cells, ${r.failed} failed`.padEnd(22)}  ${mb(r.bytes)}\n`);
@@ -22,9 +23,9 @@ export function registerRuns(program: Command): void {
     .command('prune')
     .description('remove all but the newest N runs')
     .requiredOption('--keep <n>', 'how many of the newest runs to keep', positiveInt)
-    .option('--runs <dir>', 'where run directories are', 'runs')
-    .action((opts: { runs: string; keep: number }) => {
-      const gone = pruneRuns(opts.runs, opts.keep);
+    .option('--runs <dir>', 'where run directories are (default: the config\'s out, else runs)')
+    .action((opts: { runs?: string; keep: number }) => {
+      const gone = pruneRuns(runsDir(opts.runs), opts.keep);
       for (const r of gone) process.stdout.write(`removed ${r.run_id} (${mb(r.bytes)})\n`);
       process.stdout.write(`removed ${gone.length} run(s), freed ${mb(gone.reduce((n, r) => n + r.bytes, 0))}\n`);
     });
