@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import type { Report } from '../src/core/results.js';
 import { diffReports } from '../src/report/diff.js';
 import { gate } from '../src/report/gate.js';
-import { readReport } from '../src/report/reader.js';
+import { readRun } from '../src/report/reader.js';
 import { freshRun, memeval, mixedScenarios, tempDir, writeJson } from './helpers.js';
 
 /** A copy of a real report with some cells' verdicts replaced (small crafted reports for the pure functions). */
@@ -19,7 +19,7 @@ function withVerdicts(r: Report, changes: Record<string, [Report['results'][numb
 
 test('gate and diff: regressions against a baseline or expected failures, fixes, changes, new and removed cells', { timeout: 120_000 }, async (t) => {
   const run = await freshRun(t, ['good-one', 'bad-one'], ['--scenarios', mixedScenarios(t)]);
-  const { report } = readReport(run.runDir);
+  const { report } = readRun(run.runDir);
   const bad = 'bad-one/server-memory/well-behaved';
   const good = 'good-one/server-memory/well-behaved';
   assert.equal(report.results.find((r) => r.cell_id === bad)?.fails_run, true);

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { readReport } from '../src/report/reader.js';
+import { readRun } from '../src/report/reader.js';
 import { shardCells } from '../src/run/shard.js';
 import { freshRun, memeval, mixedScenarios, tempDir, writeJson } from './helpers.js';
 
@@ -27,8 +27,8 @@ test('--shard 1/2 and 2/2 write partial reports that merge into one run; merge r
   const sel = ['good-one', 'bad-one'];
   const s1 = await freshRun(t, sel, ['--scenarios', scenarios, '--shard', '1/2']);
   const s2 = await freshRun(t, sel, ['--scenarios', scenarios, '--shard', '2/2']);
-  const r1 = readReport(s1.runDir).report;
-  const r2 = readReport(s2.runDir).report;
+  const r1 = readRun(s1.runDir).report;
+  const r2 = readRun(s2.runDir).report;
   assert.match(s1.stdout, /shard 1\/2: 2 of 4 cell\(s\)/);
   assert.deepEqual((r1 as { shard?: unknown }).shard, { index: 1, count: 2, planned: 4 });
   const ids1 = r1.results.map((r) => r.cell_id);
@@ -42,7 +42,7 @@ test('--shard 1/2 and 2/2 write partial reports that merge into one run; merge r
   assert.match(m.stdout, /merged 2 run\(s\): 4 cell\(s\)/);
   assert.match(m.stdout, /bad-one +FAIL \/ detected !/);
   const [merged] = readdirSync(out);
-  const { report } = readReport(join(out, merged));
+  const { report } = readRun(join(out, merged));
   assert.equal(report.results.length, 4);
   assert.equal(report.summary.failed, 1);
   assert.deepEqual(report.options.merged_from, [r1.run_id, r2.run_id]);

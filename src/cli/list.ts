@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import chalk from 'chalk';
 import { BUILTIN_SCENARIOS } from '../util/paths.js';
-import { loadScenarios, scenarioFiles } from '../scenario/loader.js';
+import { loadScenarioDir } from '../app/load.js';
 import { scenarioLayers, selectScenarios } from '../scenario/select.js';
 import { loadAllTargets } from '../targets/loader.js';
 import { isInstalled } from '../targets/resolve-bin.js';
@@ -16,7 +16,7 @@ export function registerList(program: Command): void {
     .option('--tag <tags>', 'only scenarios with any of these tags', collectList)
     .option('--json', 'print as JSON')
     .action((opts: { scenarios: string; scenario?: string[]; tag?: string[]; json?: boolean }) => {
-      const scenarios = selectScenarios(loadScenarios(scenarioFiles(opts.scenarios)), { ids: opts.scenario, tags: opts.tag });
+      const scenarios = selectScenarios(loadScenarioDir(opts.scenarios), { ids: opts.scenario, tags: opts.tag });
       const targets = loadAllTargets().map(({ decl }) => ({
         name: decl.name,
         package: decl.package ? `${decl.package.npm}@${decl.package.version}` : `local: ${decl.server.command}`,

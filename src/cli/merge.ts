@@ -7,12 +7,12 @@ import { formatGate, gate, readExpectedFailures, type FailOn } from '../report/g
 import { writeHtmlReport } from '../report/html/view.js';
 import { formatMatrix } from '../report/matrix.js';
 import { mergeReports } from '../report/merge.js';
-import { readReport } from '../report/reader.js';
+import { readRun } from '../report/reader.js';
 import { checkReporterNames, runReporters } from '../report/reporters/index.js';
 import { writeJsonAtomic } from '../report/write.js';
-import { collectList, EXIT } from './main.js';
+import { collectList, EXIT, type CliContext } from './main.js';
 
-export function registerMerge(program: Command): void {
+export function registerMerge(program: Command, cli: CliContext): void {
   program
     .command('merge')
     .argument('<run-dirs...>', 'partial runs (shards, or one job per target) of the same memeval version and scenarios')
@@ -24,10 +24,10 @@ export function registerMerge(program: Command): void {
     .addOption(new Option('--fail-on <what>', 'regressions or failures').choices(['regressions', 'failures']))
     .action((dirs: string[], opts: { out: string; reporter?: string[]; baseline?: string; expectedFailures?: string; failOn?: FailOn }) => {
       const reporters = checkReporterNames(opts.reporter ?? ['console']);
-      const parts = dirs.map((d) => readReport(d));
+      const parts = dirs.map((d) => readRun(d));
       const gateInput =
         opts.baseline || opts.expectedFailures || opts.failOn
-          ? { baseline: opts.baseline ? readReport(opts.baseline).report : undefined, expected: opts.expectedFailures ? readExpectedFailures(opts.expectedFailures) : undefined, failOn: opts.failOn }
+          ? { baseline: opts.baseline ? readRun(opts.baseline).report : undefined, expected: opts.expectedFailures ? readExpectedFailures(opts.expectedFailures) : undefined, failOn: opts.failOn }
           : undefined;
       const { report, runDir, reportPath } = mergeReports(parts, resolve(opts.out));
       const log = (s: string) => (reporters.includes('json') ? process.stderr : process.stdout).write(s + '\n');
@@ -46,6 +46,6 @@ export function registerMerge(program: Command): void {
       log(formatMatrix(legacy.matrix) + '\n');
       log(`html: ${html}`);
       log(formatClosing(legacy, reportPath));
-      process.exitCode = report.summary.exit_code === 0 && !outcomes.some((o) => o.error) ? EXIT.ok : report.summary.exit_code || EXIT.failed;
+      cli.exitCode = report.summary.exit_code === 0 && !outcomes.some((o) => o.error) ? EXIT.ok : report.summary.exit_code || EXIT.failed;
     });
 }

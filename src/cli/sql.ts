@@ -1,24 +1,15 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import type { Command } from 'commander';
-import Database from 'better-sqlite3';
-import { readReport } from '../report/reader.js';
+import { EvidenceError, openEvidence, type Evidence } from '../evidence/open.js';
+import { readRun } from '../report/reader.js';
 import { InputError, nearest } from '../util/errors.js';
 
-/**
- * Open a cell's evidence from any working directory: evidence.db with the store attached by
- * absolute path and the views recreated from evidence.sql (they are TEMP views over it).
- */
-export function openCellEvidence(cellDir: string): { db: Database.Database; setupSql: string } {
-  const file = join(cellDir, 'evidence.db');
-  if (!existsSync(file)) throw new InputError(`${file}: missing; this cell built no evidence (see its verdict and reason)`);
-  const sqlFile = join(cellDir, 'evidence.sql');
-  const setup = existsSync(sqlFile) ? readFileSync(sqlFile, 'utf8') : '';
-  const setupSql = setup.replace(/ATTACH DATABASE '([^']+)' AS store;/, (_, p: string) => `ATTACH DATABASE '${(isAbsolute(p) ? p : join(cellDir, p)).replace(/'/g, "''")}' AS store;`);
-  const db = new Database(file, { readonly: true, fileMustExist: true });
-  db.exec(setupSql);
-  return { db, setupSql };
+/** The same evidence as a sqlite3 shell setup: the store attached by absolute path, the views recreated. */
+function shellSetup(ev: Evidence): string {
+  const store = (ev.db.prepare('PRAGMA database_list').all() as { name: string; file: string }[]).find((d) => d.name === 'store')?.file;
+  const q = (x: string) => x.replace(/'/g, "''");
+  return [...(store ? [`ATTACH DATABASE '${q(store)}' AS store;`] : []), ...Object.entries(ev.viewSql).map(([n, v]) => `CREATE TEMP VIEW "${n}" AS ${v};`)].join(' ');
 }
 
 function printRows(rows: Record<string, unknown>[]): void {
@@ -42,7 +33,7 @@ export function registerSql(program: Command): void {
     .description("query a cell's evidence (memories view, calls, the store) from any directory; with no query and a terminal, opens sqlite3 on it")
     .option('--json', 'print rows as JSON')
     .action((runDir: string, scenario: string, target: string, phase: string, query: string | undefined, opts: { json?: boolean }) => {
-      const { report, runDir: dir } = readReport(runDir);
+      const { report, runDir: dir } = readRun(runDir);
       const cell = report.results.find((r) => r.scenario === scenario && r.target === target && r.phase === phase);
       if (!cell) {
         const ids = report.results.map((r) => `${r.scenario} ${r.target} ${r.phase}`);
@@ -50,11 +41,19 @@ export function registerSql(program: Command): void {
         throw new InputError(`no cell ${scenario} ${target} ${phase} in ${dir}${guess ? ` (did you mean "${guess}"?)` : ''}; cells: ${ids.slice(0, 8).join('; ')}${ids.length > 8 ? '; …' : ''}`);
       }
       const cellDir = isAbsolute(cell.cell_dir) ? cell.cell_dir : join(dir, cell.cell_dir);
-      const { db, setupSql } = openCellEvidence(cellDir);
+      let ev: Evidence;
+      try {
+        ev = openEvidence(cellDir);
+      } catch (e) {
+        if (e instanceof EvidenceError) throw new InputError(e.message);
+        throw e;
+      }
+      const db = ev.db;
       try {
         if (query === undefined && process.stdin.isTTY && process.stdout.isTTY && spawnSync('sqlite3', ['-version']).status === 0) {
+          const setup = shellSetup(ev);
           db.close();
-          spawnSync('sqlite3', ['-readonly', '-cmd', setupSql.replace(/^--.*$/gm, '').replace(/\n/g, ' '), join(cellDir, 'evidence.db')], { stdio: 'inherit' });
+          spawnSync('sqlite3', ['-readonly', '-cmd', setup, join(cellDir, 'evidence.db')], { stdio: 'inherit' });
           return;
         }
         const sql = query ?? "SELECT schema, name, type FROM pragma_table_list WHERE name NOT LIKE 'sqlite_%' ORDER BY schema, name";

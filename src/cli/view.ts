@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
 import { runsDir } from './config.js';
-import { readReport } from '../report/reader.js';
+import { readRun } from '../report/reader.js';
 import { writeHtmlReport } from '../report/html/view.js';
 import { latestRunDir } from '../report/runs.js';
 
@@ -14,7 +14,7 @@ export function registerView(program: Command): void {
     .option('--out <file>', 'where to write the page (default <run-dir>/report.html)')
     .option('--open', 'open the page in the default browser')
     .action((runDir: string | undefined, opts: { runs?: string; out?: string; open?: boolean }) => {
-      const { report, runDir: dir } = readReport(runDir ?? latestRunDir(runsDir(opts.runs)));
+      const { report, runDir: dir } = readRun(runDir ?? latestRunDir(runsDir(opts.runs)));
       const file = writeHtmlReport(report, dir, opts.out);
       process.stdout.write(file + '\n');
       if (opts.open) {

@@ -111,6 +111,8 @@ export const cellResultSchema = z.looseObject({
   duration_ms: z.number(),
   /** spawn to MCP initialize done, per server session of this cell */
   server_start_ms: z.array(z.number()).optional(),
+  /** wall time of each lifecycle stage (fixture, seed, drive, evidence, judge, teardown) */
+  timings_ms: z.record(z.string(), z.number()).optional(),
   agent: agentRunInfoSchema.optional(),
 });
 export type CellResult = z.infer<typeof cellResultSchema>;
@@ -145,7 +147,7 @@ export type Summary = z.infer<typeof summarySchema>;
 export const targetInfoSchema = z.looseObject({ name: z.string(), package: z.string(), version: z.string(), claims: z.array(z.string()) });
 export type TargetInfo = z.infer<typeof targetInfoSchema>;
 
-export const REPORT_SCHEMA_VERSION = 2;
+export const REPORT_SCHEMA_VERSION = 2 as const;
 
 export const reportSchema = z.looseObject({
   schema_version: z.literal(REPORT_SCHEMA_VERSION),

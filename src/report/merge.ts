@@ -4,13 +4,13 @@ import type { CellResult, Report, RunStatus } from '../core/results.js';
 import { InputError } from '../util/errors.js';
 import { buildMatrix } from './matrix.js';
 import { newRunId, summarize } from './report.js';
-import type { ReadReport } from './reader.js';
+import type { ReadRun } from './reader.js';
 import { writeFileAtomic, writeJsonAtomic } from './write.js';
 
 const sameSet = (a: string[], b: string[]) => a.length === b.length && [...a].sort().every((x, i) => x === [...b].sort()[i]);
 
 /** Why these reports cannot be one run (empty: they can). */
-export function mergeProblems(parts: ReadReport[]): string[] {
+export function mergeProblems(parts: ReadRun[]): string[] {
   const problems: string[] = [];
   const [first] = parts;
   for (const p of parts.slice(1)) {
@@ -43,7 +43,7 @@ const STATUS_RANK: RunStatus[] = ['completed', 'failed', 'blocked', 'interrupted
  * Combine partial reports (shards, or one job per target) into one run directory: the cells
  * are copied in, so the merged run stands alone like any other.
  */
-export function mergeReports(parts: ReadReport[], outDir: string): { report: Report; runDir: string; reportPath: string } {
+export function mergeReports(parts: ReadRun[], outDir: string): { report: Report; runDir: string; reportPath: string } {
   if (!parts.length) throw new InputError('merge: give at least one run directory');
   const problems = mergeProblems(parts);
   if (problems.length) throw new InputError(problems.join('\n'), problems);
@@ -64,9 +64,7 @@ export function mergeReports(parts: ReadReport[], outDir: string): { report: Rep
   results.sort((a, b) => (a.cell_id < b.cell_id ? -1 : a.cell_id > b.cell_id ? 1 : 0));
   const targets = [...new Map(parts.flatMap((p) => p.report.targets).map((t) => [t.name, t])).values()];
   const status = parts.map((p) => p.report.status).reduce((a, b) => (STATUS_RANK.indexOf(b) > STATUS_RANK.indexOf(a) ? b : a));
-  // PhaseResult and CellResult are one shape; the matrix and summary code still names the former
-  const legacy = results as unknown as Parameters<typeof buildMatrix>[0];
-  const summary = summarize(legacy, status === 'interrupted');
+  const summary = summarize(results, status === 'interrupted');
   const report: Report = {
     schema_version: parts[0].report.schema_version,
     run_id: runId,
@@ -79,8 +77,8 @@ export function mergeReports(parts: ReadReport[], outDir: string): { report: Rep
     scenarios: parts[0].report.scenarios,
     targets,
     results,
-    matrix: buildMatrix(legacy, targets.map((t) => t.name)),
-    summary: { ...summary, exit_code: status === 'interrupted' ? 130 : summary.exit_code },
+    matrix: buildMatrix(results, targets.map((t) => t.name)),
+    summary,
     warnings: [...new Set(parts.flatMap((p) => p.report.warnings))],
   };
   writeFileAtomic(join(runDir, 'calls.jsonl'), calls.join(''));

@@ -3,7 +3,15 @@ import { dirname, join, resolve } from 'node:path';
 import { REPORT_SCHEMA_VERSION, reportSchema, type Report } from '../core/results.js';
 import { InputError } from '../util/errors.js';
 
-export interface ReadReport {
+/** A report that cannot be read as this memeval's: bad input to the command given it (exit 3). */
+export class ReportError extends InputError {}
+
+/** Read and check a run's report.json (a run dir or the file itself); names the field that is off. */
+export function readReport(runDirOrFile: string): Report {
+  return readRun(runDirOrFile).report;
+}
+
+export interface ReadRun {
   report: Report;
   /** absolute path of report.json */
   file: string;
@@ -11,32 +19,24 @@ export interface ReadReport {
   runDir: string;
 }
 
-/**
- * Read and check a report: a run directory or a report.json. Every consumer (reporters, view,
- * diff, merge, baselines) reads through here, so a report of another schema version or a
- * damaged one is refused in one place, naming the file and the field (an InputError: exit 3).
- */
-export function readReport(runDirOrFile: string): ReadReport {
+/** readReport, plus where the report is: what view, diff, merge, sql and baselines need. */
+export function readRun(runDirOrFile: string): ReadRun {
   const abs = resolve(runDirOrFile);
-  if (!existsSync(abs)) throw new InputError(`${abs}: no such run directory or report file`);
-  const file = statSync(abs).isDirectory() ? join(abs, 'report.json') : abs;
-  if (!existsSync(file)) throw new InputError(`${file}: missing; is ${abs} a run directory (runs/<run-id>)?`);
+  const file = existsSync(abs) && statSync(abs).isDirectory() ? join(abs, 'report.json') : abs;
+  if (!existsSync(file)) throw new ReportError(`${file}: no report (is this a run directory under runs/?)`);
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(file, 'utf8'));
   } catch (e) {
-    throw new InputError(`${file}: not valid JSON (${(e as Error).message}); the run may have been cut off before its report was written`);
+    throw new ReportError(`${file}: not JSON (${(e as Error).message})`);
   }
-  const version = (raw as { schema_version?: unknown } | null)?.schema_version;
+  const version = (raw as { schema_version?: unknown })?.schema_version;
   if (version !== REPORT_SCHEMA_VERSION)
-    throw new InputError(
-      `${file}: schema_version is ${JSON.stringify(version)}, this memeval reads version ${REPORT_SCHEMA_VERSION}; ` +
-        `re-run it with this memeval, or read it with the memeval version that wrote it`,
-    );
+    throw new ReportError(`${file}: schema_version ${JSON.stringify(version)} is not ${REPORT_SCHEMA_VERSION}; it was written by another memeval version`);
   const parsed = reportSchema.safeParse(raw);
   if (!parsed.success) {
-    const problems = parsed.error.issues.slice(0, 10).map((i) => `${file}: ${i.path.map(String).join('.') || '(top level)'}: ${i.message}`);
-    throw new InputError(problems.join('\n'), problems);
+    const problems = parsed.error.issues.slice(0, 10).map((i) => `${file}: ${i.path.join('.') || '(top level)'}: ${i.message}`);
+    throw new ReportError(problems.join('\n'), problems);
   }
   return { report: parsed.data, file, runDir: dirname(file) };
 }
