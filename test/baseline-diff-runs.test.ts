@@ -101,7 +101,7 @@ test('run --baseline / --expected-failures / --fail-on gate the exit code, and t
   assert.deepEqual(readdirSync(out), []);
   const nob = await memeval(['run', '--scenarios', scenarios, '--target', 'server-memory', '--baseline', join(dir, 'nope'), '--out', out]);
   assert.equal(nob.exitCode, 3);
-  assert.match(nob.stderr, /nope: no such run directory or report file/);
+  assert.match(nob.stderr, /nope\/?(report\.json)?: no report/);
 });
 
 test('runs list / prune, and sql opens a cell from any directory', { timeout: 120_000 }, async (t) => {

@@ -6,7 +6,7 @@ import { readRun } from '../src/report/reader.js';
 import { InputError } from '../src/util/errors.js';
 import { freshRun, memeval, tempDir } from './helpers.js';
 
-test('readReport reads a real run and names file and field when a report is damaged', { timeout: 120_000 }, async (t) => {
+test('readRun reads a real run and names file and field when a report is damaged', { timeout: 120_000 }, async (t) => {
   const run = await freshRun(t, ['cross-session-recall']);
   const { report, runDir } = readRun(run.runDir);
   assert.equal(runDir, run.runDir);
@@ -19,13 +19,13 @@ test('readReport reads a real run and names file and field when a report is dama
   const old = join(dir, 'old');
   mkdirSync(old);
   writeFileSync(join(old, 'report.json'), JSON.stringify({ ...raw, schema_version: 1 }));
-  assert.throws(() => readRun(old), (e: Error) => e instanceof InputError && /report\.json: schema_version is 1, this memeval reads version 2/.test(e.message));
+  assert.throws(() => readRun(old), (e: Error) => e instanceof InputError && /report\.json: schema_version 1 is not 2/.test(e.message));
 
   const broken = join(dir, 'broken.json');
   raw.results[1].verdict = 'maybe';
   writeFileSync(broken, JSON.stringify(raw));
   assert.throws(() => readRun(broken), (e: Error) => e.message.includes(`${broken}: results.1.verdict:`));
-  assert.throws(() => readRun(join(dir, 'nope')), /no such run directory/);
+  assert.throws(() => readRun(join(dir, 'nope')), /no report \(is this a run directory/);
 
   // the CLI refuses it with exit 3, naming file and field
   const r = await memeval(['view', broken]);
