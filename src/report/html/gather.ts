@@ -4,7 +4,7 @@ import type { CellResult, Report } from '../../core/results.js';
 
 /** Per-cell material the page shows beside the report: calls, transcripts, evidence paths. */
 export interface CellExtras {
-  calls: { seq?: number; session?: number; stage?: string; op?: string; tool?: string; arguments?: string; result_text?: string; is_error?: boolean; ms?: number }[];
+  calls: { seq?: number; method?: string; session?: number; stage?: string; op?: string; tool?: string; arguments?: string; result_text?: string; is_error?: boolean; ms?: number }[];
   calls_omitted: number;
   transcripts: { name: string; text: string }[];
   evidence: { cell_dir: string; files: string[] };
@@ -31,6 +31,7 @@ function calls(cellDir: string): Pick<CellExtras, 'calls' | 'calls_omitted'> {
       const c = JSON.parse(line) as Record<string, unknown>;
       out.push({
         seq: c.seq as number,
+        method: (c.method as string) ?? undefined,
         session: c.session as number,
         stage: c.stage as string,
         op: (c.op as string) ?? undefined,

@@ -176,7 +176,7 @@ export const PAGE_JS = `
     var ct = h('table', { class: 'small calls' }, h('tr', null, h('th', { text: 'seq' }), h('th', { text: 'session' }), h('th', { text: 'op / tool' }), h('th', { text: 'arguments' }), h('th', { text: 'result' })));
     x.calls.forEach(function (c) {
       ct.appendChild(h('tr', { class: c.is_error ? 'err' : '' }, h('td', { text: String(c.seq) }), h('td', { text: String(c.session) + ' ' + (c.stage || '') }),
-        h('td', { text: (c.op ? c.op + ' / ' : '') + (c.tool || '') }), h('td', null, h('pre', { text: c.arguments || '' })), h('td', null, h('pre', { text: c.result_text || '' }))));
+        h('td', { text: c.method && c.method !== 'tools/call' ? c.method : (c.op ? c.op + ' / ' : '') + (c.tool || '') }), h('td', null, h('pre', { text: c.arguments || '' })), h('td', null, h('pre', { text: c.result_text || '' }))));
     });
     d.appendChild(ct);
 
