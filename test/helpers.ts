@@ -17,8 +17,9 @@ export function tempDir(t: { after: (fn: () => void) => void }, prefix = 'memeva
 
 /** Run the CLI from source (so tests never see a stale dist/). */
 export function memeval(args: string[], opts: Options = {}) {
-  // tsx by absolute URL, so tests can run the CLI from any working directory
-  return execa(process.execPath, ['--import', TSX, ENTRY, ...args], { cwd: ROOT, reject: false, env: { NO_COLOR: '1', FORCE_COLOR: '0' }, ...opts });
+  // from another working directory, tsx by absolute URL (a bare specifier resolves from the cwd)
+  const tsx = opts.cwd && opts.cwd !== ROOT ? TSX : 'tsx';
+  return execa(process.execPath, ['--import', tsx, ENTRY, ...args], { cwd: ROOT, reject: false, env: { NO_COLOR: '1', FORCE_COLOR: '0' }, ...opts });
 }
 
 export function writeJson(file: string, value: unknown): string {
