@@ -15,6 +15,7 @@ export async function installTarget(decl: TargetDecl, log: (s: string) => void):
       extra: pkg.extra,
       overrides: pkg.overrides,
       omitOptional: pkg.omit_optional,
+      ignoreScripts: pkg.ignore_scripts,
       dir: packageInstallDir('targets', decl.name, pkg.version),
     },
     log,

@@ -29,6 +29,10 @@ export const targetSchema = z.strictObject({
     extra: z.array(z.string()).default([]).describe('more npm specs installed beside it'),
     overrides: z.record(z.string(), z.string()).default({}).describe('npm overrides the install needs'),
     omit_optional: z.boolean().default(false),
+    ignore_scripts: z
+      .boolean()
+      .default(false)
+      .describe('install with --ignore-scripts: skips native download-or-compile steps the server does not need'),
   })
     .optional()
     .describe('the npm package that provides the server; omit it only with server.command'),
