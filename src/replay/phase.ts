@@ -15,6 +15,11 @@ import { TargetError, TargetSession } from '../mcp/session.js';
 import { fillString } from '../util/template.js';
 import { guardEnv, refusalWarnings } from '../fixture/netguard.js';
 import { Interrupted } from '../util/errors.js';
+// model provider hookup (to be carried into the one cell flow): start before the target, fill
+// {{provider}}, write the target's fixture files, add provider_calls to evidence, stop in finally
+import { providerUnsupported, startProviderForCell, type ProviderHandle } from '../model/provider/cell.js';
+import { writeProviderCalls } from '../evidence/provider-calls.js';
+import { writeDeclFiles } from '../fixture/decl-files.js';
 import { afterStep, clip, missingOps, opsNeeded, recallProbe, roundMs, runOp, seedMemories, stepCall, type MemoryHandle, type StepRecord } from '../ops/ops.js';
 
 /** What a real-model cell adds: the agent, its turns and their token usage. */
@@ -103,6 +108,8 @@ export async function runPhase(o: PhaseOptions): Promise<PhaseResult> {
   const missing = missingOps(decl, opsNeeded(scenario, steps));
   if (missing.length)
     return finish({ verdict: 'unsupported', reason: `target lacks op(s): ${missing.join(', ')}`, steps: [], assertions: [], fixture: 'not created' });
+  const noProvider = providerUnsupported(scenario, decl);
+  if (noProvider) return finish({ verdict: 'unsupported', reason: noProvider, steps: [], assertions: [], fixture: 'not created' });
 
   mkdirSync(o.cellDir, { recursive: true });
   const logFile = join(o.cellDir, 'calls.jsonl');
@@ -115,6 +122,7 @@ export async function runPhase(o: PhaseOptions): Promise<PhaseResult> {
   let session: TargetSession | undefined;
   let sessionNo = 0;
   let evidence: Evidence | undefined;
+  let provider: ProviderHandle | undefined;
   const handles = new Map<string, MemoryHandle>();
   const startSession = async () => {
     if (o.signal?.aborted) throw new Interrupted('interrupted');
@@ -138,6 +146,9 @@ export async function runPhase(o: PhaseOptions): Promise<PhaseResult> {
   };
 
   try {
+    provider = await startProviderForCell({ scenario, decl, cellDir: o.cellDir, phase });
+    if (provider) Object.assign(fixture.vars, provider.vars);
+    await writeDeclFiles(fixture, decl.fixture.files, { ...fixture.vars, package_dir: o.bin.packageDir });
     if (decl.fixture.git_init) await gitInit(fixture, decl.fixture.git_remote);
     await writeSetupFiles(fixture, scenario.setup.files);
     await startSession();
@@ -174,6 +185,8 @@ export async function runPhase(o: PhaseOptions): Promise<PhaseResult> {
 
     // judges read a copy taken after the server exited
     evidence = buildEvidence(decl, fillString(decl.store.path, fixture.vars), o.cellDir, calls);
+    // the recall probe below asks the provider too; evidence holds what the phase itself asked
+    if (provider) writeProviderCalls(evidence.db, [...provider.calls()]);
     const probe = recallProbe(decl, () =>
       TargetSession.start({ decl, bin: o.bin, fixture, session: sessionNo + 1, logFile: join(o.cellDir, 'probe-calls.jsonl'), env: serverEnv }),
     );
@@ -196,6 +209,7 @@ export async function runPhase(o: PhaseOptions): Promise<PhaseResult> {
     });
   } finally {
     evidence?.close();
+    await provider?.stop().catch(() => {});
   }
 }
 

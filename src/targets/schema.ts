@@ -50,6 +50,15 @@ export const targetSchema = z.strictObject({
     .strictObject({
       git_init: z.boolean().default(false),
       git_remote: z.string().optional().describe('origin URL to add after git init'),
+      files: z
+        .array(
+          z.strictObject({
+            path: z.string().min(1).describe('e.g. {{home}}/.config/x.yml; must stay inside the fixture'),
+            content: z.string().describe('placeholders such as {{provider}}, {{data}} and {{home}} are filled'),
+          }),
+        )
+        .default([])
+        .describe('config files written into the fixture before the server starts'),
     })
     .prefault({}),
   store: z.strictObject({
@@ -76,6 +85,17 @@ export const targetSchema = z.strictObject({
       z.ZodOptional<z.ZodArray<typeof opCall>>
     >)
     .describe('how each memory op maps to tool calls; a missing op makes scenarios that need it unsupported'),
+  provider: z
+    .strictObject({
+      dimensions: z.number().int().positive().default(256).describe('embedding size when a request names none'),
+      rules: z
+        .array(z.strictObject({ name: z.string().optional(), contains: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]), answer: z.string() }))
+        .default([])
+        .describe("answers to the server's own housekeeping prompts, tried after the scenario's rules"),
+      default: z.string().default('{}'),
+    })
+    .prefault({})
+    .describe('used only when server.env, server.args or fixture.files name {{provider}}'),
   claims: z
     .array(z.string())
     .default([])
