@@ -206,7 +206,7 @@ export async function runAgentCell(o: AgentCellOptions): Promise<PhaseResult> {
     const invalid = agent.turns.flatMap((t) => t.invalid.map((i) => `session ${t.session} prompt ${t.prompt}: ${i}`));
     if (invalid.length) return finish({ verdict: 'invalid', reason: invalid.join('; '), steps: setupRecords, fixture: await disposeFixture(fixture, o.keep) });
 
-    evidence = buildEvidence(decl, fillString(decl.store.path, fixture.vars), o.cellDir, readCalls(callsLog));
+    evidence = buildEvidence(decl, fillString(decl.store.path ?? '', fixture.vars), o.cellDir, readCalls(callsLog));
     const probe = recallProbe(decl, () =>
       TargetSession.start({ decl, bin: o.t.bin, fixture, session: 999, logFile: join(o.cellDir, 'probe-calls.jsonl'), env: guardEnv(netLog) }),
     );

@@ -65,11 +65,15 @@ function jsonlToSqlite(jsonlFile: string | undefined, dbFile: string): void {
 export function buildEvidence(decl: TargetDecl, storePath: string, cellDir: string, calls: CallRecord[]): Evidence {
   const pristineDir = join(cellDir, 'store');
   const workDir = join(cellDir, 'work');
-  const storeFiles = snapshotStore(storePath, pristineDir);
+  // format none: nothing on disk; `store` is an empty DB and the views read the calls log
+  const storeFiles = decl.store.format === 'none' ? [] : snapshotStore(storePath, pristineDir);
   mkdirSync(workDir, { recursive: true });
 
   let workDb: string;
-  if (decl.store.format === 'jsonl') {
+  if (decl.store.format === 'none') {
+    workDb = join(workDir, 'store.db');
+    new Database(workDb).close();
+  } else if (decl.store.format === 'jsonl') {
     workDb = join(workDir, 'store.db');
     jsonlToSqlite(storeFiles.find((f) => basename(f) === basename(storePath)), workDb);
   } else {
@@ -78,7 +82,7 @@ export function buildEvidence(decl: TargetDecl, storePath: string, cellDir: stri
     if (!copies.length) new Database(workDb).close();
   }
   // some servers create their store lazily: a store never created holds no memories
-  const neverCreated = !existsSync(storePath);
+  const neverCreated = decl.store.format !== 'none' && !existsSync(storePath);
 
   const evidencePath = join(cellDir, 'evidence.db');
   const db = new Database(evidencePath);

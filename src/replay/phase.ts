@@ -20,6 +20,7 @@ import { Interrupted } from '../util/errors.js';
 import { providerUnsupported, startProviderForCell, type ProviderHandle } from '../model/provider/cell.js';
 import { writeProviderCalls } from '../evidence/provider-calls.js';
 import { writeDeclFiles } from '../fixture/decl-files.js';
+import { storeUnsupported } from '../targets/applicability.js';
 import { afterStep, clip, missingOps, opsNeeded, recallProbe, roundMs, runOp, seedMemories, stepCall, type MemoryHandle, type StepRecord } from '../ops/ops.js';
 
 /** What a real-model cell adds: the agent, its turns and their token usage. */
@@ -108,7 +109,7 @@ export async function runPhase(o: PhaseOptions): Promise<PhaseResult> {
   const missing = missingOps(decl, opsNeeded(scenario, steps));
   if (missing.length)
     return finish({ verdict: 'unsupported', reason: `target lacks op(s): ${missing.join(', ')}`, steps: [], assertions: [], fixture: 'not created' });
-  const noProvider = providerUnsupported(scenario, decl);
+  const noProvider = providerUnsupported(scenario, decl) ?? storeUnsupported(scenario, decl);
   if (noProvider) return finish({ verdict: 'unsupported', reason: noProvider, steps: [], assertions: [], fixture: 'not created' });
 
   mkdirSync(o.cellDir, { recursive: true });
@@ -184,7 +185,7 @@ export async function runPhase(o: PhaseOptions): Promise<PhaseResult> {
     await stopSession();
 
     // judges read a copy taken after the server exited
-    evidence = buildEvidence(decl, fillString(decl.store.path, fixture.vars), o.cellDir, calls);
+    evidence = buildEvidence(decl, fillString(decl.store.path ?? '', fixture.vars), o.cellDir, calls);
     // the recall probe below asks the provider too; evidence holds what the phase itself asked
     if (provider) writeProviderCalls(evidence.db, [...provider.calls()]);
     const probe = recallProbe(decl, () =>

@@ -16,7 +16,7 @@ export async function installTarget(decl: TargetDecl, log: (s: string) => void):
       overrides: pkg.overrides,
       omitOptional: pkg.omit_optional,
       ignoreScripts: pkg.ignore_scripts,
-      dir: packageInstallDir('targets', decl.name, pkg.version),
+      dir: packageInstallDir('targets', pkg.install_name ?? decl.name, pkg.version),
     },
     log,
   );

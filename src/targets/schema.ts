@@ -29,6 +29,11 @@ export const targetSchema = z.strictObject({
     extra: z.array(z.string()).default([]).describe('more npm specs installed beside it'),
     overrides: z.record(z.string(), z.string()).default({}).describe('npm overrides the install needs'),
     omit_optional: z.boolean().default(false),
+    install_name: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9-]*$/)
+      .optional()
+      .describe('cache folder name (default: the target name); two targets with the same package, extras and version may share one'),
     ignore_scripts: z
       .boolean()
       .default(false)
@@ -62,8 +67,10 @@ export const targetSchema = z.strictObject({
     })
     .prefault({}),
   store: z.strictObject({
-    format: z.enum(['sqlite', 'jsonl']),
-    path: z.string().min(1).describe('store file, e.g. {{data}}/memory.db; -wal/-shm siblings are copied too'),
+    format: z
+      .enum(['sqlite', 'jsonl', 'none'])
+      .describe('"none": the server keeps memories in its process only; views.memories then reads the calls log (table calls)'),
+    path: z.string().min(1).optional().describe('store file, e.g. {{data}}/memory.db; -wal/-shm siblings are copied too (not with format none)'),
   }),
   views: z.strictObject({
     memories: z
@@ -105,5 +112,7 @@ export type TargetDecl = z.infer<typeof targetSchema>;
 
 /** A declaration needs something to start: a package bin or an explicit command. */
 export function checkTargetWiring(decl: TargetDecl): string[] {
-  return decl.package || decl.server.command ? [] : ['package: missing; declare the npm package (or server.command for a local server)'];
+  const problems = decl.package || decl.server.command ? [] : ['package: missing; declare the npm package (or server.command for a local server)'];
+  if (decl.store.format !== 'none' && !decl.store.path) problems.push(`store.path: missing; a ${decl.store.format} store needs its file path`);
+  return problems;
 }
