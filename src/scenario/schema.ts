@@ -35,6 +35,22 @@ const similarity = z.strictObject({
 const providerRule = z.strictObject({
   name: z.string().optional().describe('shown in provider_calls.matched'),
   contains: z.union([nonEmpty, z.array(nonEmpty).min(1)]).describe('every string must occur in the request messages (case-insensitive); $ref:<name> allowed'),
+  capture: z
+    .string()
+    .refine((r) => {
+      try {
+        new RegExp(r);
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'not a valid regular expression')
+    .optional()
+    .describe('a regex that must also match the request; $1.. in the answer are its groups'),
+  hold: z
+    .literal('next-second')
+    .optional()
+    .describe('answer at the start of the next wall-clock second (servers that make ids from the clock)'),
   answer: z.string(),
   phase: z.enum(['both', 'well-behaved', 'violation']).default('both'),
 });

@@ -15,7 +15,11 @@ export function usesProvider(decl: TargetDecl): boolean {
 
 /** Does the scenario script the provider (declared similarities or LLM answers)? */
 export function needsProvider(scenario: Scenario): boolean {
-  return scenario.setup.similarity.length > 0 || scenario.provider !== undefined;
+  return (
+    scenario.setup.similarity.length > 0 ||
+    scenario.provider !== undefined ||
+    scenario.assertions.some((a) => a.kind === 'sql' && /\bprovider_calls\b/i.test(a.query))
+  );
 }
 
 /**
@@ -24,7 +28,7 @@ export function needsProvider(scenario: Scenario): boolean {
  */
 export function providerUnsupported(scenario: Scenario, decl: TargetDecl): string | undefined {
   return needsProvider(scenario) && !usesProvider(decl)
-    ? 'the scenario scripts the model provider (setup.similarity / provider) and this target uses none'
+    ? 'the scenario scripts or reads the model provider (setup.similarity, provider, provider_calls) and this target uses none'
     : undefined;
 }
 
@@ -54,7 +58,7 @@ export function providerConfig(scenario: Scenario, decl: TargetDecl, phase: Phas
   const rules: AnswerRule[] = [
     ...(scen?.rules ?? [])
       .filter((r) => r.phase === 'both' || r.phase === phase)
-      .map((r, i) => ({ name: r.name ?? `scenario rule ${i}`, contains: list(r.contains), answer: r.answer })),
+      .map((r, i) => ({ name: r.name ?? `scenario rule ${i}`, contains: list(r.contains), capture: r.capture, hold: r.hold, answer: r.answer })),
     ...decl.provider.rules.map((r, i) => ({ name: r.name ?? `target rule ${i}`, contains: list(r.contains), answer: r.answer })),
   ];
   return {

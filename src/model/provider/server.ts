@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isObj, roughTokens, sendJson, str, type Json } from '../wire/util.js';
-import { chooseAnswer } from './answers.js';
+import { chooseAnswer, holdMs } from './answers.js';
 import { Embedder } from './embeddings.js';
 import type { ProviderCall, ProviderConfig } from './types.js';
 import { chatTexts, embeddingInputs, route, sendChat, sendEmbeddings, sendModels } from './wire.js';
@@ -63,6 +63,7 @@ export class ProviderServer {
       dimensions: null,
       matched: [],
       answer: null,
+      held_ms: 0,
       status: 200,
       ms: 0,
     };
@@ -85,8 +86,13 @@ export class ProviderServer {
         return sendEmbeddings(res, r.protocol, body, out.map((o) => o.vector), roughTokens(Buffer.byteLength(inputs.join(' '))));
       }
       const texts = chatTexts(r.protocol, body);
-      const { answer, matched } = chooseAnswer(this.config.rules, this.config.default, texts);
+      const { answer, matched, hold } = chooseAnswer(this.config.rules, this.config.default, texts);
       Object.assign(call, { inputs: texts, matched: [matched], answer });
+      const wait = holdMs(hold);
+      if (wait > 0) {
+        await new Promise((r) => setTimeout(r, wait));
+        call.held_ms = wait;
+      }
       sendChat(res, r.protocol, body, answer, roughTokens(Buffer.byteLength(texts.join('\n'))));
     } catch (e) {
       call.status = 400;

@@ -12,6 +12,14 @@ export interface AnswerRule {
   /** a name for the evidence log; defaults to `rule <index>` */
   name?: string;
   contains: string[];
+  /** a regex that must also match; `$1`.. in the answer are its groups (e.g. an id the server put in its prompt) */
+  capture?: string;
+  /**
+   * 'next-second': send the answer at the start of the next wall-clock second. For servers that
+   * derive ids from the clock's seconds, this fixes which stores share a second, so a run does
+   * not depend on where a second boundary happened to fall.
+   */
+  hold?: 'next-second';
   answer: string;
 }
 
@@ -43,6 +51,8 @@ export interface ProviderCall {
   matched: string[];
   /** the text answered (chat); null for embeddings */
   answer: string | null;
+  /** ms the answer was held back by the rule's `hold` */
+  held_ms: number;
   status: number;
   ms: number;
 }
