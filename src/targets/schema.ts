@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CLAIMS } from '../scenario/claims.js';
 import { MEMORY_OPS } from '../scenario/schema.js';
 
 /** One MCP tool call an op expands to; strings may hold {{placeholders}}. */
@@ -103,8 +104,16 @@ export const targetSchema = z.strictObject({
     })
     .prefault({})
     .describe('used only when server.env, server.args or fixture.files name {{provider}}'),
+  recall_results: z
+    .strictObject({
+      json: z.string().optional().describe('dot path to the array of results in a JSON result text, e.g. "entities"'),
+      regex: z.string().optional().describe('a regex (flags gmu) whose every match is one result; group 1 if it has one'),
+    })
+    .refine((r) => (r.json === undefined) !== (r.regex === undefined), { message: 'give exactly one of `json` or `regex`' })
+    .optional()
+    .describe('how a recall result text splits into separate results; without it a recall that echoes the query cannot be judged'),
   claims: z
-    .array(z.string())
+    .array(z.enum(CLAIMS))
     .default([])
     .describe('defences the target claims; a violation it only detects then fails the run'),
 });
