@@ -135,7 +135,7 @@ const countAssertion = z.strictObject({
 const sqlAssertion = z.strictObject({
   kind: z.literal('sql'),
   ...assertionBase,
-  query: nonEmpty.describe('a query returning one scalar; tables: memories (view), calls, store.<table>'),
+  query: nonEmpty.describe('a query returning one scalar; tables: memories (view), calls, provider_calls (provider-backed targets), store.<table>'),
   op: comparator,
   value: z.union([z.number(), z.string()]),
 });

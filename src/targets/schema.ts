@@ -97,7 +97,25 @@ export const targetSchema = z.strictObject({
     .strictObject({
       dimensions: z.number().int().positive().default(256).describe('embedding size when a request names none'),
       rules: z
-        .array(z.strictObject({ name: z.string().optional(), contains: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]), answer: z.string() }))
+        .array(
+          z.strictObject({
+            name: z.string().optional(),
+            contains: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
+            capture: z
+              .string()
+              .refine((r) => {
+                try {
+                  new RegExp(r);
+                  return true;
+                } catch {
+                  return false;
+                }
+              }, 'not a valid regular expression')
+              .optional()
+              .describe('a regex that must also match; $1.. in the answer are its groups'),
+            answer: z.string(),
+          }),
+        )
         .default([])
         .describe("answers to the server's own housekeeping prompts, tried after the scenario's rules"),
       default: z.string().default('{}'),

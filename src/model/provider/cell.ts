@@ -59,7 +59,7 @@ export function providerConfig(scenario: Scenario, decl: TargetDecl, phase: Phas
     ...(scen?.rules ?? [])
       .filter((r) => r.phase === 'both' || r.phase === phase)
       .map((r, i) => ({ name: r.name ?? `scenario rule ${i}`, contains: list(r.contains), capture: r.capture, hold: r.hold, answer: r.answer })),
-    ...decl.provider.rules.map((r, i) => ({ name: r.name ?? `target rule ${i}`, contains: list(r.contains), answer: r.answer })),
+    ...decl.provider.rules.map((r, i) => ({ name: r.name ?? `target rule ${i}`, contains: list(r.contains), capture: r.capture, answer: r.answer })),
   ];
   return {
     similarity: scenario.setup.similarity.map((s) => ({ a: derefText(s.a, refs), b: derefText(s.b, refs), cosine: s.cosine })),
