@@ -126,3 +126,26 @@ test('same inputs, same vectors across server instances (seeded from the text, n
   };
   assert.deepEqual(await one(), await one());
 });
+
+test('a rule can capture from the prompt ($1 in the answer) and hold its answer to the next wall-clock second', async () => {
+  const s = new ProviderServer({
+    similarity: [],
+    rules: [{ name: 'delete-listed', contains: ['choose ADD'], capture: 'ID: (\\d+) \\(similarity: 0\\.9', hold: 'next-second', answer: '{"operation":"DELETE","targetMemoryId":"$1"}' }],
+    default: 'ADD',
+    dimensions: 8,
+  });
+  const base = await s.start();
+  try {
+    const ask = async (content: string) =>
+      (await post(`${base}/v1/chat/completions`, { model: 'm', messages: [{ role: 'user', content }] })).choices[0].message.content;
+    const sentAt = Date.now();
+    assert.equal(await ask('choose ADD ... 1. ID: 1795361759000 (similarity: 0.93)'), '{"operation":"DELETE","targetMemoryId":"1795361759000"}');
+    assert.ok(Math.floor(Date.now() / 1000) > Math.floor(sentAt / 1000), 'answered in a later second');
+    assert.ok(s.calls[0]!.held_ms > 0);
+    // the regex is part of the condition: no match, no rule
+    assert.equal(await ask('choose ADD ... 1. ID: 17 (similarity: 0.42)'), 'ADD');
+    assert.equal(s.calls[1]!.held_ms, 0);
+  } finally {
+    await s.stop();
+  }
+});
