@@ -19,6 +19,7 @@ import { fillString } from '../util/template.js';
 import { missingSeeds } from './seed-check.js';
 import { providerUnsupported, startProviderForCell } from '../model/provider/cell.js';
 import { writeDeclFiles } from '../fixture/decl-files.js';
+import { writeFixtureModel } from '../model/provider/fixture-model.js';
 import { storeUnsupported } from '../targets/applicability.js';
 import { Teardown } from './teardown.js';
 
@@ -136,6 +137,7 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
       Object.assign(fixture.vars, provider.vars);
     }
     await writeDeclFiles(fixture, decl.fixture.files, { ...fixture.vars, package_dir: o.bin.packageDir });
+    await writeFixtureModel({ scenario, decl, vars: fixture.vars, root: fixture.root });
     if (decl.fixture.git_init) await gitInit(fixture, decl.fixture.git_remote);
     await writeSetupFiles(fixture, scenario.setup.files);
     const storePath = fillString(decl.store.path ?? '', fixture.vars);

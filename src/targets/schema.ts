@@ -65,6 +65,13 @@ export const targetSchema = z.strictObject({
         )
         .default([])
         .describe('config files written into the fixture before the server starts'),
+      embedding_model: z
+        .strictObject({
+          dir: z.string().min(1).describe('where the server looks for its transformers.js model, e.g. {{home}}/.cache/x/models/Xenova/all-MiniLM-L6-v2'),
+          dimensions: z.number().int().positive().default(384),
+        })
+        .optional()
+        .describe('seed a tiny deterministic embedding model there, so the server never downloads one'),
     })
     .prefault({}),
   store: z.strictObject({
