@@ -8,6 +8,7 @@ import { newRunId } from '../report/report.js';
 import { writeRunReport } from '../report/run-report.js';
 import { runCell } from '../run/cell.js';
 import { planCells, targetInfo, type RunTarget } from '../run/plan.js';
+import { plannedCellId } from '../run/shard.js';
 import type { LoadedScenario } from '../scenario/loader.js';
 import { mapPool } from '../util/pool.js';
 import { RunWriteError } from '../util/errors.js';
@@ -32,6 +33,10 @@ export interface CommonRunOptions {
   signal?: AbortSignal;
   onResult?: (r: CellResult) => void;
   options?: Record<string, unknown>;
+  /** run only these planned cell ids (one shard); the rest is left to other machines */
+  onlyCells?: Set<string>;
+  /** extra top-level report fields (a shard's index and count) */
+  extra?: Record<string, unknown>;
 }
 
 export interface RunResult<X = object> {
@@ -45,7 +50,7 @@ export async function runDeterministic(o: CommonRunOptions): Promise<RunResult> 
   const runId = o.runId ?? newRunId();
   const runDir = join(o.outDir, runId);
   const startedAt = new Date().toISOString();
-  const cells = planCells(o.scenarios, o.targets);
+  const cells = planCells(o.scenarios, o.targets).filter((c) => !o.onlyCells || o.onlyCells.has(plannedCellId(c)));
   const cellDir = (c: (typeof cells)[number]) => join(runDir, 'cells', c.s.scenario.id, c.t.decl.name, c.phase);
   const outcome = (results: CellResult[], interrupted: boolean) => ({
     runId,
@@ -59,8 +64,8 @@ export async function runDeterministic(o: CommonRunOptions): Promise<RunResult> 
     interrupted,
   });
   const partial = new PartialRun(
-    cells.map((c) => ({ cell_id: `${c.s.scenario.id}/${c.t.decl.name}/${c.phase}`, scenario: c.s.scenario.id, target: c.t.decl.name, phase: c.phase, driver: 'replay', cell_dir: cellDir(c) })),
-    (results) => writeRunReport(outcome(results, true), {}),
+    cells.map((c) => ({ cell_id: plannedCellId(c), scenario: c.s.scenario.id, target: c.t.decl.name, phase: c.phase, driver: 'replay', cell_dir: cellDir(c) })),
+    (results) => writeRunReport(outcome(results, true), o.extra ?? {}),
   );
   const results = await mapPool(cells, o.workers, async (c) => {
     const r = await runCell({
@@ -77,7 +82,7 @@ export async function runDeterministic(o: CommonRunOptions): Promise<RunResult> 
     o.onResult?.(r);
     return r;
   }).finally(() => partial.close());
-  const { report, reportPath } = writeReport(runDir, () => writeRunReport(outcome(results, Boolean(o.signal?.aborted)), {}));
+  const { report, reportPath } = writeReport(runDir, () => writeRunReport(outcome(results, Boolean(o.signal?.aborted)), o.extra ?? {}));
   return { report, reportPath, runDir };
 }
 

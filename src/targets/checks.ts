@@ -68,7 +68,8 @@ function strings(value: unknown, path: string): { path: string; text: string }[]
 }
 
 export function checkPlaceholders(decl: TargetDecl): string[] {
-  const server = [...FIXTURE_VARS, 'package_dir'];
+  // {{provider}}: the base URL of memeval's model provider (model/provider/cell.ts), for servers that call a model
+  const server = [...FIXTURE_VARS, 'package_dir', 'provider'];
   const out: string[] = [];
   const s = decl.server;
   for (const { path, text } of [
@@ -78,12 +79,13 @@ export function checkPlaceholders(decl: TargetDecl): string[] {
     ...strings(s.cwd, 'server.cwd'),
   ])
     out.push(...placeholderProblems(path, text, server));
-  out.push(...placeholderProblems('store.path', decl.store.path, FIXTURE_VARS));
+  if (decl.store.path !== undefined) out.push(...placeholderProblems('store.path', decl.store.path, FIXTURE_VARS));
   return out;
 }
 
 /** The store is read from inside the fixture only: never /etc/passwd, never a path relative to memeval's cwd. */
 export function checkStorePath(decl: TargetDecl): string[] {
+  if (decl.store.path === undefined) return []; // format none: no store file (the schema checks the pairing)
   const root = '/memeval-fixture-root';
   const vars: Record<string, string> = Object.fromEntries(FIXTURE_VARS.map((v) => [v, v === 'fixture' ? root : `${root}/${v}`]));
   const filled = decl.store.path.replace(/\{\{\s*([A-Za-z_][\w.]*)\s*\}\}/g, (all, name: string) => vars[name] ?? all);
@@ -98,7 +100,7 @@ const REQUIRED_COLUMNS = ['id', 'content', 'category', 'source', 'is_deleted'];
 /**
  * Each view must be one read-only SELECT that SQLite compiles. A JSONL store's table is known
  * (store.records), so its views are compiled in full, columns included; a SQLite store's tables
- * appear only once the server ran, so there only "no such table/column" is left for run time.
+ * (or, for format none, the calls log) appear only at run time, so there "no such table/column" is left for then.
  */
 export function checkViews(decl: TargetDecl): string[] {
   const out: string[] = [];
@@ -117,7 +119,8 @@ export function checkViews(decl: TargetDecl): string[] {
         stmt = db.prepare(sql);
       } catch (e) {
         const msg = (e as Error).message;
-        const unknownYet = decl.store.format === 'sqlite' && /^no such (table|column)/.test(msg);
+        // a SQLite store's tables, or the calls log a process-only store reads, exist only at run time
+        const unknownYet = decl.store.format !== 'jsonl' && /^no such (table|column)/.test(msg);
         if (!unknownYet) out.push(`${field}: does not compile: ${msg}`);
         continue;
       }
