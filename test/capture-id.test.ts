@@ -17,6 +17,8 @@ const ANSWERS: Record<string, { alphabet: string; length: [number, number]; text
   },
   // integer observation ids
   memorix: { alphabet: '0123456789', length: [1, 7], text: (id) => `\u2705 Stored observation #${id} "note" (~40 tokens)\nEntity: user` },
+  // the same server, with a model provider
+  'memorix-provider': { alphabet: '0123456789', length: [1, 7], text: (id) => `\u2705 Stored observation #${id} "note" (~40 tokens)\nEntity: user` },
   // the key memeval picks (contentKey): lowercase words and hex joined by '-'
   'mcp-memory-keeper': {
     alphabet: 'abcdefghijklmnopqrstuvwxyz0123456789-',
