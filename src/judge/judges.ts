@@ -3,12 +3,30 @@ import type { Evidence } from '../evidence/build.js';
 import { describeSightings, findEverywhere } from './absent.js';
 import { compare, describeExpected } from './compare.js';
 import { judgment, type Judgment } from './judgment.js';
+import { judgeCascade, judgeJury } from './compose.js';
+import { judgeLlm } from './llm/judge-llm.js';
+import type { JudgeModel } from './llm/client.js';
+import { judgeRank, type RecallItem } from './rank.js';
 
 /** What judges may ask beyond the evidence DB: a recall probe run after the snapshot. */
 export interface JudgeContext {
   evidence: Evidence;
   recall?: (query: string) => Promise<string>;
+  /** itemised recall results, where the target declares how to itemise them */
+  recallItems?: (query: string) => Promise<{ items: RecallItem[] | null; text: string }>;
   transcript?: string;
+  /** the judge model for `llm` assertions (null: none configured, they abstain) */
+  judgeModel?: JudgeModel | null;
+  scenarioDir?: string;
+  fixtureDir?: string;
+  /** a scenario ref's memory: its captured id and content */
+  memory?: (ref: string) => { id: string; content: string } | undefined;
+}
+
+function recallWithItems(ctx: JudgeContext): ((q: string) => Promise<{ items: RecallItem[] | null; text: string }>) | undefined {
+  if (ctx.recallItems) return ctx.recallItems;
+  const recall = ctx.recall;
+  return recall ? async (q) => ({ items: null, text: await recall(q) }) : undefined;
 }
 
 function textMatch(hay: string, needle: string, caseSensitive: boolean): boolean {
@@ -84,33 +102,54 @@ function judgeTranscript(a: Extract<Assertion, { kind: 'transcript' }>, ctx: Jud
 }
 
 /** Cheap deterministic judges run first; those needing a live server (recall) run last. */
-const ORDER: Record<Assertion['kind'], number> = { count: 0, sql: 0, absent: 0, called: 0, transcript: 0, recall: 1 };
+const ORDER: Record<Assertion['kind'], number> = { count: 0, sql: 0, absent: 0, called: 0, transcript: 0, recall: 1, rank: 1, jury: 2, cascade: 2, llm: 3 };
+
+/** Judge one assertion of any kind (jury and cascade members come back through here). */
+export async function judgeOne(a: Assertion, ctx: JudgeContext): Promise<Judgment> {
+  switch (a.kind) {
+    case 'count':
+      return judgeCount(a, ctx);
+    case 'sql':
+      return judgeSql(a, ctx);
+    case 'absent':
+      return judgeAbsent(a, ctx);
+    case 'called':
+      return judgeCalled(a, ctx);
+    case 'recall':
+      return judgeRecall(a, ctx);
+    case 'transcript':
+      return judgeTranscript(a, ctx);
+    case 'rank':
+      return judgeRank(a, { recall: recallWithItems(ctx), memory: ctx.memory ?? (() => undefined) });
+    case 'llm': {
+      const recall = recallWithItems(ctx);
+      return judgeLlm(a, {
+        model: ctx.judgeModel ?? null,
+        scenarioDir: ctx.scenarioDir,
+        sources: {
+          db: ctx.evidence.db,
+          recall: recall && (async (q) => {
+            const r = await recall(q);
+            return { items: r.items?.map((i) => i.text) ?? null, text: r.text };
+          }),
+          answer: ctx.transcript,
+          fixtureDir: ctx.fixtureDir,
+        },
+      });
+    }
+    case 'jury':
+      return judgeJury(a, (m) => judgeOne(m, ctx));
+    case 'cascade':
+      return judgeCascade(a, (m) => judgeOne(m, ctx));
+  }
+}
 
 export async function runJudges(assertions: Assertion[], ctx: JudgeContext): Promise<Judgment[]> {
   const sorted = assertions.map((a, i) => ({ a, i })).sort((x, y) => ORDER[x.a.kind] - ORDER[y.a.kind] || x.i - y.i);
   const out: Judgment[] = new Array(assertions.length);
   for (const { a, i } of sorted) {
     try {
-      switch (a.kind) {
-        case 'count':
-          out[i] = judgeCount(a, ctx);
-          break;
-        case 'sql':
-          out[i] = judgeSql(a, ctx);
-          break;
-        case 'absent':
-          out[i] = judgeAbsent(a, ctx);
-          break;
-        case 'called':
-          out[i] = judgeCalled(a, ctx);
-          break;
-        case 'recall':
-          out[i] = await judgeRecall(a, ctx);
-          break;
-        case 'transcript':
-          out[i] = judgeTranscript(a, ctx);
-          break;
-      }
+      out[i] = await judgeOne(a, ctx);
     } catch (e) {
       out[i] = judgment(a, 'error', null, null, (e as Error).message);
     }

@@ -12,6 +12,8 @@ export const judgeAnswerSchema = z.object({
   confidence: z.number().min(0).max(1),
   reasoning: z.string(),
   score: z.number().optional(),
+  /** for categorical checks: one of the categories the prompt offered */
+  category: z.string().optional(),
 });
 export type JudgeAnswer = z.infer<typeof judgeAnswerSchema>;
 

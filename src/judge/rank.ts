@@ -1,0 +1,60 @@
+import type { Assertion } from '../scenario/schema.js';
+import { judgment, type Judgment } from './judgment.js';
+
+export type RankAssertion = Extract<Assertion, { kind: 'rank' }>;
+
+/** One recall result as the target itemises it. */
+export interface RecallItem {
+  id?: string;
+  text: string;
+}
+
+export interface RankEnv {
+  /** itemised results (null when the target declares no itemisation), plus the raw text */
+  recall?: (query: string) => Promise<{ items: RecallItem[] | null; text: string }>;
+  /** the memories scenario refs name: id as captured and content as seeded */
+  memory: (ref: string) => { id: string; content: string } | undefined;
+}
+
+const norm = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').trim();
+
+/** 0-based position of a memory among the items: by captured id when both sides have one, else by content. */
+export function positionOf(items: RecallItem[], m: { id: string; content: string }): number {
+  const content = norm(m.content);
+  return items.findIndex((it) => (m.id && it.id ? it.id === m.id : norm(it.text).includes(content)));
+}
+
+/**
+ * Where `memory` lands in the recall results for `query`: within the first `top_k`, and/or above
+ * `before` (which may also be absent). A recall that returned nothing fails; unknown refs error.
+ */
+export async function judgeRank(a: RankAssertion, env: RankEnv): Promise<Judgment> {
+  const ref = (r: string) => r.replace(/^\$ref:/, '');
+  const expected = [
+    a.top_k !== undefined && `${a.memory} ${a.absent ? 'not ' : ''}within the first ${a.top_k}`,
+    a.before !== undefined && `${a.memory} before ${a.before}`,
+  ]
+    .filter(Boolean)
+    .join(' and ');
+  const m = env.memory(ref(a.memory));
+  if (!m) return judgment(a, 'error', null, expected, `no memory named ${a.memory} was seeded or stored`);
+  const other = a.before !== undefined ? env.memory(ref(a.before)) : undefined;
+  if (a.before !== undefined && !other) return judgment(a, 'error', null, expected, `no memory named ${a.before} was seeded or stored`);
+  if (!env.recall) return judgment(a, 'abstain', null, expected, 'no recall probe available in this phase');
+  const r = await env.recall(a.query);
+  if (!r.items) return judgment(a, 'abstain', null, expected, 'the target does not declare how its recall results are itemised: rank cannot be judged');
+  const pos = positionOf(r.items, m);
+  const actual = { position: pos < 0 ? null : pos + 1, results: r.items.length, ...(other ? { before_position: positionOf(r.items, other) + 1 || null } : {}) };
+  const problems: string[] = [];
+  if (a.top_k !== undefined) {
+    const within = pos >= 0 && pos < a.top_k;
+    if (a.absent && within) problems.push(`${a.memory} is result ${pos + 1}, within the first ${a.top_k}`);
+    if (!a.absent && !within) problems.push(pos < 0 ? `${a.memory} is not among the ${r.items.length} result(s)` : `${a.memory} is result ${pos + 1}, not within the first ${a.top_k}`);
+  }
+  if (other) {
+    const q = positionOf(r.items, other);
+    if (pos < 0) problems.push(`${a.memory} is not among the results, so it cannot rank above ${a.before}`);
+    else if (q >= 0 && q < pos) problems.push(`${a.before} (result ${q + 1}) ranks above ${a.memory} (result ${pos + 1})`);
+  }
+  return judgment(a, problems.length ? 'fail' : 'pass', actual, expected, problems.length ? problems.join('; ') : `recall "${a.query}": ${r.items.length} result(s)`);
+}
