@@ -33,6 +33,7 @@ const answer = {
   verdicts: z.array(verdict).min(1).optional(),
   confidence: z.number().min(0).max(1).default(0.9),
   score: z.number().optional(),
+  category: z.string().optional(),
   reasoning: z.string().optional(),
   quirk: z.enum(JUDGE_QUIRKS).default('none'),
 };

@@ -18,6 +18,7 @@ export function scriptedJudgeAnswer(prompt: string, script: ScriptedJudge, attem
     reasoning: src.reasoning ?? (rule ? `scripted rule matched "${rule.when}"` : 'scripted verdict'),
   };
   if (src.score !== undefined) body.score = src.score;
+  if (src.category !== undefined) body.category = src.category;
   return withQuirk(JSON.stringify(body), body, src.quirk, attempt);
 }
 
