@@ -11,6 +11,7 @@ import { registerSchema } from './schema.js';
 import { registerProxy } from './proxy.js';
 import { registerTargets } from './targets.js';
 import { registerAgents } from './agents.js';
+import { registerJudge } from './judge.js';
 
 export const EXIT = { ok: 0, failed: 1, blocked: 2, invalid: 3 } as const;
 
@@ -56,6 +57,7 @@ export function buildProgram(): Command {
   registerProxy(program);
   registerTargets(program);
   registerAgents(program);
+  registerJudge(program);
   return program;
 }
 

@@ -22,6 +22,8 @@ export interface SubjectSources {
   recall?: (query: string) => Promise<{ items: string[] | null; text: string }>;
   answer?: string;
   fixtureDir?: string;
+  /** items given directly (calibration cases): used whatever the subject */
+  inline?: { label: string; items: string[] };
 }
 
 export class SubjectUnavailable extends Error {}
@@ -43,6 +45,7 @@ function readonlyRows(db: Database.Database, sql: string): Record<string, unknow
 }
 
 async function items(spec: SubjectSpec, src: SubjectSources): Promise<{ label: string; items: string[] }> {
+  if (src.inline) return src.inline;
   switch (spec.subject) {
     case 'memories': {
       if (!src.db) throw new SubjectUnavailable('no evidence store to read memories from');
