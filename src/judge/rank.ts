@@ -33,28 +33,35 @@ export async function judgeRank(a: RankAssertion, env: RankEnv): Promise<Judgmen
   const expected = [
     a.top_k !== undefined && `${a.memory} ${a.absent ? 'not ' : ''}within the first ${a.top_k}`,
     a.before !== undefined && `${a.memory} before ${a.before}`,
+    a.max_results !== undefined && `at most ${a.max_results} result(s)`,
   ]
     .filter(Boolean)
     .join(' and ');
-  const m = env.memory(ref(a.memory));
-  if (!m) return judgment(a, 'error', null, expected, `no memory named ${a.memory} was seeded or stored`);
+  const m = a.memory !== undefined ? env.memory(ref(a.memory)) : undefined;
+  if (a.memory !== undefined && !m) return judgment(a, 'error', null, expected, `no memory named ${a.memory} was seeded or stored`);
   const other = a.before !== undefined ? env.memory(ref(a.before)) : undefined;
   if (a.before !== undefined && !other) return judgment(a, 'error', null, expected, `no memory named ${a.before} was seeded or stored`);
   if (!env.recall) return judgment(a, 'abstain', null, expected, 'no recall probe available in this phase');
   const r = await env.recall(a.query);
   if (!r.items) return judgment(a, 'abstain', null, expected, 'the target does not declare how its recall results are itemised: rank cannot be judged');
-  const pos = positionOf(r.items, m);
-  const actual = { position: pos < 0 ? null : pos + 1, results: r.items.length, ...(other ? { before_position: positionOf(r.items, other) + 1 || null } : {}) };
   const problems: string[] = [];
-  if (a.top_k !== undefined) {
-    const within = pos >= 0 && pos < a.top_k;
-    if (a.absent && within) problems.push(`${a.memory} is result ${pos + 1}, within the first ${a.top_k}`);
-    if (!a.absent && !within) problems.push(pos < 0 ? `${a.memory} is not among the ${r.items.length} result(s)` : `${a.memory} is result ${pos + 1}, not within the first ${a.top_k}`);
-  }
-  if (other) {
-    const q = positionOf(r.items, other);
-    if (pos < 0) problems.push(`${a.memory} is not among the results, so it cannot rank above ${a.before}`);
-    else if (q >= 0 && q < pos) problems.push(`${a.before} (result ${q + 1}) ranks above ${a.memory} (result ${pos + 1})`);
+  const actual: Record<string, unknown> = { results: r.items.length };
+  if (a.max_results !== undefined && r.items.length > a.max_results)
+    problems.push(`${r.items.length} result(s), more than ${a.max_results}: ${r.items.slice(0, 3).map((i) => JSON.stringify(i.text.slice(0, 80))).join(', ')}`);
+  if (m) {
+    const pos = positionOf(r.items, m);
+    actual.position = pos < 0 ? null : pos + 1;
+    if (a.top_k !== undefined) {
+      const within = pos >= 0 && pos < a.top_k;
+      if (a.absent && within) problems.push(`${a.memory} is result ${pos + 1}, within the first ${a.top_k}`);
+      if (!a.absent && !within) problems.push(pos < 0 ? `${a.memory} is not among the ${r.items.length} result(s)` : `${a.memory} is result ${pos + 1}, not within the first ${a.top_k}`);
+    }
+    if (other) {
+      const q = positionOf(r.items, other);
+      actual.before_position = q < 0 ? null : q + 1;
+      if (pos < 0) problems.push(`${a.memory} is not among the results, so it cannot rank above ${a.before}`);
+      else if (q >= 0 && q < pos) problems.push(`${a.before} (result ${q + 1}) ranks above ${a.memory} (result ${pos + 1})`);
+    }
   }
   return judgment(a, problems.length ? 'fail' : 'pass', actual, expected, problems.length ? problems.join('; ') : `recall "${a.query}": ${r.items.length} result(s)`);
 }

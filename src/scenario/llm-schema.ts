@@ -80,7 +80,8 @@ export function llmProblems(a: LlmFields): string[] {
 /** `rank`: where a memory lands in a recall's itemised results. */
 export const rankFields = {
   query: z.string().min(1),
-  memory: z.string().min(1).describe('$ref:<name> of the memory to look for'),
+  memory: z.string().min(1).optional().describe('$ref:<name> of the memory to look for'),
+  max_results: z.number().int().nonnegative().optional().describe('at most this many results (0: the query must find nothing)'),
   top_k: z.number().int().positive().optional().describe('the memory is among the first top_k results'),
   before: z.string().min(1).optional().describe('$ref:<name> of a memory it must rank above (or the other is absent)'),
   absent: z.boolean().default(false).describe('the memory must NOT be among the first top_k results (or at all)'),

@@ -20,6 +20,7 @@ const setupMemory = z.strictObject({
   category: z.string().optional(),
   source: z.string().optional(),
   subject: z.string().optional(),
+  tags: z.array(z.string()).optional(),
 });
 
 const setupFile = z.strictObject({
@@ -90,6 +91,7 @@ const countAssertion = z.strictObject({
   category: z.string().optional(),
   case_sensitive: z.boolean().default(false),
   include_deleted: z.boolean().default(false),
+  ref: z.string().optional().describe("$ref:<name>: count memories holding that memory's content (or captured id)"),
   op: comparator,
   value: z.number().int().nonnegative(),
 });
@@ -147,7 +149,9 @@ const llmAssertion = z.strictObject({ kind: z.literal('llm'), ...assertionBase, 
 });
 const rankAssertion = z
   .strictObject({ kind: z.literal('rank'), ...assertionBase, ...rankFields })
-  .refine((a) => a.top_k !== undefined || a.before !== undefined, { message: 'a rank assertion needs `top_k` or `before`' });
+  .refine((a) => (a.memory !== undefined && (a.top_k !== undefined || a.before !== undefined)) || (a.memory === undefined && a.before === undefined && a.top_k === undefined && a.max_results !== undefined), {
+    message: 'a rank assertion needs `memory` with `top_k` and/or `before`, or only `max_results`',
+  });
 
 export const VOTING_RULES = ['majority', 'unanimous', 'any', 'average', 'weighted'] as const;
 export type VotingRule = (typeof VOTING_RULES)[number];
@@ -257,9 +261,14 @@ export const scenarioSchema = z.strictObject({
   setup: z
     .strictObject({
       memories: z.array(setupMemory).default([]),
+      memories_from: z
+        .union([nonEmpty, z.array(nonEmpty).min(1)])
+        .optional()
+        .describe('Markdown files with YAML front matter (ref, category, source, subject, tags): a folder or a glob, relative to the scenario'),
       files: z.array(setupFile).default([]),
+      steps: z.array(stepSchema).default([]).describe('ops run after seeding and before the phase (e.g. searches); recorded, not judged as the phase'),
     })
-    .default({ memories: [], files: [] }),
+    .default({ memories: [], files: [], steps: [] }),
   deterministic: z.strictObject({
     well_behaved: z.array(stepSchema),
     violation: z
