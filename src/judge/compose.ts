@@ -1,6 +1,7 @@
 import type { Assertion, CascadeAssertion, JuryAssertion } from '../scenario/schema.js';
 import { needsModel } from '../scenario/schema.js';
 import { judgment, type Judgment, type Outcome } from './judgment.js';
+import type { Score } from './score.js';
 
 /** Judges one member assertion; never throws (an exception is the member's `error`). */
 export type JudgeOne = (a: Assertion) => Promise<Judgment>;
@@ -15,7 +16,8 @@ export async function safely(judgeOne: JudgeOne, a: Assertion): Promise<Judgment
 
 /** A member's score on 0..1: numeric scores are normalised by their bounds, others are pass = 1, fail = 0. */
 export function normalisedScore(j: Judgment): number | null {
-  if (j.score?.type === 'numeric' && j.score.value !== null) return (j.score.value - j.score.min) / (j.score.max - j.score.min);
+  const s = j.score as Score | undefined;
+  if (s?.type === 'numeric' && s.value !== null) return (s.value - s.min) / (s.max - s.min);
   if (j.outcome === 'pass') return 1;
   if (j.outcome === 'fail') return 0;
   return null;
@@ -101,7 +103,7 @@ interface LlmTotals {
 function tokensOf(j: Judgment): { calls: number; tokens: number } {
   const own = (j.llm as LlmTotals | undefined)?.totals;
   const here = own ? { calls: 1, tokens: own.input_tokens + own.output_tokens } : { calls: 0, tokens: 0 };
-  for (const m of j.members ?? []) {
+  for (const m of (j.members ?? []) as Judgment[]) {
     const t = tokensOf(m);
     here.calls += t.calls;
     here.tokens += t.tokens;

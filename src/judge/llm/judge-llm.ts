@@ -1,5 +1,6 @@
 import type { Assertion } from '../../scenario/schema.js';
-import { judgment, type Judgment, type Score } from '../judgment.js';
+import { judgment, type Judgment } from '../judgment.js';
+import type { Score } from '../score.js';
 import { askJudge, callTotals, type JudgeCallRecord } from './ask.js';
 import type { JudgeModel } from './client.js';
 import type { JudgeAnswer } from './parse.js';
