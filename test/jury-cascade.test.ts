@@ -2,7 +2,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { assertionSchema, type Assertion } from '../src/scenario/schema.ts';
-import { judgeOne, type JudgeContext } from '../src/judge/judges.ts';
+import { judgeOne } from '../src/judge/registry.ts';
+import type { JudgeContext } from '../src/judge/context.ts';
 import { openJudgeModel, type JudgeModel } from '../src/judge/llm/client.ts';
 import { resolveJudgeConfig } from '../src/judge/llm/config.ts';
 
@@ -18,7 +19,7 @@ after(async () => {
   await model.close();
   db.close();
 });
-const ctx = (): JudgeContext => ({ evidence: { db, storeFiles: [], viewSql: {}, close() {} }, judgeModel: model });
+const ctx = (): JudgeContext => ({ evidence: { db, dir: '/nonexistent', storeFiles: [], viewSql: {}, close() {} }, judgeModel: model });
 
 // jurors: deterministic pass/fail, scripted llm pass/fail/error/abstain, a juror whose SQL throws
 const P = { kind: 'count', name: 'two memories', op: 'eq', value: 2 };

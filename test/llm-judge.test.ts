@@ -4,7 +4,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { assertionSchema, type Assertion } from '../src/scenario/schema.ts';
-import { judgeOne, type JudgeContext } from '../src/judge/judges.ts';
+import { judgeOne } from '../src/judge/registry.ts';
+import type { JudgeContext } from '../src/judge/context.ts';
 import { openJudgeModel, type JudgeModel } from '../src/judge/llm/client.ts';
 import { resolveJudgeConfig } from '../src/judge/llm/config.ts';
 import { parseJudgeAnswer } from '../src/judge/llm/parse.ts';
@@ -31,9 +32,9 @@ after(async () => {
 
 function ctx(over: Partial<JudgeContext> = {}): JudgeContext {
   return {
-    evidence: { db, storeFiles: [], viewSql: {}, close() {} },
+    evidence: { db, dir: '/nonexistent', storeFiles: [], viewSql: {}, close() {} },
     judgeModel: model,
-    recall: async (q) => (q === 'nothing' ? 'No results found.' : `1. User prefers pnpm over npm (query: ${q})`),
+    recall: async (q) => (q === 'nothing' ? { text: 'No results found.', items: [], itemised: true } : { text: '[...]', items: ['User prefers pnpm over npm', `Deploys go through staging (${q})`], itemised: true }),
     transcript: 'I stored your preference for pnpm.',
     ...over,
   };

@@ -9,7 +9,7 @@ import { loadCalibrationFile } from '../judge/calibrate/cases.js';
 import { formatCalibration, runCalibration } from '../judge/calibrate/run.js';
 import { openJudgeModel } from '../judge/llm/client.js';
 import { addJudgeOptions, judgeFromFlags, type JudgeOptionFlags } from './judge-options.js';
-import { positiveInt } from './main.js';
+import { positiveInt, type CliContext } from './main.js';
 
 interface CalibrateFlags extends JudgeOptionFlags {
   repeat: number;
@@ -17,7 +17,7 @@ interface CalibrateFlags extends JudgeOptionFlags {
   json?: boolean;
 }
 
-export function registerJudge(program: Command): void {
+export function registerJudge(program: Command, cli: CliContext): void {
   const judge = program.command('judge').description('measure and inspect the judges');
   addJudgeOptions(
     judge
@@ -35,7 +35,7 @@ export function registerJudge(program: Command): void {
     if (!gate.allowed) {
       writeJsonAtomic(join(dir, 'calibration.json'), { status: 'blocked', reason: gate.reason, cases_file: resolve(casesFile), judge: config });
       process.stderr.write(chalk.yellow(`blocked: ${gate.reason}\n`) + chalk.dim(`written: ${join(dir, 'calibration.json')}\n`));
-      process.exitCode = EXIT.blocked;
+      cli.exitCode = EXIT.blocked;
       return;
     }
     const model = await openJudgeModel(config);

@@ -61,7 +61,7 @@ export function buildProgram(cli: CliContext): Command {
   registerProxy(program, cli);
   registerTargets(program);
   registerAgents(program);
-  registerJudge(program);
+  registerJudge(program, cli);
   return program;
 }
 
