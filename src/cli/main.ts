@@ -13,6 +13,7 @@ import { registerProxy } from './proxy.js';
 import { registerTargets } from './targets.js';
 import { registerAgents } from './agents.js';
 import { registerJudge } from './judge.js';
+import { registerRejudge } from './rejudge.js';
 
 export { EXIT };
 
@@ -62,6 +63,7 @@ export function buildProgram(cli: CliContext): Command {
   registerTargets(program);
   registerAgents(program);
   registerJudge(program, cli);
+  registerRejudge(program, cli);
   return program;
 }
 

@@ -13,6 +13,8 @@ export interface JudgeRunSummary {
   by_outcome: Record<string, number>;
   /** llm assertions not judged because no judge model was configured, per scenario */
   abstained_without_judge: Record<string, number>;
+  /** rejudge: llm judgments kept from the earlier run because they could not be judged again */
+  kept_from_earlier_run: number;
   model_calls: number;
   input_tokens: number;
   output_tokens: number;
@@ -26,11 +28,15 @@ function flatten(js: Judgment[]): Judgment[] {
 
 /** What the run's llm judges did, for the report and the console. */
 export function judgeRunSummary(results: CellResult[], model: JudgeModelConfig | null): { summary: JudgeRunSummary; warnings: string[] } {
-  const s: JudgeRunSummary = { model, llm_judgments: 0, by_outcome: {}, abstained_without_judge: {}, model_calls: 0, input_tokens: 0, output_tokens: 0, cost_usd: 0 };
+  const s: JudgeRunSummary = { model, llm_judgments: 0, by_outcome: {}, abstained_without_judge: {}, kept_from_earlier_run: 0, model_calls: 0, input_tokens: 0, output_tokens: 0, cost_usd: 0 };
   for (const r of results) {
     for (const j of flatten(r.assertions)) {
       if (j.kind !== 'llm') continue;
       s.llm_judgments++;
+      if ((j.rejudge as { rejudged?: boolean } | undefined)?.rejudged === false) {
+        s.kept_from_earlier_run++;
+        continue;
+      }
       s.by_outcome[j.outcome] = (s.by_outcome[j.outcome] ?? 0) + 1;
       if (j.outcome === 'abstain' && j.detail === NO_JUDGE_DETAIL) s.abstained_without_judge[r.scenario] = (s.abstained_without_judge[r.scenario] ?? 0) + 1;
       const t = (j.llm as CallTotals | undefined)?.totals;
