@@ -18,10 +18,22 @@ export interface RankEnv {
 
 const norm = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').trim();
 
-/** 0-based position of a memory among the items: by captured id when both sides have one, else by content. */
+/** Targets often shorten long memories in search results ("…pool size is 20 per se..."): a prefix this long still names one memory. */
+const PREFIX = 40;
+
+/**
+ * 0-based position of a memory among the items: the item carries its captured id (6+ characters,
+ * so a short id cannot match by accident), its whole content, or, for a shortened listing, the
+ * first 40 characters of its content.
+ */
 export function positionOf(items: RecallItem[], m: { id: string; content: string }): number {
   const content = norm(m.content);
-  return items.findIndex((it) => (m.id && it.id ? it.id === m.id : norm(it.text).includes(content)));
+  const prefix = content.length > PREFIX ? content.slice(0, PREFIX) : content;
+  return items.findIndex((it) => {
+    if (m.id && it.id) return it.id === m.id;
+    const text = norm(it.text);
+    return (m.id.length >= 6 && text.includes(m.id.toLowerCase())) || text.includes(prefix);
+  });
 }
 
 /**
