@@ -136,3 +136,16 @@ test('a judge off this machine is blocked without --i-understand-model-cost (exi
   assert.match(named(wb, 'no run noise').detail, /judge model request failed/);
   assert.equal(named(wb, 'no run noise').llm.calls[0].cost_usd, 0);
 });
+
+test('a juror naming a model off this machine blocks the run like a remote default judge', async (t) => {
+  const { scenarios, out } = setup(t);
+  const s = structuredClone(SCENARIO) as Record<string, any>;
+  s.assertions.push({ kind: 'jury', name: 'two models', phase: 'both', rule: 'any', judges: [
+    { kind: 'llm', name: 'a', check: 'rubric', subject: 'memories', criteria: 'x', scripted: { verdict: 'pass' } },
+    { kind: 'llm', name: 'b', check: 'rubric', subject: 'memories', criteria: 'x', model: 'gpt-judge-x', base_url: 'https://judge.example.com/v1' },
+  ] });
+  writeJson(join(scenarios, 'judge-e2e.json5'), s);
+  const r = await memeval(['run', '--scenarios', scenarios, '--out', out, '--judge-model', 'scripted'], { env: ENV });
+  assert.equal(r.exitCode, 2, String(r.stderr));
+  assert.match(runReport(out).report.reason, /gpt-judge-x at https:\/\/judge\.example\.com\/v1 is not on this machine/);
+});

@@ -137,3 +137,25 @@ test('cascade schema: the last tier is final, only the last, and deterministic t
   ];
   for (const tiers of bad) assert.equal(assertionSchema.safeParse({ kind: 'cascade', name: 'c', phase: 'both', tiers }).success, false, JSON.stringify(tiers));
 });
+
+test('jurors with their own models: each is opened once from the pool; an unreachable one casts an error vote', async (t) => {
+  const { JudgePool } = await import('../src/judge/llm/pool.ts');
+  const pool = new JudgePool(model);
+  t.after(() => pool.closeOpened());
+  const a = jury(
+    [
+      llm('scripted juror', { verdict: 'pass' }, { model: 'scripted' }),
+      llm('default juror', { verdict: 'pass' }),
+      llm('local juror', { verdict: 'pass' }, { model: 'llama-x', base_url: 'http://127.0.0.1:9/v1' }),
+    ],
+    'unanimous',
+    { errors: 'ignore' },
+  );
+  const j = await judgeOne(a, { ...ctx(), judgePool: pool });
+  assert.equal(j.outcome, 'pass', j.detail);
+  const members = j.members as { name: string; outcome: string; llm?: { calls: { model: string; endpoint: string }[] } }[];
+  assert.equal(members[2].outcome, 'error');
+  assert.equal(members[2].llm?.calls[0].endpoint, 'http://127.0.0.1:9/v1');
+  const strict = await judgeOne({ ...a, errors: 'error' } as Assertion, { ...ctx(), judgePool: pool });
+  assert.equal(strict.outcome, 'error');
+});

@@ -11,8 +11,9 @@ import { InputError } from '../util/errors.js';
 import { BUILTIN_SCENARIOS } from '../util/paths.js';
 import { checkAgainstTargets, loadScenarioDir, resolveTargets, selectScenarios } from './load.js';
 import { runDeterministic, runRealModel } from './run.js';
-import { judgeCostGate, resolveJudgeConfig, type JudgeModelConfig } from '../judge/llm/config.js';
+import { resolveJudgeConfig, type JudgeModelConfig } from '../judge/llm/config.js';
 import { openJudgeModel } from '../judge/llm/client.js';
+import { JudgePool, judgeGateAll } from '../judge/llm/pool.js';
 
 export interface RunRequest {
   /** folder of scenario files (default: the built-in ones) */
@@ -69,7 +70,7 @@ export async function run(req: RunRequest = {}): Promise<RunResponse> {
   // --i-understand-model-cost given only for a remote judge does not ask for agent turns
   const forAgent = Boolean(req.agentTurn || req.agent || req.model);
   const gate = costGate({ ...req, iUnderstandModelCost: judge && !forAgent ? false : req.iUnderstandModelCost });
-  const judgeGate = judgeCostGate(judge, Boolean(req.iUnderstandModelCost));
+  const judgeGate = judgeGateAll(judge, scenarios.flatMap((s) => s.scenario.assertions), Boolean(req.iUnderstandModelCost));
   if (!judgeGate.allowed) {
     const { report, reportPath } = writeBlockedReport(outDir, judgeGate.reason, scenarios.map((s) => s.scenario.id), {
       judge_model: judge,
@@ -87,13 +88,13 @@ export async function run(req: RunRequest = {}): Promise<RunResponse> {
     return { report, reportPath, exitCode: report.summary.exit_code, gate };
   }
   const names = targetNames(req.targets?.length ? req.targets : [DEFAULT_TARGET]);
-  const common = { workers: req.workers ?? 1, keep: Boolean(req.keep), outDir, signal: req.signal, onResult: req.onResult, judgeModel: null as Awaited<ReturnType<typeof openJudgeModel>> | null };
+  const common = { workers: req.workers ?? 1, keep: Boolean(req.keep), outDir, signal: req.signal, onResult: req.onResult, judgePool: undefined as JudgePool | undefined };
   const withJudge = async <T>(fn: () => Promise<T>): Promise<T> => {
-    common.judgeModel = judge ? await openJudgeModel(judge) : null;
+    common.judgePool = new JudgePool(judge ? await openJudgeModel(judge) : null);
     try {
       return await fn();
     } finally {
-      await common.judgeModel?.close();
+      await common.judgePool.close();
     }
   };
 

@@ -1,5 +1,5 @@
 import { dirname, join } from 'node:path';
-import type { JudgeModel } from '../judge/llm/client.js';
+import type { JudgePool } from '../judge/llm/pool.js';
 import { judgeRunSummary, type JudgeRunSummary } from '../judge/llm/summary.js';
 import type { CellResult, Report } from '../core/results.js';
 import { assertAllowed } from '../agent/cost-gate.js';
@@ -23,8 +23,8 @@ export interface CommonRunOptions {
   signal?: AbortSignal;
   onResult?: (r: CellResult) => void;
   options?: Record<string, unknown>;
-  /** the model for `llm` assertions; null or absent: none configured, they abstain */
-  judgeModel?: JudgeModel | null;
+  /** the judge models for `llm` assertions; absent or without a default: none configured, they abstain */
+  judgePool?: JudgePool;
 }
 
 export interface RunResult<X = object> {
@@ -49,13 +49,13 @@ export async function runDeterministic(o: CommonRunOptions): Promise<RunResult<{
       keep: o.keep,
       signal: o.signal,
       serverEnv: t.serverEnv,
-      judgeModel: o.judgeModel,
+      judgePool: o.judgePool,
       scenarioDir: dirname(s.file),
     });
     o.onResult?.(r);
     return r;
   });
-  const judges = judgeRunSummary(results, o.judgeModel?.config ?? null);
+  const judges = judgeRunSummary(results, o.judgePool?.defaultModel?.config ?? null);
   const { report, reportPath } = writeRunReport(
     {
       runId,
@@ -97,14 +97,14 @@ export async function runRealModel(o: AgentRunOptions): Promise<RunResult<{ repe
       keep: o.keep,
       signal: o.signal,
       serverEnv: t.serverEnv,
-      judgeModel: o.judgeModel,
+      judgePool: o.judgePool,
       scenarioDir: dirname(s.file),
     });
     o.onResult?.(r);
     return r;
   });
   const scripted = o.gate.scripted;
-  const judges = judgeRunSummary(results, o.judgeModel?.config ?? null);
+  const judges = judgeRunSummary(results, o.judgePool?.defaultModel?.config ?? null);
   const { report, reportPath } = writeRunReport(
     {
       runId,

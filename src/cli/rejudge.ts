@@ -4,6 +4,7 @@ import chalk from 'chalk';
 import { EXIT } from '../core/results.js';
 import { loadScenarioDir } from '../app/load.js';
 import { openJudgeModel } from '../judge/llm/client.js';
+import { JudgePool, judgeGateAll } from '../judge/llm/pool.js';
 import { rejudgeRun } from '../judge/rejudge/rejudge.js';
 import { readReport } from '../report/reader.js';
 import { formatPhase } from '../report/console.js';
@@ -37,7 +38,8 @@ export function registerRejudge(program: Command, cli: CliContext): void {
     const runDir = runDirArg.endsWith('.json') ? dirname(resolve(runDirArg)) : resolve(runDirArg);
     const scenariosDir = f.scenarios ?? (typeof report.options.scenarios_dir === 'string' ? report.options.scenarios_dir : BUILTIN_SCENARIOS);
     const scenarios = loadScenarioDir(scenariosDir);
-    const { config, gate } = judgeFromFlags(f);
+    const { config } = judgeFromFlags(f);
+    const gate = judgeGateAll(config, scenarios.flatMap((s) => s.scenario.assertions), Boolean(f.iUnderstandModelCost));
     const outDir = f.out ?? dirname(runDir);
     if (!gate.allowed) {
       const file = join(resolve(outDir), `rejudge-${newRunId()}`, 'report.json');
@@ -46,9 +48,9 @@ export function registerRejudge(program: Command, cli: CliContext): void {
       cli.exitCode = EXIT.blocked;
       return;
     }
-    const model = config ? await openJudgeModel(config) : null;
+    const pool = new JudgePool(config ? await openJudgeModel(config) : null);
     try {
-      const r = await rejudgeRun(report, { runDir, scenarios, judgeModel: model, onlyLlm: f.only === 'llm', outDir });
+      const r = await rejudgeRun(report, { runDir, scenarios, judgePool: pool, onlyLlm: f.only === 'llm', outDir });
       if (f.json) process.stdout.write(JSON.stringify(r.report, null, 2) + '\n');
       else {
         process.stdout.write(`re-judged run ${report.run_id} (${runDir})${config ? ` with judge ${config.model}` : ' without a judge model'}\n`);
@@ -63,7 +65,7 @@ export function registerRejudge(program: Command, cli: CliContext): void {
       }
       cli.exitCode = r.report.summary.exit_code === 0 ? EXIT.ok : EXIT.failed;
     } finally {
-      await model?.close();
+      await pool.close();
     }
   });
 }

@@ -7,7 +7,7 @@ import { buildEvidence, toolToOp, type Evidence } from '../evidence/build.js';
 import { createFixture, disposeFixture, gitInit, writeSetupFiles, type Fixture } from '../fixture/fixture.js';
 import { guardEnv, refusalWarnings } from '../fixture/netguard.js';
 import { runJudges } from '../judge/registry.js';
-import type { JudgeModel } from '../judge/llm/client.js';
+import type { JudgePool } from '../judge/llm/pool.js';
 import { replaySteps } from '../drive/replay.js';
 import { failsRun, phaseVerdict } from '../judge/verdict.js';
 import type { CallRecord } from '../mcp/recorder.js';
@@ -31,8 +31,8 @@ export interface CellOptions {
   /** extra environment for every server process of this cell */
   serverEnv?: Record<string, string>;
   signal?: AbortSignal;
-  /** the model for `llm` assertions (null: none configured, they abstain) */
-  judgeModel?: JudgeModel | null;
+  /** the judge models for `llm` assertions (absent, or no default model: they abstain) */
+  judgePool?: JudgePool;
   /** the scenario file's folder: llm prompt overrides are relative to it */
   scenarioDir?: string;
 }
@@ -175,7 +175,8 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
         evidence,
         recall: probe.recall,
         transcript: drive.transcript,
-        judgeModel: o.judgeModel ?? null,
+        judgeModel: o.judgePool?.defaultModel ?? null,
+        judgePool: o.judgePool,
         scenarioDir: o.scenarioDir,
         fixtureDir: fixture.project,
         memory: (ref) => {

@@ -62,6 +62,8 @@ export const llmFields = {
   max_items: z.number().int().positive().default(30),
   max_chars: z.number().int().positive().default(400),
   prompt: z.string().min(1).optional().describe('a prompt template file (relative to the scenario) replacing the built-in one'),
+  model: z.string().min(1).optional().describe("this judge's own model (e.g. one juror of several); used only when the run has a judge model"),
+  base_url: z.url().optional().describe("the endpoint of this judge's own model"),
   score: scoreSpecSchema.default({ type: 'boolean' }),
   scripted: scriptedJudgeSchema.optional().describe('what the scripted judge answers (--judge-model scripted)'),
 };

@@ -6,10 +6,11 @@ import { judgeLlm } from '../llm/judge-llm.js';
 type Llm = Extract<Assertion, { kind: 'llm' }>;
 
 /** An `llm` assertion over this cell's evidence: the subject comes from the store, a recall probe, the answer or the fixture. */
-export function judgeLlmKind(a: Llm, ctx: JudgeContext): Promise<Judgment> {
+export async function judgeLlmKind(a: Llm, ctx: JudgeContext): Promise<Judgment> {
   const recall = ctx.recall;
+  const model = ctx.judgePool ? await ctx.judgePool.modelFor(a) : a.model ? null : (ctx.judgeModel ?? null);
   return judgeLlm(a, {
-    model: ctx.judgeModel ?? null,
+    model,
     scenarioDir: ctx.scenarioDir,
     sources: {
       db: ctx.evidence.db,

@@ -7,7 +7,7 @@ import { writeJsonAtomic } from '../../report/write.js';
 import type { LoadedScenario } from '../../scenario/loader.js';
 import { needsModel, type Assertion } from '../../scenario/schema.js';
 import { walkAssertions } from '../../scenario/judge-checks.js';
-import type { JudgeModel } from '../llm/client.js';
+import type { JudgePool } from '../llm/pool.js';
 import { judgeRunSummary } from '../llm/summary.js';
 import { judgeOne } from '../registry.js';
 import { failsRun, phaseVerdict } from '../verdict.js';
@@ -25,7 +25,8 @@ export function whyNotRejudgeable(a: Assertion): string | null {
 export interface RejudgeOptions {
   runDir: string;
   scenarios: LoadedScenario[];
-  judgeModel: JudgeModel | null;
+  /** the judge models (the caller closes them); no default model: llm judges abstain */
+  judgePool: JudgePool;
   /** re-judge only assertions that call a model (llm, and juries/cascades holding one) */
   onlyLlm: boolean;
   outDir: string;
@@ -80,7 +81,8 @@ export async function rejudgeRun(report: Report, o: RejudgeOptions): Promise<{ r
       const ctx = {
         evidence,
         transcript: finalAnswer(old),
-        judgeModel: o.judgeModel,
+        judgeModel: o.judgePool.defaultModel,
+        judgePool: o.judgePool,
         scenarioDir: resolve(scenario.file, '..'),
         memory: (ref: string) => memories.get(ref),
       };
@@ -128,14 +130,14 @@ export async function rejudgeRun(report: Report, o: RejudgeOptions): Promise<{ r
     }
   }
   const runId = newRunId();
-  const judges = judgeRunSummary(results, o.judgeModel?.config ?? null);
+  const judges = judgeRunSummary(results, o.judgePool.defaultModel?.config ?? null);
   const out = {
     ...report,
     run_id: runId,
     started_at: new Date().toISOString(),
     ended_at: new Date().toISOString(),
     rejudged_from: { run_id: report.run_id, run_dir: runDir, only: o.onlyLlm ? 'llm' : 'all' },
-    options: { ...report.options, judge_model: o.judgeModel?.config ?? null },
+    options: { ...report.options, judge_model: o.judgePool.defaultModel?.config ?? null },
     results,
     matrix: buildMatrix(results, report.targets.map((t) => t.name)),
     summary: summarize(results, false),
