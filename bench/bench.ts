@@ -5,7 +5,8 @@
  *
  *   npm run bench [-- --repeat N] [--targets] [--install-times] [--agents]
  *
- * --targets        per installed target: server start to ready, median/p95 per tool call, phase wall time
+ * --targets        per installed target: server start to ready, median/p95 per tool call, phase wall time;
+ *                  for targets pointed at the model provider, the time it spent answering (and holding answers) as a share of cell time
  * --install-times  per target: a fresh install into a throwaway cache (slow: native builds)
  * --agents         per installed agent: per-scenario wall time on the scripted model, and its start-up share
  */
@@ -104,6 +105,11 @@ console.log(`\n${scenarios.length} scenarios, ${warm.report.results.length} phas
 console.log(`bare SDK script       ${b.toFixed(0)} ms`);
 console.log(`memeval, 1 worker     ${m1.toFixed(0)} ms   overhead ${(m1 / b).toFixed(2)}x bare (aim <= 1.15x)`);
 console.log(`memeval, 2 workers    ${m2.toFixed(0)} ms   speed-up ${(m1 / m2).toFixed(2)}x (aim >= 1.7x)`);
+// where a cell's time goes, summed over the warm-up run's cells (1 worker)
+const stages = new Map<string, number>();
+for (const r of warm.report.results) for (const [k, v] of Object.entries(r.timings_ms ?? {})) stages.set(k, (stages.get(k) ?? 0) + v);
+const total = [...stages.values()].reduce((a, b) => a + b, 0);
+console.log(`cell stages (1 worker, summed): ${[...stages].map(([k, v]) => `${k} ${v.toFixed(0)} ms (${((v / total) * 100).toFixed(0)}%)`).join(', ')}`);
 
 const pct = (xs: number[], p: number) => {
   if (!xs.length) return NaN;
@@ -128,7 +134,7 @@ if (argv.includes('--install-times')) {
 
 if (argv.includes('--targets')) {
   console.log('\nper target, built-in suite with 2 workers (ms):');
-  console.log(`  ${'target'.padEnd(20)} ${'start→ready med'.padStart(16)} ${'call med'.padStart(9)} ${'call p95'.padStart(9)} ${'phase med'.padStart(10)} ${'phase p95'.padStart(10)} ${'suite'.padStart(8)}`);
+  console.log(`  ${'target'.padEnd(20)} ${'start→ready med'.padStart(16)} ${'call med'.padStart(9)} ${'call p95'.padStart(9)} ${'phase med'.padStart(10)} ${'phase p95'.padStart(10)} ${'suite'.padStart(8)} ${'provider'.padStart(9)} ${'share'.padStart(6)}`);
   for (const t of loadAllTargets()) {
     if (!isInstalled(t.decl)) {
       console.log(`  ${t.decl.name.padEnd(20)} not installed (memeval targets install ${t.decl.name})`);
@@ -144,8 +150,16 @@ if (argv.includes('--targets')) {
       .filter((c) => (c.method ?? 'tools/call') === 'tools/call')
       .map((c) => c.ms as number);
     const phases = report.results.map((r) => r.duration_ms);
+    // the provider's own handling time per request (held answers count: the server waited on them)
+    const provider = report.results.flatMap((r) => {
+      const f = join(runDir, r.cell_dir, 'provider.jsonl');
+      return existsSync(f) ? readFileSync(f, 'utf8').split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { ms: number }).ms) : [];
+    });
+    const providerMs = provider.reduce((a, b) => a + b, 0);
+    const cellMs = phases.reduce((a, b) => a + b, 0);
+    const share = provider.length ? `${((providerMs / cellMs) * 100).toFixed(1)}%` : '-';
     console.log(
-      `  ${t.decl.name.padEnd(20)} ${f0(pct(starts, 50)).padStart(16)} ${f0(pct(calls, 50)).padStart(9)} ${f0(pct(calls, 95)).padStart(9)} ${f0(pct(phases, 50)).padStart(10)} ${f0(pct(phases, 95)).padStart(10)} ${f0(suite).padStart(8)}`,
+      `  ${t.decl.name.padEnd(20)} ${f0(pct(starts, 50)).padStart(16)} ${f0(pct(calls, 50)).padStart(9)} ${f0(pct(calls, 95)).padStart(9)} ${f0(pct(phases, 50)).padStart(10)} ${f0(pct(phases, 95)).padStart(10)} ${f0(suite).padStart(8)} ${(provider.length ? f0(providerMs) : '-').padStart(9)} ${share.padStart(6)}`,
     );
     rmSync(out, { recursive: true, force: true });
   }

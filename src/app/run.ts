@@ -10,6 +10,7 @@ import { newRunId } from '../report/report.js';
 import { writeRunReport } from '../report/run-report.js';
 import { runCell } from '../run/cell.js';
 import { planCells, targetInfo, type RunTarget } from '../run/plan.js';
+import { plannedCellId } from '../run/shard.js';
 import type { LoadedScenario } from '../scenario/loader.js';
 import { mapPool } from '../util/pool.js';
 
@@ -25,6 +26,10 @@ export interface CommonRunOptions {
   options?: Record<string, unknown>;
   /** the judge models for `llm` assertions; absent or without a default: none configured, they abstain */
   judgePool?: JudgePool;
+  /** run only these planned cell ids (one shard); the rest is left to other machines */
+  onlyCells?: Set<string>;
+  /** extra top-level report fields (a shard's index and count) */
+  extra?: Record<string, unknown>;
 }
 
 export interface RunResult<X = object> {
@@ -38,7 +43,7 @@ export async function runDeterministic(o: CommonRunOptions): Promise<RunResult<{
   const runId = o.runId ?? newRunId();
   const runDir = join(o.outDir, runId);
   const startedAt = new Date().toISOString();
-  const cells = planCells(o.scenarios, o.targets);
+  const cells = planCells(o.scenarios, o.targets).filter((c) => !o.onlyCells || o.onlyCells.has(plannedCellId(c)));
   const results = await mapPool(cells, o.workers, async ({ s, t, phase }) => {
     const r = await runCell({
       scenario: s.scenario,
@@ -69,7 +74,7 @@ export async function runDeterministic(o: CommonRunOptions): Promise<RunResult<{
       interrupted: Boolean(o.signal?.aborted),
       warnings: judges.warnings,
     },
-    { judges: judges.summary },
+    { ...(o.extra ?? {}), judges: judges.summary },
   );
   return { report, reportPath, runDir };
 }

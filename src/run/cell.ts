@@ -19,6 +19,10 @@ import type { TargetDecl } from '../targets/schema.js';
 import { Interrupted } from '../util/errors.js';
 import { fillString } from '../util/template.js';
 import { missingSeeds } from './seed-check.js';
+import { providerUnsupported, startProviderForCell } from '../model/provider/cell.js';
+import { writeDeclFiles } from '../fixture/decl-files.js';
+import { writeFixtureModel } from '../model/provider/fixture-model.js';
+import { storeUnsupported } from '../targets/applicability.js';
 import { Teardown } from './teardown.js';
 
 export interface CellOptions {
@@ -54,6 +58,13 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
   const defence = driver.judgedAs === 'violation' ? violation?.defence : undefined;
   const claimed = defence !== undefined && (decl.claims as string[]).includes(defence);
   const startMs: number[] = [];
+  const timings: Record<string, number> = {};
+  let mark = performance.now();
+  const lap = (stage: string) => {
+    const now = performance.now();
+    timings[stage] = Math.round(now - mark);
+    mark = now;
+  };
   let fixtureState = 'not created';
   const base = {
     cell_id: `${scenario.id}/${decl.name}/${driver.label}`,
@@ -79,11 +90,16 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
     warnings: [...refusalWarnings(join(o.cellDir, 'network.jsonl')), ...extraWarnings],
     duration_ms: Math.round(performance.now() - t0),
     server_start_ms: startMs.length ? startMs : undefined,
+    timings_ms: timings,
     ...(r.agent ? { agent: r.agent } : {}),
   });
 
   const lacking = missingOps(decl, opsNeeded(scenario, driver.steps));
-  const unsupported = driver.unsupported?.() ?? (lacking.length ? `target lacks op(s): ${lacking.join(', ')}` : undefined);
+  const unsupported =
+    driver.unsupported?.() ??
+    (lacking.length ? `target lacks op(s): ${lacking.join(', ')}` : undefined) ??
+    providerUnsupported(scenario, decl) ??
+    storeUnsupported(scenario, decl);
   if (unsupported) return finish({ verdict: 'unsupported', reason: unsupported });
 
   mkdirSync(o.cellDir, { recursive: true });
@@ -128,9 +144,18 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
     teardown.add('stop target', () => sessions.stop());
     if (driver.cleanup) teardown.add(`stop ${driver.kind} driver`, () => driver.cleanup!());
 
+    // the model provider a target is pointed at through {{provider}}: up before the target, down after the probe
+    const provider = await startProviderForCell({ scenario, decl, cellDir: o.cellDir, phase: driver.judgedAs });
+    if (provider) {
+      teardown.add('stop model provider', provider.stop);
+      Object.assign(fixture.vars, provider.vars);
+    }
+    await writeDeclFiles(fixture, decl.fixture.files, { ...fixture.vars, package_dir: o.bin.packageDir });
+    await writeFixtureModel({ scenario, decl, vars: fixture.vars, root: fixture.root });
     if (decl.fixture.git_init) await gitInit(fixture, decl.fixture.git_remote);
     await writeSetupFiles(fixture, scenario.setup.files);
-    const storePath = fillString(decl.store.path, fixture.vars);
+    const storePath = fillString(decl.store.path ?? '', fixture.vars);
+    lap('fixture');
 
     // seed through the target's real write path, then check the seeds are really there
     const handles = new Map<string, MemoryHandle>();
@@ -138,11 +163,11 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
     if (scenario.setup.memories.length) {
       await seedMemories(session!, decl, scenario.setup.memories, handles, records);
       const seeds = scenario.setup.memories.map((m) => ({ ref: m.ref, handle: handles.get(m.ref)! }));
-      let missing = missingSeeds(decl, storePath, seeds, o.cellDir);
+      let missing = missingSeeds(decl, storePath, seeds, o.cellDir, readCalls(callsLog));
       if (missing.length) {
         // a server may write its store only on exit: look again once it has stopped
         await sessions.stop();
-        missing = missingSeeds(decl, storePath, seeds, o.cellDir);
+        missing = missingSeeds(decl, storePath, seeds, o.cellDir, readCalls(callsLog));
         if (missing.length) throw new SetupError(missing.map((ref) => `setup memory "${ref}" was not stored by the target`).join('; '));
         warnings.push('the store held the setup memories only after the server exited; the phase runs in a new server session');
         if (driver.usesSession) await sessions.start();
@@ -152,10 +177,12 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
     // setup steps (e.g. searches that build a retrieval history) run before any driver, recorded as setup
     if (scenario.setup.steps.length) await replaySteps(env, scenario.setup.steps, 'setup');
     if (!driver.usesSession) await sessions.stop();
+    lap('seed');
 
     const drive = await driver.drive(env);
     agentInfo = drive.agent;
     await sessions.stop();
+    lap('drive');
 
     if (drive.invalid.length) {
       outcome = { verdict: 'invalid', reason: drive.invalid.join('; '), agent: agentInfo };
@@ -164,8 +191,10 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
       const storeProblem = missingStore(decl, storePath, fixture, calls);
       if (storeProblem) throw new SetupError(storeProblem);
       // judges read a copy taken after the server exited
-      evidence = buildEvidence(decl, storePath, o.cellDir, calls);
+      // provider_calls holds what the phase asked; the recall probe below asks the provider too
+      evidence = buildEvidence(decl, storePath, o.cellDir, calls, provider ? [...provider.calls()] : undefined);
       teardown.add('close evidence', () => evidence?.close());
+      lap('evidence');
       const probe = recallProbe(decl, () =>
         TargetSession.start({ decl, bin: o.bin, fixture, session: PROBE_SESSION, logFile: join(o.cellDir, 'probe-calls.jsonl'), stderrFile: join(o.cellDir, 'stderr.probe.log'), env: serverEnv }),
       );
@@ -184,6 +213,7 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
           return h && { id: h.id, content: h.content };
         },
       });
+      lap('judge');
       if (o.signal?.aborted) throw new Interrupted('interrupted');
       const refusedCalls = calls.filter((c) => (c.method ?? 'tools/call') === 'tools/call' && (c.stage === 'step' || c.stage === 'agent') && c.is_error).length;
       const v = phaseVerdict({ judgedAs: driver.judgedAs, expectation: violation?.expectation, refusedCalls, judgments, vacuous: drive.vacuous });
@@ -198,7 +228,9 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
       agent: agentInfo,
     };
   }
+  mark = performance.now();
   await teardown.run();
+  lap('teardown');
   return finish(outcome, [...warnings, ...teardown.failures.map((f) => `teardown: ${f}`)]);
 }
 
@@ -210,7 +242,7 @@ export class SetupError extends Error {}
  * declaration points at the wrong file, or the server kept nothing. Names what does exist.
  */
 function missingStore(decl: TargetDecl, storePath: string, fixture: Fixture, calls: CallRecord[]): string | undefined {
-  if (existsSync(storePath)) return undefined;
+  if (decl.store.format === 'none' || existsSync(storePath)) return undefined;
   const opOf = toolToOp(decl);
   const writes = calls.filter((c) => (c.method ?? 'tools/call') === 'tools/call' && !c.is_error && WRITE_OPS.has(c.op ?? opOf.get(c.tool) ?? '')).length;
   if (!writes) return undefined;
