@@ -141,9 +141,13 @@ test('warn level (the default) is reported but never decides the verdict; fail l
   const warn = await judgeOne(A({ kind: 'llm', check: 'rubric', subject: 'answer', criteria: 'x', scripted: { verdict: 'fail' } }), ctx());
   assert.equal(warn.level, 'warn');
   assert.equal(warn.outcome, 'fail');
-  assert.equal(phaseVerdict({ phase: 'well-behaved', refusedSteps: 0, judgments: [warn] }).verdict, 'pass');
+  const cheap = await judgeOne(A({ kind: 'count', op: 'eq', value: 3 }), ctx());
+  assert.equal(cheap.outcome, 'pass');
+  assert.equal(phaseVerdict({ judgedAs: 'well-behaved', refusedCalls: 0, judgments: [cheap, warn] }).verdict, 'pass');
+  // a warn judgment alone decides nothing: the cell checked nothing
+  assert.equal(phaseVerdict({ judgedAs: 'well-behaved', refusedCalls: 0, judgments: [warn] }).verdict, 'error');
   const hard = await judgeOne(A({ kind: 'llm', check: 'rubric', subject: 'answer', criteria: 'x', level: 'fail', scripted: { verdict: 'fail' } }), ctx());
-  assert.equal(phaseVerdict({ phase: 'well-behaved', refusedSteps: 0, judgments: [hard] }).verdict, 'fail');
+  assert.equal(phaseVerdict({ judgedAs: 'well-behaved', refusedCalls: 0, judgments: [cheap, hard] }).verdict, 'fail');
 });
 
 test('scores: numeric within bounds against a threshold, categorical by passing categories, out-of-range is an error', async () => {
