@@ -154,7 +154,7 @@ export async function run(req: RunRequest = {}): Promise<RunResponse> {
   );
   const r = await withJudge(() => runRealModel({
     ...common,
-    options: { judge_model: judge },
+    options: { judge_model: judge, scenarios_dir: req.scenariosDir ?? BUILTIN_SCENARIOS },
     gate,
     scenarios: withPrompts,
     targets,

@@ -142,7 +142,8 @@ export async function rejudgeRun(report: Report, o: RejudgeOptions): Promise<{ r
     matrix: buildMatrix(results, report.targets.map((t) => t.name)),
     summary: summarize(results, false),
     judges: judges.summary,
-    warnings: [...judges.warnings, ...report.warnings],
+    // the earlier run's own judge warning is replaced by this one's
+    warnings: [...judges.warnings, ...report.warnings.filter((w) => !w.startsWith('no judge model configured'))],
   };
   const reportPath = join(resolve(o.outDir), `rejudge-${runId}`, 'report.json');
   writeJsonAtomic(reportPath, out);
