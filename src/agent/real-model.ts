@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createFixture, disposeFixture, gitInit, writeSetupFiles } from '../fixture/fixture.js';
+import { createFixture, disposeFixture, gitInit, isolatedEnv, writeSetupFiles } from '../fixture/fixture.js';
+import { networkWarning, type NetworkMode } from '../fixture/sandbox.js';
+import { writeLaunchFile } from '../mcp/proxy.js';
 import { guardEnv, refusalWarnings } from '../fixture/netguard.js';
 import { runJudges } from '../judge/judges.js';
 import { failsRun, phaseVerdict, type Verdict } from '../judge/verdict.js';
@@ -76,6 +78,7 @@ export async function runAgentCell(o: AgentCellOptions): Promise<PhaseResult> {
     turns: [],
     usage: { ...ZERO_USAGE },
   };
+  let network: NetworkMode | undefined;
   const finish = (r: { verdict: Verdict; reason: string; steps?: StepRecord[]; assertions?: PhaseResult['assertions']; fixture: string; stderr_tail?: string }): PhaseResult => ({
     scenario: scenario.id,
     target: decl.name,
@@ -90,7 +93,8 @@ export async function runAgentCell(o: AgentCellOptions): Promise<PhaseResult> {
     fixture: r.fixture,
     cell_dir: o.cellDir,
     stderr_tail: r.stderr_tail,
-    warnings: refusalWarnings(join(o.cellDir, 'network.jsonl')),
+    network,
+    warnings: [...(network ? [networkWarning(network, decl.name)].filter((w): w is string => !!w) : []), ...refusalWarnings(join(o.cellDir, 'network.jsonl'))],
     duration_ms: Math.round(performance.now() - t0),
     agent,
   });
@@ -121,6 +125,9 @@ export async function runAgentCell(o: AgentCellOptions): Promise<PhaseResult> {
 
     const baseUrl = server ? await server.start() : o.baseUrl;
     const launch = serverLaunch(decl, o.t.bin, fixture, guardEnv(netLog));
+    network = launch.network;
+    const launchFile = join(o.cellDir, 'server-launch.json');
+    writeLaunchFile(launchFile, launch);
     const self = selfCommand();
     const ctx: AgentContext = {
       fixture,
@@ -128,8 +135,9 @@ export async function runAgentCell(o: AgentCellOptions): Promise<PhaseResult> {
       bin: o.agentBin,
       mcp: {
         command: self.command,
-        args: [...self.args, 'mcp-proxy', '--log', callsLog, '--session', 'auto', '--cwd', launch.cwd, '--', launch.command, ...launch.args],
-        env: launch.env,
+        // the server's launch and environment come from the file, never from the agent
+        args: [...self.args, 'mcp-proxy', '--log', callsLog, '--session', 'auto', '--launch', launchFile],
+        env: isolatedEnv(fixture),
       },
       baseUrl,
       model: scripted ? 'scripted' : o.model,

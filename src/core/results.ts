@@ -20,6 +20,10 @@ export type DeterministicPhase = Exclude<Phase, 'real-model'>;
 export const DRIVERS = ['replay', 'agent', 'fuzz'] as const;
 export type DriverKind = (typeof DRIVERS)[number];
 
+/** How a cell's target servers were kept off the network: see fixture/sandbox.ts. */
+export const NETWORK_MODES = ['isolated', 'guarded', 'open'] as const;
+export type NetworkMode = (typeof NETWORK_MODES)[number];
+
 export const RUN_STATUSES = ['completed', 'interrupted', 'blocked', 'failed'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
@@ -107,6 +111,8 @@ export const cellResultSchema = z.looseObject({
   fixture: z.string(),
   cell_dir: z.string(),
   stderr_tail: z.string().optional(),
+  /** isolated: network namespace with only loopback; guarded: Node preload only; open: neither */
+  network: z.enum(NETWORK_MODES).optional(),
   warnings: z.array(z.string()),
   duration_ms: z.number(),
   /** spawn to MCP initialize done, per server session of this cell */

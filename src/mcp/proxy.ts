@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import { CallRecorder } from './recorder.js';
 
 export interface ProxyOptions {
@@ -12,6 +13,29 @@ export interface ProxyOptions {
   args: string[];
   /** the server's working directory (default: the proxy's) */
   cwd?: string;
+  /** the server's whole environment; absent = the proxy's own (manual use only) */
+  env?: Record<string, string>;
+}
+
+const launchSchema = z.object({
+  command: z.string().min(1),
+  args: z.array(z.string()),
+  env: z.record(z.string(), z.string()),
+  cwd: z.string(),
+});
+export type LaunchFile = z.infer<typeof launchSchema>;
+
+/**
+ * The server launch memeval hands its proxy through a file, not the agent's config: agents
+ * merge their own environment (API keys included) into an MCP server's, and some strip
+ * NODE_OPTIONS. The proxy starts the server with exactly this environment, whatever it got.
+ */
+export function writeLaunchFile(file: string, launch: LaunchFile): void {
+  writeFileSync(file, JSON.stringify(launchSchema.parse(launch), null, 2), { mode: 0o600 });
+}
+
+export function readLaunchFile(file: string): LaunchFile {
+  return launchSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
 }
 
 /** Agents start the server themselves, once per invocation: number those sessions in order. */
@@ -29,7 +53,7 @@ function nextSession(log: string): number {
  */
 export function runProxy(o: ProxyOptions): Promise<number> {
   const recorder = new CallRecorder(o.log, o.session === 'auto' ? nextSession(o.log) : o.session, 'agent');
-  const child = spawn(o.command, o.args, { stdio: ['pipe', 'pipe', 'inherit'], env: process.env, cwd: o.cwd });
+  const child = spawn(o.command, o.args, { stdio: ['pipe', 'pipe', 'inherit'], env: o.env ?? process.env, cwd: o.cwd });
   const fromClient = new ReadBuffer();
   const fromServer = new ReadBuffer();
   const drain = (buf: ReadBuffer, onMsg: (m: JSONRPCMessage) => void) => {

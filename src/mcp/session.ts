@@ -4,6 +4,7 @@ import { isolatedEnv } from '../fixture/fixture.js';
 import { fillString, fillTemplate } from '../util/template.js';
 import { MEMEVAL_VERSION } from '../util/paths.js';
 import { ChildTransport } from './child-transport.js';
+import { sandboxLaunch, type LoopbackBridge, type NetworkMode } from '../fixture/sandbox.js';
 import { CallRecorder, META_OP, META_STAGE } from './recorder.js';
 import type { ResolvedBin } from '../targets/resolve-bin.js';
 import type { TargetDecl } from '../targets/schema.js';
@@ -23,25 +24,30 @@ export interface SessionOptions {
   stderrFile?: string;
   /** extra environment for the server (e.g. the network guard preload) */
   env?: Record<string, string>;
+  /** loopback services of the host the server must still reach from inside its namespace */
+  bridges?: LoopbackBridge[];
 }
 
-/** Command, args, env and cwd that start a target's server inside a fixture. */
-export function serverLaunch(decl: TargetDecl, bin: ResolvedBin, fixture: Fixture, extraEnv: Record<string, string> = {}) {
+/**
+ * Command, args, env and cwd that start a target's server inside a fixture: the scrubbed
+ * fixture environment only, inside a loopback-only network namespace where the machine allows
+ * (`network` says which guard is in force).
+ */
+export function serverLaunch(decl: TargetDecl, bin: ResolvedBin, fixture: Fixture, extraEnv: Record<string, string> = {}, bridges: LoopbackBridge[] = []) {
   const vars = { ...fixture.vars, package_dir: bin.packageDir };
   const env = isolatedEnv(fixture, {
     ...Object.fromEntries(Object.entries(decl.server.env).map(([k, v]) => [k, fillString(v, vars)])),
     ...extraEnv,
   });
+  const cwd = fillString(decl.server.cwd, vars);
   if (decl.server.command)
-    return { command: fillString(decl.server.command, vars), args: decl.server.args.map((a) => fillString(a, vars)), env, cwd: fillString(decl.server.cwd, vars) };
+    return sandboxLaunch({ command: fillString(decl.server.command, vars), args: decl.server.args.map((a) => fillString(a, vars)), env, cwd }, bridges);
   // run JS bins with this very node, so a shebang or PATH cannot pick another one
   const isJs = /\.(c|m)?js$/.test(bin.file);
-  return {
-    command: isJs ? process.execPath : bin.file,
-    args: [...(isJs ? [bin.file] : []), ...decl.server.args.map((a) => fillString(a, vars))],
-    env,
-    cwd: fillString(decl.server.cwd, vars),
-  };
+  return sandboxLaunch(
+    { command: isJs ? process.execPath : bin.file, args: [...(isJs ? [bin.file] : []), ...decl.server.args.map((a) => fillString(a, vars))], env, cwd },
+    bridges,
+  );
 }
 
 /** A running target server with an MCP client attached through a call recorder. */
@@ -53,6 +59,8 @@ export class TargetSession {
     recorder: CallRecorder,
     private readonly callTimeoutMs: number,
     readonly startMs: number,
+    /** which network guard was in force for this server */
+    readonly network: NetworkMode,
   ) {
     this.recorder = recorder;
   }
@@ -60,7 +68,8 @@ export class TargetSession {
   static async start(o: SessionOptions): Promise<TargetSession> {
     const t0 = performance.now();
     const recorder = new CallRecorder(o.logFile, o.session, 'step');
-    const transport = new ChildTransport({ ...serverLaunch(o.decl, o.bin, o.fixture, o.env), stderrFile: o.stderrFile }, recorder);
+    const launch = serverLaunch(o.decl, o.bin, o.fixture, o.env, o.bridges);
+    const transport = new ChildTransport({ ...launch, stderrFile: o.stderrFile }, recorder);
     const client = new Client({ name: 'memeval', version: MEMEVAL_VERSION });
     try {
       await client.connect(transport, { timeout: o.decl.server.startup_timeout_ms });
@@ -68,7 +77,7 @@ export class TargetSession {
       await transport.close(500).catch(() => {});
       throw new TargetError(`server did not start: ${(e as Error).message}`, transport.stderr(), transport.exitInfo);
     }
-    return new TargetSession(client, transport, recorder, o.decl.server.call_timeout_ms, performance.now() - t0);
+    return new TargetSession(client, transport, recorder, o.decl.server.call_timeout_ms, performance.now() - t0, launch.network);
   }
 
   async listTools(): Promise<string[]> {

@@ -14,6 +14,7 @@ import type { TargetDecl } from '../targets/schema.js';
 import { TargetError, TargetSession } from '../mcp/session.js';
 import { fillString } from '../util/template.js';
 import { guardEnv, refusalWarnings } from '../fixture/netguard.js';
+import { networkWarning, type NetworkMode } from '../fixture/sandbox.js';
 import { Interrupted } from '../util/errors.js';
 import { afterStep, clip, missingOps, opsNeeded, recallProbe, roundMs, runOp, seedMemories, stepCall, type MemoryHandle, type StepRecord } from '../ops/ops.js';
 
@@ -61,6 +62,7 @@ export interface PhaseResult {
   fixture: string;
   cell_dir: string;
   stderr_tail?: string;
+  network?: NetworkMode;
   warnings: string[];
   duration_ms: number;
   /** spawn to MCP initialize done, per server session of this phase */
@@ -91,11 +93,13 @@ export async function runPhase(o: PhaseOptions): Promise<PhaseResult> {
   const claimed = defence !== undefined && decl.claims.includes(defence);
   const base = { scenario: scenario.id, target: decl.name, phase, defence, claimed, cell_dir: o.cellDir, warnings: [] as string[] };
   const startMs: number[] = [];
+  let network: NetworkMode | undefined;
   const finish = (r: Omit<PhaseResult, keyof typeof base | 'duration_ms' | 'fails_run'>): PhaseResult => ({
     ...base,
     ...r,
     server_start_ms: startMs.length ? startMs : undefined,
-    warnings: refusalWarnings(join(o.cellDir, 'network.jsonl')),
+    network,
+    warnings: [...[network && networkWarning(network, decl.name)].filter((w): w is string => !!w), ...refusalWarnings(join(o.cellDir, 'network.jsonl'))],
     fails_run: failsRun(r.verdict, claimed),
     duration_ms: Math.round(performance.now() - t0),
   });
@@ -128,6 +132,7 @@ export async function runPhase(o: PhaseOptions): Promise<PhaseResult> {
       env: serverEnv,
     });
     startMs.push(Math.round(session.startMs));
+    network = session.network;
   };
   const stopSession = async () => {
     if (!session) return;
