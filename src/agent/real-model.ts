@@ -6,6 +6,7 @@ import { networkWarning, type NetworkMode } from '../fixture/sandbox.js';
 import { writeLaunchFile } from '../mcp/proxy.js';
 import { guardEnv, refusalWarnings } from '../fixture/netguard.js';
 import { runJudges } from '../judge/judges.js';
+import { fixtureFilesToScan } from '../judge/fixture-files.js';
 import { failsRun, phaseVerdict, type Verdict } from '../judge/verdict.js';
 import { handlesAfter, splitSessions, type Script } from '../model/policy.js';
 import { ScriptedModelServer } from '../model/server.js';
@@ -75,6 +76,7 @@ export async function runAgentCell(o: AgentCellOptions): Promise<PhaseResult> {
     policy: scripted ? o.policy : null,
     repeat: o.repeat,
     memory_off: o.driver.memoryOff,
+    instructions_off: o.driver.instructionsOff,
     turns: [],
     usage: { ...ZERO_USAGE },
   };
@@ -214,7 +216,8 @@ export async function runAgentCell(o: AgentCellOptions): Promise<PhaseResult> {
     const invalid = agent.turns.flatMap((t) => t.invalid.map((i) => `session ${t.session} prompt ${t.prompt}: ${i}`));
     if (invalid.length) return finish({ verdict: 'invalid', reason: invalid.join('; '), steps: setupRecords, fixture: await disposeFixture(fixture, o.keep) });
 
-    evidence = buildEvidence(decl, fillString(decl.store.path, fixture.vars), o.cellDir, readCalls(callsLog));
+    const storePath = fillString(decl.store.path, fixture.vars);
+    evidence = buildEvidence(decl, storePath, o.cellDir, readCalls(callsLog));
     const probe = recallProbe(decl, () =>
       TargetSession.start({ decl, bin: o.t.bin, fixture, session: 999, logFile: join(o.cellDir, 'probe-calls.jsonl'), env: guardEnv(netLog) }),
     );
@@ -223,6 +226,9 @@ export async function runAgentCell(o: AgentCellOptions): Promise<PhaseResult> {
       evidence,
       transcript: agent.turns[agent.turns.length - 1]?.final_text ?? '',
       recall: probe.recall,
+      fixture,
+      // memory kept beside the server under test: new project files, the agent's own memory files
+      files: fixtureFilesToScan({ fixture, profileDirs: [ctx.profileDir, fixture.home], setupFiles: scenario.setup.files, storePath }),
     }).finally(probe.close);
     const v = phaseVerdict({ phase: judgedAs, expectation: violation?.expectation, refusedSteps: 0, judgments });
     return finish({ ...v, steps: setupRecords, assertions: judgments, fixture: await disposeFixture(fixture, o.keep) });

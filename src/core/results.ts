@@ -89,6 +89,7 @@ export const agentRunInfoSchema = z.looseObject({
   policy: z.enum(['well-behaved', 'violation']).nullable(),
   repeat: z.number(),
   memory_off: z.record(z.string(), z.string()),
+  instructions_off: z.record(z.string(), z.string()).optional(),
   turns: z.array(turnRecordSchema),
   usage: tokenUsageSchema,
 });

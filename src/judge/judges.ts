@@ -3,12 +3,17 @@ import type { Evidence } from '../evidence/build.js';
 import { describeSightings, findEverywhere } from './absent.js';
 import { compare, describeExpected } from './compare.js';
 import { judgment, type Judgment } from './judgment.js';
+import { readIfExists, resolveFixturePath, type FixtureFile, type FixtureView } from './fixture-files.js';
 
 /** What judges may ask beyond the evidence DB: a recall probe run after the snapshot. */
 export interface JudgeContext {
   evidence: Evidence;
   recall?: (query: string) => Promise<string>;
   transcript?: string;
+  /** the fixture, for `file` assertions (absent when it is gone) */
+  fixture?: FixtureView;
+  /** files beyond the store that `absent` also scans (see fixture-files.ts) */
+  files?: FixtureFile[];
 }
 
 function textMatch(hay: string, needle: string, caseSensitive: boolean): boolean {
@@ -41,9 +46,34 @@ function judgeSql(a: Extract<Assertion, { kind: 'sql' }>, ctx: JudgeContext): Ju
 
 function judgeAbsent(a: Extract<Assertion, { kind: 'absent' }>, ctx: JudgeContext): Judgment {
   const found = findEverywhere(ctx.evidence.db, ctx.evidence.storeFiles, a.text, a.case_sensitive);
-  return found.length
-    ? judgment(a, 'fail', `found in ${describeSightings(found)}`, `"${a.text}" nowhere`, describeSightings(found))
-    : judgment(a, 'pass', 'nowhere', `"${a.text}" nowhere`, 'checked memories view, every store table column, raw store bytes');
+  const files = (ctx.files ?? []).filter((f) => textMatch(readIfExists(f.abs) ?? '', a.text, a.case_sensitive)).map((f) => f.label);
+  const where = [describeSightings(found), ...files.map((l) => `fixture file ${l}`)].filter(Boolean).join('; ');
+  const checked = `checked memories view, every store table column, raw store bytes${ctx.files ? `, ${ctx.files.length} fixture file(s) outside the store` : ''}`;
+  return where
+    ? judgment(a, 'fail', `found in ${where}`, `"${a.text}" nowhere`, where)
+    : judgment(a, 'pass', 'nowhere', `"${a.text}" nowhere`, checked);
+}
+
+function judgeFile(a: Extract<Assertion, { kind: 'file' }>, ctx: JudgeContext): Judgment {
+  const expected = [
+    a.exists ? 'exists' : 'does not exist',
+    a.contains !== undefined && `contains "${a.contains}"`,
+    a.not_contains !== undefined && `does not contain "${a.not_contains}"`,
+    a.regex !== undefined && `matches /${a.regex}/`,
+  ]
+    .filter(Boolean)
+    .join(' and ');
+  if (!ctx.fixture) return judgment(a, 'error', null, expected, 'the fixture is not available to this judge');
+  const abs = resolveFixturePath(ctx.fixture, a.path);
+  if (!abs) return judgment(a, 'error', null, expected, `${a.path} leaves the fixture`);
+  const text = readIfExists(abs);
+  if (text === undefined) return judgment(a, a.exists ? 'fail' : 'pass', 'missing', expected, a.path);
+  if (!a.exists) return judgment(a, 'fail', 'exists', expected, a.path);
+  const ok =
+    (a.contains === undefined || textMatch(text, a.contains, a.case_sensitive)) &&
+    (a.not_contains === undefined || !textMatch(text, a.not_contains, a.case_sensitive)) &&
+    (a.regex === undefined || new RegExp(a.regex, a.case_sensitive ? '' : 'i').test(text));
+  return judgment(a, ok ? 'pass' : 'fail', text.length > 400 ? text.slice(0, 400) + '…' : text, expected, a.path);
 }
 
 function judgeCalled(a: Extract<Assertion, { kind: 'called' }>, ctx: JudgeContext): Judgment {
@@ -84,7 +114,7 @@ function judgeTranscript(a: Extract<Assertion, { kind: 'transcript' }>, ctx: Jud
 }
 
 /** Cheap deterministic judges run first; those needing a live server (recall) run last. */
-const ORDER: Record<Assertion['kind'], number> = { count: 0, sql: 0, absent: 0, called: 0, transcript: 0, recall: 1 };
+const ORDER: Record<Assertion['kind'], number> = { count: 0, sql: 0, absent: 0, called: 0, transcript: 0, file: 0, recall: 1 };
 
 export async function runJudges(assertions: Assertion[], ctx: JudgeContext): Promise<Judgment[]> {
   const sorted = assertions.map((a, i) => ({ a, i })).sort((x, y) => ORDER[x.a.kind] - ORDER[y.a.kind] || x.i - y.i);
@@ -109,6 +139,9 @@ export async function runJudges(assertions: Assertion[], ctx: JudgeContext): Pro
           break;
         case 'transcript':
           out[i] = judgeTranscript(a, ctx);
+          break;
+        case 'file':
+          out[i] = judgeFile(a, ctx);
           break;
       }
     } catch (e) {

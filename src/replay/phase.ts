@@ -28,6 +28,7 @@ export interface AgentRunInfo {
   policy: 'well-behaved' | 'violation' | null;
   repeat: number;
   memory_off: Record<string, string>;
+  instructions_off?: Record<string, string>;
   turns: TurnRecord[];
   usage: TokenUsage;
 }
@@ -182,7 +183,7 @@ export async function runPhase(o: PhaseOptions): Promise<PhaseResult> {
     const probe = recallProbe(decl, () =>
       TargetSession.start({ decl, bin: o.bin, fixture, session: sessionNo + 1, logFile: join(o.cellDir, 'probe-calls.jsonl'), env: serverEnv }),
     );
-    const judgments = await runJudges(assertions, { evidence, recall: probe.recall }).finally(probe.close);
+    const judgments = await runJudges(assertions, { evidence, recall: probe.recall, fixture }).finally(probe.close);
 
     const refused = records.filter((r) => r.stage === 'step' && !r.ok).length;
     const v = phaseVerdict({ phase, expectation: violation?.expectation, refusedSteps: refused, judgments });

@@ -141,6 +141,17 @@ const transcriptAssertion = z
     message: 'a transcript assertion needs `contains`, `not_contains` or `regex`',
   });
 
+const fileAssertion = z.strictObject({
+  kind: z.literal('file'),
+  ...assertionBase,
+  path: nonEmpty.describe('a file in the fixture: relative to the project, or starting with {{home}}, {{data}}, {{project}} or {{fixture}}'),
+  exists: z.boolean().default(true).describe('false: the file must not exist'),
+  contains: z.string().optional(),
+  not_contains: z.string().optional(),
+  regex: z.string().optional(),
+  case_sensitive: z.boolean().default(false),
+});
+
 export const assertionSchema = z.discriminatedUnion('kind', [
   countAssertion,
   sqlAssertion,
@@ -148,9 +159,10 @@ export const assertionSchema = z.discriminatedUnion('kind', [
   recallAssertion,
   calledAssertion,
   transcriptAssertion,
+  fileAssertion,
 ]);
 export type Assertion = z.infer<typeof assertionSchema>;
-export const ASSERTION_KINDS = ['count', 'sql', 'absent', 'recall', 'called', 'transcript'] as const;
+export const ASSERTION_KINDS = ['count', 'sql', 'absent', 'recall', 'called', 'transcript', 'file'] as const;
 
 export const EXPECTATIONS = ['detect', 'defend-or-detect'] as const;
 
