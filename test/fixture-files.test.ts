@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createFixture, removeFixture } from '../src/fixture/fixture.ts';
 import { buildEvidence } from '../src/evidence/build.ts';
 import { fixtureFilesToScan } from '../src/judge/fixture-files.ts';
-import { runJudges } from '../src/judge/judges.ts';
+import { runJudges } from '../src/judge/registry.ts';
 import { loadTarget } from '../src/targets/loader.ts';
 import { assertionSchema } from '../src/scenario/schema.ts';
 import { memeval, tempDir, writeJson, scenario } from './helpers.ts';

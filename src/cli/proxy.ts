@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import { readLaunchFile, runProxy } from '../mcp/proxy.js';
-import { positiveInt } from './main.js';
+import { positiveInt, type CliContext } from './main.js';
 import { InputError } from '../util/errors.js';
 
-export function registerProxy(program: Command): void {
+export function registerProxy(program: Command, cli: CliContext): void {
   program
     .command('mcp-proxy')
     .description('stdio MCP proxy that logs every tools/call to a JSONL file (used to record what real agents do)')
@@ -20,6 +20,6 @@ export function registerProxy(program: Command): void {
       const code = await runProxy(
         l ? { log: opts.log, session: opts.session, ...l } : { log: opts.log, session: opts.session, command: command[0], args: command.slice(1), cwd: opts.cwd },
       );
-      process.exit(code);
+      cli.exitCode = code;
     });
 }
