@@ -10,15 +10,18 @@ export function registerProxy(program: Command, cli: CliContext): void {
     .requiredOption('--log <file>', 'calls log to append to')
     .option('--session <n>', 'session number written into each record, or "auto" to count up per start', (v: string) => (v === 'auto' ? 'auto' : positiveInt(v)), 1 as number | 'auto')
     .option('--cwd <dir>', "the server's working directory")
+    .option('--max-calls <n>', 'refuse tools/call past N in this session (noted in <log>.capped)', positiveInt)
     .option('--launch <file>', "JSON {command, args, env, cwd}: start the server exactly so, with that environment and none of the proxy's")
     .argument('[command...]', 'the MCP server command, after -- (it inherits the proxy environment); or use --launch')
     .usage('--log FILE [--session N] (--launch FILE | -- <server command> [args...])')
-    .action(async (command: string[], opts: { log: string; session: number | 'auto'; cwd?: string; launch?: string }) => {
+    .action(async (command: string[], opts: { log: string; session: number | 'auto'; cwd?: string; launch?: string; maxCalls?: number }) => {
       if (opts.launch && command.length) throw new InputError('mcp-proxy: give either --launch or a command after --, not both');
       if (!opts.launch && !command.length) throw new InputError('mcp-proxy: missing the server: --launch FILE or -- <command>');
       const l = opts.launch ? readLaunchFile(opts.launch) : undefined;
       const code = await runProxy(
-        l ? { log: opts.log, session: opts.session, ...l } : { log: opts.log, session: opts.session, command: command[0], args: command.slice(1), cwd: opts.cwd },
+        l
+          ? { log: opts.log, session: opts.session, maxCalls: opts.maxCalls, ...l }
+          : { log: opts.log, session: opts.session, maxCalls: opts.maxCalls, command: command[0], args: command.slice(1), cwd: opts.cwd },
       );
       cli.exitCode = code;
     });

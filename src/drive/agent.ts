@@ -7,7 +7,7 @@ import { invokeAgent } from '../agent/invoke.js';
 import { selfCommand } from '../agent/self.js';
 import { addUsage, ZERO_USAGE, type AgentContext, type AgentDriver, type TurnParse } from '../agent/types.js';
 import type { CallRecord } from '../mcp/recorder.js';
-import { writeLaunchFile } from '../mcp/proxy.js';
+import { capLog, writeLaunchFile } from '../mcp/proxy.js';
 import { serverLaunch } from '../mcp/session.js';
 import { isolatedEnv } from '../fixture/fixture.js';
 import { handlesAfter, splitSessions, type Script } from '../model/policy.js';
@@ -36,6 +36,10 @@ export function readCalls(file: string): CallRecord[] {
     .split('\n')
     .filter(Boolean)
     .map((l) => JSON.parse(l) as CallRecord);
+}
+
+function lineCount(file: string): number {
+  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).length : 0;
 }
 
 const isToolCall = (c: CallRecord) => (c.method ?? 'tools/call') === 'tools/call';
@@ -90,19 +94,20 @@ export function agentDriver(o: AgentDriveOptions): Driver {
       const launchFile = join(env.cellDir, 'server-launch.json');
       writeLaunchFile(launchFile, launch);
       const self = selfCommand();
+      const maxTurns = o.maxTurns ?? rm.max_turns;
       const ctx: AgentContext = {
         fixture: env.fixture,
         profileDir: join(env.fixture.root, 'agent'),
         bin: o.agentBin,
         mcp: {
           command: self.command,
-          args: [...self.args, 'mcp-proxy', '--log', env.callsLog, '--session', 'auto', '--launch', launchFile],
+          args: [...self.args, 'mcp-proxy', '--log', env.callsLog, '--session', 'auto', '--launch', launchFile, '--max-calls', String(maxTurns)],
           env: isolatedEnv(env.fixture),
         },
         baseUrl,
         model: scripted ? 'scripted' : o.model,
         scripted,
-        maxTurns: o.maxTurns ?? rm.max_turns,
+        maxTurns,
       };
       mkdirSync(ctx.profileDir, { recursive: true });
       await o.driver.prepare(ctx);
@@ -122,6 +127,7 @@ export function agentDriver(o: AgentDriveOptions): Driver {
           const requestsBefore = server?.log.length ?? 0;
           const missingBefore = server?.missingTools.size ?? 0;
           const loggedBefore = readCalls(env.callsLog).length;
+          const cappedBefore = lineCount(capLog(env.callsLog));
           const inv = o.driver.invoke(ctx, prompt, { first: pi === 0, id: conversationId });
           const stem = `s${si + 1}p${pi + 1}`;
           const r = await invokeAgent(ctx.bin, inv, {
@@ -149,6 +155,9 @@ export function agentDriver(o: AgentDriveOptions): Driver {
             if (newlyMissing.length) invalid.push(`the agent did not offer the memory tool(s) ${newlyMissing.join(', ')}: the MCP server did not load`);
           }
           const logged = readCalls(env.callsLog).slice(loggedBefore);
+          const capped = lineCount(capLog(env.callsLog)) - cappedBefore;
+          if (capped > 0)
+            invalid.push(`max turns hit: the model asked for more than ${maxTurns} memory calls in one prompt and memeval's proxy refused ${capped} (raise --max-turns or the scenario's real_model.max_turns)`);
           // whatever the agent says about its MCP servers, the recording point saw the handshake or not
           if (!logged.some((c) => c.method === 'tools/list' && !c.is_error && c.result_text.trim() !== ''))
             invalid.push('the memory server never listed its tools to the agent (it did not start, or the agent never connected)');

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -15,6 +15,13 @@ export interface ProxyOptions {
   cwd?: string;
   /** the server's whole environment; absent = the proxy's own (manual use only) */
   env?: Record<string, string>;
+  /** refuse tools/call past this many in this proxy session (one agent prompt), noting each refusal */
+  maxCalls?: number;
+}
+
+/** The file beside the calls log where the proxy notes each tools/call refused by the cap. */
+export function capLog(log: string): string {
+  return `${log}.capped`;
 }
 
 const launchSchema = z.object({
@@ -68,9 +75,19 @@ export function runProxy(o: ProxyOptions): Promise<number> {
       onMsg(m);
     }
   };
+  let calls = 0;
   process.stdin.on('data', (chunk: Buffer) => {
     fromClient.append(chunk);
-    drain(fromClient, (m) => child.stdin.write(serializeMessage(recorder.outgoing(m))));
+    drain(fromClient, (m) => {
+      if ('method' in m && m.method === 'tools/call' && 'id' in m && o.maxCalls !== undefined && ++calls > o.maxCalls) {
+        // the cap memeval enforces for every agent, whatever its own turn switch does
+        const tool = String((m.params as { name?: string } | undefined)?.name ?? '');
+        appendFileSync(capLog(o.log), JSON.stringify({ tool, call: calls, cap: o.maxCalls, ts: new Date().toISOString() }) + '\n');
+        process.stdout.write(serializeMessage({ jsonrpc: '2.0', id: m.id, error: { code: -32000, message: `memeval: turn cap reached (${o.maxCalls} memory calls per prompt; --max-turns)` } }));
+        return;
+      }
+      child.stdin.write(serializeMessage(recorder.outgoing(m)));
+    });
   });
   process.stdin.on('end', () => child.stdin.end());
   child.stdin.on('error', () => {});

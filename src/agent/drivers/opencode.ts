@@ -36,8 +36,9 @@ function config(ctx: AgentContext): Record<string, unknown> {
     permission: { '*': 'allow' },
     // permission '*' approves everything: its file and shell tools are its own way to keep memory
     tools: { write: false, edit: false, patch: false, bash: false },
-    // past the cap opencode forces a text-only answer
-    agent: { build: { steps: ctx.maxTurns } },
+    // past its cap opencode forces a text-only answer and reports nothing: one step more than
+    // memeval's proxy allows memory calls, so the proxy's cap is the one hit, and seen
+    agent: { build: { steps: ctx.maxTurns + 1 } },
   };
 }
 

@@ -1,0 +1,48 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { getDriver, installAgent } from '../src/agent/registry.ts';
+import { AGENT_NAMES } from '../src/agent/types.ts';
+import { memeval, tempDir } from './helpers.ts';
+
+// Limits are enforced for every agent, and a cell that hits one is invalid, never judged.
+
+function writeScenario(dir: string, id: string, body: Record<string, unknown>): string {
+  const scenarios = join(dir, 'scenarios');
+  mkdirSync(scenarios, { recursive: true });
+  writeFileSync(join(scenarios, `${id}.json5`), JSON.stringify({ schema_version: 1, id, title: 't', description: 'd', ...body }));
+  return scenarios;
+}
+
+async function runOne(t: { after: (fn: () => void) => void }, args: string[], env: Record<string, string> = {}) {
+  const dir = tempDir(t);
+  const t0 = performance.now();
+  const r = await memeval([...args, '--json', '--out', join(dir, 'out')], { env: { NO_COLOR: '1', ...env }, timeout: 600_000 });
+  const ms = performance.now() - t0;
+  assert.ok(r.stdout.trim().startsWith('{'), `no report (exit ${r.exitCode}): ${r.stderr.slice(-1500)}`);
+  return { report: JSON.parse(r.stdout), ms, r };
+}
+
+for (const agent of AGENT_NAMES) {
+  test(`${agent}: a prompt that needs more turns than --max-turns makes the cell invalid`, { timeout: 600_000 }, async (t) => {
+    await installAgent(getDriver(agent), (s) => t.diagnostic(s));
+    const scenarios = writeScenario(tempDir(t), 'many-calls', {
+      deterministic: {
+        well_behaved: [
+          { op: 'remember', content: 'User likes tea' },
+          { op: 'remember', content: 'User likes green tea' },
+          { op: 'remember', content: 'User likes oolong tea' },
+        ],
+        violation: null,
+      },
+      real_model: { sessions: [{ prompts: ['Remember: I like tea, green tea and oolong tea.'] }], max_turns: 8 },
+      assertions: [{ kind: 'count', name: 'teas', phase: 'both', contains: 'tea', op: 'eq', value: 3 }],
+    });
+    // server-memory's remember is two calls: six memory calls in one prompt against a cap of 2
+    const { report } = await runOne(t, ['run', '--agent-turn', '--agent', agent, '--model', 'scripted', '--scenarios', scenarios, '--max-turns', '2']);
+    const cell = report.results[0];
+    assert.equal(cell.verdict, 'invalid', `${cell.verdict}: ${cell.reason}`);
+    assert.match(cell.reason, /max (session )?turns/i);
+  });
+}
