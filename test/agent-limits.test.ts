@@ -2,6 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { getDriver, installAgent } from '../src/agent/registry.ts';
 import { AGENT_NAMES } from '../src/agent/types.ts';
 import { memeval, tempDir } from './helpers.ts';
@@ -44,5 +46,39 @@ for (const agent of AGENT_NAMES) {
     const cell = report.results[0];
     assert.equal(cell.verdict, 'invalid', `${cell.verdict}: ${cell.reason}`);
     assert.match(cell.reason, /max (session )?turns/i);
+  });
+}
+
+for (const agent of AGENT_NAMES) {
+  test(`${agent}: a refused key (401) and a dead base URL each end the cell as invalid within 30 s`, { timeout: 600_000 }, async (t) => {
+    const driver = getDriver(agent);
+    await installAgent(driver, (s) => t.diagnostic(s));
+    const keys = Object.fromEntries(driver.keyEnv.map((k) => [k, 'sk-revoked-key']));
+    const refuse = createServer((_req, res) => {
+      res.writeHead(401, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ type: 'error', error: { type: 'authentication_error', code: 401, message: 'invalid api key' } }));
+    });
+    await new Promise<void>((r) => refuse.listen(0, '127.0.0.1', r));
+    t.after(() => refuse.close());
+    const dead = createServer();
+    await new Promise<void>((r) => dead.listen(0, '127.0.0.1', r));
+    const deadPort = (dead.address() as AddressInfo).port;
+    await new Promise<void>((r) => dead.close(() => r()));
+    const cases = [
+      { name: '401', url: `http://127.0.0.1:${(refuse.address() as AddressInfo).port}`, reason: /refused the API key \(HTTP 401\)/ },
+      { name: 'dead base URL', url: `http://127.0.0.1:${deadPort}`, reason: /unreachable \(ECONNREFUSED\)/ },
+    ];
+    for (const c of cases) {
+      const { report, ms } = await runOne(
+        t,
+        ['run', '--agent-turn', '--i-understand-model-cost', '--agent', agent, '--model', 'test-model', '--base-url', c.url, '--scenario', 'tentative-preference-not-stored'],
+        keys,
+      );
+      const cell = report.results[0];
+      t.diagnostic(`${agent} ${c.name}: invalid after ${Math.round(ms)} ms (whole memeval run)`);
+      assert.equal(cell.verdict, 'invalid', `${c.name}: ${cell.verdict} ${cell.reason}`);
+      assert.match(cell.reason, c.reason);
+      assert.ok(ms < 30_000, `${c.name}: ${Math.round(ms)} ms`);
+    }
   });
 }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { AgentRunInfo } from '../core/results.js';
 import { assertAllowed, type GateDecision } from '../agent/cost-gate.js';
 import { invokeAgent } from '../agent/invoke.js';
+import { preflight } from '../agent/preflight.js';
 import { selfCommand } from '../agent/self.js';
 import { addUsage, ZERO_USAGE, type AgentContext, type AgentDriver, type TurnParse } from '../agent/types.js';
 import type { CallRecord } from '../mcp/recorder.js';
@@ -86,6 +87,11 @@ export function agentDriver(o: AgentDriveOptions): Driver {
         usage: { ...ZERO_USAGE },
       };
       mkdirSync(join(env.cellDir, 'transcripts'), { recursive: true });
+      // a dead endpoint or a refused key ends the cell now, not after the agent's own retries
+      if (!scripted) {
+        const refused = await preflight(o.driver.name, o.baseUrl);
+        if (refused) return { invalid: [refused], agent };
+      }
       server = scripted ? new ScriptedModelServer() : undefined;
       const baseUrl = server ? await server.start() : o.baseUrl;
       const launch = serverLaunch(env.decl, env.bin, env.fixture, env.serverEnv);
