@@ -1,12 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import JSON5 from 'json5';
 import { join } from 'node:path';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getDriver, installAgent } from '../src/agent/registry.ts';
 import { AGENT_NAMES } from '../src/agent/types.ts';
-import { memeval, tempDir } from './helpers.ts';
+import { memeval, ROOT, tempDir } from './helpers.ts';
 
 // Limits are enforced for every agent, and a cell that hits one is invalid, never judged.
 
@@ -82,3 +83,37 @@ for (const agent of AGENT_NAMES) {
     }
   });
 }
+
+/** server-memory behind a start-up delay: a slow server on a loaded machine. */
+function slowTarget(dir: string, delayMs: number): string {
+  const serverMemory = join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-memory', 'dist', 'index.js');
+  const script = join(dir, 'slow.mjs');
+  writeFileSync(script, `await new Promise((r) => setTimeout(r, ${delayMs}));\nawait import(${JSON.stringify(serverMemory)});\n`);
+  const decl = JSON5.parse(readFileSync(join(ROOT, 'eval', 'targets', 'server-memory.json5'), 'utf8'));
+  delete decl.package;
+  decl.name = 'slow-memory';
+  decl.description = `server-memory that starts ${delayMs} ms late, made by the test`;
+  decl.server = { ...decl.server, command: process.execPath, args: [script] };
+  const file = join(dir, 'slow-memory.json5');
+  writeFileSync(file, JSON.stringify(decl));
+  return file;
+}
+
+for (const agent of AGENT_NAMES) {
+  test(`${agent}: waits for a memory server that takes 10 s to start`, { timeout: 600_000 }, async (t) => {
+    await installAgent(getDriver(agent), (s) => t.diagnostic(s));
+    const target = slowTarget(tempDir(t), 10_000);
+    const { report } = await runOne(t, ['run', '--agent-turn', '--agent', agent, '--model', 'scripted', '--target', target, '--scenario', 'tentative-preference-not-stored']);
+    const cell = report.results[0];
+    assert.equal(cell.verdict, 'pass', `${cell.verdict}: ${cell.reason}`);
+  });
+}
+
+test('claude-code: a server slower than --mcp-timeout is invalid, and the reason names the limit', { timeout: 600_000 }, async (t) => {
+  await installAgent(getDriver('claude-code'), (s) => t.diagnostic(s));
+  const target = slowTarget(tempDir(t), 10_000);
+  const { report } = await runOne(t, ['run', '--agent-turn', '--agent', 'claude-code', '--model', 'scripted', '--target', target, '--scenario', 'tentative-preference-not-stored', '--mcp-timeout', '2000']);
+  const cell = report.results[0];
+  assert.equal(cell.verdict, 'invalid', `${cell.verdict}: ${cell.reason}`);
+  assert.match(cell.reason, /--mcp-timeout 2000 ms/);
+});

@@ -55,7 +55,12 @@ export interface AgentContext {
   model: string;
   scripted: boolean;
   maxTurns: number;
+  /** how long to wait for the memory server to start and list its tools */
+  mcpTimeoutMs: number;
 }
+
+/** Long enough for the slowest built-in target to start on a loaded 2-core machine. */
+export const DEFAULT_MCP_TIMEOUT_MS = 60_000;
 
 /** What one prompt's raw output says, in the agent's own format. */
 export interface TurnParse {

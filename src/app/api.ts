@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import type { CellResult, Report } from '../core/results.js';
 import { costGate, SCRIPTED_MODEL, type GateDecision } from '../agent/cost-gate.js';
 import { getDriver, installAgents, resolveAgentBin } from '../agent/registry.js';
-import { AGENT_NAMES } from '../agent/types.js';
+import { AGENT_NAMES, DEFAULT_MCP_TIMEOUT_MS } from '../agent/types.js';
 import { writeBlockedReport } from '../report/blocked.js';
 import type { RepeatStats } from '../report/repeats.js';
 import { installTargets, targetNames } from '../targets/install-many.js';
@@ -31,6 +31,8 @@ export interface RunRequest {
   policy?: 'well-behaved' | 'violation';
   baseUrl?: string;
   promptTimeoutMs?: number;
+  /** how long an agent waits for the memory server to connect (default DEFAULT_MCP_TIMEOUT_MS) */
+  mcpTimeoutMs?: number;
   signal?: AbortSignal;
   onResult?: (r: CellResult) => void;
   /** progress lines (installs, the run's header) */
@@ -109,6 +111,7 @@ export async function run(req: RunRequest = {}): Promise<RunResponse> {
     repeat,
     maxTurns: req.maxTurns,
     promptTimeoutMs: req.promptTimeoutMs ?? 300000,
+    mcpTimeoutMs: req.mcpTimeoutMs ?? DEFAULT_MCP_TIMEOUT_MS,
   });
   return { report: r.report, reportPath: r.reportPath, exitCode: r.report.summary.exit_code, gate };
 }

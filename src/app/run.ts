@@ -78,6 +78,7 @@ export interface AgentRunOptions extends CommonRunOptions {
   repeat: number;
   maxTurns?: number;
   promptTimeoutMs: number;
+  mcpTimeoutMs: number;
 }
 
 /** The real-model layer: every scenario with a real_model block × target × repeat through an agent. */

@@ -4,7 +4,7 @@ import { Option } from 'commander';
 import chalk from 'chalk';
 import { run } from '../app/api.js';
 import { SCRIPTED_MODEL } from '../agent/cost-gate.js';
-import { AGENT_NAMES } from '../agent/types.js';
+import { AGENT_NAMES, DEFAULT_MCP_TIMEOUT_MS } from '../agent/types.js';
 import { formatClosing, formatPhase, formatRepeats } from '../report/console.js';
 import { formatMatrix } from '../report/matrix.js';
 import { DEFAULT_TARGET } from '../targets/loader.js';
@@ -30,6 +30,7 @@ export interface RunFlags {
   policy: 'well-behaved' | 'violation';
   baseUrl?: string;
   promptTimeout: number;
+  mcpTimeout: number;
 }
 
 export function registerRun(program: Command, cli: CliContext): void {
@@ -53,6 +54,7 @@ export function registerRun(program: Command, cli: CliContext): void {
     .addOption(new Option('--policy <policy>', 'what the scripted model replays').choices(['well-behaved', 'violation']).default('well-behaved'))
     .option('--base-url <url>', "the model endpoint for the agent (default: the agent's own)")
     .option('--prompt-timeout <ms>', 'per-prompt timeout for agent turns', positiveInt, 300000)
+    .option('--mcp-timeout <ms>', "how long each agent waits for the memory server to start and list its tools", positiveInt, DEFAULT_MCP_TIMEOUT_MS)
     .addHelpText(
       'after',
       `
@@ -87,6 +89,7 @@ Each cell runs in a fresh fixture (project dir + isolated HOME). The report is w
           policy: flags.policy,
           baseUrl: flags.baseUrl,
           promptTimeoutMs: flags.promptTimeout,
+          mcpTimeoutMs: flags.mcpTimeout,
           signal: abort.signal,
           onResult: (c) => log(formatPhase(c)),
           log: (s) => log(chalk.dim(s)),

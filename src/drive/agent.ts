@@ -29,6 +29,8 @@ export interface AgentDriveOptions {
   repeat: number;
   maxTurns?: number;
   promptTimeoutMs: number;
+  /** how long the agent waits for the memory server to connect */
+  mcpTimeoutMs: number;
 }
 
 export function readCalls(file: string): CallRecord[] {
@@ -114,6 +116,7 @@ export function agentDriver(o: AgentDriveOptions): Driver {
         model: scripted ? 'scripted' : o.model,
         scripted,
         maxTurns,
+        mcpTimeoutMs: o.mcpTimeoutMs,
       };
       mkdirSync(ctx.profileDir, { recursive: true });
       await o.driver.prepare(ctx);
@@ -167,6 +170,10 @@ export function agentDriver(o: AgentDriveOptions): Driver {
           // whatever the agent says about its MCP servers, the recording point saw the handshake or not
           if (!logged.some((c) => c.method === 'tools/list' && !c.is_error && c.result_text.trim() !== ''))
             invalid.push('the memory server never listed its tools to the agent (it did not start, or the agent never connected)');
+          // a server that did not connect in time: say which limit to raise
+          for (const [i, why] of invalid.entries())
+            if (/did not load|never listed its tools|did not offer the memory tool/.test(why))
+              invalid[i] = `${why} (the agent waited up to --mcp-timeout ${o.mcpTimeoutMs} ms for it; raise it for a slow server or a loaded machine)`;
           agent.turns.push({
             session: si + 1,
             prompt: pi + 1,

@@ -52,6 +52,9 @@ export const claudeCode: AgentDriver = {
       IS_SANDBOX: '1',
       // wait for the memory server before the first model turn, or a slow start leaves it "pending"
       MCP_CONNECTION_NONBLOCKING: '0',
+      // ... for up to this long (its default gives up after a few seconds: "status pending")
+      MCP_TIMEOUT: String(ctx.mcpTimeoutMs),
+      MCP_CONNECT_TIMEOUT_MS: String(ctx.mcpTimeoutMs),
       ...MEMORY_OFF,
       ...INSTRUCTIONS_OFF,
       // without it Claude Code also talks to its vendor's hosts directly

@@ -53,7 +53,7 @@ export const codex: AgentDriver = {
           env: ctx.mcp.env,
           // a memory server that fails to start must fail the turn, not silently drop the tools
           required: true,
-          startup_timeout_sec: 30,
+          startup_timeout_sec: Math.ceil(ctx.mcpTimeoutMs / 1000),
           default_tools_approval_mode: 'approve',
         },
       },

@@ -32,7 +32,7 @@ function config(ctx: AgentContext): Record<string, unknown> {
     // title generation and summaries go to small_model: keep them off the vendor's default
     small_model: model,
     ...provider,
-    mcp: { memory: { type: 'local', command: [ctx.mcp.command, ...ctx.mcp.args], environment: ctx.mcp.env, enabled: true } },
+    mcp: { memory: { type: 'local', command: [ctx.mcp.command, ...ctx.mcp.args], environment: ctx.mcp.env, enabled: true, timeout: ctx.mcpTimeoutMs } },
     permission: { '*': 'allow' },
     // permission '*' approves everything: its file and shell tools are its own way to keep memory
     tools: { write: false, edit: false, patch: false, bash: false },
