@@ -124,8 +124,8 @@ export function agentDriver(o: AgentDriveOptions): Driver {
       let handles = env.handles;
       const chunks = splitSessions(steps);
       for (const [si, session] of rm.sessions.entries()) {
-        // extra chunks (more restarts than sessions) go to the last session
-        const chunk = si === rm.sessions.length - 1 ? chunks.slice(si).flat() : (chunks[si] ?? []);
+        // one restart-separated part per session: scenario validation refuses a mismatch
+        const chunk = chunks[si] ?? [];
         const script: Script = { decl: env.decl, steps: chunk, handles };
         const callsBefore = readCalls(env.callsLog).length;
         let conversationId: string = randomUUID();
