@@ -58,11 +58,14 @@ export async function run(req: RunRequest = {}): Promise<RunResponse> {
   const outDir = resolve(req.outDir ?? 'runs');
   const gate = costGate(req);
   if (gate.layer === 'real-model' && !gate.allowed) {
-    const { report, reportPath } = writeBlockedReport(outDir, gate.reason, scenarios.map((s) => s.scenario.id), {
+    // only the scenarios that would really have run: those with prompts for an agent
+    const wouldRun = scenarios.filter((s) => s.scenario.real_model).map((s) => s.scenario.id);
+    const { report, reportPath } = writeBlockedReport(outDir, gate.reason, wouldRun, {
       agent: req.agent ?? null,
       model: req.model ?? null,
       agent_turn: Boolean(req.agentTurn),
       i_understand_model_cost: Boolean(req.iUnderstandModelCost),
+      repeat: req.repeat ?? 1,
     });
     return { report, reportPath, exitCode: report.summary.exit_code, gate };
   }

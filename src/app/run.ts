@@ -1,7 +1,7 @@
 import { join } from 'node:path';
-import type { CellResult, Report } from '../core/results.js';
+import type { CellResult, Report, TokenUsage, UsageTotal } from '../core/results.js';
 import { assertAllowed, type GateDecision } from '../agent/cost-gate.js';
-import type { AgentDriver } from '../agent/types.js';
+import { addUsage, ZERO_USAGE, type AgentDriver } from '../agent/types.js';
 import { agentDriver } from '../drive/agent.js';
 import { replayDriver } from '../drive/replay.js';
 import { repeatStats, type RepeatStats } from '../report/repeats.js';
@@ -82,7 +82,7 @@ export interface AgentRunOptions extends CommonRunOptions {
 }
 
 /** The real-model layer: every scenario with a real_model block × target × repeat through an agent. */
-export async function runRealModel(o: AgentRunOptions): Promise<RunResult<{ repeats: RepeatStats[] }>> {
+export async function runRealModel(o: AgentRunOptions): Promise<RunResult<{ repeats: RepeatStats[]; usage_total: UsageTotal }>> {
   assertAllowed(o.gate);
   const runId = o.runId ?? newRunId();
   const runDir = join(o.outDir, runId);
@@ -128,7 +128,17 @@ export async function runRealModel(o: AgentRunOptions): Promise<RunResult<{ repe
       results,
       interrupted: Boolean(o.signal?.aborted),
     },
-    { repeats: repeatStats(results) },
+    { repeats: repeatStats(results), usage_total: usageTotal(results, scripted) },
   );
   return { report, reportPath, runDir };
+}
+
+/**
+ * Tokens (and cost, where the agents reported one) over every agent cell of the run. With the
+ * scripted model the counts are the stand-in's rough estimates, not a model's: marked so.
+ */
+export function usageTotal(results: CellResult[], scripted: boolean): UsageTotal {
+  let u: TokenUsage = { ...ZERO_USAGE };
+  for (const r of results) if (r.agent) u = addUsage(u, r.agent.usage);
+  return { ...u, estimated: scripted, cells: results.filter((r) => r.agent).length };
 }

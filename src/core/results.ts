@@ -89,6 +89,8 @@ export const agentRunInfoSchema = z.looseObject({
   policy: z.enum(['well-behaved', 'violation']).nullable(),
   repeat: z.number(),
   memory_off: z.record(z.string(), z.string()),
+  /** true with the scripted model: token counts are its rough estimates */
+  usage_estimated: z.boolean().optional(),
   instructions_off: z.record(z.string(), z.string()).optional(),
   turns: z.array(turnRecordSchema),
   usage: tokenUsageSchema,
@@ -152,6 +154,14 @@ export type Summary = z.infer<typeof summarySchema>;
 export const targetInfoSchema = z.looseObject({ name: z.string(), package: z.string(), version: z.string(), claims: z.array(z.string()) });
 export type TargetInfo = z.infer<typeof targetInfoSchema>;
 
+/** Tokens over every agent cell of a run; cost only where the agents reported one. */
+export const usageTotalSchema = tokenUsageSchema.extend({
+  /** true with the scripted model: the counts are its rough estimates, not a model's */
+  estimated: z.boolean(),
+  cells: z.number(),
+});
+export type UsageTotal = z.infer<typeof usageTotalSchema>;
+
 export const REPORT_SCHEMA_VERSION = 2 as const;
 
 export const reportSchema = z.looseObject({
@@ -170,5 +180,7 @@ export const reportSchema = z.looseObject({
   matrix: matrixSchema,
   summary: summarySchema,
   warnings: z.array(z.string()),
+  /** real-model runs: tokens (and cost where known) over the whole run */
+  usage_total: usageTotalSchema.optional(),
 });
 export type Report = z.infer<typeof reportSchema>;

@@ -84,6 +84,7 @@ export function agentDriver(o: AgentDriveOptions): Driver {
         policy: scripted ? o.policy : null,
         repeat: o.repeat,
         memory_off: o.driver.memoryOff,
+        usage_estimated: scripted,
         instructions_off: o.driver.instructionsOff,
         turns: [],
         usage: { ...ZERO_USAGE },

@@ -56,8 +56,11 @@ export function formatRepeats(stats: RepeatStats[]): string {
 export function formatClosing(report: Report, reportPath: string): string {
   const s = report.summary;
   const parts = Object.entries(s.by_verdict).map(([v, n]) => `${n} ${v}`);
+  const u = report.usage_total;
+  const cost = u && (u.cost_usd !== null ? `, $${u.cost_usd} as the agents reported it` : ', cost not reported by the agent');
   return [
     chalk.dim(`verdicts: ${parts.join(', ')}`),
+    ...(u ? [chalk.dim(`tokens: ${u.input} in, ${u.output} out over ${u.cells} agent cell(s)${u.estimated ? ' (estimated by the scripted model)' : ''}${cost}`)] : []),
     chalk.dim(`report: ${reportPath}`),
     `${s.passed} passed, ${s.failed} failed`,
   ].join('\n');
