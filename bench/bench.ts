@@ -104,6 +104,11 @@ console.log(`\n${scenarios.length} scenarios, ${warm.report.results.length} phas
 console.log(`bare SDK script       ${b.toFixed(0)} ms`);
 console.log(`memeval, 1 worker     ${m1.toFixed(0)} ms   overhead ${(m1 / b).toFixed(2)}x bare (aim <= 1.15x)`);
 console.log(`memeval, 2 workers    ${m2.toFixed(0)} ms   speed-up ${(m1 / m2).toFixed(2)}x (aim >= 1.7x)`);
+// where a cell's time goes, summed over the warm-up run's cells (1 worker)
+const stages = new Map<string, number>();
+for (const r of warm.report.results) for (const [k, v] of Object.entries(r.timings_ms ?? {})) stages.set(k, (stages.get(k) ?? 0) + v);
+const total = [...stages.values()].reduce((a, b) => a + b, 0);
+console.log(`cell stages (1 worker, summed): ${[...stages].map(([k, v]) => `${k} ${v.toFixed(0)} ms (${((v / total) * 100).toFixed(0)}%)`).join(', ')}`);
 
 const pct = (xs: number[], p: number) => {
   if (!xs.length) return NaN;
