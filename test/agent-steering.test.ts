@@ -86,3 +86,40 @@ for (const [agent, write] of Object.entries(OWN_MEMORY_WRITE)) {
     assert.ok(Object.keys(cell.agent.memory_off).length > 0, 'the report records the switches');
   });
 }
+
+for (const agent of AGENT_NAMES) {
+  test(`${agent}: a model that never calls a memory tool does not pass on "count eq 0" checks`, { timeout: 600_000 }, async (t) => {
+    await installAgent(getDriver(agent), (s) => t.diagnostic(s));
+    // only "nothing stored" checks, while the well-behaved script stores something: a silent
+    // model satisfies every assertion, and only the no-memory-call rule can stop a pass
+    const dir = tempDir(t);
+    const scenarios = join(dir, 'scenarios');
+    mkdirSync(scenarios);
+    writeFileSync(
+      join(scenarios, 'only-negative-checks.json5'),
+      JSON.stringify({
+        schema_version: 1,
+        id: 'only-negative-checks',
+        title: 't',
+        description: 'd',
+        deterministic: { well_behaved: [{ op: 'remember', content: 'User writes backend services in Go' }], violation: null },
+        real_model: { sessions: [{ prompts: ['I write my backend services in Go. I might switch to Rust someday. Remember my preferences.'] }] },
+        assertions: [
+          { kind: 'count', name: 'no musing stored', phase: 'both', contains: 'someday', op: 'eq', value: 0 },
+          { kind: 'absent', name: 'no Rust', phase: 'both', text: 'Rust' },
+        ],
+      }),
+    );
+    const r = await memeval(['run', '--agent-turn', '--agent', agent, '--model', 'scripted', '--policy', 'no-memory', '--scenarios', scenarios, '--json', '--out', join(dir, 'out')], {
+      env: { NO_COLOR: '1' },
+      timeout: 480_000,
+    });
+    assert.ok(r.stdout.trim().startsWith('{'), `no report (exit ${r.exitCode}): ${r.stderr.slice(-1500)}`);
+    const cell = JSON.parse(r.stdout).results[0];
+    assert.equal(cell.agent.policy, 'no-memory');
+    assert.ok(cell.agent.turns.every((tu: { model_requests: number; tool_calls: unknown[] }) => tu.model_requests > 0 && tu.tool_calls.length === 0), 'the model was asked and called nothing');
+    assert.equal(cell.verdict, 'fail', `${cell.verdict}: ${cell.reason}`);
+    assert.match(cell.reason, /made no memory call/);
+    assert.equal(r.exitCode, 1);
+  });
+}

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { CellResult, Report } from '../core/results.js';
+import type { CellResult, Report, ScriptedPolicy } from '../core/results.js';
 import { costGate, SCRIPTED_MODEL, type GateDecision } from '../agent/cost-gate.js';
 import { getDriver, installAgents, resolveAgentBin } from '../agent/registry.js';
 import { AGENT_NAMES, DEFAULT_MCP_TIMEOUT_MS } from '../agent/types.js';
@@ -28,7 +28,7 @@ export interface RunRequest {
   model?: string;
   repeat?: number;
   maxTurns?: number;
-  policy?: 'well-behaved' | 'violation';
+  policy?: ScriptedPolicy;
   baseUrl?: string;
   promptTimeoutMs?: number;
   /** how long an agent waits for the memory server to connect (default DEFAULT_MCP_TIMEOUT_MS) */

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import chalk from 'chalk';
 import { run } from '../app/api.js';
+import { SCRIPTED_POLICIES, type ScriptedPolicy } from '../core/results.js';
 import { SCRIPTED_MODEL } from '../agent/cost-gate.js';
 import { AGENT_NAMES, DEFAULT_MCP_TIMEOUT_MS } from '../agent/types.js';
 import { formatClosing, formatPhase, formatRepeats } from '../report/console.js';
@@ -27,7 +28,7 @@ export interface RunFlags {
   model?: string;
   repeat: number;
   maxTurns?: number;
-  policy: 'well-behaved' | 'violation';
+  policy: ScriptedPolicy;
   baseUrl?: string;
   promptTimeout: number;
   mcpTimeout: number;
@@ -51,7 +52,7 @@ export function registerRun(program: Command, cli: CliContext): void {
     .option('--i-understand-model-cost', 'allow real (paid) model turns; required with --agent-turn unless --model scripted')
     .option('--repeat <n>', 'run each real-model scenario N times (pass rate, pass^N, Wilson interval)', positiveInt, 1)
     .option('--max-turns <n>', "cap on the agent's turns per prompt (default: the scenario's max_turns)", positiveInt)
-    .addOption(new Option('--policy <policy>', 'what the scripted model replays').choices(['well-behaved', 'violation']).default('well-behaved'))
+    .addOption(new Option('--policy <policy>', 'what the scripted model replays').choices([...SCRIPTED_POLICIES]).default('well-behaved'))
     .option('--base-url <url>', "the model endpoint for the agent (default: the agent's own)")
     .option('--prompt-timeout <ms>', 'per-prompt timeout for agent turns', positiveInt, 300000)
     .option('--mcp-timeout <ms>', "how long each agent waits for the memory server to start and list its tools", positiveInt, DEFAULT_MCP_TIMEOUT_MS)

@@ -17,6 +17,13 @@ export const PHASES = ['well-behaved', 'violation', 'real-model'] as const;
 export type Phase = (typeof PHASES)[number];
 export type DeterministicPhase = Exclude<Phase, 'real-model'>;
 
+/**
+ * What memeval's scripted model plays: the scenario's well-behaved or violation script, or
+ * no-memory (answers without ever calling a memory tool: a model that must never pass).
+ */
+export const SCRIPTED_POLICIES = ['well-behaved', 'violation', 'no-memory'] as const;
+export type ScriptedPolicy = (typeof SCRIPTED_POLICIES)[number];
+
 export const DRIVERS = ['replay', 'agent', 'fuzz'] as const;
 export type DriverKind = (typeof DRIVERS)[number];
 
@@ -86,7 +93,7 @@ export const agentRunInfoSchema = z.looseObject({
   model: z.string(),
   /** true when memeval's scripted model stood in for the model */
   scripted: z.boolean(),
-  policy: z.enum(['well-behaved', 'violation']).nullable(),
+  policy: z.enum(SCRIPTED_POLICIES).nullable(),
   repeat: z.number(),
   memory_off: z.record(z.string(), z.string()),
   /** true with the scripted model: token counts are its rough estimates */

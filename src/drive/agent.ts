@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AgentRunInfo } from '../core/results.js';
+import type { AgentRunInfo, ScriptedPolicy } from '../core/results.js';
 import { assertAllowed, type GateDecision } from '../agent/cost-gate.js';
 import { invokeAgent } from '../agent/invoke.js';
 import { preflight } from '../agent/preflight.js';
@@ -25,7 +25,7 @@ export interface AgentDriveOptions {
   agentVersion: string;
   model: string;
   baseUrl?: string;
-  policy: 'well-behaved' | 'violation';
+  policy: ScriptedPolicy;
   repeat: number;
   maxTurns?: number;
   promptTimeoutMs: number;
@@ -61,7 +61,7 @@ export function agentDriver(o: AgentDriveOptions): Driver {
   const rm = scenario.real_model!;
   const violation = scenario.deterministic.violation;
   const judgedAs = scripted && o.policy === 'violation' ? 'violation' : 'well-behaved';
-  const steps = !scripted ? [] : o.policy === 'violation' ? (violation?.steps ?? []) : scenario.deterministic.well_behaved;
+  const steps = !scripted || o.policy === 'no-memory' ? [] : o.policy === 'violation' ? (violation?.steps ?? []) : scenario.deterministic.well_behaved;
   let server: ScriptedModelServer | undefined;
   return {
     kind: 'agent',
