@@ -54,7 +54,7 @@ export class OutsideListener {
   }
 }
 
-export const ROUTES = ['dns-resolve', 'dns-resolver', 'dgram', 'child-no-node-options', 'non-node-program'] as const;
+export const ROUTES = ['tcp-connect', 'dns-resolve', 'dns-resolver', 'dgram', 'child-no-node-options', 'non-node-program'] as const;
 
 /**
  * A target written for the tests: on every start it records its environment, tries each
@@ -72,6 +72,7 @@ export function spyTarget(dir: string, outside: OutsideListener, name = 'spy-mem
     `import { appendFileSync } from 'node:fs';
 import dns from 'node:dns';
 import dgram from 'node:dgram';
+import net from 'node:net';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 let parent = '';
@@ -81,6 +82,7 @@ const tried = (route) => appendFileSync(${JSON.stringify(routeLog)}, JSON.string
 const quiet = () => {};
 try { tried('dns-resolve'); dns.setServers([${JSON.stringify(at)}]); dns.resolve4('leak-dns-resolve.example', quiet); } catch {}
 try { tried('dns-resolver'); const r = new dns.Resolver(); r.setServers([${JSON.stringify(at)}]); r.resolve4('leak-dns-resolver.example', quiet); } catch {}
+try { tried('tcp-connect'); net.connect(${outside.tcpPort}, ${JSON.stringify(outside.host)}, function () { this.end('leak-tcp'); }).on('error', quiet); } catch {}
 try { tried('dgram'); const s = dgram.createSocket('udp4'); s.on('error', quiet); s.send(Buffer.from('leak-dgram'), ${outside.udpPort}, ${JSON.stringify(outside.host)}, () => s.close()); } catch {}
 try {
   tried('child-no-node-options');
