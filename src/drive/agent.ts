@@ -97,7 +97,7 @@ export function agentDriver(o: AgentDriveOptions): Driver {
       }
       server = scripted ? new ScriptedModelServer() : undefined;
       const baseUrl = server ? await server.start() : o.baseUrl;
-      const launch = serverLaunch(env.decl, env.bin, env.fixture, env.serverEnv);
+      const launch = serverLaunch(env.decl, env.bin, env.fixture, env.serverEnv, env.bridges);
       // the proxy reads the server's launch and whole environment from this file, never from the
       // agent: agents hand their own env (API keys) to MCP servers, and some strip NODE_OPTIONS
       const launchFile = join(env.cellDir, 'server-launch.json');

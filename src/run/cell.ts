@@ -6,7 +6,8 @@ import { readCalls } from '../drive/agent.js';
 import { buildEvidence, toolToOp, type Evidence } from '../evidence/build.js';
 import { createFixture, disposeFixture, gitInit, writeSetupFiles, type Fixture } from '../fixture/fixture.js';
 import { guardEnv, refusalWarnings } from '../fixture/netguard.js';
-import { networkWarning } from '../fixture/sandbox.js';
+import { netnsPrefix, networkWarning, type LoopbackBridge } from '../fixture/sandbox.js';
+import { openBridge } from '../fixture/bridge.js';
 import { fixtureFilesToScan } from '../judge/fixture-files.js';
 import type { NetworkMode } from '../core/results.js';
 import { runJudges } from '../judge/registry.js';
@@ -20,6 +21,10 @@ import type { TargetDecl } from '../targets/schema.js';
 import { Interrupted } from '../util/errors.js';
 import { fillString } from '../util/template.js';
 import { missingSeeds } from './seed-check.js';
+import { providerUnsupported, startProviderForCell } from '../model/provider/cell.js';
+import { writeDeclFiles } from '../fixture/decl-files.js';
+import { writeFixtureModel } from '../model/provider/fixture-model.js';
+import { storeUnsupported } from '../targets/applicability.js';
 import { Teardown } from './teardown.js';
 
 export interface CellOptions {
@@ -95,7 +100,11 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
   });
 
   const lacking = missingOps(decl, opsNeeded(scenario, driver.steps));
-  const unsupported = driver.unsupported?.() ?? (lacking.length ? `target lacks op(s): ${lacking.join(', ')}` : undefined);
+  const unsupported =
+    driver.unsupported?.() ??
+    (lacking.length ? `target lacks op(s): ${lacking.join(', ')}` : undefined) ??
+    providerUnsupported(scenario, decl) ??
+    storeUnsupported(scenario, decl);
   if (unsupported) return finish({ verdict: 'unsupported', reason: unsupported });
 
   mkdirSync(o.cellDir, { recursive: true });
@@ -115,6 +124,8 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
     teardown.add('remove fixture', async () => {
       fixtureState = await disposeFixture(fixture, o.keep);
     });
+    // loopback services of the host (the model provider) the target reaches from its namespace
+    const bridges: LoopbackBridge[] = [];
     const sessions: Sessions = {
       current: () => session,
       start: async () => {
@@ -127,6 +138,7 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
           logFile: callsLog,
           stderrFile: join(o.cellDir, `stderr.${sessionNo}.log`),
           env: serverEnv,
+          bridges,
         });
         startMs.push(Math.round(session.startMs));
         sawNetwork(session.network);
@@ -141,9 +153,24 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
     teardown.add('stop target', () => sessions.stop());
     if (driver.cleanup) teardown.add(`stop ${driver.kind} driver`, () => driver.cleanup!());
 
+    // the model provider a target is pointed at through {{provider}}: up before the target, down after the probe
+    const provider = await startProviderForCell({ scenario, decl, cellDir: o.cellDir, phase: driver.judgedAs });
+    if (provider) {
+      teardown.add('stop model provider', provider.stop);
+      Object.assign(fixture.vars, provider.vars);
+      // the provider listens on the host's loopback; a target in its own network namespace
+      // reaches it through a bridge, at the same address
+      if (netnsPrefix()) {
+        const bridge = await openBridge(Number(new URL(provider.vars.provider).port));
+        teardown.add('close provider bridge', bridge.close);
+        bridges.push(bridge);
+      }
+    }
+    await writeDeclFiles(fixture, decl.fixture.files, { ...fixture.vars, package_dir: o.bin.packageDir });
+    await writeFixtureModel({ scenario, decl, vars: fixture.vars, root: fixture.root });
     if (decl.fixture.git_init) await gitInit(fixture, decl.fixture.git_remote);
     await writeSetupFiles(fixture, scenario.setup.files);
-    const storePath = fillString(decl.store.path, fixture.vars);
+    const storePath = fillString(decl.store.path ?? '', fixture.vars);
     lap('fixture');
 
     // seed through the target's real write path, then check the seeds are really there
@@ -152,11 +179,11 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
     if (scenario.setup.memories.length) {
       await seedMemories(session!, decl, scenario.setup.memories, handles, records);
       const seeds = scenario.setup.memories.map((m) => ({ ref: m.ref, handle: handles.get(m.ref)! }));
-      let missing = missingSeeds(decl, storePath, seeds, o.cellDir);
+      let missing = missingSeeds(decl, storePath, seeds, o.cellDir, readCalls(callsLog));
       if (missing.length) {
         // a server may write its store only on exit: look again once it has stopped
         await sessions.stop();
-        missing = missingSeeds(decl, storePath, seeds, o.cellDir);
+        missing = missingSeeds(decl, storePath, seeds, o.cellDir, readCalls(callsLog));
         if (missing.length) throw new SetupError(missing.map((ref) => `setup memory "${ref}" was not stored by the target`).join('; '));
         warnings.push('the store held the setup memories only after the server exited; the phase runs in a new server session');
         if (driver.usesSession) await sessions.start();
@@ -165,7 +192,7 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
     if (!driver.usesSession) await sessions.stop();
     lap('seed');
 
-    const drive = await driver.drive({ scenario, decl, bin: o.bin, fixture, cellDir: o.cellDir, callsLog, serverEnv, handles, records, sessions, warnings, signal: o.signal });
+    const drive = await driver.drive({ scenario, decl, bin: o.bin, fixture, cellDir: o.cellDir, callsLog, serverEnv, bridges, handles, records, sessions, warnings, signal: o.signal });
     agentInfo = drive.agent;
     if (drive.network) sawNetwork(drive.network);
     await sessions.stop();
@@ -178,11 +205,12 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
       const storeProblem = missingStore(decl, storePath, fixture, calls);
       if (storeProblem) throw new SetupError(storeProblem);
       // judges read a copy taken after the server exited
-      evidence = buildEvidence(decl, storePath, o.cellDir, calls);
+      // provider_calls holds what the phase asked; the recall probe below asks the provider too
+      evidence = buildEvidence(decl, storePath, o.cellDir, calls, provider ? [...provider.calls()] : undefined);
       teardown.add('close evidence', () => evidence?.close());
       lap('evidence');
       const probe = recallProbe(decl, () =>
-        TargetSession.start({ decl, bin: o.bin, fixture, session: PROBE_SESSION, logFile: join(o.cellDir, 'probe-calls.jsonl'), stderrFile: join(o.cellDir, 'stderr.probe.log'), env: serverEnv }),
+        TargetSession.start({ decl, bin: o.bin, fixture, session: PROBE_SESSION, logFile: join(o.cellDir, 'probe-calls.jsonl'), stderrFile: join(o.cellDir, 'stderr.probe.log'), env: serverEnv, bridges }),
       );
       teardown.add('stop recall probe', probe.close);
       const assertions = scenario.assertions.filter((a) => assertionApplies(a, driver.judgedAs, driver.realModel));
@@ -218,7 +246,7 @@ export class SetupError extends Error {}
  * declaration points at the wrong file, or the server kept nothing. Names what does exist.
  */
 function missingStore(decl: TargetDecl, storePath: string, fixture: Fixture, calls: CallRecord[]): string | undefined {
-  if (existsSync(storePath)) return undefined;
+  if (decl.store.format === 'none' || existsSync(storePath)) return undefined;
   const opOf = toolToOp(decl);
   const writes = calls.filter((c) => (c.method ?? 'tools/call') === 'tools/call' && !c.is_error && WRITE_OPS.has(c.op ?? opOf.get(c.tool) ?? '')).length;
   if (!writes) return undefined;

@@ -16,7 +16,7 @@ export class NotInstalledError extends Error {}
 
 /** The node_modules dir a target's package lives in: memeval's own, or the cache. */
 export function targetPrefix(pkg: NonNullable<TargetDecl['package']>, name: string): string {
-  return pkg.source === 'dependency' ? dependencyPrefix(pkg.npm) : packageInstallDir('targets', name, pkg.version);
+  return pkg.source === 'dependency' ? dependencyPrefix(pkg.npm) : packageInstallDir('targets', pkg.install_name ?? name, pkg.version);
 }
 
 /**
