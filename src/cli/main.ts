@@ -19,6 +19,8 @@ import { registerRuns } from './runs.js';
 import { registerSql } from './sql.js';
 import { registerMerge } from './merge.js';
 import { registerInit } from './init.js';
+import { registerJudge } from './judge.js';
+import { registerRejudge } from './rejudge.js';
 
 export { EXIT };
 
@@ -75,6 +77,8 @@ export function buildProgram(cli: CliContext): Command {
   registerSql(program);
   registerMerge(program, cli);
   registerInit(program);
+  registerJudge(program, cli);
+  registerRejudge(program, cli);
   return program;
 }
 

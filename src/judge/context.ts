@@ -1,6 +1,8 @@
 import type { Evidence } from '../evidence/open.js';
 import type { RecallResult } from '../ops/recall.js';
 import type { FixtureFile, FixtureView } from './fixture-files.js';
+import type { JudgeModel } from './llm/client.js';
+import type { JudgePool } from './llm/pool.js';
 
 /** What judges may read: the evidence, a recall probe run after the snapshot, the agent's answer. */
 export interface JudgeContext {
@@ -11,6 +13,16 @@ export interface JudgeContext {
   fixture?: FixtureView;
   /** files beyond the store that `absent` also scans (new project files, the agent's own memory files) */
   files?: FixtureFile[];
+  /** the model for `llm` assertions; null or absent: none configured, they abstain */
+  judgeModel?: JudgeModel | null;
+  /** the run's judge models, when assertions name their own (jurors with different models) */
+  judgePool?: JudgePool;
+  /** where a scenario's prompt override paths are relative to */
+  scenarioDir?: string;
+  /** the fixture project, for llm judges of fixture files (absent once it is removed) */
+  fixtureDir?: string;
+  /** a scenario ref's memory: its captured id (may be empty) and the content it was written with */
+  memory?: (ref: string) => { id: string; content: string } | undefined;
 }
 
 export function textMatch(hay: string, needle: string, caseSensitive: boolean): boolean {

@@ -11,6 +11,8 @@ import { openBridge } from '../fixture/bridge.js';
 import { fixtureFilesToScan } from '../judge/fixture-files.js';
 import type { NetworkMode } from '../core/results.js';
 import { runJudges } from '../judge/registry.js';
+import type { JudgePool } from '../judge/llm/pool.js';
+import { replaySteps } from '../drive/replay.js';
 import { failsRun, phaseVerdict } from '../judge/verdict.js';
 import type { CallRecord } from '../mcp/recorder.js';
 import { TargetError, TargetSession } from '../mcp/session.js';
@@ -37,6 +39,10 @@ export interface CellOptions {
   /** extra environment for every server process of this cell */
   serverEnv?: Record<string, string>;
   signal?: AbortSignal;
+  /** the judge models for `llm` assertions (absent, or no default model: they abstain) */
+  judgePool?: JudgePool;
+  /** the scenario file's folder: llm prompt overrides are relative to it */
+  scenarioDir?: string;
 }
 
 const WRITE_OPS = new Set(['remember', 'update', 'forget', 'curate']);
@@ -189,10 +195,13 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
         if (driver.usesSession) await sessions.start();
       }
     }
+    const env = { scenario, decl, bin: o.bin, fixture, cellDir: o.cellDir, callsLog, serverEnv, bridges, handles, records, sessions, warnings, signal: o.signal };
+    // setup steps (e.g. searches that build a retrieval history) run before any driver, recorded as setup
+    if (scenario.setup.steps.length) await replaySteps(env, scenario.setup.steps, 'setup');
     if (!driver.usesSession) await sessions.stop();
     lap('seed');
 
-    const drive = await driver.drive({ scenario, decl, bin: o.bin, fixture, cellDir: o.cellDir, callsLog, serverEnv, bridges, handles, records, sessions, warnings, signal: o.signal });
+    const drive = await driver.drive(env);
     agentInfo = drive.agent;
     if (drive.network) sawNetwork(drive.network);
     await sessions.stop();
@@ -214,9 +223,22 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
       );
       teardown.add('stop recall probe', probe.close);
       const assertions = scenario.assertions.filter((a) => assertionApplies(a, driver.judgedAs, driver.realModel));
-      // memory kept beside the server under test: new or changed project files, the agent's own memory files
-      const files = drive.ownDirs ? fixtureFilesToScan({ fixture, profileDirs: drive.ownDirs, setupFiles: scenario.setup.files, storePath }) : undefined;
-      const judgments = await runJudges(assertions, { evidence, recall: probe.recall, transcript: drive.transcript, fixture, files });
+      const judgments = await runJudges(assertions, {
+        evidence,
+        recall: probe.recall,
+        transcript: drive.transcript,
+        judgeModel: o.judgePool?.defaultModel ?? null,
+        judgePool: o.judgePool,
+        scenarioDir: o.scenarioDir,
+        fixtureDir: fixture.project,
+        fixture,
+        // memory kept beside the server under test: new or changed project files, the agent's own memory files
+        files: drive.ownDirs ? fixtureFilesToScan({ fixture, profileDirs: drive.ownDirs, setupFiles: scenario.setup.files, storePath }) : undefined,
+        memory: (ref) => {
+          const h = handles.get(ref);
+          return h && { id: h.id, content: h.content };
+        },
+      });
       lap('judge');
       if (o.signal?.aborted) throw new Interrupted('interrupted');
       const refusedCalls = calls.filter((c) => (c.method ?? 'tools/call') === 'tools/call' && (c.stage === 'step' || c.stage === 'agent') && c.is_error).length;
