@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import JSON5 from 'json5';
+import { loadScenarios, scenarioFiles } from '../src/scenario/loader.ts';
 import { getDriver, installAgent } from '../src/agent/registry.ts';
 import { memeval, ROOT, tempDir } from './helpers.ts';
 
@@ -11,12 +11,9 @@ test('a blocked run lists only the scenarios that would run (with real_model) an
   assert.equal(r.exitCode, 2);
   const report = JSON.parse(r.stdout);
   assert.equal(report.status, 'blocked');
-  const withPrompts = readdirSync(join(ROOT, 'scenarios'))
-    .map((f) => JSON5.parse(readFileSync(join(ROOT, 'scenarios', f), 'utf8')))
-    .filter((s) => s.real_model)
-    .map((s) => s.id)
-    .sort();
-  assert.ok(withPrompts.length < readdirSync(join(ROOT, 'scenarios')).length, 'some built-in scenarios have no real_model block');
+  const all = loadScenarios(scenarioFiles(join(ROOT, 'scenarios')));
+  const withPrompts = all.filter((s) => s.scenario.real_model).map((s) => s.scenario.id).sort();
+  assert.ok(withPrompts.length < all.length, 'some built-in scenarios have no real_model block');
   assert.deepEqual([...report.scenarios].sort(), withPrompts);
   assert.equal(report.options.repeat, 3);
 });
