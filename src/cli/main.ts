@@ -11,6 +11,8 @@ import { registerSchema } from './schema.js';
 import { registerProxy } from './proxy.js';
 import { registerTargets } from './targets.js';
 import { registerAgents } from './agents.js';
+import { registerFuzz } from './fuzz.js';
+import { registerFlags } from './flags.js';
 
 export const EXIT = { ok: 0, failed: 1, blocked: 2, invalid: 3 } as const;
 
@@ -56,6 +58,8 @@ export function buildProgram(): Command {
   registerProxy(program);
   registerTargets(program);
   registerAgents(program);
+  registerFuzz(program);
+  registerFlags(program);
   return program;
 }
 

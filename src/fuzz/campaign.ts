@@ -1,0 +1,110 @@
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { LoadedScenario } from '../scenario/loader.js';
+import type { ResolvedBin } from '../targets/resolve-bin.js';
+import type { TargetDecl } from '../targets/schema.js';
+import type { FuzzCase } from './case.js';
+import { CHECKS, LatencyHistory, runChecks, type CheckName, type CheckSettings, type Finding } from './checks.js';
+import type { FlagStore } from './flags.js';
+import { Generator } from './generate.js';
+import { FixtureRunner, type FuzzRunner } from './runner.js';
+import { buildVocabulary } from './vocabulary.js';
+
+export interface CampaignOptions {
+  decl: TargetDecl;
+  bin: ResolvedBin;
+  scenarios: LoadedScenario[];
+  seed: string;
+  budget?: number;
+  timeMs?: number;
+  recipes?: string[];
+  flags: FlagStore;
+  /** prefer fingerprints never tried against this target in earlier runs (the flag store's rows) */
+  history: boolean;
+  outDir: string;
+  keep: boolean;
+  settings: CheckSettings;
+  signal?: AbortSignal;
+  runner?: FuzzRunner;
+  onCase?: (p: CaseReport) => void;
+}
+
+export interface CaseReport {
+  index: number;
+  budget?: number;
+  target: string;
+  fuzzCase: FuzzCase & { novel: boolean };
+  findings: Finding[];
+  harnessError?: string;
+  ms: number;
+  cellDir: string;
+  resurfaced: boolean;
+}
+
+export interface CampaignSummary {
+  target: string;
+  seed: string;
+  cases: number;
+  novel: number;
+  flagged: number;
+  harness_errors: number;
+  by_check: Record<CheckName, number>;
+  by_recipe: Record<string, { cases: number; flagged: number }>;
+  ms: number;
+  flagged_cases: { fingerprint: string; recipe: string; checks: string[]; cell_dir: string }[];
+}
+
+/** Generate cases for one target and run each through it until the budget or the time is spent. */
+export async function runCampaign(o: CampaignOptions): Promise<CampaignSummary> {
+  const t0 = performance.now();
+  const vocab = buildVocabulary(o.scenarios, o.decl);
+  const gen = new Generator(vocab, { seed: o.seed, recipes: o.recipes, seen: o.history ? o.flags.seen(o.decl.name) : [] });
+  const runner = o.runner ?? new FixtureRunner({ decl: o.decl, bin: o.bin });
+  const latency = new LatencyHistory(o.settings);
+  const s: CampaignSummary = {
+    target: o.decl.name,
+    seed: o.seed,
+    cases: 0,
+    novel: 0,
+    flagged: 0,
+    harness_errors: 0,
+    by_check: Object.fromEntries(CHECKS.map((c) => [c, 0])) as Record<CheckName, number>,
+    by_recipe: {},
+    ms: 0,
+    flagged_cases: [],
+  };
+  const budget = o.budget ?? (o.timeMs ? Infinity : 50);
+  for (let i = 0; i < budget; i++) {
+    if (o.signal?.aborted) break;
+    if (o.timeMs !== undefined && performance.now() - t0 >= o.timeMs) break;
+    const c = gen.next();
+    const cellDir = join(o.outDir, o.decl.name, `${String(i + 1).padStart(4, '0')}-${c.recipe}-${c.fingerprint}`);
+    const outcome = await runner.run(c, cellDir);
+    let findings: Finding[] = [];
+    try {
+      if (!outcome.harnessError) findings = runChecks(outcome, o.decl, latency);
+    } finally {
+      outcome.evidence?.close();
+    }
+    s.cases++;
+    if (c.novel) s.novel++;
+    const r = (s.by_recipe[c.recipe] ??= { cases: 0, flagged: 0 });
+    r.cases++;
+    let resurfaced = false;
+    if (outcome.harnessError) s.harness_errors++;
+    else {
+      const before = o.flags.get(c.fingerprint, o.decl.name);
+      const row = o.flags.record(c, o.decl.name, findings);
+      resurfaced = before?.review_status === 'dismissed' && row.review_status === 'open';
+    }
+    if (findings.length) {
+      s.flagged++;
+      r.flagged++;
+      for (const ch of new Set(findings.map((f) => f.check))) s.by_check[ch]++;
+      s.flagged_cases.push({ fingerprint: c.fingerprint, recipe: c.recipe, checks: [...new Set(findings.map((f) => (f.claim ? `${f.check}:${f.claim}` : f.check)))], cell_dir: cellDir });
+    } else if (!o.keep && !outcome.harnessError) rmSync(cellDir, { recursive: true, force: true });
+    o.onCase?.({ index: i + 1, budget: Number.isFinite(budget) ? budget : undefined, target: o.decl.name, fuzzCase: c, findings, harnessError: outcome.harnessError, ms: outcome.ms, cellDir, resurfaced });
+  }
+  s.ms = Math.round(performance.now() - t0);
+  return s;
+}
