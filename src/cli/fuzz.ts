@@ -3,7 +3,8 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import chalk from 'chalk';
-import { InputError } from '../util/errors.js';
+import { InputError, nearest } from '../util/errors.js';
+import { CHECKED_CLAIMS } from '../fuzz/case.js';
 import { BUILTIN_SCENARIOS } from '../util/paths.js';
 import { loadScenarios, scenarioFiles } from '../scenario/loader.js';
 import { DEFAULT_TARGET, loadTarget } from '../targets/loader.js';
@@ -27,6 +28,7 @@ interface FuzzFlags {
   history: boolean;
   scenarios: string;
   callTimeout?: number;
+  assumeClaim?: string[];
   latencyFactor: number;
   latencyMinSamples: number;
   latencyFloor: number;
@@ -79,11 +81,18 @@ export function registerFuzz(program: Command): void {
     .option('--no-history', 'ignore fingerprints tried in earlier runs (with the same --seed, reproduces a run exactly)')
     .option('--scenarios <dir>', 'scenario folder the vocabulary is read from', BUILTIN_SCENARIOS)
     .option('--call-timeout <ms>', 'per-call timeout: a call without an answer by then is a hang (default: the target\'s call_timeout_ms)', positiveInt)
+    .option('--assume-claim <claim>', `hold the target to a claim its declaration does not state: ${CHECKED_CLAIMS.join(', ')}`, collectList)
     .option('--latency-factor <x>', 'a call slower than this times its recipe\'s p95 is an outlier', positiveNumber, DEFAULT_CHECK_SETTINGS.latencyFactor)
     .option('--latency-min-samples <n>', 'calls a recipe needs before its latency is judged', positiveInt, DEFAULT_CHECK_SETTINGS.latencyMinSamples)
     .option('--latency-floor <ms>', 'never call a call an outlier below this', positiveInt, DEFAULT_CHECK_SETTINGS.latencyFloorMs)
     .option('--json', 'print the summary as JSON', false)
     .action(async (flags: FuzzFlags) => {
+      for (const c of flags.assumeClaim ?? []) {
+        if (!(CHECKED_CLAIMS as string[]).includes(c)) {
+          const guess = nearest(c, CHECKED_CLAIMS);
+          throw new InputError(`--assume-claim: unknown claim "${c}"${guess ? ` (did you mean "${guess}"?)` : ''}; known: ${CHECKED_CLAIMS.join(', ')}`);
+        }
+      }
       const scenarios = loadScenarios(scenarioFiles(flags.scenarios));
       const names = flags.target?.length ? flags.target : [DEFAULT_TARGET];
       const problems: string[] = [];
@@ -128,7 +137,7 @@ export function registerFuzz(program: Command): void {
               history: flags.history,
               outDir,
               keep: flags.keep,
-              settings: { latencyFactor: flags.latencyFactor, latencyMinSamples: flags.latencyMinSamples, latencyFloorMs: flags.latencyFloor },
+              settings: { assumeClaims: flags.assumeClaim, latencyFactor: flags.latencyFactor, latencyMinSamples: flags.latencyMinSamples, latencyFloorMs: flags.latencyFloor },
               signal: abort.signal,
               onCase: (p) => process.stderr.write(progressLine(p) + '\n'),
             }),

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { LoadedScenario } from '../scenario/loader.js';
 import type { ResolvedBin } from '../targets/resolve-bin.js';
 import type { TargetDecl } from '../targets/schema.js';
-import type { FuzzCase } from './case.js';
+import { fingerprint, type FuzzCase } from './case.js';
 import { CHECKS, LatencyHistory, runChecks, type CheckName, type CheckSettings, type Finding } from './checks.js';
 import type { FlagStore } from './flags.js';
 import { Generator } from './generate.js';
@@ -82,7 +82,7 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignSummary> 
     const outcome = await runner.run(c, cellDir);
     let findings: Finding[] = [];
     try {
-      if (!outcome.harnessError) findings = runChecks(outcome, o.decl, latency);
+      if (!outcome.harnessError) findings = runChecks(outcome, o.decl, latency, o.settings);
     } finally {
       outcome.evidence?.close();
     }
@@ -93,9 +93,16 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignSummary> 
     let resurfaced = false;
     if (outcome.harnessError) s.harness_errors++;
     else {
+      // a network attempt belongs to the target, not to the case: one queue row per set of hosts
+      const net = findings.filter((f) => f.check === 'network');
+      const own = findings.filter((f) => f.check !== 'network');
       const before = o.flags.get(c.fingerprint, o.decl.name);
-      const row = o.flags.record(c, o.decl.name, findings);
+      const row = o.flags.record(c, o.decl.name, own);
       resurfaced = before?.review_status === 'dismissed' && row.review_status === 'open';
+      if (net.length) {
+        const hosts = [...new Set(outcome.network.map((n) => n.host))].sort();
+        o.flags.record({ ...c, recipe: 'network', ingredients: hosts, fingerprint: fingerprint('network', hosts) }, o.decl.name, net);
+      }
     }
     if (findings.length) {
       s.flagged++;

@@ -27,6 +27,8 @@ export type Expectation =
   | { kind: 'recalled'; claim: 'recall'; text: string; step: number };
 
 export type Claim = Expectation['claim'];
+/** every claim a case can hold a target to */
+export const CHECKED_CLAIMS: Claim[] = ['secret-redaction', 'secret-purge', 'forget', 'supersede', 'noise-filter', 'tentative-filter', 'workspace-dedupe', 'exact-dedupe', 'semantic-dedupe', 'recall'];
 
 export interface FuzzCase {
   recipe: string;

@@ -33,6 +33,8 @@ export interface Finding {
 }
 
 export interface CheckSettings {
+  /** claims to hold the target to although its declaration does not state them (`--assume-claim`) */
+  assumeClaims?: string[];
   latencyFactor: number;
   latencyMinSamples: number;
   latencyFloorMs: number;
@@ -173,14 +175,21 @@ function broken(o: CaseOutcome, e: Expectation): { why: string; calls: CallRecor
   }
 }
 
-function checkClaims(o: CaseOutcome, decl: TargetDecl): Finding[] {
+function checkClaims(o: CaseOutcome, decl: TargetDecl, assumed: string[]): Finding[] {
   const findings: Finding[] = [];
   for (const e of o.fuzzCase.expects) {
-    if (!decl.claims.includes(e.claim)) continue;
-    const b = broken(o, e);
+    const stated = decl.claims.includes(e.claim);
+    if (!stated && !assumed.includes(e.claim)) continue;
+    let b: ReturnType<typeof broken>;
+    try {
+      b = broken(o, e);
+    } catch {
+      continue; // a store too damaged to read: the integrity check reports it
+    }
     if (!b) continue;
     const check: CheckName = e.claim === 'recall' ? 'recall-miss' : 'broken-claim';
-    findings.push({ check, claim: e.claim, reason: `claims ${e.claim}, but ${b.why}`, calls: b.calls.slice(0, 5).map(callRef), expectation: e });
+    const who = stated ? `claims ${e.claim}` : `assumed to keep ${e.claim} (--assume-claim)`;
+    findings.push({ check, claim: e.claim, reason: `${who}, but ${b.why}`, calls: b.calls.slice(0, 5).map(callRef), expectation: e });
   }
   return findings;
 }
@@ -192,13 +201,13 @@ function checkNetwork(o: CaseOutcome): Finding[] {
 }
 
 /** Every structural check over one case's outcome. None judges correctness beyond the MCP contract and the target's own claims. */
-export function runChecks(o: CaseOutcome, decl: TargetDecl, latency: LatencyHistory): Finding[] {
+export function runChecks(o: CaseOutcome, decl: TargetDecl, latency: LatencyHistory, settings: Pick<CheckSettings, 'assumeClaims'> = {}): Finding[] {
   return [
     ...checkFailure(o),
     ...checkProtocol(o),
     ...checkToolErrors(o),
     ...checkIntegrity(o, decl),
-    ...checkClaims(o, decl),
+    ...checkClaims(o, decl, settings.assumeClaims ?? []),
     ...checkNetwork(o),
     ...latency.check(o.fuzzCase.recipe, o.calls),
   ];

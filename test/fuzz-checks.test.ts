@@ -1,0 +1,150 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { checkCase, handCase, localDecl } from './fuzz-helpers.ts';
+import { LatencyHistory, type Finding } from '../src/fuzz/checks.ts';
+import type { CallRecord } from '../src/mcp/recorder.ts';
+
+const only = (fs: Finding[], check: string) => fs.filter((f) => f.check === check);
+const threeWrites = handCase('t', (b) => {
+  b.remember('User prefers tabs');
+  b.remember('User prefers tabs');
+  b.remember('The build uses pnpm');
+});
+
+test('a well-behaved server raises no finding on the same case', async (t) => {
+  const fs = await checkCase(t, localDecl('calm', 'dedupe', { claims: ['exact-dedupe', 'recall'] }), threeWrites);
+  assert.deepEqual(fs, []);
+});
+
+test('crash: a server that exits mid-case is flagged with its exit code and the calls before it', async (t) => {
+  const fs = only(await checkCase(t, localDecl('crasher', 'crash-on-2nd'), threeWrites), 'crash');
+  assert.equal(fs.length, 1);
+  assert.match(fs[0].reason, /exit code 3/);
+  assert.ok(fs[0].calls.length >= 1, 'shows the calls');
+});
+
+test('protocol: text on stdout that is not JSON-RPC is flagged', async (t) => {
+  const fs = only(await checkCase(t, localDecl('chatty', 'garbage'), threeWrites), 'protocol');
+  assert.equal(fs.length, 1);
+  assert.match(fs[0].reason, /JSON/);
+});
+
+test('protocol: an answer to an id never asked is flagged', async (t) => {
+  const fs = only(await checkCase(t, localDecl('wrongid', 'wrong-id'), threeWrites), 'protocol');
+  assert.equal(fs.length, 1);
+  assert.match(fs[0].reason, /unknown message ID/i);
+});
+
+test('tool-error: a refusal of arguments the tool schema accepts is flagged, with the call', async (t) => {
+  const fs = only(await checkCase(t, localDecl('refuser', 'refuse-save'), threeWrites), 'tool-error');
+  assert.equal(fs.length, 1);
+  assert.match(fs[0].reason, /database is locked/);
+  assert.equal(fs[0].calls[0].tool, 'save');
+});
+
+test('tool-error: a refusal of arguments the tool schema rejects is not flagged', async (t) => {
+  const c = handCase('t', (b) => b.remember(''));
+  const fs = await checkCase(t, localDecl('strict', 'min-length'), c);
+  assert.deepEqual(only(fs, 'tool-error'), [], 'minLength: 1 in the schema makes "" invalid input');
+});
+
+test('hang: a call without an answer within the per-call timeout is flagged', async (t) => {
+  const fs = only(await checkCase(t, localDecl('sleeper', 'hang', { call_timeout_ms: 1000 }), threeWrites), 'hang');
+  assert.equal(fs.length, 1);
+  assert.match(fs[0].reason, /save: .*timed out/i);
+});
+
+test('store-integrity: a JSONL line that does not parse is flagged', async (t) => {
+  const fs = only(await checkCase(t, localDecl('torn', 'torn'), threeWrites), 'store-integrity');
+  assert.equal(fs.length, 1);
+  assert.match(fs[0].reason, /store\.jsonl:1: not JSON/);
+});
+
+test('store-integrity: a SQLite store failing PRAGMA integrity_check is flagged', async (t) => {
+  const fs = only(await checkCase(t, localDecl('rot', 'corrupt-sqlite', { sqlite: true }), threeWrites), 'store-integrity');
+  assert.equal(fs.length, 1);
+  assert.match(fs[0].reason, /never used/);
+});
+
+test('broken claim: exact-dedupe claimed and two copies stored', async (t) => {
+  const c = handCase('t', (b) => {
+    b.remember('User prefers tabs');
+    b.remember('User prefers tabs');
+    b.expect({ kind: 'at-most-one', claim: 'exact-dedupe', texts: ['User prefers tabs'] });
+  });
+  const fs = only(await checkCase(t, localDecl('dupes', '', { claims: ['exact-dedupe'] }), c), 'broken-claim');
+  assert.equal(fs.length, 1);
+  assert.equal(fs[0].claim, 'exact-dedupe');
+  assert.match(fs[0].reason, /2 live memories/);
+  assert.equal(fs[0].calls.length, 2, 'both writes are shown');
+  // the same store without the claim: nothing to hold it to
+  assert.deepEqual(only(await checkCase(t, localDecl('dupes2', ''), c), 'broken-claim'), []);
+});
+
+test('broken claim: secret-redaction claimed and a secret in the subject field is stored', async (t) => {
+  const c = handCase('t', (b) => {
+    b.remember('Deploys go through CI', { subject: 'hunter2hunter2' });
+    b.expect({ kind: 'absent', claim: 'secret-redaction', text: 'hunter2hunter2' });
+  });
+  const fs = only(await checkCase(t, localDecl('leaky', '', { claims: ['secret-redaction'] }), c), 'broken-claim');
+  assert.equal(fs.length, 1);
+  assert.match(fs[0].reason, /raw bytes of store\.jsonl/);
+});
+
+test('broken claim: forget claimed, forgotten text still live and recalled', async (t) => {
+  const c = handCase('t', (b) => {
+    const ref = b.remember('Token mmvforgetme1');
+    b.forget(ref);
+    b.expect({ kind: 'not-recalled', claim: 'forget', text: 'mmvforgetme1', step: b.recall('mmvforgetme1') });
+    b.expect({ kind: 'not-live', claim: 'forget', text: 'mmvforgetme1' });
+  });
+  const fs = only(await checkCase(t, localDecl('clingy', 'forget-nothing', { claims: ['forget'] }), c), 'broken-claim');
+  assert.equal(fs.length, 2);
+  assert.ok(fs.some((f) => /recall after forgetting still returns/.test(f.reason)));
+  assert.ok(fs.some((f) => /still a live memory/.test(f.reason)));
+  assert.deepEqual(only(await checkCase(t, localDecl('forgetful', '', { claims: ['forget'] }), c), 'broken-claim'), [], 'a real delete passes');
+});
+
+test('recall-miss: recall claimed and a token just stored is not found', async (t) => {
+  const c = handCase('t', (b) => {
+    b.remember('Fact with mmvtokenabc12');
+    b.restart();
+    b.expect({ kind: 'recalled', claim: 'recall', text: 'mmvtokenabc12', step: b.recall('mmvtokenabc12') });
+  });
+  const fs = only(await checkCase(t, localDecl('amnesiac', 'search-empty', { claims: ['recall'] }), c), 'recall-miss');
+  assert.equal(fs.length, 1);
+  assert.ok(fs[0].calls.some((x) => x.tool === 'save') && fs[0].calls.some((x) => x.tool === 'search'), 'shows the write and the search');
+  assert.deepEqual(only(await checkCase(t, localDecl('finder', '', { claims: ['recall'] }), c), 'recall-miss'), []);
+  assert.deepEqual(only(await checkCase(t, localDecl('amnesiac2', 'search-empty'), c), 'recall-miss'), [], 'not claimed: not held to it');
+});
+
+test('network: an attempt the guard refused is flagged with the host', async (t) => {
+  const fs = only(await checkCase(t, localDecl('phoner', 'phone-home'), threeWrites), 'network');
+  assert.equal(fs.length, 1);
+  assert.match(fs[0].reason, /example\.com/);
+});
+
+const calls = (ms: number[]): CallRecord[] =>
+  ms.map((m, i) => ({ seq: i + 1, session: 1, stage: 'fuzz:0', op: 'remember', tool: 'save', arguments: {}, result_text: '', is_error: false, ms: m, ts: '' }));
+
+test('latency: an outlier against the recipe\'s own p95, only after enough samples and above the floor', () => {
+  const settings = { latencyFactor: 1.5, latencyMinSamples: 10, latencyFloorMs: 1000 };
+  const h = new LatencyHistory(settings);
+  assert.deepEqual(h.check('r', calls([100, 100, 100, 100, 100, 100, 100, 100, 100])), [], 'nine samples: no judgement yet');
+  assert.deepEqual(h.check('r', calls([5000])), [], 'still only nine samples before this case');
+  const h2 = new LatencyHistory(settings);
+  h2.check('r', calls(Array(10).fill(100)));
+  assert.deepEqual(h2.check('r', calls([900])), [], 'below the 1000 ms floor');
+  const f = h2.check('r', calls([1200]));
+  assert.equal(f.length, 1);
+  assert.match(f[0].reason, /slower than 1000 ms/);
+  assert.deepEqual(h2.check('other', calls([1200])), [], 'each recipe has its own history');
+  const h3 = new LatencyHistory(settings);
+  h3.check('r', calls(Array(20).fill(1000)));
+  assert.deepEqual(h3.check('r', calls([1400])), [], '1.5 × p95 of 1000 ms is 1500 ms');
+  assert.equal(h3.check('r', calls([1600])).length, 1);
+  const h4 = new LatencyHistory({ ...settings, latencyFactor: 3, latencyFloorMs: 10 });
+  h4.check('r', calls(Array(20).fill(100)));
+  assert.deepEqual(h4.check('r', calls([250])), [], 'factor is settable');
+  assert.equal(h4.check('r', calls([310])).length, 1);
+});
