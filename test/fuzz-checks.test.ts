@@ -133,7 +133,7 @@ test('latency: an outlier against the recipe\'s own p95, only after enough sampl
   assert.deepEqual(h.check('r', calls([100, 100, 100, 100, 100, 100, 100, 100, 100])), [], 'nine samples: no judgement yet');
   assert.deepEqual(h.check('r', calls([5000])), [], 'still only nine samples before this case');
   const h2 = new LatencyHistory(settings);
-  h2.check('r', calls(Array(10).fill(100)));
+  h2.check('r', calls(Array(20).fill(100)));
   assert.deepEqual(h2.check('r', calls([900])), [], 'below the 1000 ms floor');
   const f = h2.check('r', calls([1200]));
   assert.equal(f.length, 1);
