@@ -57,21 +57,22 @@ export function registerFlags(program: Command): void {
     .command('export')
     .description('write a scenario that replays a flagged case as a regression check (memeval validate / run --scenarios)')
     .argument('<fingerprint>', 'the fingerprint (or a unique prefix)')
-    .option('--target <name>', 'the target whose flag to export (needed when several targets flagged it)')
+    .option('--target <name>', 'the target whose flag to export (needed when several targets flagged it); a declaration file for a target outside the built-in ones')
     .option('--out <path>', 'a folder, or a file named <id>.json (default: the current folder)')
     .action((fp: string, o: { target?: string; out?: string }) => {
       const store = openStore(flags.opts().flags);
       try {
-        const rows = store.find(fp, o.target);
+        const file = o.target && ['.json', '.json5'].includes(extname(o.target)) ? loadTarget(o.target) : undefined;
+        const rows = store.find(fp, file?.decl.name ?? o.target);
         if (rows.length > 1) throw new InputError(`${fp} is flagged for ${rows.map((r) => r.target).join(', ')}; choose one with --target`);
         const row = rows[0];
         const out = resolve(o.out ?? '.');
         const isFile = ['.json', '.json5'].includes(extname(out)) && !(existsSync(out) && statSync(out).isDirectory());
         const id = isFile ? basename(out, extname(out)) : `fuzz-${row.target}-${row.recipe}-${row.fingerprint.slice(0, 8)}`;
         if (!isFile) mkdirSync(out, { recursive: true });
-        const file = isFile ? out : join(out, `${id}.json`);
-        writeScenario(file, flagToScenario(row, loadTarget(row.target).decl, id));
-        process.stdout.write(`${file}\nrun it: memeval run --scenarios ${resolve(file, '..')} --target ${row.target}\n`);
+        const dest = isFile ? out : join(out, `${id}.json`);
+        writeScenario(dest, flagToScenario(row, (file ?? loadTarget(row.target)).decl, id));
+        process.stdout.write(`${dest}\nrun it: memeval run --scenarios ${resolve(dest, '..')} --target ${o.target ?? row.target}\n`);
       } finally {
         store.close();
       }
