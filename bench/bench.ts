@@ -15,14 +15,14 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { loadScenarios, scenarioFiles } from '../src/scenario/loader.js';
-import { loadAllTargets, loadTarget, DEFAULT_TARGET } from '../src/target/loader.js';
-import { installTarget } from '../src/target/install-target.js';
-import { isInstalled } from '../src/target/resolve-bin.js';
+import { loadAllTargets, loadTarget, DEFAULT_TARGET } from '../src/targets/loader.js';
+import { installTarget } from '../src/targets/install-target.js';
+import { isInstalled } from '../src/targets/resolve-bin.js';
 import { DRIVERS, resolveAgentBin } from '../src/agent/registry.js';
-import { runAgents } from '../src/agent/run-agents.js';
+import { runRealModel } from '../src/app/run.js';
 import { costGate, SCRIPTED_MODEL } from '../src/agent/cost-gate.js';
-import { resolveTargetBin } from '../src/target/resolve-bin.js';
-import { runDeterministic } from '../src/replay/run.js';
+import { resolveTargetBin } from '../src/targets/resolve-bin.js';
+import { runDeterministic } from '../src/app/run.js';
 import { BUILTIN_SCENARIOS } from '../src/util/paths.js';
 
 const argv = process.argv.slice(2);
@@ -151,7 +151,7 @@ if (argv.includes('--agents')) {
       continue;
     }
     const out = mkdtempSync(join(tmpdir(), 'memeval-bench-'));
-    const { report } = await runAgents({
+    const { report } = await runRealModel({
       gate: costGate({ agent: driver.name, model: SCRIPTED_MODEL }),
       scenarios: withPrompts,
       targets: [runTarget],

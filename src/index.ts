@@ -1,1 +1,15 @@
-export {};
+/** memeval's programmatic API: what the CLI calls, and what tests and other tools can call. */
+export { run, type RunRequest, type RunResponse } from './app/api.js';
+export { runDeterministic, runRealModel, type AgentRunOptions, type CommonRunOptions, type RunResult } from './app/run.js';
+export { checkAgainstTargets, loadScenarioDir, resolveTargets, scenarioFilesIn, selectScenarios, validatePaths, type ValidateResult } from './app/load.js';
+export { runCell, type CellOptions } from './run/cell.js';
+export { planCells, type RunTarget } from './run/plan.js';
+export { replayDriver } from './drive/replay.js';
+export { agentDriver } from './drive/agent.js';
+export type { Driver, CellEnv, DriveOutcome } from './drive/types.js';
+export { loadScenario, loadScenarios, type LoadedScenario } from './scenario/loader.js';
+export { loadTarget, loadTargetFile, loadAllTargets, type LoadedTarget } from './targets/loader.js';
+export { openEvidence, type Evidence } from './evidence/open.js';
+export { readReport, ReportError } from './report/reader.js';
+export { JUDGES, runJudges, checkAssertion } from './judge/registry.js';
+export * from './core/results.js';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { getDriver, installAgent } from '../src/agent/registry.ts';
-import { memeval, tempDir } from './helpers.ts';
+import { getDriver, installAgent } from '../src/agent/registry.js';
+import { memeval, tempDir } from './helpers.js';
 
 // Real agent CLIs against memeval's loopback scripted model: free, and cheap enough to run every
 // time (installs of qwen ~5 s, gemini ~9 s, opencode ~17 s with a warm npm cache; each prompt pays

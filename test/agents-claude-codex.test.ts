@@ -2,9 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { getDriver, installAgent } from '../src/agent/registry.ts';
-import { ScriptedModelServer } from '../src/model/server.ts';
-import { memeval, tempDir, writeJson } from './helpers.ts';
+import { getDriver, installAgent } from '../src/agent/registry.js';
+import { ScriptedModelServer } from '../src/model/server.js';
+import { memeval, tempDir, writeJson } from './helpers.js';
 
 // Real agent binaries from npm, driven by memeval's scripted model on loopback.
 async function run(t: { diagnostic: (s: string) => void; after: (fn: () => void) => void }, args: string[], env: Record<string, string> = {}) {

@@ -2,12 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
-import { loadScenario, loadScenarios, scenarioFiles } from '../src/scenario/loader.ts';
-import { loadTarget, DEFAULT_TARGET } from '../src/target/loader.ts';
-import { resolveTargetBin } from '../src/target/resolve-bin.ts';
-import { runDeterministic } from '../src/replay/run.ts';
-import { BUILTIN_SCENARIOS } from '../src/util/paths.ts';
-import { tempDir } from './helpers.ts';
+import { loadScenario, loadScenarios, scenarioFiles } from '../src/scenario/loader.js';
+import { loadTarget, DEFAULT_TARGET } from '../src/targets/loader.js';
+import { resolveTargetBin } from '../src/targets/resolve-bin.js';
+import { runDeterministic } from '../src/app/run.js';
+import { BUILTIN_SCENARIOS } from '../src/util/paths.js';
+import { tempDir } from './helpers.js';
 
 // every file in the folder, not a hand-kept list
 const files = readdirSync(BUILTIN_SCENARIOS).map((f) => join(BUILTIN_SCENARIOS, f));

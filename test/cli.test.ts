@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { memeval, ROOT, scenario, tempDir, writeJson } from './helpers.ts';
+import { memeval, ROOT, scenario, tempDir, writeJson } from './helpers.js';
 
 test('run writes an atomic report and a calls log, --json prints the same report', async (t) => {
   const out = tempDir(t);

@@ -2,11 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { assertAllowed, costGate, CostGateError } from '../src/agent/cost-gate.ts';
-import { runAgentCell } from '../src/agent/real-model.ts';
-import { runAgents } from '../src/agent/run-agents.ts';
-import { claudeCode } from '../src/agent/drivers/claude-code.ts';
-import { memeval, tempDir } from './helpers.ts';
+import { assertAllowed, costGate, CostGateError } from '../src/agent/cost-gate.js';
+import { agentDriver } from '../src/drive/agent.js';
+import { runRealModel } from '../src/app/run.js';
+import { claudeCode } from '../src/agent/drivers/claude-code.js';
+import { memeval, tempDir } from './helpers.js';
 
 test('the gate: a real model needs both --agent-turn and --i-understand-model-cost; the scripted model needs neither', () => {
   assert.deepEqual(costGate({}), { layer: 'deterministic' });
@@ -31,8 +31,8 @@ test('the gate: a real model needs both --agent-turn and --i-understand-model-co
 test('the runners refuse to start without an allowing gate decision, whoever calls them', async () => {
   const blocked = costGate({ agentTurn: true, agent: 'claude-code', model: 'claude-x' });
   const common = { driver: claudeCode, agentBin: '/nonexistent', agentVersion: 'x', model: 'claude-x', policy: 'well-behaved' as const, promptTimeoutMs: 1000, keep: false };
-  await assert.rejects(() => runAgents({ ...common, gate: blocked, scenarios: [], targets: [], repeat: 1, workers: 1, outDir: '/nonexistent' }), CostGateError);
-  await assert.rejects(() => runAgentCell({ ...common, gate: { layer: 'deterministic' }, s: {} as never, t: {} as never, repeat: 1, cellDir: '/nonexistent' }), CostGateError);
+  await assert.rejects(() => runRealModel({ ...common, gate: blocked, scenarios: [], targets: [], repeat: 1, workers: 1, outDir: '/nonexistent' }), CostGateError);
+  assert.throws(() => agentDriver({ ...common, gate: { layer: 'deterministic' }, scenario: {} as never, repeat: 1 }), CostGateError);
 });
 
 for (const [label, args] of [

@@ -3,13 +3,14 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { buildEvidence, EvidenceError } from '../src/target/evidence.ts';
-import { runJudges } from '../src/judge/judges.ts';
-import { targetSchema } from '../src/target/schema.ts';
-import { fillTemplate } from '../src/util/template.ts';
-import type { Assertion } from '../src/scenario/schema.ts';
-import { assertionSchema } from '../src/scenario/schema.ts';
-import { tempDir } from './helpers.ts';
+import { buildEvidence, EvidenceError } from '../src/evidence/build.js';
+import { runJudges } from '../src/judge/registry.js';
+import { openEvidence } from '../src/evidence/open.js';
+import { targetSchema } from '../src/targets/schema.js';
+import { fillTemplate } from '../src/util/template.js';
+import type { Assertion } from '../src/scenario/schema.js';
+import { assertionSchema } from '../src/scenario/schema.js';
+import { tempDir } from './helpers.js';
 
 const sqliteTarget = (view: string) =>
   targetSchema.parse({
@@ -82,4 +83,24 @@ test('templates keep the type of a whole placeholder and stringify embedded ones
   const out = fillTemplate({ a: '{{list}}', b: 'x-{{n}}', c: ['{{m.k}}'] }, { list: [1, 2], n: 3, m: { k: 'v' } });
   assert.deepEqual(out, { a: [1, 2], b: 'x-3', c: ['v'] });
   assert.throws(() => fillTemplate('{{missing}}', {}), /no value for \{\{missing\}\}/);
+});
+
+test('saved evidence reopens from any working directory, read-only, without replaying evidence.sql', async (t) => {
+  const dir = tempDir(t);
+  const storePath = join(dir, 'fixture', 's.db');
+  mkdirSync(join(dir, 'fixture'));
+  const db = new Database(storePath);
+  db.exec("CREATE TABLE items (id TEXT, body TEXT); INSERT INTO items VALUES ('1', 'User prefers dark mode');");
+  db.close();
+  const decl = sqliteTarget('SELECT id, body AS content, NULL AS category, NULL AS source, 0 AS is_deleted FROM store.items');
+  buildEvidence(decl, storePath, join(dir, 'run', 'cell'), []).close();
+  const cwd = process.cwd();
+  process.chdir('/');
+  t.after(() => process.chdir(cwd));
+  const ev = openEvidence(join(dir, 'run', 'cell'));
+  t.after(() => ev.close());
+  assert.equal(ev.db.prepare('SELECT count(*) FROM memories').pluck().get(), 1);
+  assert.throws(() => ev.db.exec("INSERT INTO store.items VALUES ('2', 'x')"), /readonly/);
+  const [j] = await runJudges(assertions([{ kind: 'count', name: 'one', phase: 'both', contains: 'dark mode', op: 'eq', value: 1 }]), { evidence: ev });
+  assert.equal(j.outcome, 'pass');
 });

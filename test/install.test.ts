@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { memeval, tempDir, writeJson } from './helpers.ts';
+import { memeval, tempDir, writeJson } from './helpers.js';
 
 test('two installs of the same target at once take turns: one installs, the other finds it done', async (t) => {
   const cache = tempDir(t);

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { memeval, ROOT, scenario, tempDir, writeJson } from './helpers.ts';
+import { memeval, ROOT, scenario, tempDir, writeJson } from './helpers.js';
 
 const SDK = join(ROOT, 'node_modules', '@modelcontextprotocol', 'sdk', 'dist', 'esm');
 

@@ -2,9 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
-import { loadScenario, loadScenarios } from '../src/scenario/loader.ts';
-import { InputError } from '../src/util/errors.ts';
-import { scenario, tempDir, writeJson } from './helpers.ts';
+import { loadScenario, loadScenarios } from '../src/scenario/loader.js';
+import { InputError } from '../src/util/errors.js';
+import { scenario, tempDir, writeJson } from './helpers.js';
 
 function problemsOf(fn: () => unknown): string[] {
   try {

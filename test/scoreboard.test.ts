@@ -1,13 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadScenarios, scenarioFiles } from '../src/scenario/loader.ts';
-import { loadTarget } from '../src/target/loader.ts';
-import { resolveTargetBin } from '../src/target/resolve-bin.ts';
-import { installTarget } from '../src/target/install-target.ts';
-import { runDeterministic } from '../src/replay/run.ts';
-import { BUILTIN_SCENARIOS } from '../src/util/paths.ts';
-import type { PhaseResult } from '../src/replay/phase.ts';
-import { tempDir } from './helpers.ts';
+import { loadScenarios, scenarioFiles } from '../src/scenario/loader.js';
+import { loadTarget } from '../src/targets/loader.js';
+import { resolveTargetBin } from '../src/targets/resolve-bin.js';
+import { installTarget } from '../src/targets/install-target.js';
+import { runDeterministic } from '../src/app/run.js';
+import { BUILTIN_SCENARIOS } from '../src/util/paths.js';
+import type { CellResult } from '../src/core/results.js';
+import { tempDir } from './helpers.js';
 
 // The real third-party servers, installed from npm into the cache (once; later runs reuse it).
 const TARGETS = ['server-memory', 'memorix', 'mcp-memory-keeper', 'memories-sh', 'mcp-memory-libsql'];
@@ -21,12 +21,12 @@ test('scoreboard: the built-in scenarios run unchanged against every real target
   }
   const scenarios = loadScenarios(scenarioFiles(BUILTIN_SCENARIOS));
   const { report } = await runDeterministic({ scenarios, targets, workers: 2, keep: false, outDir: tempDir(t) });
-  const cell = (scenario: string, target: string, phase: PhaseResult['phase']) => {
+  const cell = (scenario: string, target: string, phase: CellResult['phase']) => {
     const r = report.results.find((x) => x.scenario === scenario && x.target === target && x.phase === phase);
     assert.ok(r, `${scenario}/${target}/${phase} ran`);
     return r;
   };
-  const failing = (r: PhaseResult, name: string) => r.assertions.find((a) => a.name === name && a.outcome === 'fail');
+  const failing = (r: CellResult, name: string) => r.assertions.find((a) => a.name === name && a.outcome === 'fail');
 
   assert.equal(report.results.length, scenarios.length * 2 * TARGETS.length);
   for (const r of report.results) {

@@ -1,3 +1,4 @@
+import { installMany } from '../targets/install-many.js';
 import { packageInstallDir } from '../targets/cache.js';
 import { installPackage, type InstallResult } from '../targets/install.js';
 import { resolveBin, type ResolvedBin } from '../targets/resolve-bin.js';
@@ -31,4 +32,8 @@ export function resolveAgentBin(d: AgentDriver): ResolvedBin | undefined {
 export function installAgent(d: AgentDriver, log: (s: string) => void): Promise<InstallResult> {
   // agents ship their native binaries as optional dependencies: never omit them
   return installPackage({ label: d.name, npm: d.npm, version: d.version, bin: d.bin, extra: [], overrides: {}, omitOptional: false, dir: agentPrefix(d) }, log);
+}
+
+export function installAgents(drivers: AgentDriver[], log: (s: string) => void): Promise<void> {
+  return installMany(drivers, (d) => d.name, (d) => installAgent(d, log), log);
 }

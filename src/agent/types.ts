@@ -1,17 +1,19 @@
+import type { TokenUsage } from '../core/results.js';
 import type { Fixture } from '../fixture/fixture.js';
 
 export const AGENT_NAMES = ['claude-code', 'codex', 'gemini', 'opencode', 'qwen'] as const;
 export type AgentName = (typeof AGENT_NAMES)[number];
 
-export interface TokenUsage {
-  input: number;
-  output: number;
-  cache_read: number;
-  cache_write: number;
-  cost_usd: number;
-}
+export type { TokenUsage };
 
-export const ZERO_USAGE: TokenUsage = { input: 0, output: 0, cache_read: 0, cache_write: 0, cost_usd: 0 };
+/** cost_usd is null until an agent itself reports a cost: no figure reads as free */
+export const ZERO_USAGE: TokenUsage = { input: 0, output: 0, cache_read: 0, cache_write: 0, cost_usd: null };
+
+function addCost(a: number | null, b: number | null): number | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return Math.round((a + b) * 1e6) / 1e6;
+}
 
 export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
   return {
@@ -19,7 +21,7 @@ export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
     output: a.output + b.output,
     cache_read: a.cache_read + b.cache_read,
     cache_write: a.cache_write + b.cache_write,
-    cost_usd: Math.round((a.cost_usd + b.cost_usd) * 1e6) / 1e6,
+    cost_usd: addCost(a.cost_usd, b.cost_usd),
   };
 }
 
@@ -31,7 +33,7 @@ export function usageSince(cumulative: TokenUsage, previous?: TurnParse): TokenU
     output: cumulative.output - prev.output,
     cache_read: cumulative.cache_read - prev.cache_read,
     cache_write: cumulative.cache_write - prev.cache_write,
-    cost_usd: 0,
+    cost_usd: null,
   };
 }
 

@@ -1,13 +1,8 @@
 import type { Command } from 'commander';
 import chalk from 'chalk';
-import { DRIVERS, getDriver, installAgent, resolveAgentBin } from '../agent/registry.js';
-import { installMany } from './install-many.js';
+import { DRIVERS, getDriver, installAgents, resolveAgentBin } from '../agent/registry.js';
 import { cacheDir } from '../targets/cache.js';
-import type { AgentDriver } from '../agent/types.js';
 
-export function installAgents(drivers: AgentDriver[], log: (s: string) => void): Promise<void> {
-  return installMany(drivers, (d) => d.name, (d) => installAgent(d, log), log);
-}
 
 export function registerAgents(program: Command): void {
   const agents = program.command('agents').description('list and install the coding-agent CLIs the real-model layer drives');

@@ -1,3 +1,4 @@
 import { main } from './main.js';
 
-await main();
+// the one place memeval exits: a proxy whose agent still holds stdin open would otherwise linger
+process.exit(await main());

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import chalk from 'chalk';
 import { BUILTIN_SCENARIOS } from '../util/paths.js';
-import { loadScenarios, scenarioFiles } from '../scenario/loader.js';
+import { loadScenarioDir } from '../app/load.js';
 import { loadAllTargets } from '../targets/loader.js';
 import { isInstalled } from '../targets/resolve-bin.js';
 
@@ -11,7 +11,7 @@ export function registerList(program: Command): void {
     .description('show the built-in scenarios (id, tags, layers) and targets')
     .option('--scenarios <dir>', 'scenario folder', BUILTIN_SCENARIOS)
     .action((opts: { scenarios: string }) => {
-      const scenarios = loadScenarios(scenarioFiles(opts.scenarios));
+      const scenarios = loadScenarioDir(opts.scenarios);
       process.stdout.write(chalk.bold('Scenarios\n'));
       const w = Math.max(...scenarios.map((s) => s.scenario.id.length), 2);
       for (const { scenario: s } of scenarios) {

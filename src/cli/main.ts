@@ -1,4 +1,5 @@
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { EXIT } from '../core/results.js';
 import chalk from 'chalk';
 import { resolve } from 'node:path';
 import { InputError } from '../util/errors.js';
@@ -14,7 +15,13 @@ import { registerAgents } from './agents.js';
 import { registerFuzz } from './fuzz.js';
 import { registerFlags } from './flags.js';
 
-export const EXIT = { ok: 0, failed: 1, blocked: 2, invalid: 3 } as const;
+export { EXIT };
+
+/** What commands share with the entry: the exit code to end with, and how to quit at once. */
+export interface CliContext {
+  exitCode: number;
+  hardExit: (code: number) => never;
+}
 
 export function positiveInt(value: string): number {
   const n = Number(value);
@@ -27,7 +34,7 @@ export function collectList(value: string, prev: string[] = []): string[] {
   return [...prev, ...value.split(',').map((s) => s.trim()).filter(Boolean)];
 }
 
-export function buildProgram(): Command {
+export function buildProgram(cli: CliContext): Command {
   const program = new Command();
   program
     .name('memeval')
@@ -46,16 +53,13 @@ export function buildProgram(): Command {
       'after',
       '\nExit codes: 0 all good, 1 something failed or errored, 2 real-model turns blocked by the cost gate,\n3 invalid input (scenario, target or flags) and nothing ran.',
     );
-  program.exitOverride((err) => {
-    // commander's own usage errors are invalid input too
-    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') process.exit(0);
-    process.exit(EXIT.invalid);
-  });
-  registerRun(program);
+  // commander throws instead of exiting; main() maps help to 0 and usage errors to 3
+  program.exitOverride();
+  registerRun(program, cli);
   registerValidate(program);
   registerList(program);
   registerSchema(program);
-  registerProxy(program);
+  registerProxy(program, cli);
   registerTargets(program);
   registerAgents(program);
   registerFuzz(program);
@@ -63,20 +67,27 @@ export function buildProgram(): Command {
   return program;
 }
 
-export async function main(argv = process.argv): Promise<void> {
+/** Run the CLI; resolves with the exit code (the entry is the one place that exits). */
+export async function main(argv = process.argv, hardExit: (code: number) => never = (c) => process.exit(c)): Promise<number> {
+  const cli: CliContext = { exitCode: EXIT.ok, hardExit };
   try {
-    await buildProgram().parseAsync(argv);
+    await buildProgram(cli).parseAsync(argv);
+    return cli.exitCode;
   } catch (e) {
+    if (e instanceof CommanderError) {
+      // commander's own usage errors are invalid input too
+      return ['commander.helpDisplayed', 'commander.version', 'commander.help'].includes(e.code) ? EXIT.ok : EXIT.invalid;
+    }
     if (e instanceof InputError) {
       for (const p of e.problems) process.stderr.write(chalk.red('error: ') + p + '\n');
-      process.exit(EXIT.invalid);
+      return EXIT.invalid;
     }
     if (e instanceof InstallError) {
       process.stderr.write(chalk.red('install failed: ') + e.message + '\n');
-      process.exit(EXIT.failed);
+      return EXIT.failed;
     }
     process.stderr.write(chalk.red('memeval: ') + ((e as Error).stack ?? String(e)) + '\n');
-    process.exit(EXIT.failed);
+    return EXIT.failed;
   }
 }
 

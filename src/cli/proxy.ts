@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { runProxy } from '../mcp/proxy.js';
-import { positiveInt } from './main.js';
+import { positiveInt, type CliContext } from './main.js';
 
-export function registerProxy(program: Command): void {
+export function registerProxy(program: Command, cli: CliContext): void {
   program
     .command('mcp-proxy')
     .description('stdio MCP proxy that logs every tools/call to a JSONL file (used to record what real agents do)')
@@ -13,6 +13,6 @@ export function registerProxy(program: Command): void {
     .usage('--log FILE [--session N] -- <server command> [args...]')
     .action(async (command: string[], opts: { log: string; session: number | 'auto'; cwd?: string }) => {
       const code = await runProxy({ log: opts.log, session: opts.session, command: command[0], args: command.slice(1), cwd: opts.cwd });
-      process.exit(code);
+      cli.exitCode = code;
     });
 }

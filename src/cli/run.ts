@@ -1,26 +1,16 @@
 import { availableParallelism } from 'node:os';
-import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import chalk from 'chalk';
-import { InputError, nearest } from '../util/errors.js';
-import { BUILTIN_SCENARIOS } from '../util/paths.js';
-import { loadScenarios, scenarioFiles, type LoadedScenario } from '../scenario/loader.js';
-import { DEFAULT_TARGET, loadTarget } from '../targets/loader.js';
-import { NotInstalledError, resolveTargetBin } from '../targets/resolve-bin.js';
-import { runDeterministic, type RunTarget } from '../replay/run.js';
-import { formatClosing, formatPhase, formatRepeats } from '../report/console.js';
-import { killAllNow } from '../fixture/processes.js';
-import { collectList, EXIT, positiveInt } from './main.js';
 import { Option } from 'commander';
-import { costGate, SCRIPTED_MODEL, type GateDecision } from '../agent/cost-gate.js';
-import { AGENT_NAMES, type AgentDriver } from '../agent/types.js';
-import { getDriver, resolveAgentBin } from '../agent/registry.js';
-import { installAgents } from './agents.js';
-import { runAgents } from '../agent/run-agents.js';
-import { writeBlockedReport } from '../report/blocked.js';
-import { installTargets, targetNames } from './targets.js';
+import chalk from 'chalk';
+import { run } from '../app/api.js';
+import { SCRIPTED_MODEL } from '../agent/cost-gate.js';
+import { AGENT_NAMES } from '../agent/types.js';
+import { formatClosing, formatPhase, formatRepeats } from '../report/console.js';
 import { formatMatrix } from '../report/matrix.js';
-import type { Report } from '../report/report.js';
+import { DEFAULT_TARGET } from '../targets/loader.js';
+import { BUILTIN_SCENARIOS } from '../util/paths.js';
+import { interruptHandler } from './interrupt.js';
+import { collectList, positiveInt, type CliContext } from './main.js';
 
 export interface RunFlags {
   scenario?: string[];
@@ -42,51 +32,19 @@ export interface RunFlags {
   promptTimeout: number;
 }
 
-export function selectScenarios(all: LoadedScenario[], ids: string[] | undefined): LoadedScenario[] {
-  if (!ids?.length) return all;
-  const byId = new Map(all.map((s) => [s.scenario.id, s]));
-  const problems: string[] = [];
-  const picked = ids.map((id) => {
-    const s = byId.get(id);
-    if (!s) {
-      const guess = nearest(id, byId.keys());
-      problems.push(`--scenario: unknown scenario "${id}"${guess ? ` (did you mean "${guess}"?)` : ''}; see \`memeval list\``);
-    }
-    return s;
-  });
-  if (problems.length) throw new InputError(problems.join('\n'), problems);
-  return picked.filter((s): s is LoadedScenario => s !== undefined);
-}
-
-export function resolveTargets(names: string[]): RunTarget[] {
-  const problems: string[] = [];
-  const out: RunTarget[] = [];
-  for (const name of names) {
-    const t = loadTarget(name);
-    try {
-      out.push({ ...t, bin: resolveTargetBin(t.decl) });
-    } catch (e) {
-      if (e instanceof NotInstalledError) problems.push(e.message);
-      else throw e;
-    }
-  }
-  if (problems.length) throw new InputError(problems.join('\n'), problems);
-  return out;
-}
-
-export function registerRun(program: Command): void {
+export function registerRun(program: Command, cli: CliContext): void {
   program
     .command('run')
     .description('replay the scenarios through the real memory server(s) in throwaway fixtures and judge the end state')
     .option('--scenario <ids>', 'run only these scenario ids (repeat or comma-separate)', collectList)
     .option('--scenarios <dir>', 'folder of scenario files', BUILTIN_SCENARIOS)
     .option('--target <names>', `target(s) to run against, or "all" (repeat or comma-separate; default ${DEFAULT_TARGET})`, collectList)
-    .option('--workers <n>', 'phases run in parallel (default: number of cores)', positiveInt, availableParallelism())
+    .option('--workers <n>', 'cells run in parallel (default: number of cores)', positiveInt, availableParallelism())
     .option('--keep', 'keep each fixture and print its path')
     .option('--json', 'print the report as JSON on stdout (progress goes to stderr)')
     .option('--out <dir>', 'where run directories are written', 'runs')
     .option('--install', 'install targets (and the agent) that are not installed yet, instead of stopping')
-    .option('--agent-turn', 'real-model layer: run the scenarios\' prompts through a real agent CLI')
+    .option('--agent-turn', "real-model layer: run the scenarios' prompts through a real agent CLI")
     .option('--agent <name>', `agent CLI for --agent-turn: ${AGENT_NAMES.join(', ')}`)
     .option('--model <id>', `model id for the agent; "${SCRIPTED_MODEL}" is memeval's free loopback scripted model`)
     .option('--i-understand-model-cost', 'allow real (paid) model turns; required with --agent-turn unless --model scripted')
@@ -97,125 +55,54 @@ export function registerRun(program: Command): void {
     .option('--prompt-timeout <ms>', 'per-prompt timeout for agent turns', positiveInt, 300000)
     .addHelpText(
       'after',
-      '\nEach phase runs in a fresh fixture (project dir + isolated HOME). The report is written to\n<out>/<run-id>/report.json with the calls log and a copy of every store beside it.',
+      `
+Examples:
+  memeval run                                          built-in scenarios against ${DEFAULT_TARGET}
+  memeval run --target all                             every target, with a scoreboard
+  memeval run --scenario secret-api-keys-not-stored --target memorix --keep
+  memeval run --scenarios ./my-scenarios --json > report.json
+  memeval run --agent-turn --agent claude-code --model scripted   a real agent on the free scripted model
+
+Each cell runs in a fresh fixture (project dir + isolated HOME). The report is written to
+<out>/<run-id>/report.json with the calls log and a copy of every store beside it.`,
     )
     .action(async (flags: RunFlags) => {
-      const scenarios = selectScenarios(loadScenarios(scenarioFiles(flags.scenarios)), flags.scenario);
       const log = (s: string) => (flags.json ? process.stderr : process.stdout).write(s + '\n');
-      const gate = costGate(flags);
-      if (gate.layer === 'real-model') {
-        if (!gate.allowed) {
-          // stop before anything model-shaped (or anything at all) is spawned
-          const { report, reportPath } = writeBlockedReport(resolve(flags.out), gate.reason, scenarios.map((s) => s.scenario.id), {
-            agent: flags.agent ?? null,
-            model: flags.model ?? null,
-            agent_turn: Boolean(flags.agentTurn),
-            i_understand_model_cost: Boolean(flags.iUnderstandModelCost),
-          });
-          if (flags.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
-          process.stderr.write(chalk.yellow(`blocked: ${gate.reason}\n`) + chalk.dim(`report: ${reportPath}\n`));
-          process.exit(EXIT.blocked);
+      const { abort, dispose } = interruptHandler(log, cli.hardExit);
+      try {
+        const r = await run({
+          scenariosDir: flags.scenarios,
+          scenarioIds: flags.scenario,
+          targets: flags.target,
+          workers: flags.workers,
+          keep: flags.keep,
+          outDir: flags.out,
+          install: flags.install,
+          agentTurn: flags.agentTurn,
+          iUnderstandModelCost: flags.iUnderstandModelCost,
+          agent: flags.agent,
+          model: flags.model,
+          repeat: flags.repeat,
+          maxTurns: flags.maxTurns,
+          policy: flags.policy,
+          baseUrl: flags.baseUrl,
+          promptTimeoutMs: flags.promptTimeout,
+          signal: abort.signal,
+          onResult: (c) => log(formatPhase(c)),
+          log: (s) => log(chalk.dim(s)),
+        });
+        const { report, reportPath } = r;
+        if (flags.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+        if (report.status === 'blocked') process.stderr.write(chalk.yellow(`blocked: ${report.reason}\n`) + chalk.dim(`report: ${reportPath}\n`));
+        else if (!flags.json) {
+          const table = report.repeats && flags.repeat > 1 ? formatRepeats(report.repeats) : report.targets.length > 1 ? formatMatrix(report.matrix) : undefined;
+          if (table) log('\n' + table + '\n');
+          for (const w of report.warnings) log(chalk.yellow(`warning: ${w}`));
+          log(formatClosing(report, reportPath));
         }
-        if (flags.agent === undefined) throw new InputError('--agent: required for the real-model layer; one of ' + AGENT_NAMES.join(', '));
-        return runRealModel(flags, gate, getDriver(flags.agent), scenarios, log);
+        cli.exitCode = r.exitCode;
+      } finally {
+        dispose();
       }
-      const names = targetNames(flags.target?.length ? flags.target : [DEFAULT_TARGET]);
-      if (flags.install) await installTargets(names.map((n) => loadTarget(n).decl), log);
-      const targets = resolveTargets(names);
-
-      const { abort, dispose } = interruptHandler(log);
-
-      log(chalk.dim(`memeval: ${scenarios.length} scenario(s) × ${targets.map((t) => t.decl.name).join(', ')}, ${flags.workers} worker(s)`));
-      const { report, reportPath } = await runDeterministic({
-        scenarios,
-        targets,
-        workers: flags.workers,
-        keep: Boolean(flags.keep),
-        outDir: resolve(flags.out),
-        signal: abort.signal,
-        onResult: (r) => log(formatPhase(r)),
-        options: { scenarios_dir: flags.scenarios },
-      }).finally(dispose);
-      finishRun(flags, report, reportPath, log, targets.length > 1 ? formatMatrix(report.matrix) : undefined);
     });
-}
-
-/** Print how the run ended (or the report, with --json) and set the exit code; 130 after Ctrl-C. */
-function finishRun(flags: RunFlags, report: Report, reportPath: string, log: (s: string) => void, table?: string): void {
-  if (flags.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
-  else {
-    if (table) log('\n' + table + '\n');
-    for (const w of report.warnings) log(chalk.yellow(`warning: ${w}`));
-    log(formatClosing(report, reportPath));
-  }
-  if (report.status === 'interrupted') process.exit(130);
-  process.exitCode = report.summary.exit_code === 0 ? EXIT.ok : EXIT.failed;
-}
-
-/** Ctrl-C once: stop children, write the report; twice: quit now. */
-function interruptHandler(log: (s: string) => void): { abort: AbortController; dispose: () => void } {
-  const abort = new AbortController();
-  let interrupts = 0;
-  const onSignal = () => {
-    interrupts++;
-    if (interrupts === 1) {
-      log(chalk.yellow('\ninterrupted: stopping servers and agents, removing fixtures, writing the report (Ctrl-C again to quit now)'));
-      abort.abort();
-      killAllNow();
-    } else {
-      killAllNow();
-      process.exit(130);
-    }
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  return {
-    abort,
-    dispose: () => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    },
-  };
-}
-
-async function runRealModel(flags: RunFlags, gate: GateDecision, driver: AgentDriver, scenarios: LoadedScenario[], log: (s: string) => void): Promise<void> {
-  const withPrompts = scenarios.filter((s) => s.scenario.real_model);
-  if (!withPrompts.length) throw new InputError('--agent-turn: none of the selected scenarios has a real_model block (see `memeval list`)');
-  if (gate.layer !== 'real-model' || !gate.allowed) throw new Error('unreachable: the gate was checked');
-  if (!gate.scripted && !flags.model) throw new InputError('--model: required for a real model (or use --model scripted)');
-  const names = targetNames(flags.target?.length ? flags.target : [DEFAULT_TARGET]);
-  if (flags.install) {
-    await installTargets(names.map((n) => loadTarget(n).decl), log);
-    await installAgents([driver], log);
-  }
-  const targets = resolveTargets(names);
-  const bin = resolveAgentBin(driver);
-  if (!bin) throw new InputError(`--agent: ${driver.name} (${driver.npm}@${driver.version}) is not installed; run \`memeval agents install ${driver.name}\` (or add --install)`);
-  const { abort, dispose } = interruptHandler(log);
-  log(
-    chalk.dim(
-      `memeval: real-model layer, ${driver.name} ${bin.version} with ${gate.scripted ? `memeval's scripted model (policy ${flags.policy})` : `model ${flags.model}`}, ` +
-        `${withPrompts.length} scenario(s) × ${targets.map((t) => t.decl.name).join(', ')} × ${flags.repeat}, ${flags.workers} worker(s)`,
-    ),
-  );
-  const { report, reportPath } = await runAgents({
-    gate,
-    scenarios: withPrompts,
-    targets,
-    driver,
-    agentBin: bin.file,
-    agentVersion: bin.version,
-    model: flags.model ?? SCRIPTED_MODEL,
-    baseUrl: flags.baseUrl,
-    policy: flags.policy,
-    repeat: flags.repeat,
-    maxTurns: flags.maxTurns,
-    promptTimeoutMs: flags.promptTimeout,
-    workers: flags.workers,
-    keep: Boolean(flags.keep),
-    outDir: resolve(flags.out),
-    signal: abort.signal,
-    onResult: (r) => log(formatPhase(r)),
-  }).finally(dispose);
-  finishRun(flags, report, reportPath, log, flags.repeat > 1 ? formatRepeats(report.repeats) : undefined);
 }

@@ -2,20 +2,9 @@ import type { Command } from 'commander';
 import chalk from 'chalk';
 import { loadAllTargets, loadTarget } from '../targets/loader.js';
 import { isInstalled } from '../targets/resolve-bin.js';
-import { installTarget } from '../targets/install-target.js';
-import { installMany } from './install-many.js';
+import { installTargets, targetNames } from '../targets/install-many.js';
 import { cacheDir } from '../targets/cache.js';
-import type { TargetDecl } from '../targets/schema.js';
 
-/** `all` or a list of names → declarations, in the order given. */
-export function targetNames(names: string[]): string[] {
-  if (names.includes('all')) return loadAllTargets().map((t) => t.decl.name);
-  return names;
-}
-
-export function installTargets(decls: TargetDecl[], log: (s: string) => void): Promise<void> {
-  return installMany(decls, (d) => d.name, (d) => installTarget(d, log), log);
-}
 
 export function registerTargets(program: Command): void {
   const targets = program.command('targets').description('list and install the memory servers memeval can test');

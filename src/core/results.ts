@@ -145,7 +145,7 @@ export type Summary = z.infer<typeof summarySchema>;
 export const targetInfoSchema = z.looseObject({ name: z.string(), package: z.string(), version: z.string(), claims: z.array(z.string()) });
 export type TargetInfo = z.infer<typeof targetInfoSchema>;
 
-export const REPORT_SCHEMA_VERSION = 2;
+export const REPORT_SCHEMA_VERSION = 2 as const;
 
 export const reportSchema = z.looseObject({
   schema_version: z.literal(REPORT_SCHEMA_VERSION),

@@ -1,23 +1,14 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, join, relative, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import type { CallRecord } from '../mcp/recorder.js';
 import type { TargetDecl } from '../targets/schema.js';
+import { EVIDENCE_DB, openEvidence, type Evidence } from './open.js';
+import { CALLS_COLUMNS, MEMORIES_COLUMNS } from './schema.js';
 
-/** What judges read. The store is a copy taken after the server exited; nothing writes to it. */
-export interface Evidence {
-  db: Database.Database;
-  /** pristine copies of every store file, for the raw byte scan */
-  storeFiles: string[];
-  /** views and tables to name in reports */
-  viewSql: Record<string, string>;
-  close(): void;
-}
+export { EvidenceError, openEvidence, type Evidence } from './open.js';
 
-export const REQUIRED_VIEW_COLUMNS = ['id', 'content', 'category', 'source', 'is_deleted'];
 const SQLITE_SIBLINGS = ['', '-wal', '-shm', '-journal'];
-
-export class EvidenceError extends Error {}
 
 /** Copy the store file and its SQLite siblings into `dir`; returns the copies. */
 export function snapshotStore(storePath: string, dir: string): string[] {
@@ -58,70 +49,79 @@ function jsonlToSqlite(jsonlFile: string | undefined, dbFile: string): void {
   db.close();
 }
 
+/** Make a working SQLite copy of the store in `workDir` that the canonical views read. */
+export function workingCopy(decl: TargetDecl, storePath: string, pristine: string[], workDir: string): string {
+  mkdirSync(workDir, { recursive: true });
+  if (decl.store.format === 'jsonl') {
+    const db = join(workDir, 'store.db');
+    jsonlToSqlite(pristine.find((f) => basename(f) === basename(storePath)), db);
+    return db;
+  }
+  const copies = snapshotStore(storePath, workDir);
+  const db = copies.find((f) => basename(f) === basename(storePath)) ?? join(workDir, basename(storePath));
+  if (!copies.length) new Database(db).close();
+  return db;
+}
+
+const EMPTY_MEMORIES = `SELECT ${MEMORIES_COLUMNS.map((c) => `NULL AS ${c}`).join(', ')} WHERE 0`;
+
 /**
- * Build the evidence DB in `cellDir`: pristine store copies under store/, a working copy
- * attached as `store`, the canonical `memories` view (and any extra views), and `calls`.
+ * Build the evidence in `cellDir`: pristine store copies under store/, a working copy under
+ * work/, and evidence.db holding the `calls` table, the view definitions and where the store
+ * copy is, so that openEvidence() reopens it from anywhere. Also writes evidence.sql for people
+ * using the sqlite3 shell (absolute paths: it works from any directory).
  */
 export function buildEvidence(decl: TargetDecl, storePath: string, cellDir: string, calls: CallRecord[]): Evidence {
-  const pristineDir = join(cellDir, 'store');
-  const workDir = join(cellDir, 'work');
-  const storeFiles = snapshotStore(storePath, pristineDir);
-  mkdirSync(workDir, { recursive: true });
-
-  let workDb: string;
-  if (decl.store.format === 'jsonl') {
-    workDb = join(workDir, 'store.db');
-    jsonlToSqlite(storeFiles.find((f) => basename(f) === basename(storePath)), workDb);
-  } else {
-    const copies = snapshotStore(storePath, workDir);
-    workDb = copies.find((f) => basename(f) === basename(storePath)) ?? join(workDir, basename(storePath));
-    if (!copies.length) new Database(workDb).close();
-  }
+  const dir = resolve(cellDir);
+  const storeFiles = snapshotStore(storePath, join(dir, 'store'));
+  const workDb = workingCopy(decl, storePath, storeFiles, join(dir, 'work'));
   // some servers create their store lazily: a store never created holds no memories
-  const neverCreated = !existsSync(storePath);
+  const viewSql: Record<string, string> = existsSync(storePath) ? { memories: decl.views.memories, ...decl.views.extra } : { memories: EMPTY_MEMORIES };
 
-  const evidencePath = join(cellDir, 'evidence.db');
-  const db = new Database(evidencePath);
-  db.exec(`CREATE TABLE calls (
-    seq INTEGER PRIMARY KEY, session INTEGER, stage TEXT, op TEXT, tool TEXT,
-    arguments TEXT, result_text TEXT, is_error INTEGER, ms REAL, ts TEXT)`);
-  const ins = db.prepare('INSERT INTO calls VALUES (?,?,?,?,?,?,?,?,?,?)');
-  const reverse = toolToOp(decl);
-  db.transaction(() => {
-    calls.forEach((c, i) =>
-      ins.run(i + 1, c.session, c.stage, c.op ?? reverse.get(c.tool) ?? null, c.tool, JSON.stringify(c.arguments), c.result_text, c.is_error ? 1 : 0, c.ms, c.ts),
-    );
-  })();
-  db.prepare('ATTACH DATABASE ? AS store').run(workDb);
-
-  const viewSql: Record<string, string> = neverCreated
-    ? { memories: `SELECT ${['id', 'content', 'category', 'source', 'subject', 'created_at', 'is_deleted'].map((c) => `NULL AS ${c}`).join(', ')} WHERE 0` }
-    : { memories: decl.views.memories, ...decl.views.extra };
-  for (const [name, sql] of Object.entries(viewSql)) {
-    try {
-      db.exec(`CREATE TEMP VIEW "${name}" AS ${sql}`);
-      db.prepare(`SELECT * FROM "${name}" LIMIT 0`).all();
-    } catch (e) {
-      db.close();
-      throw new EvidenceError(`target ${decl.name}: views.${name === 'memories' ? 'memories' : `extra.${name}`}: ${(e as Error).message}`);
-    }
-  }
-  const cols = db.prepare('SELECT * FROM memories LIMIT 0').columns().map((c) => c.name);
-  const missing = REQUIRED_VIEW_COLUMNS.filter((c) => !cols.includes(c));
-  if (missing.length) {
+  const db = new Database(join(dir, EVIDENCE_DB));
+  try {
+    db.exec(`CREATE TABLE calls (seq INTEGER PRIMARY KEY, session INTEGER, stage TEXT, method TEXT, op TEXT, tool TEXT,
+      arguments TEXT, result_text TEXT, is_error INTEGER, ms REAL, ts TEXT)`);
+    db.exec('CREATE TABLE evidence_meta (key TEXT PRIMARY KEY, value TEXT)');
+    db.exec('CREATE TABLE evidence_views (name TEXT PRIMARY KEY, sql TEXT)');
+    const ins = db.prepare(`INSERT INTO calls (${CALLS_COLUMNS.join(', ')}) VALUES (${CALLS_COLUMNS.map(() => '?').join(',')})`);
+    const reverse = toolToOp(decl);
+    db.transaction(() => {
+      calls.forEach((c, i) =>
+        ins.run(
+          i + 1,
+          c.session,
+          c.stage,
+          c.method ?? 'tools/call',
+          c.op ?? reverse.get(c.tool) ?? null,
+          c.tool,
+          JSON.stringify(c.arguments),
+          c.result_text,
+          c.is_error ? 1 : 0,
+          c.ms,
+          c.ts,
+        ),
+      );
+      const meta = db.prepare('INSERT INTO evidence_meta VALUES (?, ?)');
+      meta.run('store_db', relative(dir, workDb));
+      meta.run('store_files', JSON.stringify(storeFiles.map((f) => relative(dir, f))));
+      meta.run('target', decl.name);
+      meta.run('store_path', storePath);
+      const view = db.prepare('INSERT INTO evidence_views VALUES (?, ?)');
+      for (const [name, sql] of Object.entries(viewSql)) view.run(name, sql);
+    })();
+  } finally {
     db.close();
-    throw new EvidenceError(`target ${decl.name}: views.memories lacks column(s) ${missing.join(', ')}; it must yield ${REQUIRED_VIEW_COLUMNS.join(', ')}`);
   }
-  // the views are TEMP (they read an attached DB), so keep their SQL beside the DB for re-judging
   writeFileSync(
-    join(cellDir, 'evidence.sql'),
-    `-- sqlite3 evidence.db, then:\nATTACH DATABASE 'work/${basename(workDb)}' AS store;\n` +
+    join(dir, 'evidence.sql'),
+    `-- sqlite3 ${join(dir, EVIDENCE_DB)} -init ${join(dir, 'evidence.sql')}\nATTACH DATABASE '${workDb.replace(/'/g, "''")}' AS store;\n` +
       Object.entries(viewSql)
         .map(([n, s]) => `CREATE TEMP VIEW "${n}" AS ${s};`)
         .join('\n') +
       '\n',
   );
-  return { db, storeFiles, viewSql, close: () => db.close() };
+  return openEvidence(dir);
 }
 
 /** Which op a tool belongs to, for calls a real agent made (the harness labels its own). */

@@ -1,19 +1,9 @@
+import type { Judgment, Outcome } from '../core/results.js';
 import type { Assertion } from '../scenario/schema.js';
 
-export type Outcome = 'pass' | 'fail' | 'abstain' | 'error';
+export type { Judgment, Outcome };
 
-export interface Judgment {
-  name: string;
-  kind: Assertion['kind'];
-  phase: Assertion['phase'];
-  outcome: Outcome;
-  passed: boolean | null;
-  actual: unknown;
-  expected: unknown;
-  detail: string;
-}
-
-export function judgment(a: Assertion, outcome: Outcome, actual: unknown, expected: unknown, detail = ''): Judgment {
+export function judgment(a: Pick<Assertion, 'name' | 'kind' | 'phase'>, outcome: Outcome, actual: unknown, expected: unknown, detail = ''): Judgment {
   return {
     name: a.name,
     kind: a.kind,

@@ -62,6 +62,14 @@ export class ChildTransport implements Transport {
         resolve();
         this.onclose?.();
       });
+      // a command that cannot be spawned never emits 'exit': without this, close() waits forever
+      child.once('error', (e) => {
+        if (this.exitInfo !== undefined) return;
+        this.exitInfo = { code: null, signal: null };
+        this.stderrTail += `cannot start ${this.spec.command}: ${e.message}\n`;
+        untrack(child);
+        resolve();
+      });
     });
     await new Promise<void>((resolve, reject) => {
       child.once('spawn', () => resolve());

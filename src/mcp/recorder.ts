@@ -1,11 +1,17 @@
 import { appendFileSync } from 'node:fs';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
-/** One tools/call that crossed the MCP boundary. */
+/** JSON-RPC methods the recording point logs: the calls, and the handshake that offers tools. */
+export const RECORDED_METHODS = ['tools/call', 'initialize', 'tools/list'] as const;
+export type RecordedMethod = (typeof RECORDED_METHODS)[number];
+
+/** One request that crossed the MCP boundary, with its answer. */
 export interface CallRecord {
   seq: number;
   session: number;
   stage: string;
+  /** absent in logs written before the handshake was recorded: a tools/call */
+  method?: RecordedMethod;
   op: string | null;
   tool: string;
   arguments: unknown;
@@ -20,6 +26,7 @@ export const META_OP = 'memeval/op';
 export const META_STAGE = 'memeval/stage';
 
 interface Pending {
+  method: RecordedMethod;
   tool: string;
   args: unknown;
   op: string | null;
@@ -28,7 +35,12 @@ interface Pending {
   ts: string;
 }
 
-function resultText(result: unknown): string {
+function resultText(method: RecordedMethod, result: unknown): string {
+  if (method === 'tools/list') return ((result as { tools?: { name?: string }[] })?.tools ?? []).map((t) => String(t?.name)).join(',');
+  if (method === 'initialize') {
+    const info = (result as { serverInfo?: { name?: string; version?: string } })?.serverInfo;
+    return `${info?.name ?? '?'} ${info?.version ?? ''}`.trim();
+  }
   const content = (result as { content?: unknown })?.content;
   if (!Array.isArray(content)) return JSON.stringify(result ?? null);
   return content
@@ -54,7 +66,12 @@ export class CallRecorder {
 
   /** Client → server. Returns the message to forward (harness labels removed). */
   outgoing(msg: JSONRPCMessage): JSONRPCMessage {
-    if (!('method' in msg) || msg.method !== 'tools/call' || !('id' in msg)) return msg;
+    if (!('method' in msg) || !('id' in msg) || !(RECORDED_METHODS as readonly string[]).includes(msg.method)) return msg;
+    const method = msg.method as RecordedMethod;
+    if (method !== 'tools/call') {
+      this.pending.set(msg.id, { method, tool: '', args: msg.params ?? {}, op: null, stage: this.defaultStage, started: performance.now(), ts: new Date().toISOString() });
+      return msg;
+    }
     const params = (msg.params ?? {}) as { name?: string; arguments?: unknown; _meta?: Record<string, unknown> };
     let op: string | null = null;
     let stage = this.defaultStage;
@@ -69,6 +86,7 @@ export class CallRecorder {
       forward = { ...msg, params: newParams } as JSONRPCMessage;
     }
     this.pending.set(msg.id, {
+      method,
       tool: String(params.name ?? ''),
       args: params.arguments ?? {},
       op,
@@ -87,7 +105,7 @@ export class CallRecorder {
     this.pending.delete(msg.id as string | number);
     const isRpcError = 'error' in msg;
     const result = isRpcError ? undefined : (msg as { result?: unknown }).result;
-    const text = isRpcError ? String((msg as { error: { message?: string } }).error?.message ?? 'error') : resultText(result);
+    const text = isRpcError ? String((msg as { error: { message?: string } }).error?.message ?? 'error') : resultText(p.method, result);
     this.finishCall(p, text, isRpcError || Boolean((result as { isError?: boolean })?.isError));
   }
 
@@ -104,6 +122,7 @@ export class CallRecorder {
       seq: ++this.seq,
       session: this.session,
       stage: p.stage,
+      method: p.method,
       op: p.op,
       tool: p.tool,
       arguments: p.args,

@@ -2,6 +2,10 @@ import { createHash } from 'node:crypto';
 import type { MemoryOp, Scenario, Step } from '../scenario/schema.js';
 import type { TargetDecl } from '../targets/schema.js';
 import type { TargetSession } from '../mcp/session.js';
+import type { StepRecord } from '../core/results.js';
+import { itemiseRecall, type RecallResult } from './recall.js';
+
+export type { StepRecord };
 import { fillTemplate } from '../util/template.js';
 
 /** What the harness knows about a memory it stored, for `$ref:` and update/forget templates. */
@@ -15,16 +19,6 @@ export interface MemoryHandle {
   source: string;
 }
 
-export interface StepRecord {
-  index: number;
-  stage: 'setup' | 'step';
-  op: string;
-  tools: string[];
-  ok: boolean;
-  ms: number;
-  note?: string;
-  result?: string;
-}
 
 export const roundMs = (ms: number): number => Math.round(ms * 100) / 100;
 
@@ -160,10 +154,14 @@ export async function seedMemories(
 }
 
 /** `recall` assertions ask through the target's recall op, on a server started only when one asks. */
-export function recallProbe(decl: TargetDecl, start: () => Promise<TargetSession>): { recall: (query: string) => Promise<string>; close: () => Promise<void> } {
+export function recallProbe(decl: TargetDecl, start: () => Promise<TargetSession>): { recall: (query: string) => Promise<RecallResult>; close: () => Promise<void> } {
   let probe: Promise<TargetSession> | undefined;
   return {
-    recall: async (query) => (await runOp(await (probe ??= start()), decl, 'recall', { query }, 'probe')).text,
+    recall: async (query) => {
+      const r = await runOp(await (probe ??= start()), decl, 'recall', { query }, 'probe');
+      // a refused recall returned no results, whatever its text says
+      return r.ok ? itemiseRecall(decl, r.text) : { text: r.text, items: [], itemised: true };
+    },
     close: async () => {
       await probe?.then(
         (s) => s.close(),

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { MEMEVAL_VERSION } from '../util/paths.js';
-import { newRunId, REPORT_SCHEMA_VERSION, type Report } from './report.js';
+import { EXIT, type Report } from '../core/results.js';
+import { newRunId, REPORT_SCHEMA_VERSION } from './report.js';
 import { writeJsonAtomic } from './write.js';
 
 /** The report of a run the cost gate stopped: what was asked for and why nothing ran. */
@@ -20,7 +21,7 @@ export function writeBlockedReport(outDir: string, reason: string, scenarios: st
     targets: [],
     results: [],
     matrix: { targets: [], rows: [], totals: {} },
-    summary: { cells: 0, passed: 0, failed: 0, by_verdict: {}, exit_code: 2 },
+    summary: { cells: 0, passed: 0, failed: 0, by_verdict: {}, exit_code: EXIT.blocked },
     warnings: [],
   };
   const reportPath = join(outDir, report.run_id, 'report.json');

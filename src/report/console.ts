@@ -1,8 +1,6 @@
 import chalk from 'chalk';
-import type { Verdict } from '../judge/verdict.js';
-import type { PhaseResult } from '../replay/phase.js';
-import type { Report } from './report.js';
-import type { RepeatStats } from '../agent/repeats.js';
+import type { CellResult, Report, Verdict } from '../core/results.js';
+import type { RepeatStats } from './repeats.js';
 
 const COLOR: Record<Verdict, (s: string) => string> = {
   pass: chalk.green,
@@ -22,7 +20,7 @@ function fmt(v: unknown): string {
 }
 
 /** One line per phase, then the assertions that explain it. */
-export function formatPhase(r: PhaseResult): string {
+export function formatPhase(r: CellResult): string {
   const mark = r.fails_run ? chalk.red('✗') : chalk.green('✓');
   const claim = r.verdict === 'detected' ? chalk.dim(r.claimed ? ` (target claims ${r.defence})` : ' (instrument caught it)') : '';
   const lines = [
@@ -30,7 +28,7 @@ export function formatPhase(r: PhaseResult): string {
   ];
   if (r.agent) {
     const u = r.agent.usage;
-    lines[0] += chalk.dim(` ${r.agent.agent}${r.agent.scripted ? ` scripted/${r.agent.policy}` : ` ${r.agent.model}`} #${r.agent.repeat}, ${r.agent.turns.length} turn(s), tokens in ${u.input} out ${u.output}${u.cost_usd ? `, $${u.cost_usd}` : ''}`);
+    lines[0] += chalk.dim(` ${r.agent.agent}${r.agent.scripted ? ` scripted/${r.agent.policy}` : ` ${r.agent.model}`} #${r.agent.repeat}, ${r.agent.turns.length} turn(s), tokens in ${u.input} out ${u.output}${u.cost_usd !== null ? `, $${u.cost_usd}` : ''}`);
   }
   if (r.verdict === 'error' || r.verdict === 'unsupported' || r.verdict === 'invalid' || r.verdict === 'undetected')
     lines.push(`    ${chalk.dim(r.reason)}`);

@@ -1,16 +1,11 @@
 import chalk from 'chalk';
-import type { Verdict } from '../judge/verdict.js';
-import type { PhaseResult } from '../replay/phase.js';
+import type { CellResult, Matrix, Verdict } from '../core/results.js';
 import { summarize } from './report.js';
 
-export interface Matrix {
-  targets: string[];
-  rows: { scenario: string; cells: Record<string, { 'well-behaved'?: Verdict; violation?: Verdict; 'real-model'?: Verdict; fails_run: boolean }> }[];
-  totals: Record<string, { passed: number; failed: number; by_verdict: Partial<Record<Verdict, number>> }>;
-}
+export type { Matrix };
 
 /** Scenarios as rows, targets as columns, phase verdicts in the cells, totals per target. */
-export function buildMatrix(results: PhaseResult[], targets: string[]): Matrix {
+export function buildMatrix(results: CellResult[], targets: string[]): Matrix {
   const scenarios = [...new Set(results.map((r) => r.scenario))];
   const rows = scenarios.map((scenario) => {
     const cells: Matrix['rows'][number]['cells'] = {};

@@ -1,48 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import type { Verdict } from '../judge/verdict.js';
-import type { PhaseResult } from '../replay/phase.js';
-import type { Matrix } from './matrix.js';
+import { EXIT, REPORT_SCHEMA_VERSION, type CellResult, type Report, type Summary, type TargetInfo, type Verdict } from '../core/results.js';
 
-export const REPORT_SCHEMA_VERSION = 1;
-
-export interface TargetInfo {
-  name: string;
-  package: string;
-  version: string;
-  claims: string[];
-}
-
-export interface Report {
-  schema_version: number;
-  run_id: string;
-  status: 'completed' | 'interrupted' | 'blocked';
-  reason?: string;
-  memeval_version: string;
-  layer: 'deterministic' | 'real-model';
-  started_at: string;
-  ended_at: string;
-  options: Record<string, unknown>;
-  scenarios: string[];
-  targets: TargetInfo[];
-  results: PhaseResult[];
-  matrix: Matrix;
-  summary: Summary;
-  warnings: string[];
-}
-
-export interface Summary {
-  cells: number;
-  passed: number;
-  failed: number;
-  by_verdict: Partial<Record<Verdict, number>>;
-  exit_code: number;
-}
+export { REPORT_SCHEMA_VERSION, type Report, type Summary, type TargetInfo };
 
 export function newRunId(now = new Date()): string {
   return `${now.toISOString().replace(/[:.]/g, '-').replace(/-\d{3}Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
 }
 
-export function summarize(results: PhaseResult[], interrupted: boolean): Summary {
+/** Totals and the exit code the CLI must use: an interrupted run exits 130, whatever its cells say. */
+export function summarize(results: CellResult[], interrupted: boolean): Summary {
   const by: Partial<Record<Verdict, number>> = {};
   for (const r of results) by[r.verdict] = (by[r.verdict] ?? 0) + 1;
   const failed = results.filter((r) => r.fails_run).length;
@@ -51,6 +17,6 @@ export function summarize(results: PhaseResult[], interrupted: boolean): Summary
     passed: results.length - failed - (by.skipped ?? 0),
     failed,
     by_verdict: by,
-    exit_code: failed > 0 || interrupted ? 1 : 0,
+    exit_code: interrupted ? EXIT.interrupted : failed > 0 ? EXIT.failed : EXIT.ok,
   };
 }

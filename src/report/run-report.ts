@@ -1,10 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import type { PhaseResult } from '../replay/phase.js';
-import type { RunTarget } from '../replay/run.js';
+import type { CellResult, Report, TargetInfo } from '../core/results.js';
 import { MEMEVAL_VERSION } from '../util/paths.js';
 import { buildMatrix } from './matrix.js';
-import { REPORT_SCHEMA_VERSION, summarize, type Report } from './report.js';
+import { REPORT_SCHEMA_VERSION, summarize } from './report.js';
 import { writeFileAtomic, writeJsonAtomic } from './write.js';
 
 export interface RunOutcome {
@@ -14,8 +13,8 @@ export interface RunOutcome {
   startedAt: string;
   options: Record<string, unknown>;
   scenarios: string[];
-  targets: RunTarget[];
-  results: PhaseResult[];
+  targets: TargetInfo[];
+  results: CellResult[];
   interrupted: boolean;
 }
 
@@ -27,7 +26,7 @@ export interface RunOutcome {
 export function writeRunReport<X extends object>(o: RunOutcome, extra: X): { report: Report & X; reportPath: string } {
   const allCalls: string[] = [];
   for (const r of o.results) {
-    const label = { scenario: r.scenario, target: r.target, phase: r.phase, ...(r.agent ? { repeat: r.agent.repeat } : {}) };
+    const label = { cell_id: r.cell_id, scenario: r.scenario, target: r.target, phase: r.phase, ...(r.agent ? { repeat: r.agent.repeat } : {}) };
     const f = join(r.cell_dir, 'calls.jsonl');
     if (existsSync(f)) for (const l of readFileSync(f, 'utf8').split('\n').filter(Boolean)) allCalls.push(JSON.stringify({ ...label, ...JSON.parse(l) }) + '\n');
     r.cell_dir = relative(o.runDir, r.cell_dir);
@@ -43,9 +42,9 @@ export function writeRunReport<X extends object>(o: RunOutcome, extra: X): { rep
     ended_at: new Date().toISOString(),
     options: o.options,
     scenarios: o.scenarios,
-    targets: o.targets.map((t) => ({ name: t.decl.name, package: t.decl.package?.npm ?? t.decl.server.command ?? '', version: t.bin.version, claims: t.decl.claims })),
+    targets: o.targets,
     results: o.results,
-    matrix: buildMatrix(o.results, o.targets.map((t) => t.decl.name)),
+    matrix: buildMatrix(o.results, o.targets.map((t) => t.name)),
     summary: summarize(o.results, o.interrupted),
     warnings: [...new Set(o.results.flatMap((r) => r.warnings.map((w) => `${r.target}: ${w}`)))],
     ...extra,

@@ -2,6 +2,15 @@ import type { Scenario, Step } from './schema.js';
 
 export const REF_PREFIX = '$ref:';
 
+/** What `$ref:name.<field>` may pick from a stored memory. */
+export const REF_FIELDS = ['id', 'key', 'content', 'subject', 'category', 'source'];
+
+function getAt(value: unknown, path: string): unknown {
+  let cur = value;
+  for (const part of path.match(/[^.[\]]+/g) ?? []) cur = (cur as Record<string, unknown>)?.[part];
+  return cur;
+}
+
 /** Names a `$ref:` string points at, or undefined when it is not a ref. */
 export function refName(value: unknown): string | undefined {
   return parseRef(value)?.name;
@@ -49,6 +58,9 @@ export function checkRefs(scenario: Scenario): string[] {
     const known = new Set(seeded);
     steps.forEach((step, i) => {
       for (const r of findRefs(step)) {
+        const field = parseRef(getAt(step, r.path))?.field;
+        if (field !== undefined && !REF_FIELDS.includes(field))
+          problems.push(`${where}[${i}].${r.path}: "$ref:${r.name}.${field}": a memory has no field "${field}" (fields: ${REF_FIELDS.join(', ')})`);
         if (!known.has(r.name)) {
           const hint = known.size ? ` (known: ${[...known].join(', ')})` : ' (no memory is named yet: add a setup memory or a remember step with `ref`)';
           problems.push(`${where}[${i}].${r.path}: unknown ref "${r.name}"${hint}`);

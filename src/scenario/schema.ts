@@ -1,4 +1,8 @@
 import { z } from 'zod';
+import { CLAIMS } from './claims.js';
+import type { DeterministicPhase, Phase } from '../core/results.js';
+
+export type { DeterministicPhase, Phase };
 
 /** Target-neutral memory actions. `tool` is the escape hatch for target-specific scenarios. */
 export const MEMORY_OPS = ['remember', 'update', 'forget', 'recall', 'curate'] as const;
@@ -174,7 +178,7 @@ export const scenarioSchema = z.strictObject({
       .strictObject({
         expectation: z.enum(EXPECTATIONS),
         defence: z
-          .string()
+          .enum(CLAIMS)
           .optional()
           .describe('the defence this violation probes; a target that claims it fails the run when the violation is only detected'),
         steps: z.array(stepSchema).min(1),
@@ -193,9 +197,14 @@ export const scenarioSchema = z.strictObject({
 export type Scenario = z.infer<typeof scenarioSchema>;
 export type ScenarioInput = z.input<typeof scenarioSchema>;
 
-export type DeterministicPhase = 'well-behaved' | 'violation';
-export type Phase = DeterministicPhase | 'real-model';
-
-export function assertionApplies(a: Assertion, phase: Phase): boolean {
-  return a.phase === 'both' || a.phase === phase;
+/**
+ * Which assertions judge a cell. A deterministic phase: `both` and its own phase. A real-model
+ * cell is held to the scenario's positive expectations too: a well-behaved agent run (a real
+ * model, or the scripted model replaying the well-behaved steps) is judged by `both`,
+ * `well-behaved` and `real-model` assertions; a scripted `--policy violation` run by `both` and
+ * `violation`, exactly like the deterministic violation phase.
+ */
+export function assertionApplies(a: Assertion, judgedAs: DeterministicPhase, realModel = false): boolean {
+  if (a.phase === 'both' || a.phase === judgedAs) return true;
+  return realModel && judgedAs === 'well-behaved' && a.phase === 'real-model';
 }

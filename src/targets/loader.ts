@@ -3,6 +3,7 @@ import { basename, extname, join } from 'node:path';
 import { InputError, nearest } from '../util/errors.js';
 import { parseWith, readJson5File } from '../util/json5-file.js';
 import { BUILTIN_TARGETS } from '../util/paths.js';
+import { checkOps } from './op-checks.js';
 import { checkTargetWiring, targetSchema, type TargetDecl } from './schema.js';
 
 export interface LoadedTarget {
@@ -23,7 +24,7 @@ export function targetFiles(dir = BUILTIN_TARGETS): string[] {
 export function loadTargetFile(file: string): LoadedTarget {
   const decl = parseWith(file, readJson5File(file), targetSchema);
   const stem = basename(file, extname(file));
-  const problems = checkTargetWiring(decl);
+  const problems = [...checkTargetWiring(decl), ...checkOps(decl)];
   if (decl.name !== stem) problems.push(`name: "${decl.name}" must equal the file name "${stem}"`);
   if (problems.length) {
     const lines = problems.map((p) => `${file}: ${p}`);

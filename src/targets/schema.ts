@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CLAIMS } from '../scenario/claims.js';
 import { MEMORY_OPS } from '../scenario/schema.js';
 
 /** One MCP tool call an op expands to; strings may hold {{placeholders}}. */
@@ -72,8 +73,16 @@ export const targetSchema = z.strictObject({
       z.ZodOptional<z.ZodArray<typeof opCall>>
     >)
     .describe('how each memory op maps to tool calls; a missing op makes scenarios that need it unsupported'),
+  recall_results: z
+    .strictObject({
+      json: z.string().optional().describe('dot path to the array of results in a JSON result text, e.g. "entities"'),
+      regex: z.string().optional().describe('a regex (flags gmu) whose every match is one result; group 1 if it has one'),
+    })
+    .refine((r) => (r.json === undefined) !== (r.regex === undefined), { message: 'give exactly one of `json` or `regex`' })
+    .optional()
+    .describe('how a recall result text splits into separate results; without it a recall that echoes the query cannot be judged'),
   claims: z
-    .array(z.string())
+    .array(z.enum(CLAIMS))
     .default([])
     .describe('defences the target claims; a violation it only detects then fails the run'),
 });

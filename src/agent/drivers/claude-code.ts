@@ -70,7 +70,7 @@ export const claudeCode: AgentDriver = {
       out.usage.cache_read += m.cacheReadInputTokens ?? 0;
       out.usage.cache_write += m.cacheCreationInputTokens ?? 0;
     }
-    out.usage.cost_usd = typeof result.total_cost_usd === 'number' ? result.total_cost_usd : 0;
+    out.usage.cost_usd = typeof result.total_cost_usd === 'number' ? result.total_cost_usd : null;
     // subtype stays "success" on API failures: is_error is what tells
     if (result.is_error) out.invalid.push(`agent error: ${String(result.result ?? result.subtype).slice(0, 300)}`);
     if (result.subtype === 'error_max_turns' || result.terminal_reason === 'max_turns') out.invalid.push('max turns hit');

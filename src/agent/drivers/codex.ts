@@ -82,7 +82,7 @@ export const codex: AgentDriver = {
         completed = true;
         // running totals per thread, also across resume: this turn is the difference
         const u = ev.usage ?? {};
-        out.cumulative = { input: u.input_tokens ?? 0, output: u.output_tokens ?? 0, cache_read: u.cached_input_tokens ?? 0, cache_write: 0, cost_usd: 0 };
+        out.cumulative = { input: u.input_tokens ?? 0, output: u.output_tokens ?? 0, cache_read: u.cached_input_tokens ?? 0, cache_write: 0, cost_usd: null };
         out.usage = usageSince(out.cumulative, previous);
       }
       if (ev.type === 'turn.failed') out.invalid.push(`turn failed: ${String(ev.error?.message ?? '').slice(0, 300)}`);

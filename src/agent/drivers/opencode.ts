@@ -92,7 +92,7 @@ export const opencode: AgentDriver = {
         out.usage.output += (t.output ?? 0) + (t.reasoning ?? 0);
         out.usage.cache_read += t.cache?.read ?? 0;
         out.usage.cache_write += t.cache?.write ?? 0;
-        out.usage.cost_usd += typeof part.cost === 'number' ? part.cost : 0;
+        if (typeof part.cost === 'number') out.usage.cost_usd = (out.usage.cost_usd ?? 0) + part.cost;
         if (part.reason !== 'tool-calls') finished = true;
       }
       if (ev.type === 'error') {

@@ -69,7 +69,7 @@ export const qwen: AgentDriver = {
     }
     // running totals over the whole session, also across --resume: this turn is the difference
     const u = result.usage ?? {};
-    out.cumulative = { input: u.input_tokens ?? 0, output: u.output_tokens ?? 0, cache_read: u.cache_read_input_tokens ?? 0, cache_write: 0, cost_usd: 0 };
+    out.cumulative = { input: u.input_tokens ?? 0, output: u.output_tokens ?? 0, cache_read: u.cache_read_input_tokens ?? 0, cache_write: 0, cost_usd: null };
     out.usage = usageSince(out.cumulative, previous);
     // a failed model call still ends with subtype "success", exit 0, and the error as the answer
     if (result.is_error || /^\[API Error:/.test(out.finalText)) out.invalid.push(`agent error: ${String(result.result ?? result.subtype).slice(0, 300)}`);

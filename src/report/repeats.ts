@@ -1,4 +1,4 @@
-import type { PhaseResult } from '../replay/phase.js';
+import type { CellResult } from '../core/results.js';
 
 export interface RepeatStats {
   scenario: string;
@@ -24,8 +24,8 @@ export function wilson(passed: number, n: number, z = 1.96): [number, number] {
 }
 
 /** A run passes when it does not fail the run and really ran (skipped runs are left out). */
-export function repeatStats(results: PhaseResult[]): RepeatStats[] {
-  const groups = new Map<string, PhaseResult[]>();
+export function repeatStats(results: CellResult[]): RepeatStats[] {
+  const groups = new Map<string, CellResult[]>();
   for (const r of results) {
     if (r.verdict === 'skipped') continue;
     const k = `${r.scenario}\u0000${r.target}`;

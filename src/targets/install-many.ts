@@ -1,5 +1,8 @@
 import chalk from 'chalk';
-import { InstallError, type InstallResult } from '../targets/install.js';
+import { InstallError, type InstallResult } from './install.js';
+import { installTarget } from './install-target.js';
+import { loadAllTargets } from './loader.js';
+import type { TargetDecl } from './schema.js';
 
 /** Install each item in turn, report each, and fail once at the end listing every failure. */
 export async function installMany<T>(items: T[], name: (x: T) => string, install: (x: T) => Promise<InstallResult>, log: (s: string) => void): Promise<void> {
@@ -18,4 +21,14 @@ export async function installMany<T>(items: T[], name: (x: T) => string, install
     }
   }
   if (failures.length) throw new InstallError(failures.join('\n\n'));
+}
+
+/** `all` or a list of names → target names, in the order given. */
+export function targetNames(names: string[]): string[] {
+  if (names.includes('all')) return loadAllTargets().map((t) => t.decl.name);
+  return names;
+}
+
+export function installTargets(decls: TargetDecl[], log: (s: string) => void): Promise<void> {
+  return installMany(decls, (d) => d.name, (d) => installTarget(d, log), log);
 }

@@ -1,0 +1,114 @@
+import { resolve } from 'node:path';
+import type { CellResult, Report } from '../core/results.js';
+import { costGate, SCRIPTED_MODEL, type GateDecision } from '../agent/cost-gate.js';
+import { getDriver, installAgents, resolveAgentBin } from '../agent/registry.js';
+import { AGENT_NAMES } from '../agent/types.js';
+import { writeBlockedReport } from '../report/blocked.js';
+import type { RepeatStats } from '../report/repeats.js';
+import { installTargets, targetNames } from '../targets/install-many.js';
+import { DEFAULT_TARGET, loadTarget } from '../targets/loader.js';
+import { InputError } from '../util/errors.js';
+import { BUILTIN_SCENARIOS } from '../util/paths.js';
+import { checkAgainstTargets, loadScenarioDir, resolveTargets, selectScenarios } from './load.js';
+import { runDeterministic, runRealModel } from './run.js';
+
+export interface RunRequest {
+  /** folder of scenario files (default: the built-in ones) */
+  scenariosDir?: string;
+  scenarioIds?: string[];
+  /** target names or declaration paths, or "all" (default: server-memory) */
+  targets?: string[];
+  workers?: number;
+  keep?: boolean;
+  outDir?: string;
+  install?: boolean;
+  agentTurn?: boolean;
+  iUnderstandModelCost?: boolean;
+  agent?: string;
+  model?: string;
+  repeat?: number;
+  maxTurns?: number;
+  policy?: 'well-behaved' | 'violation';
+  baseUrl?: string;
+  promptTimeoutMs?: number;
+  signal?: AbortSignal;
+  onResult?: (r: CellResult) => void;
+  /** progress lines (installs, the run's header) */
+  log?: (line: string) => void;
+}
+
+export interface RunResponse {
+  report: Report & { repeats?: RepeatStats[] };
+  reportPath: string;
+  /** what the CLI exits with: the report's own summary.exit_code */
+  exitCode: number;
+  gate: GateDecision;
+}
+
+/**
+ * Run memeval as the CLI does: load and check every input (InputError before anything runs),
+ * apply the cost gate (a blocked report and exit 2 before anything model-shaped starts), then
+ * run the deterministic or the real-model layer and write the report.
+ */
+export async function run(req: RunRequest = {}): Promise<RunResponse> {
+  const log = req.log ?? (() => {});
+  const scenarios = selectScenarios(loadScenarioDir(req.scenariosDir ?? BUILTIN_SCENARIOS), req.scenarioIds);
+  const outDir = resolve(req.outDir ?? 'runs');
+  const gate = costGate(req);
+  if (gate.layer === 'real-model' && !gate.allowed) {
+    const { report, reportPath } = writeBlockedReport(outDir, gate.reason, scenarios.map((s) => s.scenario.id), {
+      agent: req.agent ?? null,
+      model: req.model ?? null,
+      agent_turn: Boolean(req.agentTurn),
+      i_understand_model_cost: Boolean(req.iUnderstandModelCost),
+    });
+    return { report, reportPath, exitCode: report.summary.exit_code, gate };
+  }
+  const names = targetNames(req.targets?.length ? req.targets : [DEFAULT_TARGET]);
+  const common = { workers: req.workers ?? 1, keep: Boolean(req.keep), outDir, signal: req.signal, onResult: req.onResult };
+
+  if (gate.layer === 'deterministic') {
+    if (req.install) await installTargets(names.map((n) => loadTarget(n).decl), log);
+    const targets = resolveTargets(names);
+    checkAgainstTargets(scenarios, targets);
+    log(`memeval: ${scenarios.length} scenario(s) × ${targets.map((t) => t.decl.name).join(', ')}, ${common.workers} worker(s)`);
+    const r = await runDeterministic({ ...common, scenarios, targets, options: { scenarios_dir: req.scenariosDir ?? BUILTIN_SCENARIOS } });
+    return { report: r.report, reportPath: r.reportPath, exitCode: r.report.summary.exit_code, gate };
+  }
+
+  if (req.agent === undefined) throw new InputError(`--agent: required for the real-model layer; one of ${AGENT_NAMES.join(', ')}`);
+  const driver = getDriver(req.agent);
+  const withPrompts = scenarios.filter((s) => s.scenario.real_model);
+  if (!withPrompts.length) throw new InputError('--agent-turn: none of the selected scenarios has a real_model block (see `memeval list`)');
+  if (!gate.scripted && !req.model) throw new InputError('--model: required for a real model (or use --model scripted)');
+  if (req.install) {
+    await installTargets(names.map((n) => loadTarget(n).decl), log);
+    await installAgents([driver], log);
+  }
+  const targets = resolveTargets(names);
+  checkAgainstTargets(withPrompts, targets);
+  const bin = resolveAgentBin(driver);
+  if (!bin) throw new InputError(`--agent: ${driver.name} (${driver.npm}@${driver.version}) is not installed; run \`memeval agents install ${driver.name}\` (or add --install)`);
+  const policy = req.policy ?? 'well-behaved';
+  const repeat = req.repeat ?? 1;
+  log(
+    `memeval: real-model layer, ${driver.name} ${bin.version} with ${gate.scripted ? `memeval's scripted model (policy ${policy})` : `model ${req.model}`}, ` +
+      `${withPrompts.length} scenario(s) × ${targets.map((t) => t.decl.name).join(', ')} × ${repeat}, ${common.workers} worker(s)`,
+  );
+  const r = await runRealModel({
+    ...common,
+    gate,
+    scenarios: withPrompts,
+    targets,
+    driver,
+    agentBin: bin.file,
+    agentVersion: bin.version,
+    model: req.model ?? SCRIPTED_MODEL,
+    baseUrl: req.baseUrl,
+    policy,
+    repeat,
+    maxTurns: req.maxTurns,
+    promptTimeoutMs: req.promptTimeoutMs ?? 300000,
+  });
+  return { report: r.report, reportPath: r.reportPath, exitCode: r.report.summary.exit_code, gate };
+}

@@ -1,0 +1,132 @@
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { basename, dirname, extname, join, resolve } from 'node:path';
+import { checkAssertion } from '../judge/registry.js';
+import type { RunTarget } from '../run/plan.js';
+import { loadScenario, loadScenarios, type LoadedScenario } from '../scenario/loader.js';
+import { loadTarget, loadTargetFile, type LoadedTarget } from '../targets/loader.js';
+import { NotInstalledError, resolveTargetBin } from '../targets/resolve-bin.js';
+import { InputError, nearest } from '../util/errors.js';
+import { readJson5File } from '../util/json5-file.js';
+
+const EXT = new Set(['.json', '.json5']);
+
+/**
+ * The scenario files of a folder, or an input error that says what is wrong with the path:
+ * missing, a file, or a folder with no scenario in it. Never a green run of nothing.
+ */
+export function scenarioFilesIn(dir: string, flag = '--scenarios'): string[] {
+  if (!existsSync(dir)) throw new InputError(`${flag}: ${dir} does not exist; give a folder of scenario files (.json5 or .json)`);
+  if (!statSync(dir).isDirectory())
+    throw new InputError(`${flag}: ${dir} is a file, not a folder; give the folder it is in (${dirname(resolve(dir))}) and select it with --scenario ${basename(dir, extname(dir))}`);
+  const files = readdirSync(dir)
+    .filter((f) => EXT.has(extname(f)))
+    .sort()
+    .map((f) => join(dir, f));
+  if (!files.length) throw new InputError(`${flag}: ${dir} holds no scenario files (.json5 or .json)`);
+  return files;
+}
+
+/** Load a folder of scenarios; every file's problems are collected before failing. */
+export function loadScenarioDir(dir: string): LoadedScenario[] {
+  return loadScenarios(scenarioFilesIn(dir));
+}
+
+export function selectScenarios(all: LoadedScenario[], ids: string[] | undefined): LoadedScenario[] {
+  const picked = !ids?.length
+    ? all
+    : ids.map((id) => {
+        const s = all.find((x) => x.scenario.id === id);
+        if (!s) {
+          const guess = nearest(
+            id,
+            all.map((x) => x.scenario.id),
+          );
+          throw new InputError(`--scenario: unknown scenario "${id}"${guess ? ` (did you mean "${guess}"?)` : ''}; see \`memeval list\``);
+        }
+        return s;
+      });
+  if (!picked.length) throw new InputError('no scenario selected: nothing would run');
+  return picked;
+}
+
+/**
+ * Checks that need a scenario and a target together, before anything runs: assertions
+ * prepared against what the evidence schema will be for that target.
+ */
+export function checkAgainstTargets(scenarios: LoadedScenario[], targets: LoadedTarget[]): void {
+  const problems: string[] = [];
+  for (const s of scenarios)
+    for (const t of targets)
+      s.scenario.assertions.forEach((a, i) => {
+        for (const p of checkAssertion(a, { extraViews: Object.keys(t.decl.views.extra) })) problems.push(`${s.file}: assertions[${i}].${p} (target ${t.decl.name})`);
+      });
+  if (problems.length) throw new InputError(problems.join('\n'), [...new Set(problems)]);
+}
+
+/** Targets by name (or declaration path), each with its installed server, or an input error. */
+export function resolveTargets(names: string[]): RunTarget[] {
+  const problems: string[] = [];
+  const out: RunTarget[] = [];
+  for (const name of names) {
+    const t = loadTarget(name);
+    try {
+      out.push({ ...t, bin: resolveTargetBin(t.decl) });
+    } catch (e) {
+      if (e instanceof NotInstalledError) problems.push(e.message);
+      else throw e;
+    }
+  }
+  if (problems.length) throw new InputError(problems.join('\n'), problems);
+  return out;
+}
+
+/** A target declaration is recognised by its shape, wherever it lives: it has a store and ops. */
+export function looksLikeTarget(file: string): boolean {
+  if (basename(dirname(resolve(file))) === 'targets') return true;
+  try {
+    const raw = readJson5File(file) as Record<string, unknown> | null;
+    return Boolean(raw && typeof raw === 'object' && 'store' in raw && 'ops' in raw && !('schema_version' in raw));
+  } catch {
+    return false;
+  }
+}
+
+export interface ValidateResult {
+  file: string;
+  kind: 'scenario' | 'target';
+  problems: string[];
+}
+
+/** Validate files and folders (a folder: its .json5/.json files); nothing runs. */
+export function validatePaths(paths: string[]): ValidateResult[] {
+  const files = paths.flatMap((p) => {
+    if (!existsSync(p)) return [p];
+    if (statSync(p).isDirectory()) {
+      const inside = readdirSync(p)
+        .sort()
+        .flatMap((f) => {
+          const full = join(p, f);
+          if (statSync(full).isDirectory()) return f === 'targets' ? readdirSync(full).filter((x) => EXT.has(extname(x))).sort().map((x) => join(full, x)) : [];
+          return EXT.has(extname(f)) ? [full] : [];
+        });
+      if (!inside.length) throw new InputError(`${p}: holds no scenario or target files (.json5 or .json)`);
+      return inside;
+    }
+    return [p];
+  });
+  return files.map((file) => {
+    const kind = looksLikeTarget(file) ? 'target' : 'scenario';
+    try {
+      if (kind === 'target') loadTargetFile(file);
+      else {
+        const s = loadScenario(file);
+        const problems = s.scenario.assertions.flatMap((a, i) => checkAssertion(a).map((p) => `${file}: assertions[${i}].${p}`));
+        if (problems.length) throw new InputError(problems.join('\n'), problems);
+      }
+      return { file, kind, problems: [] };
+    } catch (e) {
+      if (!(e instanceof InputError)) throw e;
+      return { file, kind, problems: e.problems };
+    }
+  });
+}

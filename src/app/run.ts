@@ -1,0 +1,133 @@
+import { join } from 'node:path';
+import type { CellResult, Report } from '../core/results.js';
+import { assertAllowed, type GateDecision } from '../agent/cost-gate.js';
+import type { AgentDriver } from '../agent/types.js';
+import { agentDriver } from '../drive/agent.js';
+import { replayDriver } from '../drive/replay.js';
+import { repeatStats, type RepeatStats } from '../report/repeats.js';
+import { newRunId } from '../report/report.js';
+import { writeRunReport } from '../report/run-report.js';
+import { runCell } from '../run/cell.js';
+import { planCells, targetInfo, type RunTarget } from '../run/plan.js';
+import type { LoadedScenario } from '../scenario/loader.js';
+import { mapPool } from '../util/pool.js';
+
+export interface CommonRunOptions {
+  scenarios: LoadedScenario[];
+  targets: RunTarget[];
+  workers: number;
+  keep: boolean;
+  outDir: string;
+  runId?: string;
+  signal?: AbortSignal;
+  onResult?: (r: CellResult) => void;
+  options?: Record<string, unknown>;
+}
+
+export interface RunResult<X = object> {
+  report: Report & X;
+  reportPath: string;
+  runDir: string;
+}
+
+/** The deterministic layer: every scenario × target × phase through the replay driver. */
+export async function runDeterministic(o: CommonRunOptions): Promise<RunResult> {
+  const runId = o.runId ?? newRunId();
+  const runDir = join(o.outDir, runId);
+  const startedAt = new Date().toISOString();
+  const cells = planCells(o.scenarios, o.targets);
+  const results = await mapPool(cells, o.workers, async ({ s, t, phase }) => {
+    const r = await runCell({
+      scenario: s.scenario,
+      decl: t.decl,
+      bin: t.bin,
+      driver: replayDriver(s.scenario, phase),
+      cellDir: join(runDir, 'cells', s.scenario.id, t.decl.name, phase),
+      keep: o.keep,
+      signal: o.signal,
+      serverEnv: t.serverEnv,
+    });
+    o.onResult?.(r);
+    return r;
+  });
+  const { report, reportPath } = writeRunReport(
+    {
+      runId,
+      runDir,
+      layer: 'deterministic',
+      startedAt,
+      options: { workers: o.workers, keep: o.keep, ...o.options },
+      scenarios: o.scenarios.map((s) => s.scenario.id),
+      targets: o.targets.map(targetInfo),
+      results,
+      interrupted: Boolean(o.signal?.aborted),
+    },
+    {},
+  );
+  return { report, reportPath, runDir };
+}
+
+export interface AgentRunOptions extends CommonRunOptions {
+  gate: GateDecision;
+  driver: AgentDriver;
+  agentBin: string;
+  agentVersion: string;
+  model: string;
+  baseUrl?: string;
+  policy: 'well-behaved' | 'violation';
+  repeat: number;
+  maxTurns?: number;
+  promptTimeoutMs: number;
+}
+
+/** The real-model layer: every scenario with a real_model block × target × repeat through an agent. */
+export async function runRealModel(o: AgentRunOptions): Promise<RunResult<{ repeats: RepeatStats[] }>> {
+  assertAllowed(o.gate);
+  const runId = o.runId ?? newRunId();
+  const runDir = join(o.outDir, runId);
+  const startedAt = new Date().toISOString();
+  const cells = o.scenarios
+    .filter((s) => s.scenario.real_model)
+    .flatMap((s) => o.targets.flatMap((t) => Array.from({ length: o.repeat }, (_, i) => ({ s, t, repeat: i + 1 }))));
+  const results = await mapPool(cells, o.workers, async ({ s, t, repeat }) => {
+    const driver = agentDriver({ ...o, scenario: s.scenario, repeat });
+    const r = await runCell({
+      scenario: s.scenario,
+      decl: t.decl,
+      bin: t.bin,
+      driver,
+      cellDir: join(runDir, 'cells', s.scenario.id, t.decl.name, `${o.driver.name}-${repeat}`),
+      keep: o.keep,
+      signal: o.signal,
+      serverEnv: t.serverEnv,
+    });
+    o.onResult?.(r);
+    return r;
+  });
+  const scripted = o.gate.scripted;
+  const { report, reportPath } = writeRunReport(
+    {
+      runId,
+      runDir,
+      layer: 'real-model',
+      startedAt,
+      options: {
+        workers: o.workers,
+        keep: o.keep,
+        agent: o.driver.name,
+        agent_version: o.agentVersion,
+        model: scripted ? 'scripted' : o.model,
+        scripted_model: scripted,
+        policy: o.policy,
+        repeat: o.repeat,
+        ...o.options,
+      },
+      scenarios: [...new Set(cells.map((c) => c.s.scenario.id))],
+      targets: o.targets.map(targetInfo),
+      results,
+      interrupted: Boolean(o.signal?.aborted),
+    },
+    { repeats: repeatStats(results) },
+  );
+  return { report, reportPath, runDir };
+}

@@ -1,0 +1,51 @@
+import type { DeterministicPhase } from '../core/results.js';
+import { afterStep, clip, roundMs, runOp, stepCall, type StepRecord } from '../ops/ops.js';
+import { lookupRef } from '../ops/refs.js';
+import { resolveRefs } from '../scenario/refs.js';
+import type { Scenario, Step } from '../scenario/schema.js';
+import { Interrupted } from '../util/errors.js';
+import type { CellEnv, Driver } from './types.js';
+
+/** The deterministic layer: the scenario's steps of one phase, issued by memeval itself. */
+export function replayDriver(scenario: Scenario, phase: DeterministicPhase): Driver {
+  const steps: Step[] = phase === 'well-behaved' ? scenario.deterministic.well_behaved : (scenario.deterministic.violation?.steps ?? []);
+  return {
+    kind: 'replay',
+    phase,
+    judgedAs: phase,
+    realModel: false,
+    label: phase,
+    steps,
+    usesSession: true,
+    drive: async (env) => {
+      await replaySteps(env, steps);
+      return { invalid: [] };
+    },
+  };
+}
+
+/** Issue steps through the cell's current session; `restart` stops it and starts the next. */
+export async function replaySteps(env: CellEnv, steps: Step[]): Promise<void> {
+  const { decl, handles, sessions } = env;
+  const session = () => sessions.current() ?? sessions.start();
+  for (const [i, step] of steps.entries()) {
+    if (env.signal?.aborted) throw new Interrupted('interrupted');
+    const rec: StepRecord = { index: i, stage: 'step', op: step.op, tools: [], ok: true, ms: 0, note: step.note };
+    if (step.op === 'restart') {
+      const t = performance.now();
+      await sessions.stop();
+      await sessions.start();
+      rec.ms = roundMs(performance.now() - t);
+    } else if (step.op === 'tool') {
+      const args = resolveRefs(step.args, lookupRef(handles)) as Record<string, unknown>;
+      const r = await (await session()).callTool(step.tool, args, { stage: 'step' });
+      Object.assign(rec, { tools: [step.tool], ok: r.ok, ms: roundMs(r.ms), result: clip(r.text) });
+    } else {
+      const { op, vars, handle } = stepCall(decl, step, handles);
+      const r = await runOp(await session(), decl, op, vars, 'step');
+      Object.assign(rec, { tools: r.tools, ok: r.ok, ms: roundMs(r.ms), result: clip(r.text) });
+      if (r.ok) afterStep(step, handle, r.id, handles);
+    }
+    env.records.push(rec);
+  }
+}

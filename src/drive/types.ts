@@ -1,0 +1,70 @@
+import type { AgentRunInfo, DriverKind, Phase, StepRecord } from '../core/results.js';
+import type { Fixture } from '../fixture/fixture.js';
+import type { TargetSession } from '../mcp/session.js';
+import type { MemoryHandle } from '../ops/ops.js';
+import type { Scenario, Step } from '../scenario/schema.js';
+import type { ResolvedBin } from '../targets/resolve-bin.js';
+import type { TargetDecl } from '../targets/schema.js';
+
+/** The target's server sessions in this cell, all recorded into the cell's calls log. */
+export interface Sessions {
+  current(): TargetSession | undefined;
+  /** start the next numbered session (stopping none: call stop() first) */
+  start(): Promise<TargetSession>;
+  stop(): Promise<void>;
+}
+
+/** What the lifecycle hands a driver once the fixture exists and setup memories are stored. */
+export interface CellEnv {
+  scenario: Scenario;
+  decl: TargetDecl;
+  bin: ResolvedBin;
+  fixture: Fixture;
+  cellDir: string;
+  /** the cell's calls log: every session and every agent proxy appends here */
+  callsLog: string;
+  /** environment every server process of this cell gets (network guard, provider URL, …) */
+  serverEnv: Record<string, string>;
+  handles: Map<string, MemoryHandle>;
+  records: StepRecord[];
+  sessions: Sessions;
+  warnings: string[];
+  signal?: AbortSignal;
+}
+
+export interface DriveOutcome {
+  /** reasons the cell never really ran (an agent turn that did not happen): the cell is invalid */
+  invalid: string[];
+  /** the agent's final answer, for transcript judges */
+  transcript?: string;
+  agent?: AgentRunInfo;
+  /** why the cell proves nothing although its assertions may hold (e.g. no memory call at all) */
+  vacuous?: string;
+}
+
+/**
+ * Who issues the tool calls in a cell: the only thing that differs between layers. The replay
+ * driver issues the scenario's steps, the agent driver runs a real agent binary, a fuzz driver
+ * issues generated sequences. Everything else (fixture, seeding, snapshot, evidence, judges,
+ * verdict, teardown) is the one lifecycle in run/cell.ts.
+ */
+export interface Driver {
+  kind: DriverKind;
+  /** the phase the cell reports */
+  phase: Phase;
+  /** which deterministic phase's verdict rules and assertions apply */
+  judgedAs: 'well-behaved' | 'violation';
+  /** true for agent cells: `real-model` assertions apply to a well-behaved run */
+  realModel: boolean;
+  /** the last part of the cell id (phase, or agent-repeat) */
+  label: string;
+  /** the scripted steps this driver issues (for the ops it needs from the target) */
+  steps: Step[];
+  /** keep the seeding session open for drive() (false when something else starts the server) */
+  usesSession: boolean;
+  /** a reason the cell cannot run on this target, before anything starts */
+  unsupported?(): string | undefined;
+  drive(env: CellEnv): Promise<DriveOutcome>;
+  /** always runs, after drive() or when it threw */
+  cleanup?(): Promise<void>;
+}

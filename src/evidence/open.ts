@@ -1,0 +1,65 @@
+import { existsSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import { REQUIRED_VIEW_COLUMNS } from './schema.js';
+
+/** What judges read. The store is a copy taken after the server exited; nothing writes to it. */
+export interface Evidence {
+  db: Database.Database;
+  /** the cell directory the evidence lives in (absolute) */
+  dir: string;
+  /** pristine copies of every store file, for the raw byte scan */
+  storeFiles: string[];
+  /** views and tables to name in reports */
+  viewSql: Record<string, string>;
+  close(): void;
+}
+
+export class EvidenceError extends Error {}
+
+export const EVIDENCE_DB = 'evidence.db';
+
+interface Meta {
+  store_db: string;
+  store_files: string;
+  target: string;
+}
+
+/**
+ * Open a cell's evidence from anywhere: evidence.db keeps the view definitions and the store
+ * copy's path (relative to the cell dir), so re-judging needs no replay of evidence.sql and no
+ * particular working directory. The DB is opened read-only: judges never mutate evidence.
+ */
+export function openEvidence(cellDir: string): Evidence {
+  const dir = resolve(cellDir);
+  const file = join(dir, EVIDENCE_DB);
+  if (!existsSync(file)) throw new EvidenceError(`${file}: no evidence DB (the cell ended before its store was copied)`);
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    const meta = Object.fromEntries((db.prepare('SELECT key, value FROM evidence_meta').all() as { key: string; value: string }[]).map((r) => [r.key, r.value])) as unknown as Meta;
+    const at = (p: string) => (isAbsolute(p) ? p : join(dir, p));
+    const storeDb = at(meta.store_db);
+    if (!existsSync(storeDb)) throw new EvidenceError(`${file}: the store copy ${storeDb} is missing`);
+    db.prepare('ATTACH DATABASE ? AS store').run(storeDb); // inherits the connection's read-only flag
+    const views = db.prepare('SELECT name, sql FROM evidence_views ORDER BY rowid').all() as { name: string; sql: string }[];
+    const viewSql: Record<string, string> = {};
+    for (const v of views) {
+      try {
+        db.exec(`CREATE TEMP VIEW "${v.name}" AS ${v.sql}`);
+        db.prepare(`SELECT * FROM "${v.name}" LIMIT 0`).all();
+      } catch (e) {
+        throw new EvidenceError(`target ${meta.target}: views.${v.name === 'memories' ? 'memories' : `extra.${v.name}`}: ${(e as Error).message}`);
+      }
+      viewSql[v.name] = v.sql;
+    }
+    const cols = db.prepare('SELECT * FROM memories LIMIT 0').columns().map((c) => c.name);
+    const missing = REQUIRED_VIEW_COLUMNS.filter((c) => !cols.includes(c));
+    if (missing.length)
+      throw new EvidenceError(`target ${meta.target}: views.memories lacks column(s) ${missing.join(', ')}; it must yield ${REQUIRED_VIEW_COLUMNS.join(', ')}`);
+    const storeFiles = (JSON.parse(meta.store_files) as string[]).map(at);
+    return { db, dir, storeFiles, viewSql, close: () => db.close() };
+  } catch (e) {
+    db.close();
+    throw e;
+  }
+}

@@ -1,0 +1,5 @@
+/** Columns of the evidence DB's tables and views, shared by the builder, the opener and load-time checks. */
+export const CALLS_COLUMNS = ['seq', 'session', 'stage', 'method', 'op', 'tool', 'arguments', 'result_text', 'is_error', 'ms', 'ts'] as const;
+/** Every canonical `memories` view yields these; the first five are required of a target. */
+export const MEMORIES_COLUMNS = ['id', 'content', 'category', 'source', 'is_deleted', 'subject', 'created_at'] as const;
+export const REQUIRED_VIEW_COLUMNS = MEMORIES_COLUMNS.slice(0, 5);

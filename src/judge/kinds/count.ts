@@ -1,0 +1,22 @@
+import type { Assertion } from '../../scenario/schema.js';
+import { compare, describeExpected } from '../compare.js';
+import type { JudgeContext } from '../context.js';
+import { judgment, type Judgment } from '../judgment.js';
+
+type Count = Extract<Assertion, { kind: 'count' }>;
+
+export function judgeCount(a: Count, ctx: JudgeContext): Judgment {
+  const where: string[] = [];
+  const params: string[] = [];
+  const cmp = (col: string) => (a.case_sensitive ? `instr(CAST(${col} AS TEXT), ?) > 0` : `instr(lower(CAST(${col} AS TEXT)), lower(?)) > 0`);
+  if (!a.include_deleted) where.push('coalesce(is_deleted, 0) = 0');
+  if (a.contains !== undefined) (where.push(cmp('content')), params.push(a.contains));
+  if (a.source !== undefined) (where.push(a.case_sensitive ? 'source = ?' : 'lower(source) = lower(?)'), params.push(a.source));
+  if (a.category !== undefined) (where.push(a.case_sensitive ? 'category = ?' : 'lower(category) = lower(?)'), params.push(a.category));
+  const sql = `SELECT count(*) FROM memories${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`;
+  const actual = ctx.evidence.db.prepare(sql).pluck().get(...params) as number;
+  const filter = [a.contains !== undefined && `containing "${a.contains}"`, a.source && `source ${a.source}`, a.category && `category ${a.category}`]
+    .filter(Boolean)
+    .join(', ');
+  return judgment(a, compare(actual, a.op, a.value) ? 'pass' : 'fail', actual, describeExpected(a.op, a.value), `memories ${filter || '(all)'}`);
+}

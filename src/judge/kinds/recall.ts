@@ -1,0 +1,31 @@
+import type { Assertion } from '../../scenario/schema.js';
+import { clipText, textMatch, type JudgeContext } from '../context.js';
+import { judgment, type Judgment } from '../judgment.js';
+
+type Recall = Extract<Assertion, { kind: 'recall' }>;
+
+/**
+ * Judged over the itemised results, never the raw text: a target that echoes the query
+ * ("No results found for: pnpm") returns no item, and no item can satisfy `contains`.
+ */
+export async function judgeRecall(a: Recall, ctx: JudgeContext): Promise<Judgment> {
+  const expected = [a.contains !== undefined && `an item contains "${a.contains}"`, a.not_contains !== undefined && `no item contains "${a.not_contains}"`]
+    .filter(Boolean)
+    .join(' and ');
+  if (!ctx.recall) return judgment(a, 'abstain', null, expected, 'no recall probe available in this cell');
+  const r = await ctx.recall(a.query);
+  if (!r.itemised && a.contains !== undefined && textMatch(a.query, a.contains, false))
+    return judgment(
+      a,
+      'error',
+      clipText(r.text),
+      expected,
+      `"${a.contains}" is part of the query, so an echo of the query cannot be told from a result; declare recall_results in the target to itemise its results`,
+    );
+  const items = r.items;
+  const ok =
+    (a.contains === undefined || items.some((i) => textMatch(i, a.contains!, false))) &&
+    (a.not_contains === undefined || !items.some((i) => textMatch(i, a.not_contains!, false)));
+  const actual = items.length ? `${items.length} item(s): ${clipText(items.join(' | '))}` : `no results (${clipText(r.text, 120)})`;
+  return judgment(a, ok ? 'pass' : 'fail', actual, expected, `recall "${a.query}"`);
+}

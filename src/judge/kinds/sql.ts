@@ -1,0 +1,44 @@
+import Database from 'better-sqlite3';
+import type { Assertion } from '../../scenario/schema.js';
+import { compare, describeExpected } from '../compare.js';
+import type { JudgeContext } from '../context.js';
+import { judgment, type Judgment } from '../judgment.js';
+import { CALLS_COLUMNS, MEMORIES_COLUMNS } from '../../evidence/schema.js';
+
+type Sql = Extract<Assertion, { kind: 'sql' }>;
+
+export function judgeSql(a: Sql, ctx: JudgeContext): Judgment {
+  const stmt = ctx.evidence.db.prepare(a.query);
+  if (!stmt.reader || !stmt.readonly) return judgment(a, 'error', null, describeExpected(a.op, a.value), 'the query must be a read-only SELECT');
+  const actual = stmt.pluck().get() ?? null;
+  return judgment(a, compare(actual, a.op, a.value) ? 'pass' : 'fail', actual, describeExpected(a.op, a.value), a.query);
+}
+
+/**
+ * Load-time check, before anything runs: the query compiles against the evidence schema as far
+ * as it is known without a store (calls, memories, the target's extra view names), names no
+ * unknown table, and is one read-only statement. Tables of the store itself (`store.x`) are only
+ * known once the server has written them, so those are checked when the cell is judged.
+ */
+export function checkSql(a: Sql, extraViews: string[] = []): string[] {
+  const db = new Database(':memory:');
+  try {
+    db.exec(`CREATE TABLE calls (${CALLS_COLUMNS.join(', ')})`);
+    db.exec(`CREATE TABLE memories (${MEMORIES_COLUMNS.join(', ')})`);
+    for (const v of extraViews) db.exec(`CREATE TABLE "${v.replace(/"/g, '""')}" (x)`);
+    db.exec("ATTACH DATABASE ':memory:' AS store");
+    let stmt: Database.Statement;
+    try {
+      stmt = db.prepare(a.query);
+    } catch (e) {
+      const msg = (e as Error).message;
+      if (/no such table: store\./.test(msg) || /no such column/.test(msg)) return []; // depends on the store: judged later
+      if (/contains more than one statement/.test(msg)) return ['query: one statement only (a single read-only SELECT)'];
+      return [`query: ${msg} (tables: memories, calls, ${extraViews.map((v) => `${v}, `).join('')}store.<table>)`];
+    }
+    if (!stmt.reader || !stmt.readonly) return ['query: must be a read-only SELECT returning one value'];
+    return [];
+  } finally {
+    db.close();
+  }
+}

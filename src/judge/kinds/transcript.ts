@@ -1,0 +1,33 @@
+import type { Assertion } from '../../scenario/schema.js';
+import { clipText, textMatch, type JudgeContext } from '../context.js';
+import { judgment, type Judgment } from '../judgment.js';
+
+type Transcript = Extract<Assertion, { kind: 'transcript' }>;
+
+export function judgeTranscript(a: Transcript, ctx: JudgeContext): Judgment {
+  const expected = [
+    a.contains !== undefined && `contains "${a.contains}"`,
+    a.not_contains !== undefined && `does not contain "${a.not_contains}"`,
+    a.regex !== undefined && `matches /${a.regex}/`,
+  ]
+    .filter(Boolean)
+    .join(' and ');
+  if (ctx.transcript === undefined) return judgment(a, 'abstain', null, expected, 'no agent transcript in this cell');
+  const t = ctx.transcript;
+  const ok =
+    (a.contains === undefined || textMatch(t, a.contains, a.case_sensitive)) &&
+    (a.not_contains === undefined || !textMatch(t, a.not_contains, a.case_sensitive)) &&
+    (a.regex === undefined || new RegExp(a.regex, a.case_sensitive ? '' : 'i').test(t));
+  return judgment(a, ok ? 'pass' : 'fail', clipText(t), expected, 'final answer');
+}
+
+/** Load-time check: the regex compiles. */
+export function checkTranscript(a: Transcript): string[] {
+  if (a.regex === undefined) return [];
+  try {
+    new RegExp(a.regex, a.case_sensitive ? '' : 'i');
+    return [];
+  } catch (e) {
+    return [`regex: ${(e as Error).message}`];
+  }
+}

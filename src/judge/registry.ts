@@ -1,0 +1,58 @@
+import type { Assertion } from '../scenario/schema.js';
+import type { JudgeContext } from './context.js';
+import type { Judgment } from './judgment.js';
+import { judgeAbsent } from './kinds/absent.js';
+import { judgeCalled } from './kinds/called.js';
+import { judgeCount } from './kinds/count.js';
+import { judgeRecall } from './kinds/recall.js';
+import { checkSql, judgeSql } from './kinds/sql.js';
+import { checkTranscript, judgeTranscript } from './kinds/transcript.js';
+
+type Kind = Assertion['kind'];
+type Of<K extends Kind> = Extract<Assertion, { kind: K }>;
+
+/** What the load-time checks know: the target's extra view names, when a target is known. */
+export interface CheckEnv {
+  extraViews?: string[];
+}
+
+export interface JudgeModule<A extends Assertion> {
+  /** cheap deterministic judges first (0); those needing a live server (recall) later */
+  order: number;
+  judge(a: A, ctx: JudgeContext): Judgment | Promise<Judgment>;
+  /** problems found before anything runs, as "field: message" */
+  check?(a: A, env: CheckEnv): string[];
+}
+
+/** One module per assertion kind; a kind added to the schema without a judge does not compile. */
+export const JUDGES: { [K in Kind]: JudgeModule<Of<K>> } = {
+  count: { order: 0, judge: judgeCount },
+  sql: { order: 0, judge: judgeSql, check: (a, env) => checkSql(a, env.extraViews) },
+  absent: { order: 0, judge: judgeAbsent },
+  called: { order: 0, judge: judgeCalled },
+  transcript: { order: 0, judge: judgeTranscript, check: checkTranscript },
+  recall: { order: 1, judge: judgeRecall },
+};
+
+function moduleFor<K extends Kind>(a: Of<K>): JudgeModule<Of<K>> {
+  return JUDGES[a.kind as K] as JudgeModule<Of<K>>;
+}
+
+/** Load-time problems of one assertion (compile-checked regexes, SQL against the evidence schema). */
+export function checkAssertion(a: Assertion, env: CheckEnv = {}): string[] {
+  return moduleFor(a).check?.(a, env) ?? [];
+}
+
+/** Judge every assertion; a judge that throws gives that assertion `error`, never a crash. */
+export async function runJudges(assertions: Assertion[], ctx: JudgeContext): Promise<Judgment[]> {
+  const sorted = assertions.map((a, i) => ({ a, i })).sort((x, y) => moduleFor(x.a).order - moduleFor(y.a).order || x.i - y.i);
+  const out: Judgment[] = new Array(assertions.length);
+  for (const { a, i } of sorted) {
+    try {
+      out[i] = await moduleFor(a).judge(a, ctx);
+    } catch (e) {
+      out[i] = { name: a.name, kind: a.kind, phase: a.phase, outcome: 'error', passed: null, actual: null, expected: null, detail: (e as Error).message };
+    }
+  }
+  return out;
+}

@@ -1,0 +1,213 @@
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import type { CellResult } from '../core/results.js';
+import type { Driver, DriveOutcome, Sessions } from '../drive/types.js';
+import { readCalls } from '../drive/agent.js';
+import { buildEvidence, toolToOp, type Evidence } from '../evidence/build.js';
+import { createFixture, disposeFixture, gitInit, writeSetupFiles, type Fixture } from '../fixture/fixture.js';
+import { guardEnv, refusalWarnings } from '../fixture/netguard.js';
+import { runJudges } from '../judge/registry.js';
+import { failsRun, phaseVerdict } from '../judge/verdict.js';
+import type { CallRecord } from '../mcp/recorder.js';
+import { TargetError, TargetSession } from '../mcp/session.js';
+import { missingOps, opsNeeded, recallProbe, seedMemories, type MemoryHandle, type StepRecord } from '../ops/ops.js';
+import { assertionApplies, type Scenario } from '../scenario/schema.js';
+import type { ResolvedBin } from '../targets/resolve-bin.js';
+import type { TargetDecl } from '../targets/schema.js';
+import { Interrupted } from '../util/errors.js';
+import { fillString } from '../util/template.js';
+import { missingSeeds } from './seed-check.js';
+import { Teardown } from './teardown.js';
+
+export interface CellOptions {
+  scenario: Scenario;
+  decl: TargetDecl;
+  bin: ResolvedBin;
+  driver: Driver;
+  cellDir: string;
+  keep: boolean;
+  /** extra environment for every server process of this cell */
+  serverEnv?: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+const WRITE_OPS = new Set(['remember', 'update', 'forget', 'curate']);
+
+/** A probe session number no driver reaches. */
+const PROBE_SESSION = 999;
+
+/**
+ * One cell, for every layer: fixture → target session through the recording point → seeding
+ * (checked) → driver → stop and snapshot → evidence → judges → verdict. The driver is the only
+ * part that differs. Teardown (servers, the driver's own processes, the fixture) always runs.
+ */
+export async function runCell(o: CellOptions): Promise<CellResult> {
+  const t0 = performance.now();
+  const { scenario, decl, driver } = o;
+  const violation = scenario.deterministic.violation;
+  const defence = driver.judgedAs === 'violation' ? violation?.defence : undefined;
+  const claimed = defence !== undefined && (decl.claims as string[]).includes(defence);
+  const startMs: number[] = [];
+  let fixtureState = 'not created';
+  const base = {
+    cell_id: `${scenario.id}/${decl.name}/${driver.label}`,
+    scenario: scenario.id,
+    target: decl.name,
+    phase: driver.phase,
+    driver: driver.kind,
+    defence,
+    claimed,
+    cell_dir: o.cellDir,
+  };
+  type Outcome = Pick<CellResult, 'verdict' | 'reason'> & Partial<Pick<CellResult, 'assertions' | 'stderr_tail' | 'agent'>>;
+  const records: StepRecord[] = [];
+  const finish = (r: Outcome, extraWarnings: string[] = []): CellResult => ({
+    ...base,
+    verdict: r.verdict,
+    reason: r.reason,
+    fails_run: failsRun(r.verdict, claimed),
+    steps: records,
+    assertions: r.assertions ?? [],
+    fixture: fixtureState,
+    stderr_tail: r.stderr_tail,
+    warnings: [...refusalWarnings(join(o.cellDir, 'network.jsonl')), ...extraWarnings],
+    duration_ms: Math.round(performance.now() - t0),
+    server_start_ms: startMs.length ? startMs : undefined,
+    ...(r.agent ? { agent: r.agent } : {}),
+  });
+
+  const lacking = missingOps(decl, opsNeeded(scenario, driver.steps));
+  const unsupported = driver.unsupported?.() ?? (lacking.length ? `target lacks op(s): ${lacking.join(', ')}` : undefined);
+  if (unsupported) return finish({ verdict: 'unsupported', reason: unsupported });
+
+  mkdirSync(o.cellDir, { recursive: true });
+  const callsLog = join(o.cellDir, 'calls.jsonl');
+  writeFileSync(callsLog, '');
+  const serverEnv = { ...guardEnv(join(o.cellDir, 'network.jsonl')), ...o.serverEnv };
+  const teardown = new Teardown();
+  const warnings: string[] = [];
+  let evidence: Evidence | undefined;
+  let session: TargetSession | undefined;
+  let sessionNo = 0;
+  let outcome: Outcome;
+  let agentInfo: DriveOutcome['agent'];
+
+  try {
+    const fixture: Fixture = await createFixture(`${scenario.id}-${decl.name}-${driver.label}`, o.keep);
+    teardown.add('remove fixture', async () => {
+      fixtureState = await disposeFixture(fixture, o.keep);
+    });
+    const sessions: Sessions = {
+      current: () => session,
+      start: async () => {
+        if (o.signal?.aborted) throw new Interrupted('interrupted');
+        session = await TargetSession.start({
+          decl,
+          bin: o.bin,
+          fixture,
+          session: ++sessionNo,
+          logFile: callsLog,
+          stderrFile: join(o.cellDir, `stderr.${sessionNo}.log`),
+          env: serverEnv,
+        });
+        startMs.push(Math.round(session.startMs));
+        return session;
+      },
+      stop: async () => {
+        const s = session;
+        session = undefined;
+        await s?.close();
+      },
+    };
+    teardown.add('stop target', () => sessions.stop());
+    if (driver.cleanup) teardown.add(`stop ${driver.kind} driver`, () => driver.cleanup!());
+
+    if (decl.fixture.git_init) await gitInit(fixture, decl.fixture.git_remote);
+    await writeSetupFiles(fixture, scenario.setup.files);
+    const storePath = fillString(decl.store.path, fixture.vars);
+
+    // seed through the target's real write path, then check the seeds are really there
+    const handles = new Map<string, MemoryHandle>();
+    if (scenario.setup.memories.length || driver.usesSession) await sessions.start();
+    if (scenario.setup.memories.length) {
+      await seedMemories(session!, decl, scenario.setup.memories, handles, records);
+      const seeds = scenario.setup.memories.map((m) => ({ ref: m.ref, handle: handles.get(m.ref)! }));
+      let missing = missingSeeds(decl, storePath, seeds, o.cellDir);
+      if (missing.length) {
+        // a server may write its store only on exit: look again once it has stopped
+        await sessions.stop();
+        missing = missingSeeds(decl, storePath, seeds, o.cellDir);
+        if (missing.length) throw new SetupError(missing.map((ref) => `setup memory "${ref}" was not stored by the target`).join('; '));
+        warnings.push('the store held the setup memories only after the server exited; the phase runs in a new server session');
+        if (driver.usesSession) await sessions.start();
+      }
+    }
+    if (!driver.usesSession) await sessions.stop();
+
+    const drive = await driver.drive({ scenario, decl, bin: o.bin, fixture, cellDir: o.cellDir, callsLog, serverEnv, handles, records, sessions, warnings, signal: o.signal });
+    agentInfo = drive.agent;
+    await sessions.stop();
+
+    if (drive.invalid.length) {
+      outcome = { verdict: 'invalid', reason: drive.invalid.join('; '), agent: agentInfo };
+    } else {
+      const calls = readCalls(callsLog);
+      const storeProblem = missingStore(decl, storePath, fixture, calls);
+      if (storeProblem) throw new SetupError(storeProblem);
+      // judges read a copy taken after the server exited
+      evidence = buildEvidence(decl, storePath, o.cellDir, calls);
+      teardown.add('close evidence', () => evidence?.close());
+      const probe = recallProbe(decl, () =>
+        TargetSession.start({ decl, bin: o.bin, fixture, session: PROBE_SESSION, logFile: join(o.cellDir, 'probe-calls.jsonl'), stderrFile: join(o.cellDir, 'stderr.probe.log'), env: serverEnv }),
+      );
+      teardown.add('stop recall probe', probe.close);
+      const assertions = scenario.assertions.filter((a) => assertionApplies(a, driver.judgedAs, driver.realModel));
+      const judgments = await runJudges(assertions, { evidence, recall: probe.recall, transcript: drive.transcript });
+      if (o.signal?.aborted) throw new Interrupted('interrupted');
+      const refusedCalls = calls.filter((c) => (c.method ?? 'tools/call') === 'tools/call' && (c.stage === 'step' || c.stage === 'agent') && c.is_error).length;
+      const v = phaseVerdict({ judgedAs: driver.judgedAs, expectation: violation?.expectation, refusedCalls, judgments, vacuous: drive.vacuous });
+      outcome = { ...v, assertions: judgments, agent: agentInfo };
+    }
+  } catch (e) {
+    const interrupted = e instanceof Interrupted || Boolean(o.signal?.aborted);
+    outcome = {
+      verdict: interrupted ? 'skipped' : 'error',
+      reason: interrupted ? 'run interrupted' : (e as Error).message,
+      stderr_tail: (e instanceof TargetError ? e.stderrTail : session?.stderr()) || undefined,
+      agent: agentInfo,
+    };
+  }
+  await teardown.run();
+  return finish(outcome, [...warnings, ...teardown.failures.map((f) => `teardown: ${f}`)]);
+}
+
+/** A failure of the cell's setup or evidence that the target caused: the cell is `error`. */
+export class SetupError extends Error {}
+
+/**
+ * A store that does not exist after calls that wrote to it is not an empty store: the
+ * declaration points at the wrong file, or the server kept nothing. Names what does exist.
+ */
+function missingStore(decl: TargetDecl, storePath: string, fixture: Fixture, calls: CallRecord[]): string | undefined {
+  if (existsSync(storePath)) return undefined;
+  const opOf = toolToOp(decl);
+  const writes = calls.filter((c) => (c.method ?? 'tools/call') === 'tools/call' && !c.is_error && WRITE_OPS.has(c.op ?? opOf.get(c.tool) ?? '')).length;
+  if (!writes) return undefined;
+  const found = listFiles(fixture.data, 40).map((f) => relative(fixture.root, f));
+  return `store ${storePath} does not exist after ${writes} accepted write call(s); files in the data dir: ${found.length ? found.join(', ') : 'none'} (check store.path in the target declaration)`;
+}
+
+function listFiles(dir: string, max: number): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    if (!existsSync(d)) return;
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      if (out.length >= max) return;
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else out.push(p);
+    }
+  };
+  walk(dir);
+  return out;
+}

@@ -1,0 +1,14 @@
+/** The defences a target can claim and a violation phase can probe (README: "Claims"). */
+export const CLAIMS = [
+  'exact-dedupe',
+  'semantic-dedupe',
+  'supersede',
+  'secret-redaction',
+  'secret-purge',
+  'forget',
+  'noise-filter',
+  'tentative-filter',
+  'workspace-dedupe',
+  'recall',
+] as const;
+export type Claim = (typeof CLAIMS)[number];
