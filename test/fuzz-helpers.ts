@@ -3,7 +3,7 @@ import { ROOT, tempDir, writeJson } from './helpers.ts';
 import { targetSchema, type TargetDecl } from '../src/targets/schema.ts';
 import { resolveTargetBin } from '../src/targets/resolve-bin.ts';
 import { CaseBuilder, fingerprint, type FuzzCase } from '../src/fuzz/case.ts';
-import { FixtureRunner } from '../src/fuzz/runner.ts';
+import { CellRunner } from '../src/fuzz/runner.ts';
 import { DEFAULT_CHECK_SETTINGS, LatencyHistory, runChecks, type Finding } from '../src/fuzz/checks.ts';
 
 /** The small misbehaving memory server the fuzz tests drive (FUZZ_MODE picks the misbehaviour). */
@@ -48,7 +48,7 @@ export function handCase(recipe: string, build: (b: CaseBuilder) => void): FuzzC
 
 /** Run one hand-made case through a test target and return what the checks say. */
 export async function checkCase(t: { after: (fn: () => void) => void }, decl: TargetDecl, c: FuzzCase): Promise<Finding[]> {
-  const runner = new FixtureRunner({ decl, bin: resolveTargetBin(decl) });
+  const runner = new CellRunner({ decl, bin: resolveTargetBin(decl) });
   const outcome = await runner.run(c, join(tempDir(t), 'cell'));
   try {
     if (outcome.harnessError) throw new Error(outcome.harnessError);

@@ -14,7 +14,7 @@ import { runCampaign, type CampaignSummary, type CaseReport } from '../fuzz/camp
 import { DEFAULT_CHECK_SETTINGS } from '../fuzz/checks.js';
 import { defaultFlagsFile, FlagStore } from '../fuzz/flags.js';
 import { RECIPES } from '../fuzz/recipes.js';
-import { collectList, EXIT, positiveInt } from './main.js';
+import { collectList, EXIT, positiveInt, type CliContext } from './main.js';
 
 interface FuzzFlags {
   target: string[];
@@ -66,7 +66,7 @@ function summaryLines(s: CampaignSummary): string {
   return `${s.target}: ${s.cases} case(s) (${s.novel} novel) in ${(s.ms / 1000).toFixed(0)}s, ${s.flagged} flagged${checks ? ` [${checks}]` : ''}${s.harness_errors ? `, ${s.harness_errors} harness error(s)` : ''}; seed ${s.seed}`;
 }
 
-export function registerFuzz(program: Command): void {
+export function registerFuzz(program: Command, cli: CliContext): void {
   program
     .command('fuzz')
     .description('generate novel memory-op sequences from the scenarios\' vocabulary, run them through real targets, and flag structural anomalies into a review queue')
@@ -115,7 +115,7 @@ export function registerFuzz(program: Command): void {
       const onSignal = () => {
         if (abort.signal.aborted) {
           killAllNow();
-          process.exit(130);
+          cli.hardExit(130);
         }
         process.stderr.write('\ninterrupted: finishing the current case (Ctrl-C again to stop now)\n');
         abort.abort();
@@ -149,7 +149,7 @@ export function registerFuzz(program: Command): void {
       }
       if (flags.json) process.stdout.write(JSON.stringify({ seed, flags: store.file, out: outDir, targets: summaries }, null, 2) + '\n');
       else for (const s of summaries) process.stdout.write(summaryLines(s) + '\n');
-      if (abort.signal.aborted) process.exitCode = 130;
-      else if (summaries.some((s) => s.flagged > 0 || s.harness_errors > 0)) process.exitCode = EXIT.failed;
+      if (abort.signal.aborted) cli.exitCode = 130;
+      else if (summaries.some((s) => s.flagged > 0 || s.harness_errors > 0)) cli.exitCode = EXIT.failed;
     });
 }

@@ -62,7 +62,7 @@ export function buildProgram(cli: CliContext): Command {
   registerProxy(program, cli);
   registerTargets(program);
   registerAgents(program);
-  registerFuzz(program);
+  registerFuzz(program, cli);
   registerFlags(program);
   return program;
 }

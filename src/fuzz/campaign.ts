@@ -7,7 +7,7 @@ import { fingerprint, type FuzzCase } from './case.js';
 import { CHECKS, LatencyHistory, runChecks, type CheckName, type CheckSettings, type Finding } from './checks.js';
 import type { FlagStore } from './flags.js';
 import { Generator } from './generate.js';
-import { FixtureRunner, type FuzzRunner } from './runner.js';
+import { CellRunner, type FuzzRunner } from './runner.js';
 import { buildVocabulary } from './vocabulary.js';
 
 export interface CampaignOptions {
@@ -59,7 +59,7 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignSummary> 
   const t0 = performance.now();
   const vocab = buildVocabulary(o.scenarios, o.decl);
   const gen = new Generator(vocab, { seed: o.seed, recipes: o.recipes, seen: o.history ? o.flags.seen(o.decl.name) : [] });
-  const runner = o.runner ?? new FixtureRunner({ decl: o.decl, bin: o.bin });
+  const runner = o.runner ?? new CellRunner({ decl: o.decl, bin: o.bin });
   const latency = new LatencyHistory(o.settings);
   const s: CampaignSummary = {
     target: o.decl.name,
@@ -79,7 +79,7 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignSummary> 
     if (o.timeMs !== undefined && performance.now() - t0 >= o.timeMs) break;
     const c = gen.next();
     const cellDir = join(o.outDir, o.decl.name, `${String(i + 1).padStart(4, '0')}-${c.recipe}-${c.fingerprint}`);
-    const outcome = await runner.run(c, cellDir);
+    const outcome = await runner.run(c, cellDir, o.signal);
     let findings: Finding[] = [];
     try {
       if (!outcome.harnessError) findings = runChecks(outcome, o.decl, latency, o.settings);

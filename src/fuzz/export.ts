@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { basename, extname } from 'node:path';
 import { handleFor, expandOp } from '../ops/ops.js';
 import type { Assertion, ScenarioInput, Step } from '../scenario/schema.js';
+import type { Claim } from '../scenario/claims.js';
 import type { TargetDecl } from '../targets/schema.js';
 import { InputError } from '../util/errors.js';
 import { leafSteps, type Expectation, type FuzzCase } from './case.js';
@@ -107,7 +108,7 @@ export function flagToScenario(row: FlagRow, decl: TargetDecl, id: string): Scen
   });
   if (!assertions.length)
     throw new InputError(`flag ${row.fingerprint} (${row.target}): ${findings.map((f) => f.check).join(', ')} cannot be expressed as a scenario assertion (the run report's warnings show network refusals)`);
-  const claim = findings.find((f) => f.check === 'broken-claim')?.claim;
+  const claim = findings.find((f) => f.check === 'broken-claim')?.claim as Claim | undefined;
   return {
     schema_version: 1,
     id,

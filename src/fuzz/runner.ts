@@ -1,32 +1,16 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildEvidence, type Evidence } from '../evidence/build.js';
-import { createFixture, disposeFixture, gitInit, writeSetupFiles } from '../fixture/fixture.js';
-import { guardEnv } from '../fixture/netguard.js';
+import { readCalls } from '../drive/agent.js';
+import { openEvidence, type Evidence } from '../evidence/build.js';
 import type { CallRecord } from '../mcp/recorder.js';
-import { TargetError, TargetSession } from '../mcp/session.js';
-import { captureId, expandOp, handleFor, type MemoryHandle } from '../ops/ops.js';
-import type { MemoryOp } from '../scenario/schema.js';
+import { runCell } from '../run/cell.js';
+import type { Scenario } from '../scenario/schema.js';
 import type { ResolvedBin } from '../targets/resolve-bin.js';
 import type { TargetDecl } from '../targets/schema.js';
-import { fillString } from '../util/template.js';
-import type { FuzzCase, FuzzStep } from './case.js';
+import type { FuzzCase } from './case.js';
+import { fuzzDriver, type Failure, type FuzzDriveState, type StepOutcome } from './driver.js';
 
-export interface StepOutcome {
-  n: number;
-  op: string;
-  ok: boolean;
-  text: string;
-  ms: number;
-}
-
-/** The server stopped answering: it exited, timed out, or could not start. */
-export interface Failure {
-  kind: 'crash' | 'hang' | 'protocol';
-  message: string;
-  step?: number;
-  stderr: string;
-}
+export type { Failure, StepOutcome } from './driver.js';
 
 export interface NetworkAttempt {
   host: string;
@@ -39,7 +23,7 @@ export interface CaseOutcome {
   fuzzCase: FuzzCase;
   target: string;
   cellDir: string;
-  /** every call of every session, in order; `stage` is `fuzz:<n>` for the step that made it */
+  /** every tools/call of every session, in order; `stage` is `fuzz:<n>` for the step that made it */
   calls: CallRecord[];
   steps: Map<number, StepOutcome>;
   failure?: Failure;
@@ -47,14 +31,14 @@ export interface CaseOutcome {
   network: NetworkAttempt[];
   toolSchemas: Map<string, Record<string, unknown>>;
   evidence?: Evidence;
-  /** problems building evidence: a harness problem, never a flag against the target */
+  /** a problem of the harness or the declaration, never a flag against the target */
   harnessError?: string;
   ms: number;
 }
 
-/** What runs a generated case through a target. One implementation today: a fresh fixture per case. */
+/** What runs a generated case through a target. */
 export interface FuzzRunner {
-  run(c: FuzzCase, cellDir: string): Promise<CaseOutcome>;
+  run(c: FuzzCase, cellDir: string, signal?: AbortSignal): Promise<CaseOutcome>;
 }
 
 export interface RunnerOptions {
@@ -78,135 +62,57 @@ function readNetwork(file: string): NetworkAttempt[] {
     });
 }
 
-function failureOf(e: unknown, step: number | undefined, stderr: string): Failure {
-  const err = e as Error;
-  if (e instanceof TargetError) {
-    if (e.exit) return { kind: 'crash', message: `${err.message} (exit code ${e.exit.code}, signal ${e.exit.signal})`, step, stderr: e.stderrTail };
-    if (/timed? ?out/i.test(err.message)) return { kind: 'hang', message: err.message, step, stderr: e.stderrTail };
-    return { kind: 'protocol', message: err.message, step, stderr: e.stderrTail };
-  }
-  return { kind: 'protocol', message: err.message, step, stderr };
+/** The scenario shell a fuzz cell runs in: its files, no setup memories, no assertions (the checks judge). */
+function caseScenario(c: FuzzCase): Scenario {
+  return {
+    schema_version: 1,
+    id: `fuzz-${c.recipe}-${c.fingerprint}`,
+    title: `fuzz case ${c.fingerprint}`,
+    description: `recipe ${c.recipe}: ${c.ingredients.join(', ')}`,
+    tags: ['fuzz'],
+    setup: { memories: [], files: c.files },
+    deterministic: { well_behaved: [], violation: null },
+    real_model: null,
+    assertions: [],
+  };
 }
 
-/** Runs each case in a fresh fixture through the real target, with the network guard and the call recorder. */
-export class FixtureRunner implements FuzzRunner {
+/** Runs each case as one cell of the shared lifecycle (fresh fixture, recording point, network guard, snapshot, evidence). */
+export class CellRunner implements FuzzRunner {
   constructor(private readonly o: RunnerOptions) {}
 
-  async run(c: FuzzCase, cellDir: string): Promise<CaseOutcome> {
+  async run(c: FuzzCase, cellDir: string, signal?: AbortSignal): Promise<CaseOutcome> {
     const t0 = performance.now();
-    const { decl, bin } = this.o;
     mkdirSync(cellDir, { recursive: true });
-    const logFile = join(cellDir, 'calls.jsonl');
-    writeFileSync(logFile, '');
     writeFileSync(join(cellDir, 'case.json'), JSON.stringify(c, null, 2));
-    const netLog = join(cellDir, 'network.jsonl');
-    const env = guardEnv(netLog);
-    const fixture = await createFixture(`fuzz-${decl.name}-${c.fingerprint}`);
-    const out: CaseOutcome = { fuzzCase: c, target: decl.name, cellDir, calls: [], steps: new Map(), protocolErrors: [], network: [], toolSchemas: new Map(), ms: 0 };
-    const handles = new Map<string, MemoryHandle>();
-    let session: TargetSession | undefined;
-    let sessionNo = 0;
-    const start = async () => {
-      session = await TargetSession.start({ decl, bin, fixture, session: ++sessionNo, logFile, stderrFile: join(cellDir, `stderr.${sessionNo}.log`), env });
-      if (!out.toolSchemas.size) out.toolSchemas = await session.toolSchemas();
+    const state: FuzzDriveState = { steps: new Map(), protocolErrors: [], toolSchemas: new Map() };
+    const result = await runCell({ scenario: caseScenario(c), decl: this.o.decl, bin: this.o.bin, driver: fuzzDriver(c, state), cellDir, keep: this.o.keepFixtures ?? false, signal });
+    const out: CaseOutcome = {
+      fuzzCase: c,
+      target: this.o.decl.name,
+      cellDir,
+      calls: readCalls(join(cellDir, 'calls.jsonl')).filter((x) => (x.method ?? 'tools/call') === 'tools/call'),
+      steps: state.steps,
+      failure: state.failure,
+      protocolErrors: state.protocolErrors,
+      network: readNetwork(join(cellDir, 'network.jsonl')),
+      toolSchemas: state.toolSchemas,
+      ms: 0,
     };
-    const stop = async () => {
-      const s = session;
-      if (!s) return;
-      session = undefined;
-      // a server that died between calls is a crash too, even if no call noticed
-      const died = s.exitInfo;
-      out.protocolErrors.push(...s.protocolErrors);
-      await s.close();
-      out.calls.push(...s.recorder.records);
-      if (died && !out.failure) out.failure = { kind: 'crash', message: `server exited on its own (exit code ${died.code}, signal ${died.signal})`, stderr: s.stderr() };
-    };
-
-    const callOp = async (op: MemoryOp, vars: Record<string, unknown>, n: number) => {
-      const texts: string[] = [];
-      let ms = 0;
-      let id: string | undefined;
-      for (const call of expandOp(decl, op, vars)) {
-        const r = await session!.callTool(call.tool, call.args, { op, stage: `fuzz:${n}` });
-        texts.push(r.text);
-        ms += r.ms;
-        if (!r.ok) return { ok: false, text: texts.join('\n'), ms };
-        id = captureId(call.capture_id, r.text) ?? id;
-      }
-      return { ok: true, text: texts.join('\n'), ms, id };
-    };
-
-    const runStep = async (s: FuzzStep): Promise<void> => {
-      if (s.op === 'parallel') {
-        const results = await Promise.allSettled(s.steps.map(runStep));
-        const bad = results.find((r) => r.status === 'rejected');
-        if (bad) throw (bad as PromiseRejectedResult).reason;
-        return;
-      }
-      let r: { ok: boolean; text: string; ms: number; id?: string };
-      try {
-        switch (s.op) {
-          case 'restart': {
-            const t = performance.now();
-            await stop();
-            if (out.failure) throw new TargetError(out.failure.message, out.failure.stderr, { code: null, signal: null });
-            await start();
-            r = { ok: true, text: '', ms: performance.now() - t };
-            break;
-          }
-          case 'remember': {
-            const h = handleFor(decl, s);
-            r = await callOp('remember', { ...h }, s.n);
-            if (r.ok) {
-              h.id = r.id ?? h.key;
-              handles.set(s.ref, h);
-            }
-            break;
-          }
-          case 'update':
-          case 'forget': {
-            const h = handles.get(s.ref);
-            if (!h) {
-              r = { ok: false, text: `skipped: ${s.ref} was never stored`, ms: 0 };
-              break;
-            }
-            r = await callOp(s.op, { memory: { ...h }, content: s.op === 'update' ? s.content : undefined }, s.n);
-            if (r.ok && s.op === 'update') h.content = s.content;
-            break;
-          }
-          case 'recall':
-            r = await callOp('recall', { query: s.query }, s.n);
-            break;
-        }
-      } catch (e) {
-        (e as { step?: number }).step ??= s.n;
-        throw e;
-      }
-      out.steps.set(s.n, { n: s.n, op: s.op, ok: r.ok, text: r.text, ms: r.ms });
-    };
-
-    try {
-      if (decl.fixture.git_init) await gitInit(fixture, decl.fixture.git_remote);
-      await writeSetupFiles(fixture, c.files);
-      try {
-        await start();
-        for (const s of c.steps) await runStep(s);
-      } catch (e) {
-        out.failure ??= failureOf(e, (e as { step?: number }).step, session?.stderr() ?? '');
-      }
-      await stop().catch(() => {});
-      out.network = readNetwork(netLog);
-      const storePath = fillString(decl.store.path, fixture.vars);
-      try {
-        out.evidence = buildEvidence(decl, storePath, cellDir, out.calls);
-      } catch (e) {
-        out.harnessError = `evidence: ${(e as Error).message}`;
-      }
-    } finally {
-      await stop().catch(() => {});
-      await disposeFixture(fixture, this.o.keepFixtures ?? false);
-      out.ms = Math.round(performance.now() - t0);
+    const hasEvidence = existsSync(join(cellDir, 'evidence.db'));
+    // with evidence the cell's own verdict does not matter (a fuzz cell has no assertions): the checks judge
+    if (result.verdict === 'skipped') out.harnessError = 'interrupted';
+    else if (result.verdict === 'error' && !hasEvidence && !out.failure) {
+      // the lifecycle itself failed: the server did not start, or its store is missing or unreadable
+      if (/server did not start|exit code|timed? ?out/i.test(result.reason)) out.failure = { kind: /timed? ?out/i.test(result.reason) ? 'hang' : /exit/i.test(result.reason) ? 'crash' : 'protocol', message: result.reason, stderr: result.stderr_tail ?? '' };
+      else out.harnessError = result.reason;
     }
+    try {
+      if (hasEvidence) out.evidence = openEvidence(cellDir);
+    } catch (e) {
+      out.harnessError ??= `evidence: ${(e as Error).message}`;
+    }
+    out.ms = Math.round(performance.now() - t0);
     return out;
   }
 }
