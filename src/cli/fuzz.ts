@@ -7,7 +7,7 @@ import { InputError, nearest } from '../util/errors.js';
 import { CHECKED_CLAIMS } from '../fuzz/case.js';
 import { BUILTIN_SCENARIOS } from '../util/paths.js';
 import { loadScenarios, scenarioFiles } from '../scenario/loader.js';
-import { DEFAULT_TARGET, loadTarget } from '../targets/loader.js';
+import { DEFAULT_TARGET, loadAllTargets, loadTarget } from '../targets/loader.js';
 import { NotInstalledError, resolveTargetBin } from '../targets/resolve-bin.js';
 import { killAllNow } from '../fixture/processes.js';
 import { runCampaign, type CampaignSummary, type CaseReport } from '../fuzz/campaign.js';
@@ -70,7 +70,7 @@ export function registerFuzz(program: Command, cli: CliContext): void {
   program
     .command('fuzz')
     .description('generate novel memory-op sequences from the scenarios\' vocabulary, run them through real targets, and flag structural anomalies into a review queue')
-    .option('--target <name>', 'target(s) to fuzz, repeated or comma-separated', collectList)
+    .option('--target <name>', 'target(s) to fuzz, repeated or comma-separated, or all', collectList)
     .option('--budget <n>', 'number of cases per target (default 50, or unbounded with --time)', positiveInt)
     .option('--time <duration>', 'stop starting new cases after this long per target (90s, 10m, 1h)', parseDuration)
     .option('--seed <seed>', 'makes the run reproducible (default: random, printed)')
@@ -94,7 +94,8 @@ export function registerFuzz(program: Command, cli: CliContext): void {
         }
       }
       const scenarios = loadScenarios(scenarioFiles(flags.scenarios));
-      const names = flags.target?.length ? flags.target : [DEFAULT_TARGET];
+      const asked = flags.target?.length ? flags.target : [DEFAULT_TARGET];
+      const names = asked.includes('all') ? loadAllTargets().map((t) => t.decl.name) : asked;
       const problems: string[] = [];
       const targets = names.flatMap((n) => {
         const t = loadTarget(n);
