@@ -105,6 +105,24 @@ test('broken claim: forget claimed, forgotten text still live and recalled', asy
   assert.deepEqual(only(await checkCase(t, localDecl('forgetful', '', { claims: ['forget'] }), c), 'broken-claim'), [], 'a real delete passes');
 });
 
+test('recall-miss and forget are not held against a write or a forget the target refused', async (t) => {
+  const c = handCase('t', (b) => {
+    b.remember('Fact with mmvrefusedwrite');
+    b.expect({ kind: 'recalled', claim: 'recall', text: 'mmvrefusedwrite', step: b.recall('mmvrefusedwrite') });
+  });
+  const fs = await checkCase(t, localDecl('refusing', 'refuse-save', { claims: ['recall'] }), c);
+  assert.deepEqual(only(fs, 'recall-miss'), [], 'the token was never stored');
+  assert.equal(only(fs, 'tool-error').length, 1, 'the refusal itself is reported');
+  const f = handCase('t', (b) => {
+    const ref = b.remember('Token mmvkeepme22');
+    b.forget(ref);
+    b.expect({ kind: 'not-live', claim: 'forget', text: 'mmvkeepme22' });
+  });
+  const fs2 = await checkCase(t, localDecl('nodelete', 'refuse-delete', { claims: ['forget'] }), f);
+  assert.deepEqual(only(fs2, 'broken-claim'), []);
+  assert.equal(only(fs2, 'tool-error').length, 1);
+});
+
 test('recall-miss: recall claimed and a token just stored is not found', async (t) => {
   const c = handCase('t', (b) => {
     b.remember('Fact with mmvtokenabc12');

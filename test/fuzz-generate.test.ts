@@ -28,6 +28,17 @@ test('the vocabulary is read from the scenarios and the target, not typed in twi
   for (const r of RECIPES) assert.ok(r.space(v).length > 0, `${r.name} can make cases from the built-in vocabulary`);
 });
 
+test('a split secret travels alone: the rest of its carrier holds no other secret', () => {
+  const v = buildVocabulary(builtin(), serverMemory());
+  const g = new Generator(v, { seed: 'split', recipes: ['secret-split'] });
+  for (let i = 0; i < 18; i++) {
+    const c = g.next();
+    const content = leafSteps(c.steps).map((s) => ('content' in s ? s.content : '')).join(' ');
+    const own = v.secrets.find((s) => s.id === c.ingredients[0])!;
+    for (const other of v.secrets) if (other.id !== own.id && !own.text.includes(other.text)) assert.ok(!content.includes(other.text), `${c.ingredients[0]}: ${content}`);
+  }
+});
+
 test('a secret added to a scenario shows up in the generated cases', (t) => {
   const dir = tempDir(t);
   writeJson(join(dir, 'mine.json'), scenario('mine', { assertions: [{ kind: 'absent', name: 'no key', phase: 'both', text: 'ZZQ9SECRETVALUE77' }] }));

@@ -4,7 +4,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import { describeSightings, findEverywhere } from '../judge/absent.js';
 import type { CallRecord } from '../mcp/recorder.js';
 import type { TargetDecl } from '../targets/schema.js';
-import type { Expectation } from './case.js';
+import { leafSteps, type Expectation } from './case.js';
 import type { CaseOutcome } from './runner.js';
 
 export const CHECKS = ['crash', 'protocol', 'tool-error', 'hang', 'store-integrity', 'broken-claim', 'recall-miss', 'network', 'latency'] as const;
@@ -142,9 +142,19 @@ function writesOf(o: CaseOutcome, text: string): CallRecord[] {
   return o.calls.filter((c) => JSON.stringify(c.arguments).includes(JSON.stringify(text).slice(1, -1)));
 }
 
+/** Did every step of this op succeed? (a refused step is the tool-error check's business, not a claim's) */
+function allOk(o: CaseOutcome, op: string, about?: string): boolean {
+  const steps = leafSteps(o.fuzzCase.steps).filter((s) => s.op === op && (about === undefined || ('content' in s && s.content.includes(about))));
+  return steps.every((s) => o.steps.get(s.n)?.ok === true);
+}
+
 /** Evaluate one expectation; a message when it is broken, undefined when it holds or cannot be judged. */
 function broken(o: CaseOutcome, e: Expectation): { why: string; calls: CallRecord[] } | undefined {
   const ev = o.evidence;
+  // forgetting that was refused never happened: nothing to hold the forget claim to
+  if (e.claim === 'forget' && !allOk(o, 'forget')) return undefined;
+  // a token whose write was refused was never stored: not finding it is right
+  if (e.kind === 'recalled' && !(allOk(o, 'remember', e.text) && allOk(o, 'update', e.text))) return undefined;
   switch (e.kind) {
     case 'absent': {
       if (!ev) return undefined;

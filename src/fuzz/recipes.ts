@@ -71,7 +71,8 @@ export const RECIPES: Recipe[] = [
         ingredients: [s.id, style],
         make: (b) => {
           const [x, y] = halves(s.text);
-          const lead = s.carrier.replace(s.text, '(in two parts)');
+          // the rest of the carrier may hold other secrets of the vocabulary: only the split one may appear
+          const lead = v.secrets.reduce((acc, o) => (o.id === s.id ? acc : acc.split(o.text).join('[elided]')), s.carrier.replace(s.text, '(in two parts)'));
           b.remember(style === 'sentences' ? `${lead}. The first part is ${x}. The second part is ${y}.` : `${lead}\npart 1: ${x}\npart 2: ${y}`);
           for (const part of [x, y]) b.expect({ kind: 'absent', claim: 'secret-redaction', text: part });
         },

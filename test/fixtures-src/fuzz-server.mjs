@@ -69,6 +69,7 @@ server.setRequestHandler(CallToolRequestSchema, async (req) => {
       return text(hits.length ? hits.map((r) => `#${r.id} ${r.text}`).join('\n') : 'no results');
     }
     case 'delete': {
+      if (modes.has('refuse-delete')) return text('Error: delete is disabled', true);
       if (!modes.has('forget-nothing')) write(read().filter((r) => r.id !== a.id));
       return text(`Deleted #${a.id}`);
     }
