@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { memeval, tempDir } from './helpers.ts';
@@ -111,6 +111,14 @@ test('memeval flags: list, --json, dismiss, unknown fingerprint; export writes a
   const violation = report.results.find((r: { phase: string }) => r.phase === 'violation');
   assert.equal(violation.verdict, 'detected', JSON.stringify(violation));
   assert.equal(violation.fails_run, true, 'the target claims the defence it broke');
+  const wb = report.results.find((r: { phase: string }) => r.phase === 'well-behaved');
+  assert.equal(wb.verdict, 'pass', JSON.stringify(wb));
+  // a store that keeps its claim defends the same scenario
+  mkdirSync(join(dir, 'fixed'));
+  const fixed = writeDecl(join(dir, 'fixed'), { ...localDecl('dupes', 'dedupe', { claims: ['exact-dedupe'] }) });
+  const rerun = await memeval(['run', '--scenarios', out, '--target', fixed, '--out', join(dir, 'runs2'), '--json', '--workers', '1'], { timeout: 120000 });
+  assert.equal(rerun.exitCode, 0, String(rerun.stdout).slice(0, 2000));
+  assert.equal(JSON.parse(String(rerun.stdout)).results.find((r: { phase: string }) => r.phase === 'violation').verdict, 'defended');
   assert.equal(run.exitCode, 1);
 
   const unknown = await memeval(['flags', 'dismiss', '0000000000000000', '--flags', db]);

@@ -45,8 +45,12 @@ function toSteps(c: FuzzCase, decl: TargetDecl): Step[] {
   return steps.map((s) => JSON.parse(JSON.stringify(s)) as Step); // drop undefined fields
 }
 
+/**
+ * Assertions that hold on an empty store apply to both phases: the well-behaved phase (an agent
+ * that never ran the flagged sequence) passes them, the violation phase replays the flag.
+ */
 function expectationAssertion(e: Expectation, name: string): Assertion {
-  const base = { name, phase: 'violation' as const };
+  const base = { name, phase: e.kind === 'recalled' ? ('violation' as const) : ('both' as const) };
   switch (e.kind) {
     case 'absent':
       return { kind: 'absent', ...base, text: e.text, case_sensitive: true };
@@ -70,7 +74,7 @@ function expectationAssertion(e: Expectation, name: string): Assertion {
 /** What a finding asserts in the regression scenario; undefined when no assertion kind can express it. */
 function findingAssertions(f: Finding, decl: TargetDecl, i: number): Assertion[] {
   const name = `${f.check}${f.claim ? ` ${f.claim}` : ''} #${i + 1}`;
-  const phase = 'violation' as const;
+  const phase = 'both' as const;
   switch (f.check) {
     case 'broken-claim':
     case 'recall-miss':
@@ -108,18 +112,20 @@ export function flagToScenario(row: FlagRow, decl: TargetDecl, id: string): Scen
   });
   if (!assertions.length)
     throw new InputError(`flag ${row.fingerprint} (${row.target}): ${findings.map((f) => f.check).join(', ')} cannot be expressed as a scenario assertion (the run report's warnings show network refusals)`);
+  if (!assertions.some((a) => a.phase === 'both'))
+    assertions.push({ kind: 'sql', name: 'no call refused', phase: 'both', query: 'SELECT count(*) FROM calls WHERE is_error = 1', op: 'eq', value: 0 });
   const claim = findings.find((f) => f.check === 'broken-claim')?.claim as Claim | undefined;
   return {
     schema_version: 1,
     id,
     title: `Fuzz finding ${row.fingerprint} (${row.recipe}) against ${row.target}`,
-    description: `Replays the generated case that was flagged: ${row.first_flagged_reason ?? row.last_reason}`.slice(0, 2000),
+    description: `Replays a generated case that was flagged (the well-behaved phase runs nothing; the violation phase is the flagged sequence; a target that keeps every guarantee defends it): ${row.first_flagged_reason ?? row.last_reason}`.slice(0, 2000),
     adapted_from: `memeval fuzz: recipe ${c.recipe}, ingredients ${c.ingredients.join(', ')}, fingerprint ${c.fingerprint}, target ${row.target}`,
     tags: ['fuzz', c.recipe, ...new Set(findings.map((f) => f.check))],
     setup: { memories: [], files: c.files },
     deterministic: {
       well_behaved: [],
-      violation: { expectation: 'detect', ...(claim ? { defence: claim } : {}), steps: toSteps(c, decl) },
+      violation: { expectation: 'defend-or-detect', ...(claim ? { defence: claim } : {}), steps: toSteps(c, decl) },
     },
     real_model: null,
     assertions,
