@@ -123,6 +123,14 @@ test('recall-miss and forget are not held against a write or a forget the target
   assert.equal(only(fs2, 'tool-error').length, 1);
 });
 
+test('tool-error: a refusal of an update or forget whose id memeval had to guess is not the target\'s fault', async (t) => {
+  const c = handCase('t', (b) => b.forget(b.remember('Token mmvguessedid1')));
+  const decl = localDecl('nocapture', 'refuse-delete');
+  decl.ops.remember![0].capture_id = 'Stored as (\\d+)'; // never matches "Saved #1"
+  assert.deepEqual(only(await checkCase(t, decl, c), 'tool-error'), []);
+  assert.equal(only(await checkCase(t, localDecl('capture', 'refuse-delete'), c), 'tool-error').length, 1, 'with a captured id the refusal is flagged');
+});
+
 test('recall-miss: recall claimed and a token just stored is not found', async (t) => {
   const c = handCase('t', (b) => {
     b.remember('Fact with mmvtokenabc12');
@@ -142,8 +150,9 @@ test('network: an attempt the guard refused is flagged with the host', async (t)
   assert.match(fs[0].reason, /example\.com/);
 });
 
-const calls = (ms: number[]): CallRecord[] =>
-  ms.map((m, i) => ({ seq: i + 1, session: 1, stage: 'fuzz:0', op: 'remember', tool: 'save', arguments: {}, result_text: '', is_error: false, ms: m, ts: '' }));
+const call = (m: number, i: number): CallRecord => ({ seq: i + 1, session: 1, stage: 'fuzz:0', op: 'remember', tool: 'save', arguments: {}, result_text: '', is_error: false, ms: m, ts: `2026-01-01T00:00:00.${String(i).padStart(3, '0')}Z` });
+/** one case's calls: a quick first call of the session (its own history), then `ms` */
+const calls = (ms: number[]): CallRecord[] => [50, ...ms].map(call);
 
 test('latency: an outlier against the recipe\'s own p95, only after enough samples and above the floor', () => {
   const settings = { latencyFactor: 1.5, latencyMinSamples: 10, latencyFloorMs: 1000 };
@@ -161,6 +170,11 @@ test('latency: an outlier against the recipe\'s own p95, only after enough sampl
   h3.check('r', calls(Array(20).fill(1000)));
   assert.deepEqual(h3.check('r', calls([1400])), [], '1.5 × p95 of 1000 ms is 1500 ms');
   assert.equal(h3.check('r', calls([1600])).length, 1);
+  // the first call of a session (server warm-up) is held to the history of first calls only
+  const h5 = new LatencyHistory(settings);
+  for (let i = 0; i < 10; i++) h5.check('r', [call(950, 0), ...Array(5).fill(100).map((m, j) => call(m, j + 1))]);
+  assert.deepEqual(h5.check('r', [call(1200, 0), call(100, 1)]), [], 'a 1.2 s first call among ~1 s first calls is no outlier');
+  assert.equal(h5.check('r', [call(100, 0), call(1200, 1)]).length, 1, 'a 1.2 s call later in the session is');
   const h4 = new LatencyHistory({ ...settings, latencyFactor: 3, latencyFloorMs: 10 });
   h4.check('r', calls(Array(20).fill(100)));
   assert.deepEqual(h4.check('r', calls([250])), [], 'factor is settable');

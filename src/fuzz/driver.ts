@@ -26,6 +26,8 @@ export interface FuzzDriveState {
   failure?: Failure;
   protocolErrors: string[];
   toolSchemas: Map<string, Record<string, unknown>>;
+  /** update/forget steps that used an id the declaration's capture_id did not find (a guessed key) */
+  guessedIds: number[];
 }
 
 export function failureOf(e: unknown, step: number | undefined, stderr = ''): Failure {
@@ -55,6 +57,8 @@ export function fuzzDriver(c: FuzzCase, state: FuzzDriveState): Driver {
     usesSession: true,
     drive: async (env: CellEnv) => {
       const { decl, handles, sessions } = env;
+      const guessed = new Set<string>();
+      const capturesId = (decl.ops.remember ?? []).some((c) => c.capture_id);
       const session = async () => {
         const s = sessions.current() ?? (await sessions.start());
         if (!state.toolSchemas.size) state.toolSchemas = await s.toolSchemas();
@@ -107,6 +111,7 @@ export function fuzzDriver(c: FuzzCase, state: FuzzDriveState): Driver {
               if (r.ok) {
                 h.id = r.id ?? h.key;
                 handles.set(s.ref, h);
+                if (capturesId && r.id === undefined) guessed.add(s.ref);
               }
               break;
             }
@@ -117,6 +122,7 @@ export function fuzzDriver(c: FuzzCase, state: FuzzDriveState): Driver {
                 r = { ok: false, text: `skipped: ${s.ref} was never stored`, ms: 0 };
                 break;
               }
+              if (guessed.has(s.ref)) state.guessedIds.push(s.n);
               r = await callOp(s.op, { memory: { ...h }, content: s.op === 'update' ? s.content : undefined }, s.n);
               if (r.ok && s.op === 'update') h.content = s.content;
               break;

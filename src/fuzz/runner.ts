@@ -30,6 +30,8 @@ export interface CaseOutcome {
   protocolErrors: string[];
   network: NetworkAttempt[];
   toolSchemas: Map<string, Record<string, unknown>>;
+  /** steps that used an id memeval had to guess (its capture_id did not match): their refusals are not the target's */
+  guessedIds: number[];
   evidence?: Evidence;
   /** a problem of the harness or the declaration, never a flag against the target */
   harnessError?: string;
@@ -85,7 +87,7 @@ export class CellRunner implements FuzzRunner {
     const t0 = performance.now();
     mkdirSync(cellDir, { recursive: true });
     writeFileSync(join(cellDir, 'case.json'), JSON.stringify(c, null, 2));
-    const state: FuzzDriveState = { steps: new Map(), protocolErrors: [], toolSchemas: new Map() };
+    const state: FuzzDriveState = { steps: new Map(), protocolErrors: [], toolSchemas: new Map(), guessedIds: [] };
     const result = await runCell({ scenario: caseScenario(c), decl: this.o.decl, bin: this.o.bin, driver: fuzzDriver(c, state), cellDir, keep: this.o.keepFixtures ?? false, signal });
     const out: CaseOutcome = {
       fuzzCase: c,
@@ -97,6 +99,7 @@ export class CellRunner implements FuzzRunner {
       protocolErrors: state.protocolErrors,
       network: readNetwork(join(cellDir, 'network.jsonl')),
       toolSchemas: state.toolSchemas,
+      guessedIds: state.guessedIds,
       ms: 0,
     };
     const hasEvidence = existsSync(join(cellDir, 'evidence.db'));
