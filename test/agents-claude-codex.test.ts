@@ -101,6 +101,9 @@ test('claude-code: with both cost flags a real model id runs, against the endpoi
   assert.equal(report.results[0].agent.model, 'claude-test-model');
   assert.ok(server.modelRequests().length > 0, 'the agent reached the endpoint given');
   assert.notEqual(report.results[0].verdict, 'invalid', report.results[0].reason);
+  // the stand-in answered without a tool call: an agent that never touched memory proves nothing
+  assert.equal(report.results[0].verdict, 'fail', report.results[0].reason);
+  assert.match(report.results[0].reason, /no memory call/);
   const all = readFileSync(join(out, report.run_id, 'report.json'), 'utf8');
   assert.doesNotMatch(all, /sk-ant-test-secret-value/);
 });

@@ -79,6 +79,7 @@ test('Ctrl-C writes a report marked interrupted, removes fixtures and leaves no 
   const [runId] = readdirSync(out);
   const report = JSON.parse(readFileSync(join(out, runId, 'report.json'), 'utf8'));
   assert.equal(report.status, 'interrupted');
+  assert.equal(report.summary.exit_code, 130, 'the report says what the CLI exited with');
   assert.ok(report.results.every((x: { verdict: string }) => x.verdict === 'skipped'));
   assert.deepEqual(readdirSync(tmp).filter((f) => f.startsWith('memeval-')), [], 'fixtures removed');
   assert.deepEqual(serversIn(tmp), [], 'no server outlived the run');

@@ -29,10 +29,16 @@ test('scoreboard: the built-in scenarios run unchanged against every real target
   const failing = (r: CellResult, name: string) => r.assertions.find((a) => a.name === name && a.outcome === 'fail');
 
   assert.equal(report.results.length, scenarios.length * 2 * TARGETS.length);
+  const SEED_DROPPED = /^setup memory "\w+" was not stored by the target$/;
   for (const r of report.results) {
-    // the instrument works everywhere: no broken harness, no violation that slips through
-    assert.ok(!['error', 'undetected', 'invalid', 'unsupported'].includes(r.verdict), `${r.scenario}/${r.target}/${r.phase}: ${r.verdict} (${r.reason})`);
+    // the instrument works everywhere: no broken harness, no violation that slips through; the one
+    // error allowed is a real finding: memorix discarding an unrelated setup memory as a "duplicate"
+    const knownDrop = r.verdict === 'error' && r.target === 'memorix' && SEED_DROPPED.test(r.reason);
+    assert.ok(knownDrop || !['error', 'undetected', 'invalid', 'unsupported'].includes(r.verdict), `${r.scenario}/${r.target}/${r.phase}: ${r.verdict} (${r.reason})`);
   }
+  const drops = report.results.filter((r) => r.verdict === 'error');
+  assert.ok(drops.length > 0, 'memorix drops at least one unrelated setup memory as a duplicate, and the scoreboard shows it');
+  assert.ok(drops.every((r) => r.fails_run));
   assert.deepEqual(report.matrix.targets, TARGETS);
   assert.equal(report.matrix.rows.length, scenarios.length);
 

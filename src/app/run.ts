@@ -1,8 +1,7 @@
 import { join } from 'node:path';
 import type { CellResult, Report } from '../core/results.js';
-import { assertAllowed, type GateDecision } from '../agent/cost-gate.js';
-import type { AgentDriver } from '../agent/types.js';
-import { agentDriver } from '../drive/agent.js';
+import { assertAllowed } from '../agent/cost-gate.js';
+import { agentDriver, type AgentDriveOptions } from '../drive/agent.js';
 import { replayDriver } from '../drive/replay.js';
 import { repeatStats, type RepeatStats } from '../report/repeats.js';
 import { newRunId } from '../report/report.js';
@@ -67,18 +66,8 @@ export async function runDeterministic(o: CommonRunOptions): Promise<RunResult> 
   return { report, reportPath, runDir };
 }
 
-export interface AgentRunOptions extends CommonRunOptions {
-  gate: GateDecision;
-  driver: AgentDriver;
-  agentBin: string;
-  agentVersion: string;
-  model: string;
-  baseUrl?: string;
-  policy: 'well-behaved' | 'violation';
-  repeat: number;
-  maxTurns?: number;
-  promptTimeoutMs: number;
-}
+/** The agent settings of every cell, plus how many times each cell runs. */
+export interface AgentRunOptions extends CommonRunOptions, Omit<AgentDriveOptions, 'scenario'> {}
 
 /** The real-model layer: every scenario with a real_model block × target × repeat through an agent. */
 export async function runRealModel(o: AgentRunOptions): Promise<RunResult<{ repeats: RepeatStats[] }>> {

@@ -111,6 +111,8 @@ export const cellResultSchema = z.looseObject({
   duration_ms: z.number(),
   /** spawn to MCP initialize done, per server session of this cell */
   server_start_ms: z.array(z.number()).optional(),
+  /** wall time of each lifecycle stage (fixture, seed, drive, evidence, judge, teardown) */
+  timings_ms: z.record(z.string(), z.number()).optional(),
   agent: agentRunInfoSchema.optional(),
 });
 export type CellResult = z.infer<typeof cellResultSchema>;

@@ -24,9 +24,20 @@ export function snapshotStore(storePath: string, dir: string): string[] {
   return copies;
 }
 
+/**
+ * A DB memeval writes once and then only reads: no journal and no fsync. Each fsync would block
+ * the one thread every worker's cell shares.
+ */
+function scratchDb(file: string): Database.Database {
+  const db = new Database(file);
+  db.pragma('journal_mode = OFF');
+  db.pragma('synchronous = OFF');
+  return db;
+}
+
 /** Load a JSONL store into a table so the same SQL machinery reads it. */
 function jsonlToSqlite(jsonlFile: string | undefined, dbFile: string): void {
-  const db = new Database(dbFile);
+  const db = scratchDb(dbFile);
   db.exec('CREATE TABLE records (line INTEGER PRIMARY KEY, type TEXT, json TEXT)');
   if (jsonlFile) {
     const insert = db.prepare('INSERT INTO records (line, type, json) VALUES (?, ?, ?)');
@@ -78,7 +89,7 @@ export function buildEvidence(decl: TargetDecl, storePath: string, cellDir: stri
   // some servers create their store lazily: a store never created holds no memories
   const viewSql: Record<string, string> = existsSync(storePath) ? { memories: decl.views.memories, ...decl.views.extra } : { memories: EMPTY_MEMORIES };
 
-  const db = new Database(join(dir, EVIDENCE_DB));
+  const db = scratchDb(join(dir, EVIDENCE_DB));
   try {
     db.exec(`CREATE TABLE calls (seq INTEGER PRIMARY KEY, session INTEGER, stage TEXT, method TEXT, op TEXT, tool TEXT,
       arguments TEXT, result_text TEXT, is_error INTEGER, ms REAL, ts TEXT)`);

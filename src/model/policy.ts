@@ -2,6 +2,7 @@ import type { Step } from '../scenario/schema.js';
 import type { TargetDecl } from '../targets/schema.js';
 import { afterStep, captureId, expandOp, stepCall, type MemoryHandle } from '../ops/ops.js';
 import { resolveRefs } from '../scenario/refs.js';
+import { lookupRef } from '../ops/refs.js';
 
 /** What the scripted model replays in one agent session: a chunk of a scenario's steps. */
 export interface Script {
@@ -37,10 +38,7 @@ function walk(script: Script, results: SeenResult[]): { decision: PolicyDecision
   const handles = new Map([...script.handles].map(([k, h]) => [k, { ...h }]));
   const call = (tool: string, args: Record<string, unknown>) => ({ decision: { kind: 'tool_call' as const, tool, args }, handles });
   let k = 0;
-  const lookup = (name: string, field?: string) => {
-    const h = handles.get(name);
-    return h ? (field ? (h as unknown as Record<string, unknown>)[field] : h.id) : undefined;
-  };
+  const lookup = lookupRef(handles, false);
   for (const step of script.steps) {
     if (step.op === 'restart') continue; // sessions are split at restarts before we get here
     if (step.op === 'tool') {

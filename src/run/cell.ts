@@ -48,6 +48,13 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
   const defence = driver.judgedAs === 'violation' ? violation?.defence : undefined;
   const claimed = defence !== undefined && (decl.claims as string[]).includes(defence);
   const startMs: number[] = [];
+  const timings: Record<string, number> = {};
+  let mark = performance.now();
+  const lap = (stage: string) => {
+    const now = performance.now();
+    timings[stage] = Math.round(now - mark);
+    mark = now;
+  };
   let fixtureState = 'not created';
   const base = {
     cell_id: `${scenario.id}/${decl.name}/${driver.label}`,
@@ -73,6 +80,7 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
     warnings: [...refusalWarnings(join(o.cellDir, 'network.jsonl')), ...extraWarnings],
     duration_ms: Math.round(performance.now() - t0),
     server_start_ms: startMs.length ? startMs : undefined,
+    timings_ms: timings,
     ...(r.agent ? { agent: r.agent } : {}),
   });
 
@@ -125,6 +133,7 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
     if (decl.fixture.git_init) await gitInit(fixture, decl.fixture.git_remote);
     await writeSetupFiles(fixture, scenario.setup.files);
     const storePath = fillString(decl.store.path, fixture.vars);
+    lap('fixture');
 
     // seed through the target's real write path, then check the seeds are really there
     const handles = new Map<string, MemoryHandle>();
@@ -143,10 +152,12 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
       }
     }
     if (!driver.usesSession) await sessions.stop();
+    lap('seed');
 
     const drive = await driver.drive({ scenario, decl, bin: o.bin, fixture, cellDir: o.cellDir, callsLog, serverEnv, handles, records, sessions, warnings, signal: o.signal });
     agentInfo = drive.agent;
     await sessions.stop();
+    lap('drive');
 
     if (drive.invalid.length) {
       outcome = { verdict: 'invalid', reason: drive.invalid.join('; '), agent: agentInfo };
@@ -157,12 +168,14 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
       // judges read a copy taken after the server exited
       evidence = buildEvidence(decl, storePath, o.cellDir, calls);
       teardown.add('close evidence', () => evidence?.close());
+      lap('evidence');
       const probe = recallProbe(decl, () =>
         TargetSession.start({ decl, bin: o.bin, fixture, session: PROBE_SESSION, logFile: join(o.cellDir, 'probe-calls.jsonl'), stderrFile: join(o.cellDir, 'stderr.probe.log'), env: serverEnv }),
       );
       teardown.add('stop recall probe', probe.close);
       const assertions = scenario.assertions.filter((a) => assertionApplies(a, driver.judgedAs, driver.realModel));
       const judgments = await runJudges(assertions, { evidence, recall: probe.recall, transcript: drive.transcript });
+      lap('judge');
       if (o.signal?.aborted) throw new Interrupted('interrupted');
       const refusedCalls = calls.filter((c) => (c.method ?? 'tools/call') === 'tools/call' && (c.stage === 'step' || c.stage === 'agent') && c.is_error).length;
       const v = phaseVerdict({ judgedAs: driver.judgedAs, expectation: violation?.expectation, refusedCalls, judgments, vacuous: drive.vacuous });
@@ -177,7 +190,9 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
       agent: agentInfo,
     };
   }
+  mark = performance.now();
   await teardown.run();
+  lap('teardown');
   return finish(outcome, [...warnings, ...teardown.failures.map((f) => `teardown: ${f}`)]);
 }
 

@@ -1,0 +1,202 @@
+/**
+ * Each test here closes a way memeval used to say pass (or defended) when nothing was checked.
+ * They drive the real CLI against a small misbehaving MCP server (test/servers/mode-server.mjs)
+ * or real targets.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { memeval, ROOT, scenario, tempDir, writeJson } from './helpers.js';
+
+const MODE_SERVER = join(ROOT, 'test', 'servers', 'mode-server.mjs');
+
+/** A target declaration for the mode server, as a file outside any targets/ folder. */
+function modeTarget(dir: string, name: string, mode: string, over: Record<string, unknown> = {}): string {
+  return writeJson(join(dir, `${name}.json5`), {
+    name,
+    description: `mode-server in ${mode} mode`,
+    server: { command: process.execPath, args: [MODE_SERVER], env: { MODE: mode, STORE: '{{data}}/store.jsonl' } },
+    store: { format: 'jsonl', path: '{{data}}/store.jsonl' },
+    views: { memories: "SELECT line AS id, json_extract(json, '$.text') AS content, NULL AS category, NULL AS source, 0 AS is_deleted FROM store.records" },
+    ops: { remember: [{ tool: 'save', args: { text: '{{content}}' } }], recall: [{ tool: 'search', args: { query: '{{query}}' } }] },
+    ...over,
+  });
+}
+
+function scenarioDir(dir: string, ...scenarios: Record<string, unknown>[]): string {
+  const d = join(dir, 'scenarios');
+  mkdirSync(d, { recursive: true });
+  for (const s of scenarios) writeJson(join(d, `${s.id}.json5`), s);
+  return d;
+}
+
+const readReport = (out: string) => {
+  const [run] = readdirSync(out);
+  return JSON.parse(readFileSync(join(out, run, 'report.json'), 'utf8'));
+};
+
+const fixturesLeft = (label: string) => readdirSync(tmpdir()).filter((f) => f.startsWith(`memeval-${label}`));
+
+test('1: a store that does not exist after accepted writes is error, naming the declared path and the files there', async (t) => {
+  const dir = tempDir(t);
+  const target = modeTarget(dir, 'wrong-store', 'ok', { store: { format: 'jsonl', path: '{{data}}/elsewhere.jsonl' } });
+  const s = scenario('store-missing', { deterministic: { well_behaved: [{ op: 'remember', content: 'User prefers dark mode' }], violation: null } });
+  s.assertions = [{ kind: 'count', name: 'no token', phase: 'both', contains: 'sk_test', op: 'eq', value: 0 }];
+  const out = join(dir, 'runs');
+  const r = await memeval(['run', '--scenarios', scenarioDir(dir, s), '--target', target, '--out', out]);
+  assert.equal(r.exitCode, 1, String(r.stdout));
+  const [cell] = readReport(out).results;
+  assert.equal(cell.verdict, 'error');
+  assert.match(cell.reason, /elsewhere\.jsonl does not exist/);
+  assert.match(cell.reason, /data\/store\.jsonl/);
+});
+
+test('2: a recall that only echoes the query never satisfies contains', async (t) => {
+  const dir = tempDir(t);
+  const target = modeTarget(dir, 'echo-server', 'echo', { recall_results: { json: '' } });
+  const s = scenario('echo-recall', {
+    deterministic: { well_behaved: [{ op: 'remember', content: 'User likes tea' }], violation: null },
+    assertions: [{ kind: 'recall', name: 'finds pnpm', phase: 'both', query: 'pnpm', contains: 'pnpm' }],
+  });
+  const out = join(dir, 'runs');
+  const r = await memeval(['run', '--scenarios', scenarioDir(dir, s), '--target', target, '--out', out]);
+  assert.equal(r.exitCode, 1, String(r.stdout));
+  const [cell] = readReport(out).results;
+  assert.equal(cell.verdict, 'fail');
+  assert.match(String(cell.assertions[0].actual), /no results/);
+});
+
+test('2b: without an itemisation, a needle that is part of the query cannot pass on an echo', async (t) => {
+  const dir = tempDir(t);
+  const target = modeTarget(dir, 'echo-plain', 'echo');
+  const s = scenario('echo-plain', {
+    deterministic: { well_behaved: [{ op: 'remember', content: 'User likes tea' }], violation: null },
+    assertions: [{ kind: 'recall', name: 'finds pnpm', phase: 'both', query: 'pnpm', contains: 'pnpm' }],
+  });
+  const out = join(dir, 'runs');
+  await memeval(['run', '--scenarios', scenarioDir(dir, s), '--target', target, '--out', out]);
+  const [cell] = readReport(out).results;
+  assert.notEqual(cell.verdict, 'pass');
+  assert.match(cell.assertions[0].detail, /declare recall_results/);
+});
+
+test('3: a setup memory the target silently drops makes the cell error, naming the memory', async (t) => {
+  const dir = tempDir(t);
+  const target = modeTarget(dir, 'drop-server', 'drop');
+  const s = scenario('dropped-seed', {
+    setup: { memories: [{ ref: 'theme', content: 'User likes dark mode in the editor' }] },
+    deterministic: { well_behaved: [{ op: 'recall', query: 'dark' }], violation: null },
+    assertions: [{ kind: 'count', name: 'no light mode', phase: 'both', contains: 'light mode', op: 'eq', value: 0 }],
+  });
+  const out = join(dir, 'runs');
+  const r = await memeval(['run', '--scenarios', scenarioDir(dir, s), '--target', target, '--out', out]);
+  assert.equal(r.exitCode, 1);
+  const [cell] = readReport(out).results;
+  assert.equal(cell.verdict, 'error');
+  assert.match(cell.reason, /setup memory "theme" was not stored by the target/);
+});
+
+test('4: an unknown claim or defence is exit 3 with a did-you-mean', async (t) => {
+  const dir = tempDir(t);
+  const target = modeTarget(dir, 'typo-claim', 'ok', { claims: ['exact-dedup'] });
+  const r1 = await memeval(['validate', target]);
+  assert.equal(r1.exitCode, 3);
+  assert.match(String(r1.stdout) + String(r1.stderr), /claims\[0\].*exact-dedupe/);
+  const s = scenario('typo-defence');
+  (s.deterministic as { violation: Record<string, unknown> }).violation.defence = 'secret-redacton';
+  const r2 = await memeval(['validate', writeJson(join(dir, 'typo-defence.json5'), s)]);
+  assert.equal(r2.exitCode, 3);
+  assert.match(String(r2.stderr), /defence.*did you mean "secret-redaction"/);
+});
+
+test('5: --scenarios that is missing, a file or empty, and a selection of nothing, are exit 3; validate takes a folder', async (t) => {
+  const dir = tempDir(t);
+  const out = join(dir, 'runs');
+  const missing = await memeval(['run', '--scenarios', join(dir, 'nope'), '--out', out]);
+  assert.equal(missing.exitCode, 3);
+  assert.match(String(missing.stderr), /does not exist/);
+  const file = writeJson(join(dir, 'one.json5'), scenario('one'));
+  const asFile = await memeval(['run', '--scenarios', file, '--out', out]);
+  assert.equal(asFile.exitCode, 3);
+  assert.match(String(asFile.stderr), /is a file, not a folder/);
+  mkdirSync(join(dir, 'empty'));
+  const empty = await memeval(['run', '--scenarios', join(dir, 'empty'), '--out', out]);
+  assert.equal(empty.exitCode, 3);
+  assert.match(String(empty.stderr), /holds no scenario files/);
+  assert.equal(existsSync(out), false, 'nothing ran');
+  const folder = scenarioDir(dir, scenario('in-folder'));
+  const v = await memeval(['validate', folder]);
+  assert.equal(v.exitCode, 0, String(v.stderr));
+  assert.match(String(v.stdout), /in-folder\.json5 \(scenario\)/);
+  const target = modeTarget(dir, 'loose-target', 'ok');
+  const vt = await memeval(['validate', target]);
+  assert.equal(vt.exitCode, 0, String(vt.stdout) + String(vt.stderr));
+  assert.match(String(vt.stdout), /loose-target\.json5 \(target\)/);
+});
+
+test('6: a target whose command cannot be spawned is error for that cell; the report is written and nothing is left', async (t) => {
+  const dir = tempDir(t);
+  const target = writeJson(join(dir, 'no-such-bin.json5'), {
+    name: 'no-such-bin',
+    description: 'a command that does not exist',
+    server: { command: join(dir, 'does-not-exist') },
+    store: { format: 'jsonl', path: '{{data}}/store.jsonl' },
+    views: { memories: "SELECT line AS id, json AS content, NULL AS category, NULL AS source, 0 AS is_deleted FROM store.records" },
+    ops: { remember: [{ tool: 'save', args: { text: '{{content}}' } }] },
+  });
+  const out = join(dir, 'runs');
+  const r = await memeval(['run', '--scenarios', scenarioDir(dir, scenario('unspawnable')), '--target', target, '--out', out], { timeout: 120000 });
+  assert.equal(r.exitCode, 1, String(r.stderr));
+  const rep = readReport(out);
+  assert.deepEqual(rep.results.map((c: { verdict: string }) => c.verdict), ['error', 'error']);
+  assert.match(rep.results[0].reason + rep.results[0].stderr_tail, /cannot start|ENOENT/);
+  assert.deepEqual(fixturesLeft('unspawnable'), []);
+});
+
+test('8: checks that used to fail mid-run are load-time errors (exit 3) naming file and field', async (t) => {
+  const dir = tempDir(t);
+  const cases: [string, string, RegExp][] = [];
+  const bad = (name: string, over: Record<string, unknown>, re: RegExp) => cases.push([name, writeJson(join(dir, `${name}.json5`), scenario(name, over)), re]);
+  bad('bad-transcript-regex', { real_model: { sessions: [{ prompts: ['hi'] }] }, assertions: [{ kind: 'transcript', name: 't', phase: 'real-model', regex: '([a-z' }, { kind: 'absent', name: 'a', phase: 'both', text: 'x' }] }, /assertions\[0\]\.regex/);
+  bad('bad-sql-write', { assertions: [{ kind: 'sql', name: 's', phase: 'both', query: 'DELETE FROM calls', op: 'eq', value: 0 }] }, /assertions\[0\]\.query: must be a read-only SELECT/);
+  bad('bad-sql-table', { assertions: [{ kind: 'sql', name: 's', phase: 'both', query: 'SELECT count(*) FROM memoriez', op: 'eq', value: 0 }] }, /assertions\[0\]\.query: no such table: memoriez/);
+  bad(
+    'bad-ref-field',
+    { deterministic: { well_behaved: [{ op: 'remember', ref: 'm', content: 'x y z' }, { op: 'tool', tool: 'save', args: { text: '$ref:m.contnet' } }], violation: null } },
+    /well_behaved\[1\]\.args\.text: .*no field "contnet"/,
+  );
+  for (const [name, file, re] of cases) {
+    const r = await memeval(['validate', file]);
+    assert.equal(r.exitCode, 3, name);
+    assert.match(String(r.stderr), re, name);
+    assert.match(String(r.stderr), new RegExp(`${name}\\.json5`), name);
+  }
+  const target = modeTarget(dir, 'bad-template', 'ok', {
+    ops: { remember: [{ tool: 'save', args: { text: '{{contnet}}' }, capture_id: '(unclosed' }], recall: [{ tool: 'search', args: { query: '{{query|upper}}' } }] },
+  });
+  const r = await memeval(['validate', target]);
+  assert.equal(r.exitCode, 3);
+  assert.match(String(r.stderr), /ops\.remember\[0\]\.args\.text: \{\{contnet\}\} is not a value of the remember op/);
+  assert.match(String(r.stderr), /ops\.remember\[0\]\.capture_id: /);
+  assert.match(String(r.stderr), /ops\.recall\[0\]\.args\.query: unknown filter "\|upper"/);
+  // and `run` refuses the same before anything starts
+  const run = await memeval(['run', '--scenarios', scenarioDir(dir, scenario('fine')), '--target', target, '--out', join(dir, 'runs')]);
+  assert.equal(run.exitCode, 3);
+  assert.equal(existsSync(join(dir, 'runs')), false);
+});
+
+test('a write the target refuses is a refused step: the well-behaved cell fails', async (t) => {
+  const dir = tempDir(t);
+  const target = modeTarget(dir, 'refuse-server', 'refuse');
+  const out = join(dir, 'runs');
+  const s = scenario('refused', { deterministic: { well_behaved: [{ op: 'remember', content: 'User prefers dark mode' }], violation: null } });
+  s.assertions = [{ kind: 'count', name: 'no token', phase: 'both', contains: 'sk_test', op: 'eq', value: 0 }];
+  const r = await memeval(['run', '--scenarios', scenarioDir(dir, s), '--target', target, '--out', out]);
+  assert.equal(r.exitCode, 1);
+  const [cell] = readReport(out).results;
+  assert.equal(cell.verdict, 'fail');
+  assert.match(cell.reason, /refused/);
+  writeFileSync(join(dir, 'x'), '');
+});
