@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { basename, extname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import chalk from 'chalk';
+import { writeOut } from './output.js';
 import { InputError } from '../util/errors.js';
 import { loadTarget } from '../targets/loader.js';
 import { flagToScenario, writeScenario } from '../fuzz/export.js';
@@ -25,14 +26,14 @@ export function registerFlags(program: Command): void {
     .option('--flags <file>', `the flag store (default ${defaultFlagsFile()})`)
     .option('--all', 'include dismissed flags', false)
     .option('--json', 'print rows as JSON', false)
-    .action((o: { flags?: string; all: boolean; json: boolean }) => {
+    .action(async (o: { flags?: string; all: boolean; json: boolean }) => {
       const store = openStore(o.flags);
       try {
         const rows = store.list(o.all);
-        if (o.json) process.stdout.write(JSON.stringify(rows.map((r) => ({ ...r, last_findings: r.last_findings ? JSON.parse(r.last_findings) : null, flagged_case: undefined })), null, 2) + '\n');
+        if (o.json) await writeOut(JSON.stringify(rows.map((r) => ({ ...r, last_findings: r.last_findings ? JSON.parse(r.last_findings) : null, flagged_case: undefined })), null, 2) + '\n');
         else {
-          for (const r of rows) process.stdout.write(line(r) + '\n');
-          process.stdout.write(`${rows.length} flag(s)${o.all ? '' : ' in the queue'}\n`);
+          for (const r of rows) await writeOut(line(r) + '\n');
+          await writeOut(`${rows.length} flag(s)${o.all ? '' : ' in the queue'}\n`);
         }
       } finally {
         store.close();
@@ -44,10 +45,10 @@ export function registerFlags(program: Command): void {
     .description('take a flag out of the queue (history is kept; a different flag later brings it back)')
     .argument('<fingerprint>', 'the fingerprint (or a unique prefix)')
     .option('--target <name>', 'only the row of this target')
-    .action((fp: string, o: { target?: string }) => {
+    .action(async (fp: string, o: { target?: string }) => {
       const store = openStore(flags.opts().flags);
       try {
-        for (const r of store.dismiss(fp, o.target)) process.stdout.write(`dismissed ${r.fingerprint} (${r.target})\n`);
+        for (const r of store.dismiss(fp, o.target)) await writeOut(`dismissed ${r.fingerprint} (${r.target})\n`);
       } finally {
         store.close();
       }
@@ -59,7 +60,7 @@ export function registerFlags(program: Command): void {
     .argument('<fingerprint>', 'the fingerprint (or a unique prefix)')
     .option('--target <name>', 'the target whose flag to export (needed when several targets flagged it); a declaration file for a target outside the built-in ones')
     .option('--out <path>', 'a folder, or a file named <id>.json (default: the current folder)')
-    .action((fp: string, o: { target?: string; out?: string }) => {
+    .action(async (fp: string, o: { target?: string; out?: string }) => {
       const store = openStore(flags.opts().flags);
       try {
         const file = o.target && ['.json', '.json5'].includes(extname(o.target)) ? loadTarget(o.target) : undefined;
@@ -72,7 +73,7 @@ export function registerFlags(program: Command): void {
         if (!isFile) mkdirSync(out, { recursive: true });
         const dest = isFile ? out : join(out, `${id}.json`);
         writeScenario(dest, flagToScenario(row, (file ?? loadTarget(row.target)).decl, id));
-        process.stdout.write(`${dest}\nrun it: memeval run --scenarios ${resolve(dest, '..')} --target ${o.target ?? row.target}\n`);
+        await writeOut(`${dest}\nrun it: memeval run --scenarios ${resolve(dest, '..')} --target ${o.target ?? row.target}\n`);
       } finally {
         store.close();
       }

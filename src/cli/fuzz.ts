@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import chalk from 'chalk';
+import { writeOut } from './output.js';
 import { InputError, nearest } from '../util/errors.js';
 import { CHECKED_CLAIMS } from '../fuzz/case.js';
 import { BUILTIN_SCENARIOS } from '../util/paths.js';
@@ -148,8 +149,8 @@ export function registerFuzz(program: Command, cli: CliContext): void {
         process.off('SIGINT', onSignal);
         store.close();
       }
-      if (flags.json) process.stdout.write(JSON.stringify({ seed, flags: store.file, out: outDir, targets: summaries }, null, 2) + '\n');
-      else for (const s of summaries) process.stdout.write(summaryLines(s) + '\n');
+      if (flags.json) await writeOut(JSON.stringify({ seed, flags: store.file, out: outDir, targets: summaries }, null, 2) + '\n');
+      else for (const s of summaries) await writeOut(summaryLines(s) + '\n');
       if (abort.signal.aborted) cli.exitCode = 130;
       else if (summaries.some((s) => s.flagged > 0 || s.harness_errors > 0)) cli.exitCode = EXIT.failed;
     });
