@@ -1,6 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { checkCase, handCase, localDecl } from './fuzz-helpers.ts';
+import { tempDir } from './helpers.ts';
+import { runCampaign } from '../src/fuzz/campaign.ts';
+import { FlagStore } from '../src/fuzz/flags.ts';
+import { resolveTargetBin } from '../src/targets/resolve-bin.ts';
+import { loadScenarios, scenarioFiles } from '../src/scenario/loader.ts';
+import { ROOT } from './helpers.ts';
 import { LatencyHistory, type Finding } from '../src/fuzz/checks.ts';
 import type { CallRecord } from '../src/mcp/recorder.ts';
 
@@ -179,4 +186,27 @@ test('latency: an outlier against the recipe\'s own p95, only after enough sampl
   h4.check('r', calls(Array(20).fill(100)));
   assert.deepEqual(h4.check('r', calls([250])), [], 'factor is settable');
   assert.equal(h4.check('r', calls([310])).length, 1);
+});
+
+test('latency: an outlier is flagged only when a rerun of the case is slow too', async (t) => {
+  const dir = tempDir(t);
+  const scenarios = loadScenarios(scenarioFiles(join(ROOT, 'scenarios')));
+  const settings = { latencyFactor: 1.5, latencyMinSamples: 5, latencyFloorMs: 500 };
+  const campaign = async (mode: string, env: Record<string, string> = {}) => {
+    const decl = localDecl(`slow-${mode}`, mode);
+    Object.assign(decl.server.env, env);
+    const flags = new FlagStore(join(dir, `${mode}.db`));
+    try {
+      return await runCampaign({ decl, bin: resolveTargetBin(decl), scenarios, seed: 'lat', budget: 2, recipes: ['burst-recall'], flags, history: false, outDir: join(dir, mode), keep: false, settings });
+    } finally {
+      flags.close();
+    }
+  };
+  // the 5th call of every server process takes 1.5 s: the rerun repeats it
+  const always = await campaign('slow-5th');
+  assert.equal(always.by_check.latency, 1, JSON.stringify(always));
+  // one call in the whole run (the 5th of the second case) is slow: the rerun is not
+  const once = await campaign('slow-once', { FUZZ_COUNT: join(dir, 'count'), FUZZ_SLOW_AT: '205' });
+  assert.equal(once.by_check.latency, 0, JSON.stringify(once));
+  assert.equal(once.latency_unconfirmed, 1);
 });

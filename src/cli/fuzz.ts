@@ -64,7 +64,7 @@ function summaryLines(s: CampaignSummary): string {
     .filter(([, n]) => n > 0)
     .map(([c, n]) => `${c} ${n}`)
     .join(', ');
-  return `${s.target}: ${s.cases} case(s) (${s.novel} novel) in ${(s.ms / 1000).toFixed(0)}s, ${s.flagged} flagged${checks ? ` [${checks}]` : ''}${s.harness_errors ? `, ${s.harness_errors} harness error(s)` : ''}; seed ${s.seed}`;
+  return `${s.target}: ${s.cases} case(s) (${s.novel} novel) in ${(s.ms / 1000).toFixed(0)}s, ${s.flagged} flagged${checks ? ` [${checks}]` : ''}${s.harness_errors ? `, ${s.harness_errors} harness error(s)` : ''}${s.latency_unconfirmed ? `, ${s.latency_unconfirmed} latency outlier(s) not repeated by a rerun` : ''}; seed ${s.seed}`;
 }
 
 export function registerFuzz(program: Command, cli: CliContext): void {

@@ -59,17 +59,17 @@ export class LatencyHistory {
    * Like is compared with like: the first call of each server session (which pays for the
    * server's warm-up: opening its store, loading a model) has its own history.
    */
-  check(recipe: string, calls: CallRecord[]): Finding[] {
+  check(recipe: string, calls: CallRecord[], record = true): Finding[] {
     const firstOfSession = new Set<CallRecord>();
     const seenSession = new Set<number>();
     for (const c of [...calls].sort((a, b) => a.ts.localeCompare(b.ts))) if (!seenSession.has(c.session)) (seenSession.add(c.session), firstOfSession.add(c));
     return [
-      ...this.checkKey(`${recipe} (first call of a session)`, calls.filter((c) => firstOfSession.has(c))),
-      ...this.checkKey(recipe, calls.filter((c) => !firstOfSession.has(c))),
+      ...this.checkKey(`${recipe} (first call of a session)`, calls.filter((c) => firstOfSession.has(c)), record),
+      ...this.checkKey(recipe, calls.filter((c) => !firstOfSession.has(c)), record),
     ];
   }
 
-  private checkKey(recipe: string, calls: CallRecord[]): Finding[] {
+  private checkKey(recipe: string, calls: CallRecord[], record: boolean): Finding[] {
     if (!calls.length) return [];
     const hist = this.samples.get(recipe) ?? [];
     const findings: Finding[] = [];
@@ -85,7 +85,7 @@ export class LatencyHistory {
           calls: slow.slice(0, 5).map(callRef),
         });
     }
-    this.samples.set(recipe, [...hist, ...calls.filter((c) => !c.is_error).map((c) => c.ms)]);
+    if (record) this.samples.set(recipe, [...hist, ...calls.filter((c) => !c.is_error).map((c) => c.ms)]);
     return findings;
   }
 }

@@ -36,6 +36,12 @@ server.setRequestHandler(CallToolRequestSchema, async (req) => {
   const a = req.params.arguments ?? {};
   if (modes.has('crash-on-2nd') && calls === 2) process.exit(3);
   if (modes.has('slow-5th') && calls === 5) await new Promise((r) => setTimeout(r, 1500));
+  if (modes.has('slow-once')) {
+    // one slow call in the whole run: FUZZ_COUNT (outside any fixture) counts calls across processes
+    const n = (existsSync(process.env.FUZZ_COUNT) ? Number(readFileSync(process.env.FUZZ_COUNT, 'utf8')) : 0) + 1;
+    writeFileSync(process.env.FUZZ_COUNT, String(n));
+    if (n === Number(process.env.FUZZ_SLOW_AT)) await new Promise((r) => setTimeout(r, 1500));
+  }
   switch (req.params.name) {
     case 'save': {
       if (modes.has('hang')) return new Promise(() => {});
