@@ -6,7 +6,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { memeval, ROOT, scenario, tempDir, writeJson } from './helpers.js';
 
@@ -36,8 +35,6 @@ const readReport = (out: string) => {
   const [run] = readdirSync(out);
   return JSON.parse(readFileSync(join(out, run, 'report.json'), 'utf8'));
 };
-
-const fixturesLeft = (label: string) => readdirSync(tmpdir()).filter((f) => f.startsWith(`memeval-${label}`));
 
 test('1: a store that does not exist after accepted writes is error, naming the declared path and the files there', async (t) => {
   const dir = tempDir(t);
@@ -147,12 +144,16 @@ test('6: a target whose command cannot be spawned is error for that cell; the re
     ops: { remember: [{ tool: 'save', args: { text: '{{content}}' } }] },
   });
   const out = join(dir, 'runs');
-  const r = await memeval(['run', '--scenarios', scenarioDir(dir, scenario('unspawnable')), '--target', target, '--out', out], { timeout: 120000 });
+  const tmp = tempDir(t);
+  const r = await memeval(['run', '--scenarios', scenarioDir(dir, scenario('unspawnable')), '--target', target, '--out', out], {
+    timeout: 120000,
+    env: { NO_COLOR: '1', TMPDIR: tmp },
+  });
   assert.equal(r.exitCode, 1, String(r.stderr));
   const rep = readReport(out);
   assert.deepEqual(rep.results.map((c: { verdict: string }) => c.verdict), ['error', 'error']);
   assert.match(rep.results[0].reason + rep.results[0].stderr_tail, /cannot start|ENOENT/);
-  assert.deepEqual(fixturesLeft('unspawnable'), []);
+  assert.deepEqual(readdirSync(tmp), [], 'no fixture left');
 });
 
 test('8: checks that used to fail mid-run are load-time errors (exit 3) naming file and field', async (t) => {
