@@ -109,3 +109,17 @@ test('memeval fuzz: --seed with --no-history runs the same cases; progress is sh
   const r = await memeval(['fuzz', '--target', decl, '--flags', join(dir, 'c.db'), '--recipe', 'exact-duplicat']);
   assert.match(String(r.stderr), /did you mean "exact-duplicate"/);
 });
+
+test('a token a case recalls opens the content that stores it (results that shorten long values still show it)', () => {
+  const v = buildVocabulary(builtin(), serverMemory());
+  const g = new Generator(v, { seed: 'tok' });
+  for (let i = 0; i < 13 * 6; i++) {
+    const c = g.next();
+    const writes = leafSteps(c.steps).flatMap((s) => ('content' in s ? [s.content] : []));
+    for (const e of c.expects) {
+      if (e.kind !== 'recalled') continue;
+      const w = writes.find((x) => x.includes(e.text));
+      assert.ok(w !== undefined && w.indexOf(e.text) <= 10, `${c.recipe}: "${e.text}" in ${JSON.stringify(w?.slice(0, 80))}`);
+    }
+  }
+});
