@@ -5,7 +5,8 @@
  *
  *   npm run bench [-- --repeat N] [--targets] [--install-times] [--agents]
  *
- * --targets        per installed target: server start to ready, median/p95 per tool call, phase wall time
+ * --targets        per installed target: server start to ready, median/p95 per tool call, phase wall time;
+ *                  for targets pointed at the model provider, the time it spent answering (and holding answers) as a share of cell time
  * --install-times  per target: a fresh install into a throwaway cache (slow: native builds)
  * --agents         per installed agent: per-scenario wall time on the scripted model, and its start-up share
  */
@@ -133,7 +134,7 @@ if (argv.includes('--install-times')) {
 
 if (argv.includes('--targets')) {
   console.log('\nper target, built-in suite with 2 workers (ms):');
-  console.log(`  ${'target'.padEnd(20)} ${'start→ready med'.padStart(16)} ${'call med'.padStart(9)} ${'call p95'.padStart(9)} ${'phase med'.padStart(10)} ${'phase p95'.padStart(10)} ${'suite'.padStart(8)}`);
+  console.log(`  ${'target'.padEnd(20)} ${'start→ready med'.padStart(16)} ${'call med'.padStart(9)} ${'call p95'.padStart(9)} ${'phase med'.padStart(10)} ${'phase p95'.padStart(10)} ${'suite'.padStart(8)} ${'provider'.padStart(9)} ${'share'.padStart(6)}`);
   for (const t of loadAllTargets()) {
     if (!isInstalled(t.decl)) {
       console.log(`  ${t.decl.name.padEnd(20)} not installed (memeval targets install ${t.decl.name})`);
@@ -149,8 +150,16 @@ if (argv.includes('--targets')) {
       .filter((c) => (c.method ?? 'tools/call') === 'tools/call')
       .map((c) => c.ms as number);
     const phases = report.results.map((r) => r.duration_ms);
+    // the provider's own handling time per request (held answers count: the server waited on them)
+    const provider = report.results.flatMap((r) => {
+      const f = join(runDir, r.cell_dir, 'provider.jsonl');
+      return existsSync(f) ? readFileSync(f, 'utf8').split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { ms: number }).ms) : [];
+    });
+    const providerMs = provider.reduce((a, b) => a + b, 0);
+    const cellMs = phases.reduce((a, b) => a + b, 0);
+    const share = provider.length ? `${((providerMs / cellMs) * 100).toFixed(1)}%` : '-';
     console.log(
-      `  ${t.decl.name.padEnd(20)} ${f0(pct(starts, 50)).padStart(16)} ${f0(pct(calls, 50)).padStart(9)} ${f0(pct(calls, 95)).padStart(9)} ${f0(pct(phases, 50)).padStart(10)} ${f0(pct(phases, 95)).padStart(10)} ${f0(suite).padStart(8)}`,
+      `  ${t.decl.name.padEnd(20)} ${f0(pct(starts, 50)).padStart(16)} ${f0(pct(calls, 50)).padStart(9)} ${f0(pct(calls, 95)).padStart(9)} ${f0(pct(phases, 50)).padStart(10)} ${f0(pct(phases, 95)).padStart(10)} ${f0(suite).padStart(8)} ${(provider.length ? f0(providerMs) : '-').padStart(9)} ${share.padStart(6)}`,
     );
     rmSync(out, { recursive: true, force: true });
   }

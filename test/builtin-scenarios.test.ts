@@ -8,6 +8,7 @@ import { resolveTargetBin } from '../src/targets/resolve-bin.js';
 import { runDeterministic } from '../src/app/run.js';
 import { BUILTIN_SCENARIOS } from '../src/util/paths.js';
 import { tempDir } from './helpers.js';
+import { needsProvider } from '../src/model/provider/cell.js';
 
 // every file in the folder, not a hand-kept list
 const files = readdirSync(BUILTIN_SCENARIOS).map((f) => join(BUILTIN_SCENARIOS, f));
@@ -21,12 +22,20 @@ test('every file under scenarios/ is a scenario that validates and whose id is i
 test('every built-in scenario has a violation phase and runs against the default target', async (t) => {
   const scenarios = loadScenarios(scenarioFiles(BUILTIN_SCENARIOS));
   for (const s of scenarios) assert.ok(s.scenario.deterministic.violation, `${s.scenario.id} has a violation phase`);
+  const providerScenarios = new Set(scenarios.filter((s) => needsProvider(s.scenario)).map((s) => s.scenario.id));
+  assert.ok(providerScenarios.size >= 6, 'at least 6 built-in scenarios need the model provider');
   const target = loadTarget(DEFAULT_TARGET);
   const out = tempDir(t);
   const { report } = await runDeterministic({ scenarios, targets: [{ ...target, bin: resolveTargetBin(target.decl) }], workers: 2, keep: false, outDir: out });
   const bad = report.results.filter((r) => r.fails_run).map((r) => `${r.scenario}/${r.phase}: ${r.verdict} (${r.reason})`);
   assert.deepEqual(bad, [], 'no phase fails the run');
   for (const r of report.results) {
+    // scenarios that script the model provider say nothing about a target that uses none (test/provider-targets.test.ts runs them)
+    if (providerScenarios.has(r.scenario)) {
+      assert.equal(r.verdict, 'unsupported', `${r.scenario}/${r.phase} on a target without a provider`);
+      assert.match(r.reason, /model provider/);
+      continue;
+    }
     if (r.phase === 'well-behaved') assert.equal(r.verdict, 'pass', `${r.scenario} well-behaved`);
     // each scenario proves its teeth: the violation is caught or defended, never missed
     else assert.ok(['detected', 'defended'].includes(r.verdict), `${r.scenario} violation was ${r.verdict}`);

@@ -31,7 +31,7 @@ test('bad flags and unknown names exit 3 with a suggestion, and nothing runs', a
   const out = tempDir(t);
   const a = await memeval(['run', '--scenario', 'preference-pivot-update', '--out', out]);
   assert.equal(a.exitCode, 3);
-  assert.match(String(a.stderr), /unknown scenario "preference-pivot-update" \(did you mean "preference-pivot-updates"\?\)/);
+  assert.match(String(a.stderr), /"preference-pivot-update" matches no scenario \(did you mean "preference-pivot-updates"\?\)/);
   const b = await memeval(['run', '--target', 'server-memroy', '--out', out]);
   assert.equal(b.exitCode, 3);
   assert.match(String(b.stderr), /did you mean "server-memory"/);

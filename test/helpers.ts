@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -6,6 +6,7 @@ import { execa, type Options } from 'execa';
 
 export const ROOT = fileURLToPath(new URL('../', import.meta.url));
 export const ENTRY = join(ROOT, 'src', 'cli', 'entry.ts');
+const TSX = import.meta.resolve('tsx');
 
 /** A temp dir removed when the test ends. */
 export function tempDir(t: { after: (fn: () => void) => void }, prefix = 'memeval-test-'): string {
@@ -16,7 +17,9 @@ export function tempDir(t: { after: (fn: () => void) => void }, prefix = 'memeva
 
 /** Run the CLI from source (so tests never see a stale dist/). */
 export function memeval(args: string[], opts: Options = {}) {
-  return execa(process.execPath, ['--import', 'tsx', ENTRY, ...args], { cwd: ROOT, reject: false, env: { NO_COLOR: '1', FORCE_COLOR: '0' }, ...opts });
+  // from another working directory, tsx by absolute URL (a bare specifier resolves from the cwd)
+  const tsx = opts.cwd && opts.cwd !== ROOT ? TSX : 'tsx';
+  return execa(process.execPath, ['--import', tsx, ENTRY, ...args], { cwd: ROOT, reject: false, env: { NO_COLOR: '1', FORCE_COLOR: '0' }, ...opts });
 }
 
 export function writeJson(file: string, value: unknown): string {
@@ -41,4 +44,29 @@ export function scenario(id: string, over: Record<string, unknown> = {}): Record
     ],
     ...over,
   };
+}
+
+/** A real deterministic run against server-memory into a temp --out (about 2 s per scenario). */
+export async function freshRun(t: { after: (fn: () => void) => void }, scenarios: string[], extra: string[] = [], env: Record<string, string> = {}): Promise<{ runDir: string; reportPath: string; out: string; stdout: string; stderr: string; exitCode: number | undefined }> {
+  const out = tempDir(t, 'memeval-run-');
+  const r = await memeval(['run', '--scenario', scenarios.join(','), '--target', 'server-memory', '--out', out, ...extra], {
+    env: { NO_COLOR: '1', FORCE_COLOR: '0', ...env },
+  });
+  const runs = existsSync(out) ? readdirSync(out) : [];
+  if (runs.length !== 1 || !existsSync(join(out, runs[0], 'report.json'))) throw new Error(`memeval run wrote no report (exit ${r.exitCode}):\n${r.stdout}\n${r.stderr}`);
+  const runDir = join(out, runs[0]);
+  return { runDir, reportPath: join(runDir, 'report.json'), out, stdout: String(r.stdout), stderr: String(r.stderr), exitCode: r.exitCode };
+}
+
+/**
+ * A scenarios folder with one scenario that passes on server-memory (`good-one`) and one whose
+ * well-behaved phase fails (`bad-one`: it expects the preference stored twice).
+ */
+export function mixedScenarios(t: { after: (fn: () => void) => void }): string {
+  const dir = tempDir(t, 'memeval-scenarios-');
+  writeJson(join(dir, 'good-one.json5'), scenario('good-one', { tags: ['dark', 'secrets'] }));
+  const bad = scenario('bad-one', { tags: ['dark'] });
+  bad.assertions = [{ kind: 'count', name: 'dark mode twice', phase: 'well-behaved', contains: 'dark mode', op: 'eq', value: 2 }, ...(bad.assertions as object[]).slice(1)];
+  writeJson(join(dir, 'bad-one.json5'), bad);
+  return dir;
 }

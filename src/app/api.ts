@@ -9,13 +9,24 @@ import { installTargets, targetNames } from '../targets/install-many.js';
 import { DEFAULT_TARGET, loadTarget } from '../targets/loader.js';
 import { InputError } from '../util/errors.js';
 import { BUILTIN_SCENARIOS } from '../util/paths.js';
-import { checkAgainstTargets, loadScenarioDir, resolveTargets, selectScenarios } from './load.js';
+import { checkAgainstTargets, loadScenarioDir, resolveTargets } from './load.js';
+import { planCells } from '../run/plan.js';
+import { plannedCellId, shardCells, type Shard } from '../run/shard.js';
+import type { LoadedScenario } from '../scenario/loader.js';
+import { selectScenarios } from '../scenario/select.js';
 import { runDeterministic, runRealModel } from './run.js';
 
 export interface RunRequest {
   /** folder of scenario files (default: the built-in ones) */
   scenariosDir?: string;
+  /** scenario ids or globs (`secret-*`) */
   scenarioIds?: string[];
+  /** keep scenarios carrying any of these tags */
+  tags?: string[];
+  /** run one deterministic slice of the planned cells; durations (by cell id) balance the slices */
+  shard?: Shard & { durations?: Map<string, number> };
+  /** called once the cells are planned, with how many will run (for progress) */
+  onPlan?: (cells: number) => void;
   /** target names or declaration paths, or "all" (default: server-memory) */
   targets?: string[];
   workers?: number;
@@ -43,6 +54,8 @@ export interface RunResponse {
   /** what the CLI exits with: the report's own summary.exit_code */
   exitCode: number;
   gate: GateDecision;
+  /** the scenarios selected (with their files, for reporters that point at them) */
+  scenarios: LoadedScenario[];
 }
 
 /**
@@ -52,7 +65,7 @@ export interface RunResponse {
  */
 export async function run(req: RunRequest = {}): Promise<RunResponse> {
   const log = req.log ?? (() => {});
-  const scenarios = selectScenarios(loadScenarioDir(req.scenariosDir ?? BUILTIN_SCENARIOS), req.scenarioIds);
+  const scenarios = selectScenarios(loadScenarioDir(req.scenariosDir ?? BUILTIN_SCENARIOS), { ids: req.scenarioIds, tags: req.tags });
   const outDir = resolve(req.outDir ?? 'runs');
   const gate = costGate(req);
   if (gate.layer === 'real-model' && !gate.allowed) {
@@ -62,7 +75,7 @@ export async function run(req: RunRequest = {}): Promise<RunResponse> {
       agent_turn: Boolean(req.agentTurn),
       i_understand_model_cost: Boolean(req.iUnderstandModelCost),
     });
-    return { report, reportPath, exitCode: report.summary.exit_code, gate };
+    return { report, reportPath, exitCode: report.summary.exit_code, gate, scenarios };
   }
   const names = targetNames(req.targets?.length ? req.targets : [DEFAULT_TARGET]);
   const common = { workers: req.workers ?? 1, keep: Boolean(req.keep), outDir, signal: req.signal, onResult: req.onResult };
@@ -72,10 +85,22 @@ export async function run(req: RunRequest = {}): Promise<RunResponse> {
     const targets = resolveTargets(names);
     checkAgainstTargets(scenarios, targets);
     log(`memeval: ${scenarios.length} scenario(s) × ${targets.map((t) => t.decl.name).join(', ')}, ${common.workers} worker(s)`);
-    const r = await runDeterministic({ ...common, scenarios, targets, options: { scenarios_dir: req.scenariosDir ?? BUILTIN_SCENARIOS } });
-    return { report: r.report, reportPath: r.reportPath, exitCode: r.report.summary.exit_code, gate };
+    const planned = planCells(scenarios, targets).map(plannedCellId);
+    const only = req.shard ? new Set(shardCells(planned, req.shard, req.shard.durations)) : undefined;
+    if (req.shard) log(`memeval: shard ${req.shard.index}/${req.shard.count}: ${only!.size} of ${planned.length} cell(s)`);
+    req.onPlan?.(only ? only.size : planned.length);
+    const r = await runDeterministic({
+      ...common,
+      scenarios,
+      targets,
+      onlyCells: only,
+      options: { scenarios_dir: req.scenariosDir ?? BUILTIN_SCENARIOS, ...(req.shard ? { shard: `${req.shard.index}/${req.shard.count}` } : {}) },
+      extra: req.shard ? { shard: { index: req.shard.index, count: req.shard.count, planned: planned.length } } : undefined,
+    });
+    return { report: r.report, reportPath: r.reportPath, exitCode: r.report.summary.exit_code, gate, scenarios };
   }
 
+  if (req.shard) throw new InputError('--shard: the real-model layer cannot be sharded yet; shard by --target or --scenario instead');
   if (req.agent === undefined) throw new InputError(`--agent: required for the real-model layer; one of ${AGENT_NAMES.join(', ')}`);
   const driver = getDriver(req.agent);
   const withPrompts = scenarios.filter((s) => s.scenario.real_model);
@@ -91,6 +116,7 @@ export async function run(req: RunRequest = {}): Promise<RunResponse> {
   if (!bin) throw new InputError(`--agent: ${driver.name} (${driver.npm}@${driver.version}) is not installed; run \`memeval agents install ${driver.name}\` (or add --install)`);
   const policy = req.policy ?? 'well-behaved';
   const repeat = req.repeat ?? 1;
+  req.onPlan?.(withPrompts.length * targets.length * repeat);
   log(
     `memeval: real-model layer, ${driver.name} ${bin.version} with ${gate.scripted ? `memeval's scripted model (policy ${policy})` : `model ${req.model}`}, ` +
       `${withPrompts.length} scenario(s) × ${targets.map((t) => t.decl.name).join(', ')} × ${repeat}, ${common.workers} worker(s)`,
@@ -110,5 +136,5 @@ export async function run(req: RunRequest = {}): Promise<RunResponse> {
     maxTurns: req.maxTurns,
     promptTimeoutMs: req.promptTimeoutMs ?? 300000,
   });
-  return { report: r.report, reportPath: r.reportPath, exitCode: r.report.summary.exit_code, gate };
+  return { report: r.report, reportPath: r.reportPath, exitCode: r.report.summary.exit_code, gate, scenarios };
 }

@@ -5,7 +5,8 @@ import type { RunTarget } from '../run/plan.js';
 import { loadScenario, loadScenarios, type LoadedScenario } from '../scenario/loader.js';
 import { loadTarget, loadTargetFile, type LoadedTarget } from '../targets/loader.js';
 import { NotInstalledError, resolveTargetBin } from '../targets/resolve-bin.js';
-import { InputError, nearest } from '../util/errors.js';
+import { InputError } from '../util/errors.js';
+import { selectScenarios as select } from '../scenario/select.js';
 import { readJson5File } from '../util/json5-file.js';
 
 const EXT = new Set(['.json', '.json5']);
@@ -31,22 +32,9 @@ export function loadScenarioDir(dir: string): LoadedScenario[] {
   return loadScenarios(scenarioFilesIn(dir));
 }
 
+/** Scenarios by id (or glob); see scenario/select.ts for tags. */
 export function selectScenarios(all: LoadedScenario[], ids: string[] | undefined): LoadedScenario[] {
-  const picked = !ids?.length
-    ? all
-    : ids.map((id) => {
-        const s = all.find((x) => x.scenario.id === id);
-        if (!s) {
-          const guess = nearest(
-            id,
-            all.map((x) => x.scenario.id),
-          );
-          throw new InputError(`--scenario: unknown scenario "${id}"${guess ? ` (did you mean "${guess}"?)` : ''}; see \`memeval list\``);
-        }
-        return s;
-      });
-  if (!picked.length) throw new InputError('no scenario selected: nothing would run');
-  return picked;
+  return select(all, { ids });
 }
 
 /**

@@ -8,6 +8,7 @@ import { newRunId } from '../report/report.js';
 import { writeRunReport } from '../report/run-report.js';
 import { runCell } from '../run/cell.js';
 import { planCells, targetInfo, type RunTarget } from '../run/plan.js';
+import { plannedCellId } from '../run/shard.js';
 import type { LoadedScenario } from '../scenario/loader.js';
 import { mapPool } from '../util/pool.js';
 
@@ -21,6 +22,10 @@ export interface CommonRunOptions {
   signal?: AbortSignal;
   onResult?: (r: CellResult) => void;
   options?: Record<string, unknown>;
+  /** run only these planned cell ids (one shard); the rest is left to other machines */
+  onlyCells?: Set<string>;
+  /** extra top-level report fields (a shard's index and count) */
+  extra?: Record<string, unknown>;
 }
 
 export interface RunResult<X = object> {
@@ -34,7 +39,7 @@ export async function runDeterministic(o: CommonRunOptions): Promise<RunResult> 
   const runId = o.runId ?? newRunId();
   const runDir = join(o.outDir, runId);
   const startedAt = new Date().toISOString();
-  const cells = planCells(o.scenarios, o.targets);
+  const cells = planCells(o.scenarios, o.targets).filter((c) => !o.onlyCells || o.onlyCells.has(plannedCellId(c)));
   const results = await mapPool(cells, o.workers, async ({ s, t, phase }) => {
     const r = await runCell({
       scenario: s.scenario,
@@ -61,7 +66,7 @@ export async function runDeterministic(o: CommonRunOptions): Promise<RunResult> 
       results,
       interrupted: Boolean(o.signal?.aborted),
     },
-    {},
+    o.extra ?? {},
   );
   return { report, reportPath, runDir };
 }

@@ -12,6 +12,13 @@ import { registerSchema } from './schema.js';
 import { registerProxy } from './proxy.js';
 import { registerTargets } from './targets.js';
 import { registerAgents } from './agents.js';
+import { registerView } from './view.js';
+import { colorLevel } from '../report/progress.js';
+import { registerDiff } from './diff.js';
+import { registerRuns } from './runs.js';
+import { registerSql } from './sql.js';
+import { registerMerge } from './merge.js';
+import { registerInit } from './init.js';
 import { registerFuzz } from './fuzz.js';
 import { registerFlags } from './flags.js';
 
@@ -45,6 +52,8 @@ export function buildProgram(cli: CliContext): Command {
     .version(MEMEVAL_VERSION)
     .option('--cache-dir <dir>', 'where targets and agents are installed (env MEMEVAL_CACHE_DIR; default $XDG_CACHE_HOME/memeval)')
     .hook('preAction', (cmd) => {
+      // NO_COLOR and FORCE_COLOR, as users set them (chalk alone ignores NO_COLOR)
+      chalk.level = colorLevel(process.env, Boolean(process.stdout.isTTY));
       const dir = cmd.opts().cacheDir as string | undefined;
       if (dir) process.env.MEMEVAL_CACHE_DIR = resolve(dir);
     })
@@ -62,6 +71,12 @@ export function buildProgram(cli: CliContext): Command {
   registerProxy(program, cli);
   registerTargets(program);
   registerAgents(program);
+  registerView(program);
+  registerDiff(program, cli);
+  registerRuns(program);
+  registerSql(program);
+  registerMerge(program, cli);
+  registerInit(program);
   registerFuzz(program, cli);
   registerFlags(program);
   return program;

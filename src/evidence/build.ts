@@ -5,6 +5,8 @@ import type { CallRecord } from '../mcp/recorder.js';
 import type { TargetDecl } from '../targets/schema.js';
 import { EVIDENCE_DB, openEvidence, type Evidence } from './open.js';
 import { CALLS_COLUMNS, MEMORIES_COLUMNS } from './schema.js';
+import { writeProviderCalls } from './provider-calls.js';
+import type { ProviderCall } from '../model/provider/types.js';
 
 export { EvidenceError, openEvidence, type Evidence } from './open.js';
 
@@ -63,6 +65,12 @@ function jsonlToSqlite(jsonlFile: string | undefined, dbFile: string): void {
 /** Make a working SQLite copy of the store in `workDir` that the canonical views read. */
 export function workingCopy(decl: TargetDecl, storePath: string, pristine: string[], workDir: string): string {
   mkdirSync(workDir, { recursive: true });
+  if (decl.store.format === 'none') {
+    // nothing on disk: `store` is an empty DB and the views read the calls log
+    const db = join(workDir, 'store.db');
+    new Database(db).close();
+    return db;
+  }
   if (decl.store.format === 'jsonl') {
     const db = join(workDir, 'store.db');
     jsonlToSqlite(pristine.find((f) => basename(f) === basename(storePath)), db);
@@ -82,37 +90,20 @@ const EMPTY_MEMORIES = `SELECT ${MEMORIES_COLUMNS.map((c) => `NULL AS ${c}`).joi
  * copy is, so that openEvidence() reopens it from anywhere. Also writes evidence.sql for people
  * using the sqlite3 shell (absolute paths: it works from any directory).
  */
-export function buildEvidence(decl: TargetDecl, storePath: string, cellDir: string, calls: CallRecord[]): Evidence {
+export function buildEvidence(decl: TargetDecl, storePath: string, cellDir: string, calls: CallRecord[], providerCalls?: ProviderCall[]): Evidence {
   const dir = resolve(cellDir);
-  const storeFiles = snapshotStore(storePath, join(dir, 'store'));
+  const storeFiles = decl.store.format === 'none' ? [] : snapshotStore(storePath, join(dir, 'store'));
   const workDb = workingCopy(decl, storePath, storeFiles, join(dir, 'work'));
   // some servers create their store lazily: a store never created holds no memories
-  const viewSql: Record<string, string> = existsSync(storePath) ? { memories: decl.views.memories, ...decl.views.extra } : { memories: EMPTY_MEMORIES };
+  const viewSql: Record<string, string> = decl.store.format === 'none' || existsSync(storePath) ? { memories: decl.views.memories, ...decl.views.extra } : { memories: EMPTY_MEMORIES };
 
   const db = scratchDb(join(dir, EVIDENCE_DB));
   try {
-    db.exec(`CREATE TABLE calls (seq INTEGER PRIMARY KEY, session INTEGER, stage TEXT, method TEXT, op TEXT, tool TEXT,
-      arguments TEXT, result_text TEXT, is_error INTEGER, ms REAL, ts TEXT)`);
+    writeCallsTable(db, decl, calls);
     db.exec('CREATE TABLE evidence_meta (key TEXT PRIMARY KEY, value TEXT)');
     db.exec('CREATE TABLE evidence_views (name TEXT PRIMARY KEY, sql TEXT)');
-    const ins = db.prepare(`INSERT INTO calls (${CALLS_COLUMNS.join(', ')}) VALUES (${CALLS_COLUMNS.map(() => '?').join(',')})`);
-    const reverse = toolToOp(decl);
+    if (providerCalls) writeProviderCalls(db, providerCalls);
     db.transaction(() => {
-      calls.forEach((c, i) =>
-        ins.run(
-          i + 1,
-          c.session,
-          c.stage,
-          c.method ?? 'tools/call',
-          c.op ?? reverse.get(c.tool) ?? null,
-          c.tool,
-          JSON.stringify(c.arguments),
-          c.result_text,
-          c.is_error ? 1 : 0,
-          c.ms,
-          c.ts,
-        ),
-      );
       const meta = db.prepare('INSERT INTO evidence_meta VALUES (?, ?)');
       meta.run('store_db', relative(dir, workDb));
       meta.run('store_files', JSON.stringify(storeFiles.map((f) => relative(dir, f))));
@@ -133,6 +124,31 @@ export function buildEvidence(decl: TargetDecl, storePath: string, cellDir: stri
       '\n',
   );
   return openEvidence(dir);
+}
+
+/** The `calls` table: every MCP message that crossed the recording point. */
+export function writeCallsTable(db: Database.Database, decl: TargetDecl, calls: CallRecord[]): void {
+  db.exec(`CREATE TABLE calls (seq INTEGER PRIMARY KEY, session INTEGER, stage TEXT, method TEXT, op TEXT, tool TEXT,
+    arguments TEXT, result_text TEXT, is_error INTEGER, ms REAL, ts TEXT)`);
+  const ins = db.prepare(`INSERT INTO calls (${CALLS_COLUMNS.join(', ')}) VALUES (${CALLS_COLUMNS.map(() => '?').join(',')})`);
+  const reverse = toolToOp(decl);
+  db.transaction(() => {
+    calls.forEach((c, i) =>
+      ins.run(
+        i + 1,
+        c.session,
+        c.stage,
+        c.method ?? 'tools/call',
+        c.op ?? reverse.get(c.tool) ?? null,
+        c.tool,
+        JSON.stringify(c.arguments),
+        c.result_text,
+        c.is_error ? 1 : 0,
+        c.ms,
+        c.ts,
+      ),
+    );
+  })();
 }
 
 /** Which op a tool belongs to, for calls a real agent made (the harness labels its own). */

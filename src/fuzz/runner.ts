@@ -72,7 +72,7 @@ function caseScenario(c: FuzzCase): Scenario {
     title: `fuzz case ${c.fingerprint}`,
     description: `recipe ${c.recipe}: ${c.ingredients.join(', ')}`,
     tags: ['fuzz'],
-    setup: { memories: [], files: c.files },
+    setup: { memories: [], files: c.files, similarity: [] },
     deterministic: { well_behaved: [], violation: null },
     real_model: null,
     assertions: [],

@@ -17,6 +17,10 @@ import type { TargetDecl } from '../targets/schema.js';
 import { Interrupted } from '../util/errors.js';
 import { fillString } from '../util/template.js';
 import { missingSeeds } from './seed-check.js';
+import { providerUnsupported, startProviderForCell } from '../model/provider/cell.js';
+import { writeDeclFiles } from '../fixture/decl-files.js';
+import { writeFixtureModel } from '../model/provider/fixture-model.js';
+import { storeUnsupported } from '../targets/applicability.js';
 import { Teardown } from './teardown.js';
 
 export interface CellOptions {
@@ -85,7 +89,11 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
   });
 
   const lacking = missingOps(decl, opsNeeded(scenario, driver.steps));
-  const unsupported = driver.unsupported?.() ?? (lacking.length ? `target lacks op(s): ${lacking.join(', ')}` : undefined);
+  const unsupported =
+    driver.unsupported?.() ??
+    (lacking.length ? `target lacks op(s): ${lacking.join(', ')}` : undefined) ??
+    providerUnsupported(scenario, decl) ??
+    storeUnsupported(scenario, decl);
   if (unsupported) return finish({ verdict: 'unsupported', reason: unsupported });
 
   mkdirSync(o.cellDir, { recursive: true });
@@ -130,9 +138,17 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
     teardown.add('stop target', () => sessions.stop());
     if (driver.cleanup) teardown.add(`stop ${driver.kind} driver`, () => driver.cleanup!());
 
+    // the model provider a target is pointed at through {{provider}}: up before the target, down after the probe
+    const provider = await startProviderForCell({ scenario, decl, cellDir: o.cellDir, phase: driver.judgedAs });
+    if (provider) {
+      teardown.add('stop model provider', provider.stop);
+      Object.assign(fixture.vars, provider.vars);
+    }
+    await writeDeclFiles(fixture, decl.fixture.files, { ...fixture.vars, package_dir: o.bin.packageDir });
+    await writeFixtureModel({ scenario, decl, vars: fixture.vars, root: fixture.root });
     if (decl.fixture.git_init) await gitInit(fixture, decl.fixture.git_remote);
     await writeSetupFiles(fixture, scenario.setup.files);
-    const storePath = fillString(decl.store.path, fixture.vars);
+    const storePath = fillString(decl.store.path ?? '', fixture.vars);
     lap('fixture');
 
     // seed through the target's real write path, then check the seeds are really there
@@ -141,11 +157,11 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
     if (scenario.setup.memories.length) {
       await seedMemories(session!, decl, scenario.setup.memories, handles, records);
       const seeds = scenario.setup.memories.map((m) => ({ ref: m.ref, handle: handles.get(m.ref)! }));
-      let missing = missingSeeds(decl, storePath, seeds, o.cellDir);
+      let missing = missingSeeds(decl, storePath, seeds, o.cellDir, readCalls(callsLog));
       if (missing.length) {
         // a server may write its store only on exit: look again once it has stopped
         await sessions.stop();
-        missing = missingSeeds(decl, storePath, seeds, o.cellDir);
+        missing = missingSeeds(decl, storePath, seeds, o.cellDir, readCalls(callsLog));
         if (missing.length) throw new SetupError(missing.map((ref) => `setup memory "${ref}" was not stored by the target`).join('; '));
         warnings.push('the store held the setup memories only after the server exited; the phase runs in a new server session');
         if (driver.usesSession) await sessions.start();
@@ -166,7 +182,8 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
       const storeProblem = missingStore(decl, storePath, fixture, calls);
       if (storeProblem) throw new SetupError(storeProblem);
       // judges read a copy taken after the server exited
-      evidence = buildEvidence(decl, storePath, o.cellDir, calls);
+      // provider_calls holds what the phase asked; the recall probe below asks the provider too
+      evidence = buildEvidence(decl, storePath, o.cellDir, calls, provider ? [...provider.calls()] : undefined);
       teardown.add('close evidence', () => evidence?.close());
       lap('evidence');
       const probe = recallProbe(decl, () =>
@@ -204,7 +221,7 @@ export class SetupError extends Error {}
  * declaration points at the wrong file, or the server kept nothing. Names what does exist.
  */
 function missingStore(decl: TargetDecl, storePath: string, fixture: Fixture, calls: CallRecord[]): string | undefined {
-  if (existsSync(storePath)) return undefined;
+  if (decl.store.format === 'none' || existsSync(storePath)) return undefined;
   const opOf = toolToOp(decl);
   const writes = calls.filter((c) => (c.method ?? 'tools/call') === 'tools/call' && !c.is_error && WRITE_OPS.has(c.op ?? opOf.get(c.tool) ?? '')).length;
   if (!writes) return undefined;

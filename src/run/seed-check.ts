@@ -1,7 +1,8 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { snapshotStore, workingCopy } from '../evidence/build.js';
+import { snapshotStore, workingCopy, writeCallsTable } from '../evidence/build.js';
+import type { CallRecord } from '../mcp/recorder.js';
 import type { MemoryHandle } from '../ops/ops.js';
 import type { TargetDecl } from '../targets/schema.js';
 
@@ -22,16 +23,24 @@ function overlap(seed: Set<string>, row: string): number {
  * A target that answers "stored" and keeps nothing, or files the seed as a "duplicate" of an
  * unrelated memory, would otherwise leave the scenario judged on a fixture it does not describe.
  */
-export function missingSeeds(decl: TargetDecl, storePath: string, seeds: { ref: string; handle: MemoryHandle }[], scratchDir: string): string[] {
+export function missingSeeds(
+  decl: TargetDecl,
+  storePath: string,
+  seeds: { ref: string; handle: MemoryHandle }[],
+  scratchDir: string,
+  /** the calls so far: the memories view of a store-less target (store.format none) reads them */
+  calls: CallRecord[] = [],
+): string[] {
   if (!seeds.length) return [];
-  if (!existsSync(storePath)) return seeds.map((s) => s.ref);
+  if (decl.store.format !== 'none' && !existsSync(storePath)) return seeds.map((s) => s.ref);
   const tmp = mkdtempSync(join(scratchDir, 'seed-check-'));
   try {
-    const pristine = snapshotStore(storePath, join(tmp, 'store'));
+    const pristine = decl.store.format === 'none' ? [] : snapshotStore(storePath, join(tmp, 'store'));
     const db = new Database(':memory:');
     let rows: { id: unknown; content: unknown }[];
     try {
       db.prepare('ATTACH DATABASE ? AS store').run(workingCopy(decl, storePath, pristine, join(tmp, 'work')));
+      if (decl.store.format === 'none') writeCallsTable(db, decl, calls);
       db.exec(`CREATE TEMP VIEW memories AS ${decl.views.memories}`);
       rows = db.prepare('SELECT id, content FROM memories WHERE coalesce(is_deleted, 0) = 0').all() as { id: unknown; content: unknown }[];
     } finally {

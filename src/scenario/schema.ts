@@ -30,6 +30,42 @@ const setupFile = z.strictObject({
   content: z.string(),
 });
 
+const similarity = z.strictObject({
+  a: nonEmpty.describe('anchor text, or $ref:<name> for the content of a setup memory or remember step'),
+  b: nonEmpty.describe('any text the provider embeds that contains this (case-insensitive) gets `cosine` to the anchor; $ref:<name> allowed'),
+  cosine: z.number().min(-1).max(1),
+});
+
+const providerRule = z.strictObject({
+  name: z.string().optional().describe('shown in provider_calls.matched'),
+  contains: z.union([nonEmpty, z.array(nonEmpty).min(1)]).describe('every string must occur in the request messages (case-insensitive); $ref:<name> allowed'),
+  capture: z
+    .string()
+    .refine((r) => {
+      try {
+        new RegExp(r);
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'not a valid regular expression')
+    .optional()
+    .describe('a regex that must also match the request; $1.. in the answer are its groups'),
+  hold: z
+    .literal('next-second')
+    .optional()
+    .describe('answer at the start of the next wall-clock second (servers that make ids from the clock)'),
+  answer: z.string(),
+  phase: z.enum(['both', 'well-behaved', 'violation']).default('both'),
+});
+
+/** Scripted answers of the model provider a provider-backed target is pointed at. */
+export const scenarioProviderSchema = z.strictObject({
+  rules: z.array(providerRule).default([]).describe('first match wins; the target declaration may add rules after these'),
+  default: z.string().optional().describe("the answer when no rule matches (else the target's default)"),
+});
+export type ScenarioProvider = z.infer<typeof scenarioProviderSchema>;
+
 const stepBase = { note: z.string().optional() };
 
 const rememberStep = z.strictObject({
@@ -99,7 +135,7 @@ const countAssertion = z.strictObject({
 const sqlAssertion = z.strictObject({
   kind: z.literal('sql'),
   ...assertionBase,
-  query: nonEmpty.describe('a query returning one scalar; tables: memories (view), calls, store.<table>'),
+  query: nonEmpty.describe('a query returning one scalar; tables: memories (view), calls, provider_calls (provider-backed targets), store.<table>'),
   op: comparator,
   value: z.union([z.number(), z.string()]),
 });
@@ -170,8 +206,15 @@ export const scenarioSchema = z.strictObject({
     .strictObject({
       memories: z.array(setupMemory).default([]),
       files: z.array(setupFile).default([]),
+      similarity: z
+        .array(similarity)
+        .default([])
+        .describe('embedding similarities the model provider serves; a scenario with any needs a provider-backed target'),
     })
-    .default({ memories: [], files: [] }),
+    .default({ memories: [], files: [], similarity: [] }),
+  provider: scenarioProviderSchema
+    .optional()
+    .describe('LLM answers the model provider gives; a scenario with this block needs a provider-backed target'),
   deterministic: z.strictObject({
     well_behaved: z.array(stepSchema),
     violation: z

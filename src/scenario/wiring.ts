@@ -23,5 +23,22 @@ export function checkWiring(scenario: Scenario): string[] {
     if (f.path.startsWith('/') || f.path.split(/[\\/]/).includes('..'))
       problems.push(`setup.files[${i}].path: "${f.path}" must be a relative path inside the fixture project (no leading / and no ..)`);
   });
+  const refs = new Set([
+    ...scenario.setup.memories.map((m) => m.ref),
+    ...[...scenario.deterministic.well_behaved, ...(scenario.deterministic.violation?.steps ?? [])].flatMap((st) => (st.op === 'remember' && st.ref ? [st.ref] : [])),
+  ]);
+  const checkRef = (text: string, field: string) => {
+    const m = /^\$ref:(.*)$/.exec(text);
+    if (m && !refs.has(m[1]!)) problems.push(`${field}: "${text}" names no setup memory or remember step ref (known: ${[...refs].join(', ') || 'none'})`);
+  };
+  scenario.setup.similarity.forEach((s, i) => {
+    checkRef(s.a, `setup.similarity[${i}].a`);
+    checkRef(s.b, `setup.similarity[${i}].b`);
+  });
+  scenario.provider?.rules.forEach((r, i) => {
+    (Array.isArray(r.contains) ? r.contains : [r.contains]).forEach((c) => checkRef(c, `provider.rules[${i}].contains`));
+    if (r.phase === 'violation' && !scenario.deterministic.violation)
+      problems.push(`provider.rules[${i}].phase: "violation" but the scenario has no violation phase`);
+  });
   return problems;
 }

@@ -15,7 +15,8 @@ export async function installTarget(decl: TargetDecl, log: (s: string) => void):
       extra: pkg.extra,
       overrides: pkg.overrides,
       omitOptional: pkg.omit_optional,
-      dir: packageInstallDir('targets', decl.name, pkg.version),
+      ignoreScripts: pkg.ignore_scripts,
+      dir: packageInstallDir('targets', pkg.install_name ?? decl.name, pkg.version),
     },
     log,
   );

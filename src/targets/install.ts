@@ -13,6 +13,8 @@ export interface InstallSpec {
   extra: string[];
   overrides: Record<string, string>;
   omitOptional: boolean;
+  /** npm --ignore-scripts (agents and most targets leave it off) */
+  ignoreScripts?: boolean;
   /** the final prefix dir (node_modules lives inside) */
   dir: string;
 }
@@ -109,7 +111,7 @@ export async function installPackage(spec: InstallSpec, log: (s: string) => void
       };
       if (Object.keys(spec.overrides).length) manifest.overrides = spec.overrides;
       writeFileSync(join(staging, 'package.json'), JSON.stringify(manifest, null, 2));
-      const args = ['install', '--no-audit', '--no-fund', '--no-update-notifier', '--loglevel=error', ...(spec.omitOptional ? ['--omit=optional'] : [])];
+      const args = ['install', '--no-audit', '--no-fund', '--no-update-notifier', '--loglevel=error', ...(spec.omitOptional ? ['--omit=optional'] : []), ...(spec.ignoreScripts ? ['--ignore-scripts'] : [])];
       log(`installing ${spec.npm}@${spec.version}${spec.extra.length ? ` + ${spec.extra.join(' ')}` : ''} into ${spec.dir} (npm ${args.slice(1).join(' ')})`);
       const r = await execa('npm', args, { cwd: staging, reject: false, all: true, env: { npm_config_yes: 'true' } });
       writeFileSync(join(staging, 'install.log'), String(r.all ?? ''));

@@ -16,7 +16,19 @@ export class NotInstalledError extends Error {}
 
 /** The node_modules dir a target's package lives in: memeval's own, or the cache. */
 export function targetPrefix(pkg: NonNullable<TargetDecl['package']>, name: string): string {
-  return pkg.source === 'dependency' ? PROJECT_ROOT : packageInstallDir('targets', name, pkg.version);
+  return pkg.source === 'dependency' ? dependencyPrefix(pkg.npm) : packageInstallDir('targets', pkg.install_name ?? name, pkg.version);
+}
+
+/**
+ * Where Node would find one of memeval's own dependencies: in memeval's node_modules in a
+ * checkout, but hoisted beside memeval (<project>/node_modules) when memeval is installed
+ * as a package.
+ */
+function dependencyPrefix(npm: string): string {
+  for (let dir = PROJECT_ROOT; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'node_modules', npm, 'package.json'))) return dir;
+    if (dirname(dir) === dir) return PROJECT_ROOT;
+  }
 }
 
 /** Is the target ready to start? A local command counts as installed. */

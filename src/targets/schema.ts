@@ -30,6 +30,15 @@ export const targetSchema = z.strictObject({
     extra: z.array(z.string()).default([]).describe('more npm specs installed beside it'),
     overrides: z.record(z.string(), z.string()).default({}).describe('npm overrides the install needs'),
     omit_optional: z.boolean().default(false),
+    install_name: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9-]*$/)
+      .optional()
+      .describe('cache folder name (default: the target name); two targets with the same package, extras and version may share one'),
+    ignore_scripts: z
+      .boolean()
+      .default(false)
+      .describe('install with --ignore-scripts: skips native download-or-compile steps the server does not need'),
   })
     .optional()
     .describe('the npm package that provides the server; omit it only with server.command'),
@@ -47,11 +56,29 @@ export const targetSchema = z.strictObject({
     .strictObject({
       git_init: z.boolean().default(false),
       git_remote: z.string().optional().describe('origin URL to add after git init'),
+      files: z
+        .array(
+          z.strictObject({
+            path: z.string().min(1).describe('e.g. {{home}}/.config/x.yml; must stay inside the fixture'),
+            content: z.string().describe('placeholders such as {{provider}}, {{data}} and {{home}} are filled'),
+          }),
+        )
+        .default([])
+        .describe('config files written into the fixture before the server starts'),
+      embedding_model: z
+        .strictObject({
+          dir: z.string().min(1).describe('where the server looks for its transformers.js model, e.g. {{home}}/.cache/x/models/Xenova/all-MiniLM-L6-v2'),
+          dimensions: z.number().int().positive().default(384),
+        })
+        .optional()
+        .describe('seed a tiny deterministic embedding model there, so the server never downloads one'),
     })
     .prefault({}),
   store: z.strictObject({
-    format: z.enum(['sqlite', 'jsonl']),
-    path: z.string().min(1).describe('store file, e.g. {{data}}/memory.db; -wal/-shm siblings are copied too'),
+    format: z
+      .enum(['sqlite', 'jsonl', 'none'])
+      .describe('"none": the server keeps memories in its process only; views.memories then reads the calls log (table calls)'),
+    path: z.string().min(1).optional().describe('store file, e.g. {{data}}/memory.db; -wal/-shm siblings are copied too (not with format none)'),
   }),
   views: z.strictObject({
     memories: z
@@ -73,6 +100,35 @@ export const targetSchema = z.strictObject({
       z.ZodOptional<z.ZodArray<typeof opCall>>
     >)
     .describe('how each memory op maps to tool calls; a missing op makes scenarios that need it unsupported'),
+  provider: z
+    .strictObject({
+      dimensions: z.number().int().positive().default(256).describe('embedding size when a request names none'),
+      rules: z
+        .array(
+          z.strictObject({
+            name: z.string().optional(),
+            contains: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
+            capture: z
+              .string()
+              .refine((r) => {
+                try {
+                  new RegExp(r);
+                  return true;
+                } catch {
+                  return false;
+                }
+              }, 'not a valid regular expression')
+              .optional()
+              .describe('a regex that must also match; $1.. in the answer are its groups'),
+            answer: z.string(),
+          }),
+        )
+        .default([])
+        .describe("answers to the server's own housekeeping prompts, tried after the scenario's rules"),
+      default: z.string().default('{}'),
+    })
+    .prefault({})
+    .describe('used only when server.env, server.args or fixture.files name {{provider}}'),
   recall_results: z
     .strictObject({
       json: z.string().optional().describe('dot path to the array of results in a JSON result text, e.g. "entities"'),
@@ -90,5 +146,7 @@ export type TargetDecl = z.infer<typeof targetSchema>;
 
 /** A declaration needs something to start: a package bin or an explicit command. */
 export function checkTargetWiring(decl: TargetDecl): string[] {
-  return decl.package || decl.server.command ? [] : ['package: missing; declare the npm package (or server.command for a local server)'];
+  const problems = decl.package || decl.server.command ? [] : ['package: missing; declare the npm package (or server.command for a local server)'];
+  if (decl.store.format !== 'none' && !decl.store.path) problems.push(`store.path: missing; a ${decl.store.format} store needs its file path`);
+  return problems;
 }

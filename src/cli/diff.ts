@@ -1,0 +1,18 @@
+import type { Command } from 'commander';
+import { diffReports, formatDiff } from '../report/diff.js';
+import { readReport } from '../report/reader.js';
+import { EXIT, type CliContext } from './main.js';
+
+export function registerDiff(program: Command, cli: CliContext): void {
+  program
+    .command('diff')
+    .argument('<run-a>', 'the earlier run (run directory or report.json)')
+    .argument('<run-b>', 'the later run')
+    .description('cells that regressed, were fixed or changed verdict between two runs, and new or removed cells; exit 1 when any regressed')
+    .option('--json', 'print the diff as JSON')
+    .action((a: string, b: string, opts: { json?: boolean }) => {
+      const d = diffReports(readReport(a), readReport(b));
+      process.stdout.write((opts.json ? JSON.stringify(d, null, 2) : formatDiff(d)) + '\n');
+      cli.exitCode = d.regressed.length ? EXIT.failed : EXIT.ok;
+    });
+}

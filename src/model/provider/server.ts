@@ -1,0 +1,106 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { isObj, roughTokens, sendJson, str, type Json } from '../wire/util.js';
+import { chooseAnswer, holdMs } from './answers.js';
+import { Embedder } from './embeddings.js';
+import type { ProviderCall, ProviderConfig } from './types.js';
+import { chatTexts, embeddingInputs, route, sendChat, sendEmbeddings, sendModels } from './wire.js';
+
+async function readJson(req: IncomingMessage): Promise<Json> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  const raw = Buffer.concat(chunks).toString('utf8');
+  if (!raw.trim()) return {};
+  const v: unknown = JSON.parse(raw);
+  return isObj(v) ? v : {};
+}
+
+/**
+ * The model provider a memory server is pointed at: deterministic embeddings with the
+ * similarities a scenario declares, and scripted LLM answers. It speaks OpenAI, Anthropic and
+ * Ollama shapes on one loopback port and records every request.
+ */
+export class ProviderServer {
+  readonly calls: ProviderCall[] = [];
+  private server?: Server;
+  private readonly embedder: Embedder;
+
+  constructor(private readonly config: ProviderConfig) {
+    this.embedder = new Embedder(config.similarity);
+  }
+
+  /** Listen on a free loopback port; returns the base URL (no trailing slash, no /v1). */
+  async start(): Promise<string> {
+    this.server = createServer((req, res) => void this.handle(req, res));
+    await new Promise<void>((resolve, reject) => {
+      this.server!.once('error', reject);
+      this.server!.listen(0, '127.0.0.1', () => resolve());
+    });
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  async stop(): Promise<void> {
+    const s = this.server;
+    if (!s) return;
+    this.server = undefined;
+    s.closeAllConnections();
+    await new Promise<void>((r) => s.close(() => r()));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const t0 = performance.now();
+    const method = req.method ?? 'GET';
+    const path = req.url ?? '/';
+    const call: ProviderCall = {
+      seq: this.calls.length + 1,
+      ts: new Date().toISOString(),
+      method,
+      path,
+      protocol: 'unknown',
+      kind: 'unknown',
+      model: null,
+      inputs: [],
+      dimensions: null,
+      matched: [],
+      answer: null,
+      held_ms: 0,
+      status: 200,
+      ms: 0,
+    };
+    this.calls.push(call);
+    try {
+      const r = route(method, path);
+      const body = method === 'POST' ? await readJson(req) : {};
+      call.model = str(body.model) || null;
+      if (!r) {
+        call.status = 404;
+        return sendJson(res, 404, { error: { message: `memeval provider: no route for ${method} ${path}` } });
+      }
+      Object.assign(call, { protocol: r.protocol, kind: r.kind });
+      if (r.kind === 'models') return sendModels(res, r.protocol);
+      if (r.kind === 'embeddings') {
+        const inputs = embeddingInputs(body);
+        const dims = typeof body.dimensions === 'number' && body.dimensions > 0 ? Math.floor(body.dimensions) : this.config.dimensions;
+        const out = inputs.map((t) => this.embedder.embed(t, dims));
+        Object.assign(call, { inputs, dimensions: dims, matched: out.map((o) => o.matched ?? 'none') });
+        return sendEmbeddings(res, r.protocol, body, out.map((o) => o.vector), roughTokens(Buffer.byteLength(inputs.join(' '))));
+      }
+      const texts = chatTexts(r.protocol, body);
+      const { answer, matched, hold } = chooseAnswer(this.config.rules, this.config.default, texts);
+      Object.assign(call, { inputs: texts, matched: [matched], answer });
+      const wait = holdMs(hold);
+      if (wait > 0) {
+        await new Promise((r) => setTimeout(r, wait));
+        call.held_ms = wait;
+      }
+      sendChat(res, r.protocol, body, answer, roughTokens(Buffer.byteLength(texts.join('\n'))));
+    } catch (e) {
+      call.status = 400;
+      if (!res.headersSent) sendJson(res, 400, { error: { message: `memeval provider: ${(e as Error).message}` } });
+      else res.end();
+    } finally {
+      if (call.status === 200 && res.statusCode !== 200) call.status = res.statusCode;
+      call.ms = Math.round((performance.now() - t0) * 100) / 100;
+    }
+  }
+}

@@ -1,0 +1,58 @@
+// What the provider is told (similarities, scripted answers) and what it records.
+
+/** "texts containing `b` have cosine `cosine` to the text `a`" (both matched as case-insensitive substrings). */
+export interface Similarity {
+  a: string;
+  b: string;
+  cosine: number;
+}
+
+/** An LLM answer: used when every `contains` string occurs in the request's messages. */
+export interface AnswerRule {
+  /** a name for the evidence log; defaults to `rule <index>` */
+  name?: string;
+  contains: string[];
+  /** a regex that must also match; `$1`.. in the answer are its groups (e.g. an id the server put in its prompt) */
+  capture?: string;
+  /**
+   * 'next-second': send the answer at the start of the next wall-clock second. For servers that
+   * derive ids from the clock's seconds, this fixes which stores share a second, so a run does
+   * not depend on where a second boundary happened to fall.
+   */
+  hold?: 'next-second';
+  answer: string;
+}
+
+export interface ProviderConfig {
+  similarity: Similarity[];
+  rules: AnswerRule[];
+  /** the answer when no rule matches */
+  default: string;
+  /** vector size when the request names none */
+  dimensions: number;
+}
+
+export type ProviderCallKind = 'embeddings' | 'chat' | 'models' | 'unknown';
+
+/** One request the memory server sent to the provider. */
+export interface ProviderCall {
+  seq: number;
+  ts: string;
+  method: string;
+  path: string;
+  /** wire protocol: openai-embeddings, ollama-embed, openai-chat, anthropic-messages, ollama-chat, ... */
+  protocol: string;
+  kind: ProviderCallKind;
+  model: string | null;
+  /** embedding inputs, or the messages' texts ("role: text") of a chat request */
+  inputs: string[];
+  dimensions: number | null;
+  /** the answer rule that matched (chat), or per input the similarity that shaped its vector (embeddings) */
+  matched: string[];
+  /** the text answered (chat); null for embeddings */
+  answer: string | null;
+  /** ms the answer was held back by the rule's `hold` */
+  held_ms: number;
+  status: number;
+  ms: number;
+}

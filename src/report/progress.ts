@@ -1,0 +1,141 @@
+import { Chalk, type ChalkInstance } from 'chalk';
+import type { CellResult, Report } from '../core/results.js';
+import { failingAssertions, failureReason, isCaught, oneLine } from './reporters/explain.js';
+
+/**
+ * Colour level from the conventions users set: FORCE_COLOR (0/false off, 1-3 on, even off a
+ * terminal) wins over NO_COLOR (any non-empty value: off); otherwise colour on a terminal only.
+ */
+export function colorLevel(env: NodeJS.ProcessEnv, isTTY: boolean): 0 | 1 | 2 | 3 {
+  const force = env.FORCE_COLOR;
+  if (force !== undefined) {
+    if (force === '0' || force === 'false') return 0;
+    if (force === '' || force === 'true') return 1;
+    const n = Number.parseInt(force, 10);
+    return Number.isNaN(n) ? 1 : (Math.min(Math.max(n, 1), 3) as 1 | 2 | 3);
+  }
+  if (env.NO_COLOR) return 0;
+  return isTTY ? (env.COLORTERM === 'truecolor' ? 3 : 2) : 0;
+}
+
+/** The subset of a cell result that progress needs: the old PhaseResult and CellResult both fit. */
+export type ProgressCell = Pick<CellResult, 'scenario' | 'target' | 'phase' | 'verdict' | 'reason' | 'fails_run' | 'duration_ms'> &
+  Partial<Pick<CellResult, 'claimed' | 'defence' | 'stderr_tail' | 'fixture' | 'cell_id'>> & {
+    assertions: { name: string; outcome: string; actual: unknown; expected: unknown }[];
+    agent?: { agent: string; repeat: number };
+  };
+
+// the explain helpers read only fields ProgressCell has
+const asCell = (r: ProgressCell) => r as unknown as CellResult;
+
+function mark(r: ProgressCell, c: ChalkInstance): string {
+  if (r.fails_run) return c.red('✗');
+  if (isCaught(asCell(r))) return c.cyan('◆');
+  if (r.verdict === 'unsupported' || r.verdict === 'skipped') return c.yellow('–');
+  return c.green('✓');
+}
+
+function label(r: ProgressCell): string {
+  if (isCaught(asCell(r))) return 'caught';
+  if (r.verdict === 'detected' && r.claimed) return 'detected';
+  return r.verdict;
+}
+
+/** A cell's headline: mark, verdict (caught violations as "caught"), where, how long. */
+export function cellLine(r: ProgressCell, c: ChalkInstance, withReason: boolean): string {
+  const agent = r.agent ? ` ${r.agent.agent} #${r.agent.repeat}` : '';
+  const why = r.fails_run ? failureReason(asCell(r)) : isCaught(asCell(r)) ? r.reason : r.verdict === 'unsupported' || r.verdict === 'skipped' ? r.reason : '';
+  const verdictCol = r.fails_run ? c.red : isCaught(asCell(r)) ? c.cyan : r.verdict === 'unsupported' || r.verdict === 'skipped' ? c.yellow : c.green;
+  return (
+    `${mark(r, c)} ${verdictCol(label(r).padEnd(11))} ${r.scenario} ${c.dim(`[${r.target}]`)} ${r.phase}${agent} ${c.dim(`${r.duration_ms} ms`)}` +
+    (withReason && why ? c.dim(` — ${oneLine(why, 200)}`) : '') +
+    (withReason && r.fixture && r.fixture !== 'removed' && r.fixture !== 'not created' ? c.dim(` — fixture kept: ${r.fixture}`) : '')
+  );
+}
+
+/** What a person needs under a cell that fails or needs attention: each failing assertion, clipped. */
+export function cellDetail(r: ProgressCell, c: ChalkInstance): string[] {
+  if (!r.fails_run && r.verdict !== 'unsupported') return [];
+  const lines = [`    ${c.dim(oneLine(r.reason, 300))}`];
+  for (const a of failingAssertions(asCell(r))) lines.push(c.red(`    ✗ ${a.name}: actual ${oneLine(a.actual)}, expected ${oneLine(a.expected)}`));
+  if (r.stderr_tail && r.verdict === 'error') lines.push(...r.stderr_tail.trim().split('\n').slice(-5).map((l) => c.dim(`    | ${oneLine(l, 200)}`)));
+  if (r.fixture && r.fixture !== 'removed' && r.fixture !== 'not created') lines.push(c.dim(`    fixture kept: ${r.fixture}`));
+  return lines;
+}
+
+export interface ProgressOptions {
+  total: number;
+  /** a terminal gets a live line redrawn in place; anything else one plain line per cell */
+  tty: boolean;
+  color: 0 | 1 | 2 | 3;
+  write: (s: string) => void;
+  now?: () => number;
+}
+
+const fmtDuration = (ms: number) => {
+  const s = Math.round(ms / 1000);
+  return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+};
+
+/**
+ * Live progress for a run. On a terminal: one status line `[n/N] passed, failed, ETA` redrawn
+ * in place, with the cells that fail or need attention printed above it. Off a terminal (CI
+ * logs): one line per cell, no control codes.
+ */
+export class Progress {
+  readonly c: ChalkInstance;
+  private done = 0;
+  private passed = 0;
+  private failed = 0;
+  private readonly start: number;
+  private readonly now: () => number;
+
+  constructor(private readonly o: ProgressOptions) {
+    this.c = new Chalk({ level: o.color });
+    this.now = o.now ?? Date.now;
+    this.start = this.now();
+  }
+
+  statusLine(): string {
+    const elapsed = this.now() - this.start;
+    const eta = this.done ? fmtDuration((elapsed / this.done) * (this.o.total - this.done)) : '?';
+    return `[${this.done}/${this.o.total}] ${this.c.green(`${this.passed} passed`)}, ${this.failed ? this.c.red(`${this.failed} failed`) : '0 failed'}, ETA ${eta}`;
+  }
+
+  cell(r: ProgressCell): void {
+    this.done++;
+    if (r.fails_run) this.failed++;
+    else if (r.verdict !== 'skipped') this.passed++;
+    if (!this.o.tty) {
+      this.o.write(`[${this.done}/${this.o.total}] ${cellLine(r, this.c, true)}\n`);
+      return;
+    }
+    const attention = r.fails_run || r.verdict === 'unsupported' || r.verdict === 'error' || r.verdict === 'invalid';
+    // \r + erase line: replace the status line, print the cell above it, redraw the status
+    this.o.write('\r\x1b[2K' + (attention ? [cellLine(r, this.c, false), ...cellDetail(r, this.c)].join('\n') + '\n' : '') + this.statusLine());
+  }
+
+  /** Clear the live line before the closing output. */
+  end(): void {
+    if (this.o.tty) this.o.write('\r\x1b[2K');
+  }
+}
+
+/** The closing recap: every cell that fails the run with its reason, wall time, report path. */
+export function formatRecap(report: Pick<Report, 'summary' | 'status'> & { results: ProgressCell[] }, reportPath: string, wallMs: number, c: ChalkInstance): string {
+  const failing = report.results.filter((r) => r.fails_run);
+  const lines: string[] = [];
+  if (failing.length) {
+    lines.push(c.bold(`${failing.length} cell(s) fail the run:`));
+    for (const r of failing) lines.push(`  ${c.red('✗')} ${r.scenario} ${c.dim(`[${r.target}]`)} ${r.phase}${r.agent ? ` ${r.agent.agent} #${r.agent.repeat}` : ''}: ${r.verdict} — ${oneLine(failureReason(asCell(r)), 300)}`);
+  }
+  const caught = report.results.filter((r) => isCaught(asCell(r))).length;
+  const by = Object.entries(report.summary.by_verdict).map(([v, n]) => `${n} ${v}`);
+  lines.push(
+    c.dim(`verdicts: ${by.join(', ')}${caught ? ` (${caught} violation(s) caught as designed)` : ''}`),
+    c.dim(`wall time ${fmtDuration(wallMs)}${report.status !== 'completed' ? `, run ${report.status}` : ''}`),
+    c.dim(`report: ${reportPath}`),
+    `${report.summary.passed} passed, ${report.summary.failed} failed`,
+  );
+  return lines.join('\n');
+}

@@ -1,0 +1,73 @@
+import { join } from 'node:path';
+import type { CellResult, Report } from '../../core/results.js';
+import { writeFileAtomic } from '../write.js';
+import { failingAssertions, isCaught, oneLine } from './explain.js';
+import type { Reporter } from './types.js';
+
+const XML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
+/** Escape for XML 1.0: control characters other than tab/newline are not allowed at all, even escaped. */
+export function xmlEscape(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  return s.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '\ufffd').replace(/[&<>"']/g, (c) => XML_ESCAPES[c]);
+}
+
+const attrs = (a: Record<string, string | number | undefined>) =>
+  Object.entries(a)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => ` ${k}="${xmlEscape(String(v))}"`)
+    .join('');
+
+const seconds = (ms: number) => (ms / 1000).toFixed(3);
+
+function caseBody(r: CellResult): string {
+  const details = [
+    `verdict: ${r.verdict}`,
+    `reason: ${r.reason}`,
+    ...r.assertions.map((a) => `${a.outcome === 'pass' ? 'ok' : isCaught(r) && a.outcome === 'fail' ? 'caught' : a.outcome}  ${a.name}: actual ${oneLine(a.actual)}, expected ${oneLine(a.expected)}`),
+    `cell dir: ${r.cell_dir}`,
+  ].join('\n');
+  const out = `<system-out>${xmlEscape(details)}</system-out>`;
+  if (r.verdict === 'skipped') return `<skipped${attrs({ message: 'the run was interrupted before this cell ran' })}/>`;
+  if (r.verdict === 'unsupported') return `<skipped${attrs({ message: r.reason })}/>${out}`;
+  if (!r.fails_run) return out;
+  const failed = failingAssertions(r);
+  const message = oneLine(r.reason, 500);
+  const text = [r.reason, ...failed.map((a) => `${a.name}: actual ${oneLine(a.actual)}, expected ${oneLine(a.expected)}`), ...(r.stderr_tail ? ['stderr:', r.stderr_tail] : [])].join('\n');
+  // error/invalid: the harness or the target broke; the rest: the target did the wrong thing
+  const tag = r.verdict === 'error' || r.verdict === 'invalid' ? 'error' : 'failure';
+  return `<${tag}${attrs({ message, type: r.verdict })}>${xmlEscape(text)}</${tag}>${out}`;
+}
+
+/** One testsuite per scenario, one testcase per scenario × target × phase (the shape GitHub and GitLab read). */
+export function renderJunit(report: Report, scenarioFiles: Record<string, string> = {}): string {
+  const byScenario = new Map<string, CellResult[]>();
+  for (const r of report.results) byScenario.set(r.scenario, [...(byScenario.get(r.scenario) ?? []), r]);
+  const count = (rs: CellResult[]) => ({
+    tests: rs.length,
+    failures: rs.filter((r) => r.fails_run && r.verdict !== 'error' && r.verdict !== 'invalid').length,
+    errors: rs.filter((r) => r.fails_run && (r.verdict === 'error' || r.verdict === 'invalid')).length,
+    skipped: rs.filter((r) => r.verdict === 'skipped' || r.verdict === 'unsupported').length,
+    time: seconds(rs.reduce((n, r) => n + r.duration_ms, 0)),
+  });
+  const suites = [...byScenario].map(([scenario, rs]) => {
+    const cases = rs.map(
+      (r) =>
+        `    <testcase${attrs({
+          name: `${r.target} ${r.phase}${r.agent ? ` ${r.agent.agent} #${r.agent.repeat}` : ''}`,
+          classname: `memeval.${scenario}`,
+          time: seconds(r.duration_ms),
+          file: scenarioFiles[scenario],
+        })}>${caseBody(r)}</testcase>`,
+    );
+    return `  <testsuite${attrs({ name: scenario, ...count(rs), timestamp: report.started_at.replace(/\.\d+Z$/, '').replace(/Z$/, '') })}>\n${cases.join('\n')}\n  </testsuite>`;
+  });
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites${attrs({ name: `memeval ${report.run_id}`, ...count(report.results) })}>\n${suites.join('\n')}\n</testsuites>\n`;
+}
+
+export const junit: Reporter = {
+  write(report, ctx) {
+    const file = join(ctx.runDir, 'junit.xml');
+    writeFileAtomic(file, renderJunit(report, ctx.scenarioFiles));
+    return [file];
+  },
+};

@@ -1,0 +1,49 @@
+import { join } from 'node:path';
+import type { CellResult, Report } from '../../core/results.js';
+import { writeFileAtomic } from '../write.js';
+import { failureReason } from './explain.js';
+import type { Reporter } from './types.js';
+
+const md = (s: string) => s.replace(/[|\\`*_<>]/g, (c) => `\\${c}`).replace(/\n/g, ' ');
+
+function cellText(rs: CellResult[]): string {
+  if (!rs.length) return '–';
+  const text = rs.map((r) => (r.fails_run ? `**${r.verdict}**` : r.verdict)).join(' / ');
+  return rs.some((r) => r.fails_run) ? `❌ ${text}` : text;
+}
+
+/** The scoreboard and every run-failing cell, as GitHub-flavoured Markdown (also the job summary). */
+export function renderMarkdown(report: Report): string {
+  const s = report.summary;
+  const targets = report.matrix.targets.length ? report.matrix.targets : [...new Set(report.results.map((r) => r.target))];
+  const scenarios = [...new Set(report.results.map((r) => r.scenario))];
+  const ok = s.exit_code === 0 && report.status === 'completed';
+  const lines = [
+    `## memeval ${ok ? '✅' : '❌'} ${s.passed} passed, ${s.failed} failed (${s.cells} cells)`,
+    '',
+    `Run \`${report.run_id}\`, ${report.layer} layer, status ${report.status}${report.reason ? ` (${md(report.reason)})` : ''}, memeval ${report.memeval_version}.`,
+    '',
+  ];
+  if (scenarios.length) {
+    const phases = report.layer === 'real-model' ? 'real-model verdict' : 'well-behaved / violation';
+    lines.push(`| scenario (${phases}) | ${targets.map(md).join(' | ')} |`, `|---|${targets.map(() => '---').join('|')}|`);
+    for (const sc of scenarios) lines.push(`| ${md(sc)} | ${targets.map((t) => cellText(report.results.filter((r) => r.scenario === sc && r.target === t))).join(' | ')} |`);
+    lines.push('');
+  }
+  const failing = report.results.filter((r) => r.fails_run);
+  if (failing.length) {
+    lines.push(`### Cells that fail the run`, '');
+    for (const r of failing) lines.push(`- \`${r.cell_id}\` **${r.verdict}**: ${md(failureReason(r))}`);
+    lines.push('');
+  }
+  for (const w of report.warnings) lines.push(`> ⚠️ ${md(w)}`);
+  return lines.join('\n') + '\n';
+}
+
+export const markdown: Reporter = {
+  write(report, ctx) {
+    const file = join(ctx.runDir, 'summary.md');
+    writeFileAtomic(file, renderMarkdown(report));
+    return [file];
+  },
+};
