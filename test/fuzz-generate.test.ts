@@ -123,3 +123,11 @@ test('a token a case recalls opens the content that stores it (results that shor
     }
   }
 });
+
+test('a target without an op gets no case that needs it', () => {
+  const decl = serverMemory();
+  const { update: _u, ...ops } = decl.ops;
+  const v = buildVocabulary(builtin(), { ...decl, ops });
+  const g = new Generator(v, { seed: 'ops' });
+  for (let i = 0; i < 13 * 8; i++) assert.ok(!leafSteps(g.next().steps).some((s) => s.op === 'update'));
+});

@@ -28,6 +28,8 @@ export interface FuzzDriveState {
   toolSchemas: Map<string, Record<string, unknown>>;
   /** update/forget steps that used an id the declaration's capture_id did not find (a guessed key) */
   guessedIds: number[];
+  /** the driver itself failed (not the server) */
+  harnessError?: string;
 }
 
 export function failureOf(e: unknown, step: number | undefined, stderr = ''): Failure {
@@ -143,7 +145,9 @@ export function fuzzDriver(c: FuzzCase, state: FuzzDriveState): Driver {
         collect();
       } catch (e) {
         collect();
-        state.failure ??= failureOf(e, (e as { step?: number }).step, sessions.current()?.stderr());
+        // only the server's own failures are findings; anything else is memeval's (or the declaration's) problem
+        if (e instanceof TargetError || /timed? ?out/i.test((e as Error).message)) state.failure ??= failureOf(e, (e as { step?: number }).step, sessions.current()?.stderr());
+        else state.harnessError = (e as Error).message;
       }
       return { invalid: [] };
     },

@@ -210,7 +210,7 @@ export const RECIPES: Recipe[] = [
     description: 'a preference changed twice (A→B→C), by update or by storing the new one beside the old',
     needs: ['remember', 'recall'],
     space: (v) =>
-      cross(cross(v.pivots, v.preferences), ['update', 'remember']).map(([[p, c], mode]) => ({
+      cross(cross(v.pivots, v.preferences), v.ops.includes('update') ? ['update', 'remember'] : ['remember']).map(([[p, c], mode]) => ({
         ingredients: [p.id, c.id, mode],
         make: (b, rng) => {
           const [ta, tb, tc] = [rng.token(), rng.token(), rng.token()];

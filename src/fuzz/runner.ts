@@ -104,7 +104,8 @@ export class CellRunner implements FuzzRunner {
     };
     const hasEvidence = existsSync(join(cellDir, 'evidence.db'));
     // with evidence the cell's own verdict does not matter (a fuzz cell has no assertions): the checks judge
-    if (result.verdict === 'skipped') out.harnessError = 'interrupted';
+    if (state.harnessError) out.harnessError = state.harnessError;
+    else if (result.verdict === 'skipped') out.harnessError = 'interrupted';
     else if (result.verdict === 'error' && !hasEvidence && !out.failure) {
       // the lifecycle itself failed: the server did not start, or its store is missing or unreadable
       if (/server did not start|exit code|timed? ?out/i.test(result.reason)) out.failure = { kind: /timed? ?out/i.test(result.reason) ? 'hang' : /exit/i.test(result.reason) ? 'crash' : 'protocol', message: result.reason, stderr: result.stderr_tail ?? '' };
