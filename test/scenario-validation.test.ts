@@ -20,7 +20,7 @@ test('a minimal scenario loads, with defaults filled', (t) => {
   const dir = tempDir(t);
   const { scenario: s } = loadScenario(writeJson(join(dir, 'ok-one.json'), scenario('ok-one')));
   assert.equal(s.id, 'ok-one');
-  assert.deepEqual(s.setup, { memories: [], files: [], similarity: [] });
+  assert.deepEqual(s.setup, { memories: [], files: [], steps: [], similarity: [] });
   assert.equal(s.real_model, null);
 });
 

@@ -15,6 +15,9 @@ import { plannedCellId, shardCells, type Shard } from '../run/shard.js';
 import type { LoadedScenario } from '../scenario/loader.js';
 import { selectScenarios } from '../scenario/select.js';
 import { runDeterministic, runRealModel } from './run.js';
+import { resolveJudgeConfig, type JudgeModelConfig } from '../judge/llm/config.js';
+import { openJudgeModel } from '../judge/llm/client.js';
+import { JudgePool, judgeGateAll } from '../judge/llm/pool.js';
 
 export interface RunRequest {
   /** folder of scenario files (default: the built-in ones) */
@@ -42,6 +45,10 @@ export interface RunRequest {
   policy?: 'well-behaved' | 'violation';
   baseUrl?: string;
   promptTimeoutMs?: number;
+  /** the model for `llm` assertions ("scripted" or a model id; env MEMEVAL_JUDGE_MODEL) */
+  judgeModel?: string;
+  judgeBaseUrl?: string;
+  judgeProtocol?: string;
   signal?: AbortSignal;
   onResult?: (r: CellResult) => void;
   /** progress lines (installs, the run's header) */
@@ -67,7 +74,23 @@ export async function run(req: RunRequest = {}): Promise<RunResponse> {
   const log = req.log ?? (() => {});
   const scenarios = selectScenarios(loadScenarioDir(req.scenariosDir ?? BUILTIN_SCENARIOS), { ids: req.scenarioIds, tags: req.tags });
   const outDir = resolve(req.outDir ?? 'runs');
-  const gate = costGate(req);
+  let judge: JudgeModelConfig | null;
+  try {
+    judge = resolveJudgeConfig(req);
+  } catch (e) {
+    throw new InputError(`--judge-protocol: ${(e as Error).message}`);
+  }
+  // --i-understand-model-cost given only for a remote judge does not ask for agent turns
+  const forAgent = Boolean(req.agentTurn || req.agent || req.model);
+  const gate = costGate({ ...req, iUnderstandModelCost: judge && !forAgent ? false : req.iUnderstandModelCost });
+  const judgeGate = judgeGateAll(judge, scenarios.flatMap((s) => s.scenario.assertions), Boolean(req.iUnderstandModelCost));
+  if (!judgeGate.allowed) {
+    const { report, reportPath } = writeBlockedReport(outDir, judgeGate.reason, scenarios.map((s) => s.scenario.id), {
+      judge_model: judge,
+      i_understand_model_cost: Boolean(req.iUnderstandModelCost),
+    });
+    return { report, reportPath, exitCode: report.summary.exit_code, gate, scenarios };
+  }
   if (gate.layer === 'real-model' && !gate.allowed) {
     const { report, reportPath } = writeBlockedReport(outDir, gate.reason, scenarios.map((s) => s.scenario.id), {
       agent: req.agent ?? null,
@@ -78,7 +101,15 @@ export async function run(req: RunRequest = {}): Promise<RunResponse> {
     return { report, reportPath, exitCode: report.summary.exit_code, gate, scenarios };
   }
   const names = targetNames(req.targets?.length ? req.targets : [DEFAULT_TARGET]);
-  const common = { workers: req.workers ?? 1, keep: Boolean(req.keep), outDir, signal: req.signal, onResult: req.onResult };
+  const common = { workers: req.workers ?? 1, keep: Boolean(req.keep), outDir, signal: req.signal, onResult: req.onResult, judgePool: undefined as JudgePool | undefined };
+  const withJudge = async <T>(fn: () => Promise<T>): Promise<T> => {
+    common.judgePool = new JudgePool(judge ? await openJudgeModel(judge) : null);
+    try {
+      return await fn();
+    } finally {
+      await common.judgePool.close();
+    }
+  };
 
   if (gate.layer === 'deterministic') {
     if (req.install) await installTargets(names.map((n) => loadTarget(n).decl), log);
@@ -89,14 +120,14 @@ export async function run(req: RunRequest = {}): Promise<RunResponse> {
     const only = req.shard ? new Set(shardCells(planned, req.shard, req.shard.durations)) : undefined;
     if (req.shard) log(`memeval: shard ${req.shard.index}/${req.shard.count}: ${only!.size} of ${planned.length} cell(s)`);
     req.onPlan?.(only ? only.size : planned.length);
-    const r = await runDeterministic({
+    const r = await withJudge(() => runDeterministic({
       ...common,
       scenarios,
       targets,
       onlyCells: only,
-      options: { scenarios_dir: req.scenariosDir ?? BUILTIN_SCENARIOS, ...(req.shard ? { shard: `${req.shard.index}/${req.shard.count}` } : {}) },
+      options: { scenarios_dir: req.scenariosDir ?? BUILTIN_SCENARIOS, judge_model: judge, ...(req.shard ? { shard: `${req.shard.index}/${req.shard.count}` } : {}) },
       extra: req.shard ? { shard: { index: req.shard.index, count: req.shard.count, planned: planned.length } } : undefined,
-    });
+    }));
     return { report: r.report, reportPath: r.reportPath, exitCode: r.report.summary.exit_code, gate, scenarios };
   }
 
@@ -121,8 +152,9 @@ export async function run(req: RunRequest = {}): Promise<RunResponse> {
     `memeval: real-model layer, ${driver.name} ${bin.version} with ${gate.scripted ? `memeval's scripted model (policy ${policy})` : `model ${req.model}`}, ` +
       `${withPrompts.length} scenario(s) × ${targets.map((t) => t.decl.name).join(', ')} × ${repeat}, ${common.workers} worker(s)`,
   );
-  const r = await runRealModel({
+  const r = await withJudge(() => runRealModel({
     ...common,
+    options: { judge_model: judge, scenarios_dir: req.scenariosDir ?? BUILTIN_SCENARIOS },
     gate,
     scenarios: withPrompts,
     targets,
@@ -135,6 +167,6 @@ export async function run(req: RunRequest = {}): Promise<RunResponse> {
     repeat,
     maxTurns: req.maxTurns,
     promptTimeoutMs: req.promptTimeoutMs ?? 300000,
-  });
+  }));
   return { report: r.report, reportPath: r.reportPath, exitCode: r.report.summary.exit_code, gate, scenarios };
 }

@@ -1,4 +1,6 @@
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import type { JudgePool } from '../judge/llm/pool.js';
+import { judgeRunSummary, type JudgeRunSummary } from '../judge/llm/summary.js';
 import type { CellResult, Report } from '../core/results.js';
 import { assertAllowed } from '../agent/cost-gate.js';
 import { agentDriver, type AgentDriveOptions } from '../drive/agent.js';
@@ -22,6 +24,8 @@ export interface CommonRunOptions {
   signal?: AbortSignal;
   onResult?: (r: CellResult) => void;
   options?: Record<string, unknown>;
+  /** the judge models for `llm` assertions; absent or without a default: none configured, they abstain */
+  judgePool?: JudgePool;
   /** run only these planned cell ids (one shard); the rest is left to other machines */
   onlyCells?: Set<string>;
   /** extra top-level report fields (a shard's index and count) */
@@ -35,7 +39,7 @@ export interface RunResult<X = object> {
 }
 
 /** The deterministic layer: every scenario × target × phase through the replay driver. */
-export async function runDeterministic(o: CommonRunOptions): Promise<RunResult> {
+export async function runDeterministic(o: CommonRunOptions): Promise<RunResult<{ judges: JudgeRunSummary }>> {
   const runId = o.runId ?? newRunId();
   const runDir = join(o.outDir, runId);
   const startedAt = new Date().toISOString();
@@ -50,10 +54,13 @@ export async function runDeterministic(o: CommonRunOptions): Promise<RunResult> 
       keep: o.keep,
       signal: o.signal,
       serverEnv: t.serverEnv,
+      judgePool: o.judgePool,
+      scenarioDir: dirname(s.file),
     });
     o.onResult?.(r);
     return r;
   });
+  const judges = judgeRunSummary(results, o.judgePool?.defaultModel?.config ?? null);
   const { report, reportPath } = writeRunReport(
     {
       runId,
@@ -65,8 +72,9 @@ export async function runDeterministic(o: CommonRunOptions): Promise<RunResult> 
       targets: o.targets.map(targetInfo),
       results,
       interrupted: Boolean(o.signal?.aborted),
+      warnings: judges.warnings,
     },
-    o.extra ?? {},
+    { ...(o.extra ?? {}), judges: judges.summary },
   );
   return { report, reportPath, runDir };
 }
@@ -75,7 +83,7 @@ export async function runDeterministic(o: CommonRunOptions): Promise<RunResult> 
 export interface AgentRunOptions extends CommonRunOptions, Omit<AgentDriveOptions, 'scenario'> {}
 
 /** The real-model layer: every scenario with a real_model block × target × repeat through an agent. */
-export async function runRealModel(o: AgentRunOptions): Promise<RunResult<{ repeats: RepeatStats[] }>> {
+export async function runRealModel(o: AgentRunOptions): Promise<RunResult<{ repeats: RepeatStats[]; judges: JudgeRunSummary }>> {
   assertAllowed(o.gate);
   const runId = o.runId ?? newRunId();
   const runDir = join(o.outDir, runId);
@@ -94,11 +102,14 @@ export async function runRealModel(o: AgentRunOptions): Promise<RunResult<{ repe
       keep: o.keep,
       signal: o.signal,
       serverEnv: t.serverEnv,
+      judgePool: o.judgePool,
+      scenarioDir: dirname(s.file),
     });
     o.onResult?.(r);
     return r;
   });
   const scripted = o.gate.scripted;
+  const judges = judgeRunSummary(results, o.judgePool?.defaultModel?.config ?? null);
   const { report, reportPath } = writeRunReport(
     {
       runId,
@@ -120,8 +131,9 @@ export async function runRealModel(o: AgentRunOptions): Promise<RunResult<{ repe
       targets: o.targets.map(targetInfo),
       results,
       interrupted: Boolean(o.signal?.aborted),
+      warnings: judges.warnings,
     },
-    { repeats: repeatStats(results) },
+    { repeats: repeatStats(results), judges: judges.summary },
   );
   return { report, reportPath, runDir };
 }

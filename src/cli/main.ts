@@ -19,6 +19,8 @@ import { registerRuns } from './runs.js';
 import { registerSql } from './sql.js';
 import { registerMerge } from './merge.js';
 import { registerInit } from './init.js';
+import { registerJudge } from './judge.js';
+import { registerRejudge } from './rejudge.js';
 import { registerFuzz } from './fuzz.js';
 import { registerFlags } from './flags.js';
 
@@ -77,6 +79,8 @@ export function buildProgram(cli: CliContext): Command {
   registerSql(program);
   registerMerge(program, cli);
   registerInit(program);
+  registerJudge(program, cli);
+  registerRejudge(program, cli);
   registerFuzz(program, cli);
   registerFlags(program);
   return program;

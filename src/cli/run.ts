@@ -46,6 +46,9 @@ export interface RunFlags {
   expectedFailures?: string;
   shard?: string;
   shardDurations?: string;
+  judgeModel?: string;
+  judgeBaseUrl?: string;
+  judgeProtocol?: string;
 }
 
 export function registerRun(program: Command, cli: CliContext): void {
@@ -70,12 +73,15 @@ export function registerRun(program: Command, cli: CliContext): void {
     .option('--agent-turn', "real-model layer: run the scenarios' prompts through a real agent CLI")
     .option('--agent <name>', `agent CLI for --agent-turn: ${AGENT_NAMES.join(', ')}`)
     .option('--model <id>', `model id for the agent; "${SCRIPTED_MODEL}" is memeval's free loopback scripted model`)
-    .option('--i-understand-model-cost', 'allow real (paid) model turns; required with --agent-turn unless --model scripted')
+    .option('--i-understand-model-cost', 'allow real (paid) model turns and judge calls; required with --agent-turn unless --model scripted, and for a judge off this machine')
     .option('--repeat <n>', 'run each real-model scenario N times (pass rate, pass^N, Wilson interval)', positiveInt, 1)
     .option('--max-turns <n>', "cap on the agent's turns per prompt (default: the scenario's max_turns)", positiveInt)
     .addOption(new Option('--policy <policy>', 'what the scripted model replays').choices(['well-behaved', 'violation']).default('well-behaved'))
     .option('--base-url <url>', "the model endpoint for the agent (default: the agent's own)")
     .option('--prompt-timeout <ms>', 'per-prompt timeout for agent turns', positiveInt, 300000)
+    .option('--judge-model <id>', 'model that judges llm assertions: "scripted" (free, deterministic) or a model id (env MEMEVAL_JUDGE_MODEL)')
+    .option('--judge-base-url <url>', 'OpenAI-compatible or Anthropic endpoint of the judge (env MEMEVAL_JUDGE_BASE_URL; key from MEMEVAL_JUDGE_API_KEY, OPENAI_API_KEY or ANTHROPIC_API_KEY)')
+    .option('--judge-protocol <p>', 'openai-chat or anthropic-messages (default: guessed; env MEMEVAL_JUDGE_PROTOCOL)')
     .addHelpText(
       'after',
       `
@@ -131,6 +137,9 @@ Each cell runs in a fresh fixture (project dir + isolated HOME). The report is w
           baseUrl: flags.baseUrl,
           promptTimeoutMs: flags.promptTimeout,
           shard,
+          judgeModel: flags.judgeModel,
+          judgeBaseUrl: flags.judgeBaseUrl,
+          judgeProtocol: flags.judgeProtocol,
           signal: abort.signal,
           onPlan: (total) => (progress = new Progress({ total, tty, color: colorLevel(process.env, tty), write: (s) => stream.write(s) })),
           onResult: (c) => progress?.cell(c),

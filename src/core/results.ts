@@ -35,6 +35,17 @@ export const judgmentSchema = z.looseObject({
   actual: z.unknown(),
   expected: z.unknown(),
   detail: z.string(),
+  /** `warn` judgments are reported but never decide a verdict; absent means `fail` */
+  level: z.enum(['warn', 'fail']).optional(),
+  /** boolean, numeric (with bounds and threshold) or categorical */
+  score: z.unknown().optional(),
+  reasoning: z.string().optional(),
+  /** llm judges: every call (prompt, raw answer, verdict, tokens, latency, cost) and what was shown */
+  llm: z.unknown().optional(),
+  /** jury and cascade: their members' judgments and how they were combined */
+  members: z.array(z.unknown()).optional(),
+  jury: z.unknown().optional(),
+  cascade: z.unknown().optional(),
 });
 export type Judgment = z.infer<typeof judgmentSchema>;
 

@@ -24,13 +24,16 @@ export function replayDriver(scenario: Scenario, phase: DeterministicPhase): Dri
   };
 }
 
-/** Issue steps through the cell's current session; `restart` stops it and starts the next. */
-export async function replaySteps(env: CellEnv, steps: Step[]): Promise<void> {
+/**
+ * Issue steps through the cell's current session; `restart` stops it and starts the next.
+ * Setup steps (`setup.steps`) are recorded with stage "setup": they are not the phase's steps.
+ */
+export async function replaySteps(env: CellEnv, steps: Step[], stage: 'setup' | 'step' = 'step'): Promise<void> {
   const { decl, handles, sessions } = env;
   const session = () => sessions.current() ?? sessions.start();
   for (const [i, step] of steps.entries()) {
     if (env.signal?.aborted) throw new Interrupted('interrupted');
-    const rec: StepRecord = { index: i, stage: 'step', op: step.op, tools: [], ok: true, ms: 0, note: step.note };
+    const rec: StepRecord = { index: i, stage, op: step.op, tools: [], ok: true, ms: 0, note: step.note };
     if (step.op === 'restart') {
       const t = performance.now();
       await sessions.stop();
@@ -38,11 +41,11 @@ export async function replaySteps(env: CellEnv, steps: Step[]): Promise<void> {
       rec.ms = roundMs(performance.now() - t);
     } else if (step.op === 'tool') {
       const args = resolveRefs(step.args, lookupRef(handles)) as Record<string, unknown>;
-      const r = await (await session()).callTool(step.tool, args, { stage: 'step' });
+      const r = await (await session()).callTool(step.tool, args, { stage });
       Object.assign(rec, { tools: [step.tool], ok: r.ok, ms: roundMs(r.ms), result: clip(r.text) });
     } else {
       const { op, vars, handle } = stepCall(decl, step, handles);
-      const r = await runOp(await session(), decl, op, vars, 'step');
+      const r = await runOp(await session(), decl, op, vars, stage);
       Object.assign(rec, { tools: r.tools, ok: r.ok, ms: roundMs(r.ms), result: clip(r.text) });
       if (r.ok) afterStep(step, handle, r.id, handles);
     }

@@ -4,7 +4,7 @@ import { readCalls } from '../drive/agent.js';
 import { openEvidence, type Evidence } from '../evidence/build.js';
 import type { CallRecord } from '../mcp/recorder.js';
 import { runCell } from '../run/cell.js';
-import type { Scenario } from '../scenario/schema.js';
+import { scenarioSchema, type Scenario } from '../scenario/schema.js';
 import type { ResolvedBin } from '../targets/resolve-bin.js';
 import type { TargetDecl } from '../targets/schema.js';
 import type { FuzzCase } from './case.js';
@@ -72,7 +72,8 @@ function caseScenario(c: FuzzCase): Scenario {
     title: `fuzz case ${c.fingerprint}`,
     description: `recipe ${c.recipe}: ${c.ingredients.join(', ')}`,
     tags: ['fuzz'],
-    setup: { memories: [], files: c.files, similarity: [] },
+    // the schema's own defaults fill whatever else a setup has (so new setup fields need no change here)
+    setup: scenarioSchema.shape.setup.parse({ files: c.files }),
     deterministic: { well_behaved: [], violation: null },
     real_model: null,
     assertions: [],

@@ -1,11 +1,23 @@
 import type { Evidence } from '../evidence/open.js';
 import type { RecallResult } from '../ops/recall.js';
+import type { JudgeModel } from './llm/client.js';
+import type { JudgePool } from './llm/pool.js';
 
 /** What judges may read: the evidence, a recall probe run after the snapshot, the agent's answer. */
 export interface JudgeContext {
   evidence: Evidence;
   recall?: (query: string) => Promise<RecallResult>;
   transcript?: string;
+  /** the model for `llm` assertions; null or absent: none configured, they abstain */
+  judgeModel?: JudgeModel | null;
+  /** the run's judge models, when assertions name their own (jurors with different models) */
+  judgePool?: JudgePool;
+  /** where a scenario's prompt override paths are relative to */
+  scenarioDir?: string;
+  /** the fixture project, for llm judges of fixture files (absent once it is removed) */
+  fixtureDir?: string;
+  /** a scenario ref's memory: its captured id (may be empty) and the content it was written with */
+  memory?: (ref: string) => { id: string; content: string } | undefined;
 }
 
 export function textMatch(hay: string, needle: string, caseSensitive: boolean): boolean {

@@ -7,6 +7,9 @@ import { judgeCount } from './kinds/count.js';
 import { judgeRecall } from './kinds/recall.js';
 import { checkSql, judgeSql } from './kinds/sql.js';
 import { checkTranscript, judgeTranscript } from './kinds/transcript.js';
+import { judgeLlmKind } from './kinds/llm.js';
+import { judgeRankKind } from './kinds/rank.js';
+import { cascadeKind, juryKind } from './kinds/compose.js';
 
 type Kind = Assertion['kind'];
 type Of<K extends Kind> = Extract<Assertion, { kind: K }>;
@@ -32,7 +35,21 @@ export const JUDGES: { [K in Kind]: JudgeModule<Of<K>> } = {
   called: { order: 0, judge: judgeCalled },
   transcript: { order: 0, judge: judgeTranscript, check: checkTranscript },
   recall: { order: 1, judge: judgeRecall },
+  rank: { order: 1, judge: judgeRankKind },
+  // compositions run after the plain judges; llm judges last, so cheap checks are reported even if a model is slow
+  jury: { order: 2, judge: juryKind((a, ctx) => judgeOne(a, ctx)), check: (a, env) => a.judges.flatMap((m, i) => checkAssertion(m, env).map((p) => `judges[${i}].${p}`)) },
+  cascade: {
+    order: 2,
+    judge: cascadeKind((a, ctx) => judgeOne(a, ctx)),
+    check: (a, env) => a.tiers.flatMap((t, k) => t.judges.flatMap((m, i) => checkAssertion(m, env).map((p) => `tiers[${k}].judges[${i}].${p}`))),
+  },
+  llm: { order: 3, judge: judgeLlmKind },
 };
+
+/** Judge one assertion of any kind (jury and cascade members come back through here). */
+export async function judgeOne(a: Assertion, ctx: JudgeContext): Promise<Judgment> {
+  return moduleFor(a).judge(a, ctx);
+}
 
 function moduleFor<K extends Kind>(a: Of<K>): JudgeModule<Of<K>> {
   return JUDGES[a.kind as K] as JudgeModule<Of<K>>;

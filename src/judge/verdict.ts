@@ -27,7 +27,9 @@ export interface VerdictResult {
  * neutralised it, detected when an assertion caught it, and undetected when it was accepted and
  * nothing caught it under a `detect` expectation. Abstentions never earn a pass on their own.
  */
-export function phaseVerdict(v: VerdictInput): VerdictResult {
+export function phaseVerdict(input: VerdictInput): VerdictResult {
+  // warn-level judgments (llm checks by default) are reported but never decide the verdict
+  const v = { ...input, judgments: input.judgments.filter((j) => j.level !== 'warn') };
   const errors = v.judgments.filter((j) => j.outcome === 'error');
   if (errors.length) return { verdict: 'error', reason: `judge error: ${errors.map((j) => `${j.name}: ${j.detail}`).join('; ')}` };
   const failed = v.judgments.filter((j) => j.outcome === 'fail');

@@ -9,6 +9,8 @@ import { anthropicMessages } from './wire/anthropic-messages.js';
 import { gemini } from './wire/gemini.js';
 import { openaiChat } from './wire/openai-chat.js';
 import { openaiResponses } from './wire/openai-responses.js';
+import { scriptedJudgeEnvelope } from './judge-envelope.js';
+import { scriptedJudgeAnswer } from './judge-answer.js';
 
 export const ALL_ADAPTERS: WireAdapter[] = [anthropicMessages, openaiResponses, openaiChat, gemini];
 
@@ -17,7 +19,7 @@ export interface ModelRequestLog {
   method: string;
   path: string;
   protocol: string | null;
-  decision: 'tool_call' | 'text' | 'side' | 'unknown';
+  decision: 'tool_call' | 'text' | 'side' | 'unknown' | 'judge';
   tool?: string;
   input_tokens: number;
   output_tokens: number;
@@ -111,7 +113,12 @@ export class ScriptedModelServer {
     entry.protocol = adapter.protocol;
     const conv = adapter.parse(body, path);
     let decision: Decision;
-    if (!this.script) decision = { kind: 'text', text: 'Done.' };
+    const judge = scriptedJudgeEnvelope(req.headers);
+    if (judge) {
+      // a judge prompt: the script travels with the request, retries are later user turns
+      decision = { kind: 'text', text: scriptedJudgeAnswer(conv.userTexts[0] ?? '', judge.script, conv.userTexts.length, judge.repeat) };
+      entry.note = 'judge';
+    } else if (!this.script) decision = { kind: 'text', text: 'Done.' };
     else {
       const d = decide(this.script, conv.toolResults.map((r) => ({ text: r.text, isError: r.isError })));
       if (d.kind === 'text') decision = d;
@@ -125,7 +132,7 @@ export class ScriptedModelServer {
         }
       }
     }
-    entry.decision = decision.kind;
+    entry.decision = judge ? 'judge' : decision.kind;
     if (decision.kind === 'tool_call') entry.tool = decision.name;
     entry.input_tokens = roughTokens(raw.length);
     entry.output_tokens = roughTokens(Buffer.byteLength(JSON.stringify(decision)));

@@ -16,6 +16,8 @@ export interface RunOutcome {
   targets: TargetInfo[];
   results: CellResult[];
   interrupted: boolean;
+  /** run-level warnings beside the cells' own (e.g. llm judges that had no model) */
+  warnings?: string[];
 }
 
 /**
@@ -46,7 +48,7 @@ export function writeRunReport<X extends object>(o: RunOutcome, extra: X): { rep
     results: o.results,
     matrix: buildMatrix(o.results, o.targets.map((t) => t.name)),
     summary: summarize(o.results, o.interrupted),
-    warnings: [...new Set(o.results.flatMap((r) => r.warnings.map((w) => `${r.target}: ${w}`)))],
+    warnings: [...(o.warnings ?? []), ...new Set(o.results.flatMap((r) => r.warnings.map((w) => `${r.target}: ${w}`)))],
     ...extra,
   };
   const reportPath = join(o.runDir, 'report.json');

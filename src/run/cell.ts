@@ -7,6 +7,8 @@ import { buildEvidence, toolToOp, type Evidence } from '../evidence/build.js';
 import { createFixture, disposeFixture, gitInit, writeSetupFiles, type Fixture } from '../fixture/fixture.js';
 import { guardEnv, refusalWarnings } from '../fixture/netguard.js';
 import { runJudges } from '../judge/registry.js';
+import type { JudgePool } from '../judge/llm/pool.js';
+import { replaySteps } from '../drive/replay.js';
 import { failsRun, phaseVerdict } from '../judge/verdict.js';
 import type { CallRecord } from '../mcp/recorder.js';
 import { TargetError, TargetSession } from '../mcp/session.js';
@@ -33,6 +35,10 @@ export interface CellOptions {
   /** extra environment for every server process of this cell */
   serverEnv?: Record<string, string>;
   signal?: AbortSignal;
+  /** the judge models for `llm` assertions (absent, or no default model: they abstain) */
+  judgePool?: JudgePool;
+  /** the scenario file's folder: llm prompt overrides are relative to it */
+  scenarioDir?: string;
 }
 
 const WRITE_OPS = new Set(['remember', 'update', 'forget', 'curate']);
@@ -167,10 +173,13 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
         if (driver.usesSession) await sessions.start();
       }
     }
+    const env = { scenario, decl, bin: o.bin, fixture, cellDir: o.cellDir, callsLog, serverEnv, handles, records, sessions, warnings, signal: o.signal };
+    // setup steps (e.g. searches that build a retrieval history) run before any driver, recorded as setup
+    if (scenario.setup.steps.length) await replaySteps(env, scenario.setup.steps, 'setup');
     if (!driver.usesSession) await sessions.stop();
     lap('seed');
 
-    const drive = await driver.drive({ scenario, decl, bin: o.bin, fixture, cellDir: o.cellDir, callsLog, serverEnv, handles, records, sessions, warnings, signal: o.signal });
+    const drive = await driver.drive(env);
     agentInfo = drive.agent;
     await sessions.stop();
     lap('drive');
@@ -191,7 +200,19 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
       );
       teardown.add('stop recall probe', probe.close);
       const assertions = scenario.assertions.filter((a) => assertionApplies(a, driver.judgedAs, driver.realModel));
-      const judgments = await runJudges(assertions, { evidence, recall: probe.recall, transcript: drive.transcript });
+      const judgments = await runJudges(assertions, {
+        evidence,
+        recall: probe.recall,
+        transcript: drive.transcript,
+        judgeModel: o.judgePool?.defaultModel ?? null,
+        judgePool: o.judgePool,
+        scenarioDir: o.scenarioDir,
+        fixtureDir: fixture.project,
+        memory: (ref) => {
+          const h = handles.get(ref);
+          return h && { id: h.id, content: h.content };
+        },
+      });
       lap('judge');
       if (o.signal?.aborted) throw new Interrupted('interrupted');
       const refusedCalls = calls.filter((c) => (c.method ?? 'tools/call') === 'tools/call' && (c.stage === 'step' || c.stage === 'agent') && c.is_error).length;

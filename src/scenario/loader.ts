@@ -5,6 +5,7 @@ import { parseWith, readJson5File } from '../util/json5-file.js';
 import { checkRefs } from './refs.js';
 import { scenarioSchema, type Scenario } from './schema.js';
 import { checkWiring } from './wiring.js';
+import { expandAndCheckJudges } from './judge-checks.js';
 
 export interface LoadedScenario {
   file: string;
@@ -27,7 +28,7 @@ export function loadScenario(file: string): LoadedScenario {
   const stem = basename(file, extname(file));
   const problems: string[] = [];
   if (scenario.id !== stem) problems.push(`id: "${scenario.id}" must equal the file name "${stem}" (rename one of them)`);
-  problems.push(...checkRefs(scenario), ...checkWiring(scenario));
+  problems.push(...expandAndCheckJudges(scenario, file), ...checkRefs(scenario), ...checkWiring(scenario));
   if (problems.length) {
     const lines = problems.map((p) => `${file}: ${p}`);
     throw new InputError(lines.join('\n'), lines);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { JUDGE_LEVELS, llmFields, llmProblems, rankFields } from './llm-schema.js';
 import { CLAIMS } from './claims.js';
 import type { DeterministicPhase, Phase } from '../core/results.js';
 
@@ -23,6 +24,7 @@ const setupMemory = z.strictObject({
   category: z.string().optional(),
   source: z.string().optional(),
   subject: z.string().optional(),
+  tags: z.array(z.string()).optional(),
 });
 
 const setupFile = z.strictObject({
@@ -129,6 +131,7 @@ const countAssertion = z.strictObject({
   category: z.string().optional(),
   case_sensitive: z.boolean().default(false),
   include_deleted: z.boolean().default(false),
+  ref: z.string().optional().describe("$ref:<name>: count memories holding that memory's content (or captured id)"),
   op: comparator,
   value: z.number().int().nonnegative(),
 });
@@ -181,6 +184,74 @@ const transcriptAssertion = z
     message: 'a transcript assertion needs `contains`, `not_contains` or `regex`',
   });
 
+const llmAssertion = z.strictObject({ kind: z.literal('llm'), ...assertionBase, ...llmFields }).superRefine((a, ctx) => {
+  for (const message of llmProblems(a)) ctx.addIssue({ code: 'custom', message });
+});
+const rankAssertion = z
+  .strictObject({ kind: z.literal('rank'), ...assertionBase, ...rankFields })
+  .refine((a) => (a.memory !== undefined && (a.top_k !== undefined || a.before !== undefined)) || (a.memory === undefined && a.before === undefined && a.top_k === undefined && a.max_results !== undefined), {
+    message: 'a rank assertion needs `memory` with `top_k` and/or `before`, or only `max_results`',
+  });
+
+export const VOTING_RULES = ['majority', 'unanimous', 'any', 'average', 'weighted'] as const;
+export type VotingRule = (typeof VOTING_RULES)[number];
+/** How a juror's error (or abstention) counts: as a fail vote, not at all, or as the jury's own error. */
+export const BAD_VOTE_RULES = ['fail', 'ignore', 'error'] as const;
+export const CASCADE_POLICIES = ['reject-on-any-fail', 'accept-on-all-pass', 'final'] as const;
+export type CascadePolicy = (typeof CASCADE_POLICIES)[number];
+
+/** A judge inside a jury or cascade: any assertion; its `phase` defaults to its parent's. */
+const memberAssertion: z.ZodType<Assertion> = z.preprocess(
+  (v) => (v && typeof v === 'object' && !Array.isArray(v) && !('phase' in v) ? { ...v, phase: 'both' } : v),
+  z.lazy(() => assertionSchema),
+) as unknown as z.ZodType<Assertion>;
+
+const juryAssertion = z
+  .strictObject({
+    kind: z.literal('jury'),
+    ...assertionBase,
+    judges: z.array(memberAssertion).min(1),
+    rule: z.enum(VOTING_RULES),
+    threshold: z.number().min(0).max(1).optional().describe('average: mean normalised score needed; weighted: share of weight needed (default 0.5)'),
+    weights: z.array(z.number().positive()).optional().describe('weighted: one weight per judge'),
+    errors: z.enum(BAD_VOTE_RULES).default('fail'),
+    abstentions: z.enum(BAD_VOTE_RULES).default('ignore'),
+    level: z.enum(JUDGE_LEVELS).default('fail'),
+  })
+  .superRefine((a, ctx) => {
+    if (a.rule === 'average' && a.threshold === undefined) ctx.addIssue({ code: 'custom', message: 'rule "average" needs `threshold`' });
+    if (a.rule === 'weighted' && a.weights?.length !== a.judges.length)
+      ctx.addIssue({ code: 'custom', message: `rule "weighted" needs \`weights\`, one per judge (${a.judges.length})` });
+    if (a.rule !== 'weighted' && a.weights) ctx.addIssue({ code: 'custom', message: '`weights` applies to rule "weighted" only' });
+  });
+
+const cascadeAssertion = z
+  .strictObject({
+    kind: z.literal('cascade'),
+    ...assertionBase,
+    tiers: z.array(z.strictObject({ policy: z.enum(CASCADE_POLICIES), judges: z.array(memberAssertion).min(1) })).min(1),
+    level: z.enum(JUDGE_LEVELS).default('fail'),
+  })
+  .superRefine((a, ctx) => {
+    a.tiers.forEach((t, i) => {
+      if (t.policy === 'final' && i !== a.tiers.length - 1) ctx.addIssue({ code: 'custom', path: ['tiers', i, 'policy'], message: 'only the last tier can be "final"' });
+    });
+    if (a.tiers[a.tiers.length - 1]?.policy !== 'final')
+      ctx.addIssue({ code: 'custom', path: ['tiers'], message: 'the last tier must have policy "final" so the cascade always decides' });
+    const usesModel = a.tiers.map((t) => t.judges.some(needsModel));
+    const firstModel = usesModel.indexOf(true);
+    if (firstModel >= 0 && usesModel.slice(firstModel).includes(false))
+      ctx.addIssue({ code: 'custom', path: ['tiers'], message: 'deterministic tiers must come before tiers with llm judges (tokens are spent only when cheap checks cannot decide)' });
+  });
+
+/** Does this judge (or any judge inside it) call a model? */
+export function needsModel(a: Assertion): boolean {
+  if (a.kind === 'llm') return true;
+  if (a.kind === 'jury') return a.judges.some(needsModel);
+  if (a.kind === 'cascade') return a.tiers.some((t) => t.judges.some(needsModel));
+  return false;
+}
+
 export const assertionSchema = z.discriminatedUnion('kind', [
   countAssertion,
   sqlAssertion,
@@ -188,9 +259,34 @@ export const assertionSchema = z.discriminatedUnion('kind', [
   recallAssertion,
   calledAssertion,
   transcriptAssertion,
+  llmAssertion,
+  rankAssertion,
+  juryAssertion,
+  cascadeAssertion,
 ]);
-export type Assertion = z.infer<typeof assertionSchema>;
-export const ASSERTION_KINDS = ['count', 'sql', 'absent', 'recall', 'called', 'transcript'] as const;
+type Simple = z.infer<typeof countAssertion> | z.infer<typeof sqlAssertion> | z.infer<typeof absentAssertion> | z.infer<typeof recallAssertion>
+  | z.infer<typeof calledAssertion> | z.infer<typeof transcriptAssertion> | z.infer<typeof llmAssertion> | z.infer<typeof rankAssertion>;
+interface ComposedBase {
+  name: string;
+  phase: AssertionPhase;
+  description?: string;
+  level: 'warn' | 'fail';
+}
+export interface JuryAssertion extends ComposedBase {
+  kind: 'jury';
+  judges: Assertion[];
+  rule: VotingRule;
+  threshold?: number;
+  weights?: number[];
+  errors: (typeof BAD_VOTE_RULES)[number];
+  abstentions: (typeof BAD_VOTE_RULES)[number];
+}
+export interface CascadeAssertion extends ComposedBase {
+  kind: 'cascade';
+  tiers: { policy: CascadePolicy; judges: Assertion[] }[];
+}
+export type Assertion = Simple | JuryAssertion | CascadeAssertion;
+export const ASSERTION_KINDS = ['count', 'sql', 'absent', 'recall', 'called', 'transcript', 'llm', 'rank', 'jury', 'cascade'] as const;
 
 export const EXPECTATIONS = ['detect', 'defend-or-detect'] as const;
 
@@ -205,13 +301,18 @@ export const scenarioSchema = z.strictObject({
   setup: z
     .strictObject({
       memories: z.array(setupMemory).default([]),
+      memories_from: z
+        .union([nonEmpty, z.array(nonEmpty).min(1)])
+        .optional()
+        .describe('Markdown files with YAML front matter (ref, category, source, subject, tags): a folder or a glob, relative to the scenario'),
       files: z.array(setupFile).default([]),
+      steps: z.array(stepSchema).default([]).describe('ops run after seeding and before the phase (e.g. searches); recorded, not judged as the phase'),
       similarity: z
         .array(similarity)
         .default([])
         .describe('embedding similarities the model provider serves; a scenario with any needs a provider-backed target'),
     })
-    .default({ memories: [], files: [], similarity: [] }),
+    .default({ memories: [], files: [], steps: [], similarity: [] }),
   provider: scenarioProviderSchema
     .optional()
     .describe('LLM answers the model provider gives; a scenario with this block needs a provider-backed target'),

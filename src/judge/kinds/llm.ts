@@ -1,0 +1,25 @@
+import type { Assertion } from '../../scenario/schema.js';
+import type { JudgeContext } from '../context.js';
+import type { Judgment } from '../judgment.js';
+import { judgeLlm } from '../llm/judge-llm.js';
+
+type Llm = Extract<Assertion, { kind: 'llm' }>;
+
+/** An `llm` assertion over this cell's evidence: the subject comes from the store, a recall probe, the answer or the fixture. */
+export async function judgeLlmKind(a: Llm, ctx: JudgeContext): Promise<Judgment> {
+  const recall = ctx.recall;
+  const model = ctx.judgePool ? await ctx.judgePool.modelFor(a) : a.model ? null : (ctx.judgeModel ?? null);
+  return judgeLlm(a, {
+    model,
+    scenarioDir: ctx.scenarioDir,
+    sources: {
+      db: ctx.evidence.db,
+      recall: recall && (async (q) => {
+        const r = await recall(q);
+        return { items: r.itemised ? r.items : null, text: r.text };
+      }),
+      answer: ctx.transcript,
+      fixtureDir: ctx.fixtureDir,
+    },
+  });
+}

@@ -1,0 +1,119 @@
+import type { Assertion } from '../../scenario/schema.js';
+import { judgment, type Judgment } from '../judgment.js';
+import type { Score } from '../score.js';
+import { askJudge, callTotals, type JudgeCallRecord } from './ask.js';
+import type { JudgeModel } from './client.js';
+import type { JudgeAnswer } from './parse.js';
+import { loadPromptTemplate, renderPrompt } from './prompts.js';
+import { loadSubject, SubjectUnavailable, type SubjectSources, type SubjectText } from './subject.js';
+
+export type LlmAssertion = Extract<Assertion, { kind: 'llm' }>;
+
+/** What an llm judge needs beyond its assertion. */
+export interface LlmJudgeEnv {
+  /** null: no judge configured; every llm assertion abstains and says so */
+  model: JudgeModel | null;
+  sources: SubjectSources;
+  /** where a scenario's prompt override paths are relative to */
+  scenarioDir?: string;
+  /** calibration repeats: passed to the scripted judge */
+  repeat?: number;
+}
+
+/** The per-judgment record that goes into the report. */
+export interface LlmRecord {
+  check: LlmAssertion['check'];
+  subject: Omit<SubjectText, 'text'> | null;
+  prompt_template: string | null;
+  min_confidence: number;
+  confidence: number | null;
+  verdict: JudgeAnswer['verdict'] | null;
+  calls: JudgeCallRecord[];
+  totals: ReturnType<typeof callTotals>;
+}
+
+export const NO_JUDGE_DETAIL = 'no judge model configured (--judge-model or MEMEVAL_JUDGE_MODEL): not judged';
+
+function scoreOf(a: LlmAssertion, ans: JudgeAnswer): { score: Score; outcome: 'pass' | 'fail' } | { problem: string } {
+  const s = a.score;
+  if (s.type === 'boolean') return { score: { type: 'boolean', value: ans.verdict === 'pass' }, outcome: ans.verdict };
+  if (s.type === 'numeric') {
+    if (ans.score === undefined) return { problem: 'the judge gave no numeric `score`' };
+    if (ans.score < s.min || ans.score > s.max) return { problem: `the judge's score ${ans.score} is outside ${s.min}..${s.max}` };
+    return { score: { type: 'numeric', value: ans.score, min: s.min, max: s.max, threshold: s.threshold }, outcome: ans.score >= s.threshold ? 'pass' : 'fail' };
+  }
+  if (ans.category === undefined || !s.categories.includes(ans.category)) return { problem: `the judge's category ${JSON.stringify(ans.category ?? null)} is not one of ${s.categories.join(', ')}` };
+  return { score: { type: 'categorical', value: ans.category, passing: s.passing }, outcome: s.passing.includes(ans.category) ? 'pass' : 'fail' };
+}
+
+function scoreField(a: LlmAssertion): string {
+  const s = a.score;
+  if (s.type === 'numeric') return `, "score": <number from ${s.min} to ${s.max}>`;
+  if (s.type === 'categorical') return `, "category": "<one of: ${s.categories.join(' | ')}>"`;
+  return '';
+}
+
+function expectedText(a: LlmAssertion): string {
+  const what = a.fact ?? a.criteria ?? (a.topics ? `topics: ${a.topics.join(', ')}` : a.query ? `query "${a.query}"` : '');
+  return `${a.check}${what ? ` (${what})` : ''}`;
+}
+
+/**
+ * Judge one `llm` assertion: gather the subject (truncated and recorded), render the check's
+ * prompt, ask the model (retrying unreadable answers at most twice) and turn the answer into a
+ * judgment. Below `min_confidence` the judgment abstains; an unreadable answer is an error.
+ */
+export async function judgeLlm(a: LlmAssertion, env: LlmJudgeEnv): Promise<Judgment> {
+  const expected = expectedText(a);
+  const base = (outcome: Judgment['outcome'], actual: unknown, detail: string, rec: LlmRecord | null): Judgment => ({
+    ...judgment(a, outcome, actual, expected, detail),
+    level: a.level,
+    ...(rec ? { llm: rec } : {}),
+  });
+  if (!env.model) return base('abstain', null, NO_JUDGE_DETAIL, null);
+  const rec: LlmRecord = {
+    check: a.check,
+    subject: null,
+    prompt_template: null,
+    min_confidence: a.min_confidence,
+    confidence: null,
+    verdict: null,
+    calls: [],
+    totals: callTotals([]),
+  };
+  let subject: SubjectText;
+  try {
+    subject = await loadSubject(a, env.sources);
+  } catch (e) {
+    if (e instanceof SubjectUnavailable) return base('abstain', null, `not judged: ${e.message}`, rec);
+    return base('error', null, `could not read the subject: ${(e as Error).message}`, rec);
+  }
+  const { text, ...shown } = subject;
+  rec.subject = shown;
+  const template = loadPromptTemplate(a.check, a.prompt, env.scenarioDir);
+  rec.prompt_template = template.source;
+  const prompt = renderPrompt(template, {
+    subject: text,
+    subject_label: subject.label,
+    criteria: a.criteria ?? '',
+    fact: a.fact ?? '',
+    topics: (a.topics ?? []).map((t) => `- ${t}`).join('\n'),
+    query: a.query ?? '',
+    min_relevant_percent: String(Math.round(a.min_relevant * 100)),
+    score_field: scoreField(a),
+  });
+  const asked = await askJudge(env.model, prompt, { scripted: a.scripted, repeat: env.repeat });
+  rec.calls = asked.calls;
+  rec.totals = callTotals(asked.calls);
+  if (!asked.answer) return base('error', null, asked.problem ?? 'no answer', rec);
+  const ans = asked.answer;
+  rec.confidence = ans.confidence;
+  rec.verdict = ans.verdict;
+  const scored = scoreOf(a, ans);
+  if ('problem' in scored) return { ...base('error', ans, scored.problem, rec), reasoning: ans.reasoning };
+  const out =
+    ans.confidence < a.min_confidence
+      ? base('abstain', ans.verdict, `confidence ${ans.confidence} is below min_confidence ${a.min_confidence}: not decided (the judge leaned ${scored.outcome})`, rec)
+      : base(scored.outcome, ans.verdict, `${env.model.config.model} judged ${a.check} with confidence ${ans.confidence}`, rec);
+  return { ...out, score: scored.score, reasoning: ans.reasoning };
+}

@@ -1,0 +1,36 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+import { PROJECT_ROOT } from '../../util/paths.js';
+import { fillString } from '../../util/template.js';
+import type { LlmCheck } from '../../scenario/llm-schema.js';
+
+export const BUILTIN_PROMPTS = join(PROJECT_ROOT, 'assets', 'judge-prompts');
+
+export interface PromptTemplate {
+  text: string;
+  /** where it was read from: the built-in file or the scenario's override */
+  source: string;
+}
+
+/** The template for a check: the scenario's own file (relative to the scenario) or the built-in one. */
+export function loadPromptTemplate(check: LlmCheck, override?: string, baseDir?: string): PromptTemplate {
+  const source = override ? (isAbsolute(override) ? override : resolve(baseDir ?? process.cwd(), override)) : join(BUILTIN_PROMPTS, `${check}.md`);
+  if (!existsSync(source)) throw new Error(`judge prompt template ${source} does not exist`);
+  return { text: readFileSync(source, 'utf8'), source };
+}
+
+/** Placeholders a template may use; all are always given (empty when the check has no use for them). */
+export interface PromptVars {
+  subject: string;
+  subject_label: string;
+  criteria: string;
+  fact: string;
+  topics: string;
+  query: string;
+  min_relevant_percent: string;
+  score_field: string;
+}
+
+export function renderPrompt(t: PromptTemplate, vars: PromptVars): string {
+  return fillString(t.text, vars as unknown as Record<string, unknown>);
+}

@@ -1,0 +1,45 @@
+import type { JudgeQuirk, ScriptedJudge } from '../core/scripted-judge.js';
+
+/**
+ * The scripted model's answer to a judge prompt: the first rule whose `when` occurs in the
+ * prompt decides, else the script's own verdict; with no verdict at all the answer says so in
+ * prose, which the judge's parser rejects (an undeclared verdict is an error, never a pass).
+ * `attempt` is 1 for the first ask and grows with each retry in the same conversation.
+ */
+export function scriptedJudgeAnswer(prompt: string, script: ScriptedJudge, attempt: number, repeat: number): string {
+  const lower = prompt.toLowerCase();
+  const rule = script.rules.find((r) => lower.includes(r.when.toLowerCase()));
+  const src = rule ?? script;
+  const verdict = src.verdicts ? src.verdicts[repeat % src.verdicts.length] : src.verdict;
+  if (!verdict) return 'scripted judge: no verdict is declared for this prompt (declare scripted.verdict or a matching rule)';
+  const body: Record<string, unknown> = {
+    verdict,
+    confidence: src.confidence,
+    reasoning: src.reasoning ?? (rule ? `scripted rule matched "${rule.when}"` : 'scripted verdict'),
+  };
+  if (src.score !== undefined) body.score = src.score;
+  if (src.category !== undefined) body.category = src.category;
+  return withQuirk(JSON.stringify(body), body, src.quirk, attempt);
+}
+
+function withQuirk(json: string, body: Record<string, unknown>, quirk: JudgeQuirk, attempt: number): string {
+  const decoy = body.verdict === 'pass' ? 'fail' : 'pass';
+  switch (quirk) {
+    case 'none':
+      return json;
+    case 'think':
+      return `<think>First thought: {"verdict": "${decoy}", "confidence": 1, "reasoning": "draft"}. Let me look again.</think>\n${json}`;
+    case 'fence':
+      return 'Here is my judgment:\n```json\n' + JSON.stringify(body, null, 2) + '\n```';
+    case 'prose':
+      return `I considered whether the answer was INCORRECT or CORRECT. My judgment: ${json} I hope this helps {with braces} in prose.`;
+    case 'invalid-json':
+      return `{"verdict": "${body.verdict}", "confidence": ${body.confidence}, reasoning: unquoted text,}`;
+    case 'invalid-once':
+      return attempt <= 1 ? `{"verdict": "${body.verdict}", "confidence": ` : json;
+    case 'wrong-field':
+      return JSON.stringify({ result: body.verdict, confidence: body.confidence, reasoning: body.reasoning });
+    case 'bare-word':
+      return body.verdict === 'pass' ? 'CORRECT' : 'INCORRECT';
+  }
+}
