@@ -53,6 +53,8 @@ export function serverLaunch(decl: TargetDecl, bin: ResolvedBin, fixture: Fixtur
 /** A running target server with an MCP client attached through a call recorder. */
 export class TargetSession {
   readonly recorder: CallRecorder;
+  /** messages the client could not accept (not JSON-RPC, an answer to an id never asked) */
+  protocolErrors: string[] = [];
   private constructor(
     private readonly client: Client,
     private readonly transport: ChildTransport,
@@ -71,13 +73,28 @@ export class TargetSession {
     const launch = serverLaunch(o.decl, o.bin, o.fixture, o.env, o.bridges);
     const transport = new ChildTransport({ ...launch, stderrFile: o.stderrFile }, recorder);
     const client = new Client({ name: 'memeval', version: MEMEVAL_VERSION });
+    const protocolErrors: string[] = [];
+    client.onerror = (e) => protocolErrors.push(e.message);
     try {
       await client.connect(transport, { timeout: o.decl.server.startup_timeout_ms });
     } catch (e) {
       await transport.close(500).catch(() => {});
       throw new TargetError(`server did not start: ${(e as Error).message}`, transport.stderr(), transport.exitInfo);
     }
-    return new TargetSession(client, transport, recorder, o.decl.server.call_timeout_ms, performance.now() - t0, launch.network);
+    const session = new TargetSession(client, transport, recorder, o.decl.server.call_timeout_ms, performance.now() - t0, launch.network);
+    session.protocolErrors = protocolErrors;
+    return session;
+  }
+
+  /** Each tool's input schema as the server lists it. */
+  async toolSchemas(): Promise<Map<string, Record<string, unknown>>> {
+    const r = await this.client.listTools(undefined, { timeout: this.callTimeoutMs });
+    return new Map(r.tools.map((t) => [t.name, t.inputSchema as Record<string, unknown>]));
+  }
+
+  /** How the server exited, if it has (undefined while it runs). */
+  get exitInfo(): { code: number | null; signal: NodeJS.Signals | null } | undefined {
+    return this.transport.exitInfo;
   }
 
   async listTools(): Promise<string[]> {
