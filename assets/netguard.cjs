@@ -54,19 +54,67 @@ dns.promises.lookup = async function guardedPLookup(hostname, options) {
   }
   return origPLookup.call(this, hostname, options);
 };
-for (const name of ['resolve', 'resolve4', 'resolve6', 'resolveAny', 'resolveSrv', 'resolveTxt']) {
-  const orig = dns[name];
-  if (typeof orig !== 'function') continue;
-  dns[name] = function guardedResolve(hostname) {
-    const cb = arguments[arguments.length - 1];
-    if (!isLoopback(hostname)) {
-      const err = dnsRefusal(hostname, 'query');
-      if (typeof cb === 'function') process.nextTick(cb, err);
-      return;
-    }
-    return orig.apply(this, arguments);
-  };
+// resolve*: these query the configured DNS servers directly (c-ares), bypassing lookup; a
+// query is itself a way out (the name carries the data), so each is refused and named
+const RESOLVERS = ['resolve', 'resolve4', 'resolve6', 'resolveAny', 'resolveCaa', 'resolveCname', 'resolveMx', 'resolveNaptr', 'resolveNs', 'resolvePtr', 'resolveSoa', 'resolveSrv', 'resolveTxt', 'reverse'];
+function guardCallbackResolvers(target) {
+  for (const name of RESOLVERS) {
+    const orig = target[name];
+    if (typeof orig !== 'function') continue;
+    target[name] = function guardedResolve(hostname) {
+      const cb = arguments[arguments.length - 1];
+      if (!isLoopback(hostname)) {
+        const err = dnsRefusal(hostname, 'query');
+        if (typeof cb === 'function') process.nextTick(cb, err);
+        return;
+      }
+      return orig.apply(this, arguments);
+    };
+  }
 }
+function guardPromiseResolvers(target) {
+  for (const name of RESOLVERS) {
+    const orig = target[name];
+    if (typeof orig !== 'function') continue;
+    target[name] = async function guardedResolve(hostname) {
+      if (!isLoopback(hostname)) throw dnsRefusal(hostname, 'query');
+      return orig.apply(this, arguments);
+    };
+  }
+}
+guardCallbackResolvers(dns);
+guardCallbackResolvers(dns.Resolver.prototype);
+guardPromiseResolvers(dns.promises);
+guardPromiseResolvers(dns.promises.Resolver.prototype);
+
+// UDP: refuse datagrams and connects to anything but loopback
+const dgram = require('node:dgram');
+const origSend = dgram.Socket.prototype.send;
+dgram.Socket.prototype.send = function guardedSend(...args) {
+  // send(msg, [offset, length,] port, address, cb) or send(msg) on a connected socket
+  const cbIndex = args.findIndex((a) => typeof a === 'function');
+  const plain = cbIndex === -1 ? args : args.slice(0, cbIndex);
+  const address = plain.length >= 3 ? plain[plain.length - 1] : undefined;
+  const port = plain.length >= 3 ? plain[plain.length - 2] : undefined;
+  if (plain.length >= 3 && typeof address === 'string' && !isLoopback(address)) {
+    record(address, port, 'udp');
+    const err = refusal(address, 'send');
+    if (cbIndex !== -1) process.nextTick(args[cbIndex], err);
+    else process.nextTick(() => this.emit('error', err));
+    return;
+  }
+  return origSend.apply(this, args);
+};
+const origUdpConnect = dgram.Socket.prototype.connect;
+dgram.Socket.prototype.connect = function guardedUdpConnect(port, address, cb) {
+  if (typeof address === 'string' && !isLoopback(address)) {
+    record(address, port, 'udp');
+    const err = refusal(address, 'connect');
+    process.nextTick(() => (typeof cb === 'function' ? cb(err) : this.emit('error', err)));
+    return;
+  }
+  return origUdpConnect.apply(this, arguments);
+};
 
 // Sockets: every TCP connect (http, https, tls, undici) goes through Socket#connect
 const origConnect = net.Socket.prototype.connect;

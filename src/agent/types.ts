@@ -55,7 +55,12 @@ export interface AgentContext {
   model: string;
   scripted: boolean;
   maxTurns: number;
+  /** how long to wait for the memory server to start and list its tools */
+  mcpTimeoutMs: number;
 }
+
+/** Long enough for the slowest built-in target to start on a loaded 2-core machine. */
+export const DEFAULT_MCP_TIMEOUT_MS = 60_000;
 
 /** What one prompt's raw output says, in the agent's own format. */
 export interface TurnParse {
@@ -91,8 +96,10 @@ export interface AgentDriver {
   bin: string;
   /** environment variables holding API keys that a real-model run passes through */
   keyEnv: string[];
-  /** how the agent's own competing memory is switched off, for the report */
+  /** how the agent's own competing memory (its memory tool, memory files, file-writing tools) is switched off, for the report */
   memoryOff: Record<string, string>;
+  /** how instruction files memeval did not put there (CLAUDE.md, AGENTS.md… in parent folders) are kept out, for the report */
+  instructionsOff: Record<string, string>;
   prepare(ctx: AgentContext): Promise<void>;
   invoke(ctx: AgentContext, prompt: string, conversation: { first: boolean; id: string }): Invocation;
   parse(stdout: string, exitCode: number | null, previous?: TurnParse): TurnParse;

@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
-import type { CellResult, Report } from '../core/results.js';
+import type { CellResult, Report, ScriptedPolicy } from '../core/results.js';
 import { costGate, SCRIPTED_MODEL, type GateDecision } from '../agent/cost-gate.js';
 import { getDriver, installAgents, resolveAgentBin } from '../agent/registry.js';
-import { AGENT_NAMES } from '../agent/types.js';
+import { AGENT_NAMES, DEFAULT_MCP_TIMEOUT_MS } from '../agent/types.js';
 import { writeBlockedReport } from '../report/blocked.js';
 import type { RepeatStats } from '../report/repeats.js';
 import { installTargets, targetNames } from '../targets/install-many.js';
@@ -43,9 +43,11 @@ export interface RunRequest {
   model?: string;
   repeat?: number;
   maxTurns?: number;
-  policy?: 'well-behaved' | 'violation';
+  policy?: ScriptedPolicy;
   baseUrl?: string;
   promptTimeoutMs?: number;
+  /** how long an agent waits for the memory server to connect (default DEFAULT_MCP_TIMEOUT_MS) */
+  mcpTimeoutMs?: number;
   /** the model for `llm` assertions ("scripted" or a model id; env MEMEVAL_JUDGE_MODEL) */
   judgeModel?: string;
   judgeBaseUrl?: string;
@@ -94,11 +96,14 @@ export async function run(req: RunRequest = {}): Promise<RunResponse> {
     return { report, reportPath, exitCode: report.summary.exit_code, gate, scenarios };
   }
   if (gate.layer === 'real-model' && !gate.allowed) {
-    const { report, reportPath } = writeBlockedReport(outDir, gate.reason, scenarios.map((s) => s.scenario.id), {
+    // only the scenarios that would really have run: those with prompts for an agent
+    const wouldRun = scenarios.filter((s) => s.scenario.real_model).map((s) => s.scenario.id);
+    const { report, reportPath } = writeBlockedReport(outDir, gate.reason, wouldRun, {
       agent: req.agent ?? null,
       model: req.model ?? null,
       agent_turn: Boolean(req.agentTurn),
       i_understand_model_cost: Boolean(req.iUnderstandModelCost),
+      repeat: req.repeat ?? 1,
     });
     return { report, reportPath, exitCode: report.summary.exit_code, gate, scenarios };
   }
@@ -169,6 +174,7 @@ export async function run(req: RunRequest = {}): Promise<RunResponse> {
     repeat,
     maxTurns: req.maxTurns,
     promptTimeoutMs: req.promptTimeoutMs ?? 300000,
+    mcpTimeoutMs: req.mcpTimeoutMs ?? DEFAULT_MCP_TIMEOUT_MS,
   }));
   return { report: r.report, reportPath: r.reportPath, exitCode: r.report.summary.exit_code, gate, scenarios };
 }

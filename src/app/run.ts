@@ -1,8 +1,9 @@
 import { dirname, join } from 'node:path';
 import type { JudgePool } from '../judge/llm/pool.js';
 import { judgeRunSummary, type JudgeRunSummary } from '../judge/llm/summary.js';
-import type { CellResult, Report } from '../core/results.js';
+import type { CellResult, Report, TokenUsage, UsageTotal } from '../core/results.js';
 import { assertAllowed } from '../agent/cost-gate.js';
+import { addUsage, ZERO_USAGE } from '../agent/types.js';
 import { agentDriver, type AgentDriveOptions } from '../drive/agent.js';
 import { replayDriver } from '../drive/replay.js';
 import { repeatStats, type RepeatStats } from '../report/repeats.js';
@@ -99,7 +100,7 @@ export async function runDeterministic(o: CommonRunOptions): Promise<RunResult<{
 export interface AgentRunOptions extends CommonRunOptions, Omit<AgentDriveOptions, 'scenario'> {}
 
 /** The real-model layer: every scenario with a real_model block × target × repeat through an agent. */
-export async function runRealModel(o: AgentRunOptions): Promise<RunResult<{ repeats: RepeatStats[]; judges: JudgeRunSummary }>> {
+export async function runRealModel(o: AgentRunOptions): Promise<RunResult<{ repeats: RepeatStats[]; judges: JudgeRunSummary; usage_total: UsageTotal }>> {
   assertAllowed(o.gate);
   const runId = o.runId ?? newRunId();
   const runDir = join(o.outDir, runId);
@@ -149,7 +150,17 @@ export async function runRealModel(o: AgentRunOptions): Promise<RunResult<{ repe
       interrupted: Boolean(o.signal?.aborted),
       warnings: judges.warnings,
     },
-    { repeats: repeatStats(results), judges: judges.summary },
+    { repeats: repeatStats(results), judges: judges.summary, usage_total: usageTotal(results, scripted) },
   ));
   return { report, reportPath, runDir };
+}
+
+/**
+ * Tokens (and cost, where the agents reported one) over every agent cell of the run. With the
+ * scripted model the counts are the stand-in's rough estimates, not a model's: marked so.
+ */
+export function usageTotal(results: CellResult[], scripted: boolean): UsageTotal {
+  let u: TokenUsage = { ...ZERO_USAGE };
+  for (const r of results) if (r.agent) u = addUsage(u, r.agent.usage);
+  return { ...u, estimated: scripted, cells: results.filter((r) => r.agent).length };
 }

@@ -21,6 +21,8 @@ import { registerMerge } from './merge.js';
 import { registerInit } from './init.js';
 import { registerJudge } from './judge.js';
 import { registerRejudge } from './rejudge.js';
+import { registerFuzz } from './fuzz.js';
+import { registerFlags } from './flags.js';
 
 export { EXIT };
 
@@ -79,6 +81,8 @@ export function buildProgram(cli: CliContext): Command {
   registerInit(program);
   registerJudge(program, cli);
   registerRejudge(program, cli);
+  registerFuzz(program, cli);
+  registerFlags(program);
   return program;
 }
 

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
-import { runProxy } from '../mcp/proxy.js';
+import { readLaunchFile, runProxy } from '../mcp/proxy.js';
 import { positiveInt, type CliContext } from './main.js';
+import { InputError } from '../util/errors.js';
 
 export function registerProxy(program: Command, cli: CliContext): void {
   program
@@ -10,17 +11,19 @@ export function registerProxy(program: Command, cli: CliContext): void {
     .option('--session <n>', 'session number written into each record, or "auto" to count up per start', (v: string) => (v === 'auto' ? 'auto' : positiveInt(v)), 1 as number | 'auto')
     .option('--cwd <dir>', "the server's working directory")
     .option('--max-message-bytes <n>', 'largest JSON-RPC message passed on (default 64 MiB)', positiveInt)
-    .argument('<command...>', 'the MCP server command, after --')
-    .usage('--log FILE [--session N] -- <server command> [args...]')
-    .action(async (command: string[], opts: { log: string; session: number | 'auto'; cwd?: string; maxMessageBytes?: number }) => {
-      const code = await runProxy({
-        log: opts.log,
-        session: opts.session,
-        command: command[0],
-        args: command.slice(1),
-        cwd: opts.cwd,
-        maxMessageBytes: opts.maxMessageBytes,
-      });
+    .option('--max-calls <n>', 'refuse tools/call past N in this session (noted in <log>.capped)', positiveInt)
+    .option('--launch <file>', "JSON {command, args, env, cwd}: start the server exactly so, with that environment and none of the proxy's")
+    .argument('[command...]', 'the MCP server command, after -- (it inherits the proxy environment); or use --launch')
+    .usage('--log FILE [--session N] (--launch FILE | -- <server command> [args...])')
+    .action(async (command: string[], opts: { log: string; session: number | 'auto'; cwd?: string; launch?: string; maxCalls?: number; maxMessageBytes?: number }) => {
+      if (opts.launch && command.length) throw new InputError('mcp-proxy: give either --launch or a command after --, not both');
+      if (!opts.launch && !command.length) throw new InputError('mcp-proxy: missing the server: --launch FILE or -- <command>');
+      const l = opts.launch ? readLaunchFile(opts.launch) : undefined;
+      const code = await runProxy(
+        l
+          ? { log: opts.log, session: opts.session, maxCalls: opts.maxCalls, maxMessageBytes: opts.maxMessageBytes, ...l }
+          : { log: opts.log, session: opts.session, maxCalls: opts.maxCalls, maxMessageBytes: opts.maxMessageBytes, command: command[0], args: command.slice(1), cwd: opts.cwd },
+      );
       cli.exitCode = code;
     });
 }

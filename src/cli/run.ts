@@ -4,8 +4,9 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import chalk from 'chalk';
 import { run } from '../app/api.js';
+import { SCRIPTED_POLICIES, type ScriptedPolicy } from '../core/results.js';
 import { SCRIPTED_MODEL } from '../agent/cost-gate.js';
-import { AGENT_NAMES } from '../agent/types.js';
+import { AGENT_NAMES, DEFAULT_MCP_TIMEOUT_MS } from '../agent/types.js';
 import { formatRepeats } from '../report/console.js';
 import { formatGate, gate as applyGate, readExpectedFailures, type FailOn, type GateInput, type GateResult } from '../report/gate.js';
 import { colorLevel, formatRecap, Progress } from '../report/progress.js';
@@ -36,9 +37,10 @@ export interface RunFlags {
   model?: string;
   repeat: number;
   maxTurns?: number;
-  policy: 'well-behaved' | 'violation';
+  policy: ScriptedPolicy;
   baseUrl?: string;
   promptTimeout: number;
+  mcpTimeout: number;
   tag?: string[];
   reporter?: string[];
   baseline?: string;
@@ -76,9 +78,10 @@ export function registerRun(program: Command, cli: CliContext): void {
     .option('--i-understand-model-cost', 'allow real (paid) model turns and judge calls; required with --agent-turn unless --model scripted, and for a judge off this machine')
     .option('--repeat <n>', 'run each real-model scenario N times (pass rate, pass^N, Wilson interval)', positiveInt, 1)
     .option('--max-turns <n>', "cap on the agent's turns per prompt (default: the scenario's max_turns)", positiveInt)
-    .addOption(new Option('--policy <policy>', 'what the scripted model replays').choices(['well-behaved', 'violation']).default('well-behaved'))
+    .addOption(new Option('--policy <policy>', 'what the scripted model replays').choices([...SCRIPTED_POLICIES]).default('well-behaved'))
     .option('--base-url <url>', "the model endpoint for the agent (default: the agent's own)")
     .option('--prompt-timeout <ms>', 'per-prompt timeout for agent turns', positiveInt, 300000)
+    .option('--mcp-timeout <ms>', "how long each agent waits for the memory server to start and list its tools", positiveInt, DEFAULT_MCP_TIMEOUT_MS)
     .option('--judge-model <id>', 'model that judges llm assertions: "scripted" (free, deterministic) or a model id (env MEMEVAL_JUDGE_MODEL)')
     .option('--judge-base-url <url>', 'OpenAI-compatible or Anthropic endpoint of the judge (env MEMEVAL_JUDGE_BASE_URL; key from MEMEVAL_JUDGE_API_KEY, OPENAI_API_KEY or ANTHROPIC_API_KEY)')
     .option('--judge-protocol <p>', 'openai-chat or anthropic-messages (default: guessed; env MEMEVAL_JUDGE_PROTOCOL)')
@@ -136,6 +139,7 @@ Each cell runs in a fresh fixture (project dir + isolated HOME). The report is w
           policy: flags.policy,
           baseUrl: flags.baseUrl,
           promptTimeoutMs: flags.promptTimeout,
+          mcpTimeoutMs: flags.mcpTimeout,
           shard,
           judgeModel: flags.judgeModel,
           judgeBaseUrl: flags.judgeBaseUrl,

@@ -17,8 +17,19 @@ export const PHASES = ['well-behaved', 'violation', 'real-model'] as const;
 export type Phase = (typeof PHASES)[number];
 export type DeterministicPhase = Exclude<Phase, 'real-model'>;
 
+/**
+ * What memeval's scripted model plays: the scenario's well-behaved or violation script, or
+ * no-memory (answers without ever calling a memory tool: a model that must never pass).
+ */
+export const SCRIPTED_POLICIES = ['well-behaved', 'violation', 'no-memory'] as const;
+export type ScriptedPolicy = (typeof SCRIPTED_POLICIES)[number];
+
 export const DRIVERS = ['replay', 'agent', 'fuzz'] as const;
 export type DriverKind = (typeof DRIVERS)[number];
+
+/** How a cell's target servers were kept off the network: see fixture/sandbox.ts. */
+export const NETWORK_MODES = ['isolated', 'guarded', 'open'] as const;
+export type NetworkMode = (typeof NETWORK_MODES)[number];
 
 export const RUN_STATUSES = ['completed', 'interrupted', 'blocked', 'failed'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
@@ -93,9 +104,12 @@ export const agentRunInfoSchema = z.looseObject({
   model: z.string(),
   /** true when memeval's scripted model stood in for the model */
   scripted: z.boolean(),
-  policy: z.enum(['well-behaved', 'violation']).nullable(),
+  policy: z.enum(SCRIPTED_POLICIES).nullable(),
   repeat: z.number(),
   memory_off: z.record(z.string(), z.string()),
+  /** true with the scripted model: token counts are its rough estimates */
+  usage_estimated: z.boolean().optional(),
+  instructions_off: z.record(z.string(), z.string()).optional(),
   turns: z.array(turnRecordSchema),
   usage: tokenUsageSchema,
 });
@@ -118,6 +132,8 @@ export const cellResultSchema = z.looseObject({
   fixture: z.string(),
   cell_dir: z.string(),
   stderr_tail: z.string().optional(),
+  /** isolated: network namespace with only loopback; guarded: Node preload only; open: neither */
+  network: z.enum(NETWORK_MODES).optional(),
   warnings: z.array(z.string()),
   duration_ms: z.number(),
   /** spawn to MCP initialize done, per server session of this cell */
@@ -158,6 +174,14 @@ export type Summary = z.infer<typeof summarySchema>;
 export const targetInfoSchema = z.looseObject({ name: z.string(), package: z.string(), version: z.string(), claims: z.array(z.string()) });
 export type TargetInfo = z.infer<typeof targetInfoSchema>;
 
+/** Tokens over every agent cell of a run; cost only where the agents reported one. */
+export const usageTotalSchema = tokenUsageSchema.extend({
+  /** true with the scripted model: the counts are its rough estimates, not a model's */
+  estimated: z.boolean(),
+  cells: z.number(),
+});
+export type UsageTotal = z.infer<typeof usageTotalSchema>;
+
 export const REPORT_SCHEMA_VERSION = 2 as const;
 
 export const reportSchema = z.looseObject({
@@ -176,5 +200,7 @@ export const reportSchema = z.looseObject({
   matrix: matrixSchema,
   summary: summarySchema,
   warnings: z.array(z.string()),
+  /** real-model runs: tokens (and cost where known) over the whole run */
+  usage_total: usageTotalSchema.optional(),
 });
 export type Report = z.infer<typeof reportSchema>;

@@ -1,13 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AgentRunInfo } from '../core/results.js';
+import type { AgentRunInfo, ScriptedPolicy } from '../core/results.js';
 import { assertAllowed, type GateDecision } from '../agent/cost-gate.js';
 import { invokeAgent } from '../agent/invoke.js';
+import { preflight } from '../agent/preflight.js';
 import { selfCommand } from '../agent/self.js';
 import { addUsage, ZERO_USAGE, type AgentContext, type AgentDriver, type TurnParse } from '../agent/types.js';
 import type { CallRecord } from '../mcp/recorder.js';
+import { capLog, writeLaunchFile } from '../mcp/proxy.js';
 import { serverLaunch } from '../mcp/session.js';
+import { isolatedEnv } from '../fixture/fixture.js';
 import { handlesAfter, splitSessions, type Script } from '../model/policy.js';
 import { ScriptedModelServer } from '../model/server.js';
 import type { Scenario } from '../scenario/schema.js';
@@ -22,10 +25,12 @@ export interface AgentDriveOptions {
   agentVersion: string;
   model: string;
   baseUrl?: string;
-  policy: 'well-behaved' | 'violation';
+  policy: ScriptedPolicy;
   repeat: number;
   maxTurns?: number;
   promptTimeoutMs: number;
+  /** how long the agent waits for the memory server to connect */
+  mcpTimeoutMs: number;
 }
 
 export function readCalls(file: string): CallRecord[] {
@@ -34,6 +39,10 @@ export function readCalls(file: string): CallRecord[] {
     .split('\n')
     .filter(Boolean)
     .map((l) => JSON.parse(l) as CallRecord);
+}
+
+function lineCount(file: string): number {
+  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).length : 0;
 }
 
 const isToolCall = (c: CallRecord) => (c.method ?? 'tools/call') === 'tools/call';
@@ -52,7 +61,7 @@ export function agentDriver(o: AgentDriveOptions): Driver {
   const rm = scenario.real_model!;
   const violation = scenario.deterministic.violation;
   const judgedAs = scripted && o.policy === 'violation' ? 'violation' : 'well-behaved';
-  const steps = !scripted ? [] : o.policy === 'violation' ? (violation?.steps ?? []) : scenario.deterministic.well_behaved;
+  const steps = !scripted || o.policy === 'no-memory' ? [] : o.policy === 'violation' ? (violation?.steps ?? []) : scenario.deterministic.well_behaved;
   let server: ScriptedModelServer | undefined;
   return {
     kind: 'agent',
@@ -75,40 +84,40 @@ export function agentDriver(o: AgentDriveOptions): Driver {
         policy: scripted ? o.policy : null,
         repeat: o.repeat,
         memory_off: o.driver.memoryOff,
+        usage_estimated: scripted,
+        instructions_off: o.driver.instructionsOff,
         turns: [],
         usage: { ...ZERO_USAGE },
       };
       mkdirSync(join(env.cellDir, 'transcripts'), { recursive: true });
+      // a dead endpoint or a refused key ends the cell now, not after the agent's own retries
+      if (!scripted) {
+        const refused = await preflight(o.driver.name, o.baseUrl);
+        if (refused) return { invalid: [refused], agent };
+      }
       server = scripted ? new ScriptedModelServer() : undefined;
       const baseUrl = server ? await server.start() : o.baseUrl;
-      const launch = serverLaunch(env.decl, env.bin, env.fixture, env.serverEnv);
+      const launch = serverLaunch(env.decl, env.bin, env.fixture, env.serverEnv, env.bridges);
+      // the proxy reads the server's launch and whole environment from this file, never from the
+      // agent: agents hand their own env (API keys) to MCP servers, and some strip NODE_OPTIONS
+      const launchFile = join(env.cellDir, 'server-launch.json');
+      writeLaunchFile(launchFile, launch);
       const self = selfCommand();
+      const maxTurns = o.maxTurns ?? rm.max_turns;
       const ctx: AgentContext = {
         fixture: env.fixture,
         profileDir: join(env.fixture.root, 'agent'),
         bin: o.agentBin,
         mcp: {
           command: self.command,
-          args: [
-            ...self.args,
-            'mcp-proxy',
-            '--log',
-            env.callsLog,
-            '--session',
-            'auto',
-            '--cwd',
-            launch.cwd,
-            ...(env.decl.server.max_message_bytes ? ['--max-message-bytes', String(env.decl.server.max_message_bytes)] : []),
-            '--',
-            launch.command,
-            ...launch.args,
-          ],
-          env: launch.env,
+          args: [...self.args, 'mcp-proxy', '--log', env.callsLog, '--session', 'auto', '--launch', launchFile, '--max-calls', String(maxTurns), ...(env.decl.server.max_message_bytes ? ['--max-message-bytes', String(env.decl.server.max_message_bytes)] : [])],
+          env: isolatedEnv(env.fixture),
         },
         baseUrl,
         model: scripted ? 'scripted' : o.model,
         scripted,
-        maxTurns: o.maxTurns ?? rm.max_turns,
+        maxTurns,
+        mcpTimeoutMs: o.mcpTimeoutMs,
       };
       mkdirSync(ctx.profileDir, { recursive: true });
       await o.driver.prepare(ctx);
@@ -116,8 +125,8 @@ export function agentDriver(o: AgentDriveOptions): Driver {
       let handles = env.handles;
       const chunks = splitSessions(steps);
       for (const [si, session] of rm.sessions.entries()) {
-        // extra chunks (more restarts than sessions) go to the last session
-        const chunk = si === rm.sessions.length - 1 ? chunks.slice(si).flat() : (chunks[si] ?? []);
+        // one restart-separated part per session: scenario validation refuses a mismatch
+        const chunk = chunks[si] ?? [];
         const script: Script = { decl: env.decl, steps: chunk, handles };
         const callsBefore = readCalls(env.callsLog).length;
         let conversationId: string = randomUUID();
@@ -128,6 +137,7 @@ export function agentDriver(o: AgentDriveOptions): Driver {
           const requestsBefore = server?.log.length ?? 0;
           const missingBefore = server?.missingTools.size ?? 0;
           const loggedBefore = readCalls(env.callsLog).length;
+          const cappedBefore = lineCount(capLog(env.callsLog));
           const inv = o.driver.invoke(ctx, prompt, { first: pi === 0, id: conversationId });
           const stem = `s${si + 1}p${pi + 1}`;
           const r = await invokeAgent(ctx.bin, inv, {
@@ -155,9 +165,16 @@ export function agentDriver(o: AgentDriveOptions): Driver {
             if (newlyMissing.length) invalid.push(`the agent did not offer the memory tool(s) ${newlyMissing.join(', ')}: the MCP server did not load`);
           }
           const logged = readCalls(env.callsLog).slice(loggedBefore);
+          const capped = lineCount(capLog(env.callsLog)) - cappedBefore;
+          if (capped > 0)
+            invalid.push(`max turns hit: the model asked for more than ${maxTurns} memory calls in one prompt and memeval's proxy refused ${capped} (raise --max-turns or the scenario's real_model.max_turns)`);
           // whatever the agent says about its MCP servers, the recording point saw the handshake or not
           if (!logged.some((c) => c.method === 'tools/list' && !c.is_error && c.result_text.trim() !== ''))
             invalid.push('the memory server never listed its tools to the agent (it did not start, or the agent never connected)');
+          // a server that did not connect in time: say which limit to raise
+          for (const [i, why] of invalid.entries())
+            if (/did not load|never listed its tools|did not offer the memory tool/.test(why))
+              invalid[i] = `${why} (the agent waited up to --mcp-timeout ${o.mcpTimeoutMs} ms for it; raise it for a slow server or a loaded machine)`;
           agent.turns.push({
             session: si + 1,
             prompt: pi + 1,
@@ -191,7 +208,14 @@ export function agentDriver(o: AgentDriveOptions): Driver {
         judgedAs === 'well-behaved' && agentCalls === 0 && scriptedCalls > 0
           ? `the agent made no memory call, though the scenario's well-behaved script makes ${scriptedCalls}: nothing it did was checked`
           : undefined;
-      return { invalid, transcript: agent.turns[agent.turns.length - 1]?.final_text ?? '', agent, vacuous };
+      return {
+        invalid,
+        transcript: agent.turns[agent.turns.length - 1]?.final_text ?? '',
+        agent,
+        vacuous,
+        network: launch.network,
+        ownDirs: [ctx.profileDir, env.fixture.home],
+      };
     },
   };
 }

@@ -1,5 +1,6 @@
-import type { AgentRunInfo, DriverKind, Phase, StepRecord } from '../core/results.js';
+import type { AgentRunInfo, DriverKind, NetworkMode, Phase, StepRecord } from '../core/results.js';
 import type { Fixture } from '../fixture/fixture.js';
+import type { LoopbackBridge } from '../fixture/sandbox.js';
 import type { TargetSession } from '../mcp/session.js';
 import type { MemoryHandle } from '../ops/ops.js';
 import type { Scenario, Step } from '../scenario/schema.js';
@@ -25,6 +26,8 @@ export interface CellEnv {
   callsLog: string;
   /** environment every server process of this cell gets (network guard, provider URL, …) */
   serverEnv: Record<string, string>;
+  /** host loopback services bridged into the target's network namespace (the model provider) */
+  bridges: LoopbackBridge[];
   handles: Map<string, MemoryHandle>;
   records: StepRecord[];
   sessions: Sessions;
@@ -40,6 +43,10 @@ export interface DriveOutcome {
   agent?: AgentRunInfo;
   /** why the cell proves nothing although its assertions may hold (e.g. no memory call at all) */
   vacuous?: string;
+  /** the network guard of servers the driver had started itself (an agent's, through the proxy) */
+  network?: NetworkMode;
+  /** folders where the driver's actor keeps its own files (an agent's profile): `absent` also scans them and the project */
+  ownDirs?: string[];
 }
 
 /**

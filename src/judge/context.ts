@@ -1,5 +1,6 @@
 import type { Evidence } from '../evidence/open.js';
 import type { RecallResult } from '../ops/recall.js';
+import type { FixtureFile, FixtureView } from './fixture-files.js';
 import type { JudgeModel } from './llm/client.js';
 import type { JudgePool } from './llm/pool.js';
 
@@ -8,6 +9,10 @@ export interface JudgeContext {
   evidence: Evidence;
   recall?: (query: string) => Promise<RecallResult>;
   transcript?: string;
+  /** the fixture, for `file` assertions */
+  fixture?: FixtureView;
+  /** files beyond the store that `absent` also scans (new project files, the agent's own memory files) */
+  files?: FixtureFile[];
   /** the model for `llm` assertions; null or absent: none configured, they abstain */
   judgeModel?: JudgeModel | null;
   /** the run's judge models, when assertions name their own (jurors with different models) */

@@ -7,6 +7,7 @@ import { judgeCount } from './kinds/count.js';
 import { judgeRecall } from './kinds/recall.js';
 import { checkSql, judgeSql } from './kinds/sql.js';
 import { checkTranscript, judgeTranscript } from './kinds/transcript.js';
+import { checkFile, judgeFile } from './kinds/file.js';
 import { judgeLlmKind } from './kinds/llm.js';
 import { judgeRankKind } from './kinds/rank.js';
 import { cascadeKind, juryKind } from './kinds/compose.js';
@@ -35,6 +36,7 @@ export const JUDGES: { [K in Kind]: JudgeModule<Of<K>> } = {
   called: { order: 0, judge: judgeCalled },
   transcript: { order: 0, judge: judgeTranscript, check: checkTranscript },
   recall: { order: 1, judge: judgeRecall },
+  file: { order: 0, judge: judgeFile, check: checkFile },
   rank: { order: 1, judge: judgeRankKind },
   // compositions run after the plain judges; llm judges last, so cheap checks are reported even if a model is slow
   jury: { order: 2, judge: juryKind((a, ctx) => judgeOne(a, ctx)), check: (a, env) => a.judges.flatMap((m, i) => checkAssertion(m, env).map((p) => `judges[${i}].${p}`)) },

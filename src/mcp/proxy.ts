@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import { describeExit } from './child-transport.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, LineFramer, OversizeMessage, type Frame } from './framing.js';
 import { CallRecorder } from './recorder.js';
@@ -18,6 +19,36 @@ export interface ProxyOptions {
   cwd?: string;
   /** largest message accepted from either side (default 64 MiB) */
   maxMessageBytes?: number;
+  /** the server's whole environment; absent = the proxy's own (manual use only) */
+  env?: Record<string, string>;
+  /** refuse tools/call past this many in this proxy session (one agent prompt), noting each refusal */
+  maxCalls?: number;
+}
+
+/** The file beside the calls log where the proxy notes each tools/call refused by the cap. */
+export function capLog(log: string): string {
+  return `${log}.capped`;
+}
+
+const launchSchema = z.object({
+  command: z.string().min(1),
+  args: z.array(z.string()),
+  env: z.record(z.string(), z.string()),
+  cwd: z.string(),
+});
+export type LaunchFile = z.infer<typeof launchSchema>;
+
+/**
+ * The server launch memeval hands its proxy through a file, not the agent's config: agents
+ * merge their own environment (API keys included) into an MCP server's, and some strip
+ * NODE_OPTIONS. The proxy starts the server with exactly this environment, whatever it got.
+ */
+export function writeLaunchFile(file: string, launch: LaunchFile): void {
+  writeFileSync(file, JSON.stringify(launchSchema.parse(launch), null, 2), { mode: 0o600 });
+}
+
+export function readLaunchFile(file: string): LaunchFile {
+  return launchSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
 }
 
 /** Exit code of a proxy that stopped its server: an oversize message, or a calls log it cannot write. */
@@ -40,7 +71,7 @@ export function runProxy(o: ProxyOptions): Promise<number> {
   const recorder = new CallRecorder(o.log, o.session === 'auto' ? nextSession(o.log) : o.session, 'agent');
   const tag = newOwnerTag();
   const launch = isolatedCommand(o.command, o.args);
-  const child = spawn(launch.command, launch.args, { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, [OWNER_VAR]: tag }, cwd: o.cwd, detached: true });
+  const child = spawn(launch.command, launch.args, { stdio: ['pipe', 'pipe', 'inherit'], env: { ...(o.env ?? process.env), [OWNER_VAR]: tag }, cwd: o.cwd, detached: true });
   const max = o.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   const fromClient = new LineFramer(max);
   const fromServer = new LineFramer(max);
@@ -66,9 +97,20 @@ export function runProxy(o: ProxyOptions): Promise<number> {
       return [];
     }
   };
+  let calls = 0;
   process.stdin.on('data', (chunk: Buffer) => {
-    for (const f of frames(fromClient, chunk, 'agent'))
-      if (f.kind === 'message') child.stdin.write(serializeMessage(recorder.outgoing(f.message)));
+    for (const f of frames(fromClient, chunk, 'agent')) {
+      if (f.kind !== 'message') continue;
+      const m: JSONRPCMessage = f.message;
+      if ('method' in m && m.method === 'tools/call' && 'id' in m && o.maxCalls !== undefined && ++calls > o.maxCalls) {
+        // the cap memeval enforces for every agent, whatever its own turn switch does
+        const tool = String((m.params as { name?: string } | undefined)?.name ?? '');
+        appendFileSync(capLog(o.log), JSON.stringify({ tool, call: calls, cap: o.maxCalls, ts: new Date().toISOString() }) + '\n');
+        process.stdout.write(serializeMessage({ jsonrpc: '2.0', id: m.id, error: { code: -32000, message: `memeval: turn cap reached (${o.maxCalls} memory calls per prompt; --max-turns)` } }));
+        continue;
+      }
+      child.stdin.write(serializeMessage(recorder.outgoing(m)));
+    }
   });
   process.stdin.on('end', () => child.stdin.end());
   child.stdin.on('error', () => {});

@@ -4,6 +4,7 @@ import { isolatedEnv } from '../fixture/fixture.js';
 import { fillString, fillTemplate } from '../util/template.js';
 import { MEMEVAL_VERSION } from '../util/paths.js';
 import { ChildTransport } from './child-transport.js';
+import { sandboxLaunch, type LoopbackBridge, type NetworkMode } from '../fixture/sandbox.js';
 import { CallRecorder, META_OP, META_STAGE } from './recorder.js';
 import type { ResolvedBin } from '../targets/resolve-bin.js';
 import type { TargetDecl } from '../targets/schema.js';
@@ -25,36 +26,45 @@ export interface SessionOptions {
   noiseFile?: string;
   /** extra environment for the server (e.g. the network guard preload) */
   env?: Record<string, string>;
+  /** loopback services of the host the server must still reach from inside its namespace */
+  bridges?: LoopbackBridge[];
 }
 
-/** Command, args, env and cwd that start a target's server inside a fixture. */
-export function serverLaunch(decl: TargetDecl, bin: ResolvedBin, fixture: Fixture, extraEnv: Record<string, string> = {}) {
+/**
+ * Command, args, env and cwd that start a target's server inside a fixture: the scrubbed
+ * fixture environment only, inside a loopback-only network namespace where the machine allows
+ * (`network` says which guard is in force).
+ */
+export function serverLaunch(decl: TargetDecl, bin: ResolvedBin, fixture: Fixture, extraEnv: Record<string, string> = {}, bridges: LoopbackBridge[] = []) {
   const vars = { ...fixture.vars, package_dir: bin.packageDir };
   const env = isolatedEnv(fixture, {
     ...Object.fromEntries(Object.entries(decl.server.env).map(([k, v]) => [k, fillString(v, vars)])),
     ...extraEnv,
   });
+  const cwd = fillString(decl.server.cwd, vars);
   if (decl.server.command)
-    return { command: fillString(decl.server.command, vars), args: decl.server.args.map((a) => fillString(a, vars)), env, cwd: fillString(decl.server.cwd, vars) };
+    return sandboxLaunch({ command: fillString(decl.server.command, vars), args: decl.server.args.map((a) => fillString(a, vars)), env, cwd }, bridges);
   // run JS bins with this very node, so a shebang or PATH cannot pick another one
   const isJs = /\.(c|m)?js$/.test(bin.file);
-  return {
-    command: isJs ? process.execPath : bin.file,
-    args: [...(isJs ? [bin.file] : []), ...decl.server.args.map((a) => fillString(a, vars))],
-    env,
-    cwd: fillString(decl.server.cwd, vars),
-  };
+  return sandboxLaunch(
+    { command: isJs ? process.execPath : bin.file, args: [...(isJs ? [bin.file] : []), ...decl.server.args.map((a) => fillString(a, vars))], env, cwd },
+    bridges,
+  );
 }
 
 /** A running target server with an MCP client attached through a call recorder. */
 export class TargetSession {
   readonly recorder: CallRecorder;
+  /** messages the client could not accept (not JSON-RPC, an answer to an id never asked) */
+  protocolErrors: string[] = [];
   private constructor(
     private readonly client: Client,
     private readonly transport: ChildTransport,
     recorder: CallRecorder,
     private readonly callTimeoutMs: number,
     readonly startMs: number,
+    /** which network guard was in force for this server */
+    readonly network: NetworkMode,
   ) {
     this.recorder = recorder;
   }
@@ -62,23 +72,34 @@ export class TargetSession {
   static async start(o: SessionOptions): Promise<TargetSession> {
     const t0 = performance.now();
     const recorder = new CallRecorder(o.logFile, o.session, 'step');
+    const launch = serverLaunch(o.decl, o.bin, o.fixture, o.env, o.bridges);
     const transport = new ChildTransport(
-      {
-        ...serverLaunch(o.decl, o.bin, o.fixture, o.env),
-        stderrFile: o.stderrFile,
-        noiseFile: o.noiseFile,
-        maxMessageBytes: o.decl.server.max_message_bytes,
-      },
+      { ...launch, stderrFile: o.stderrFile, noiseFile: o.noiseFile, maxMessageBytes: o.decl.server.max_message_bytes },
       recorder,
     );
     const client = new Client({ name: 'memeval', version: MEMEVAL_VERSION });
+    const protocolErrors: string[] = [];
+    client.onerror = (e) => protocolErrors.push(e.message);
     try {
       await client.connect(transport, { timeout: o.decl.server.startup_timeout_ms });
     } catch (e) {
       await transport.close(500).catch(() => {});
       throw new TargetError(`server did not start: ${transport.failure() ?? (e as Error).message}`, transport.stderr(), transport.exitInfo);
     }
-    return new TargetSession(client, transport, recorder, o.decl.server.call_timeout_ms, performance.now() - t0);
+    const session = new TargetSession(client, transport, recorder, o.decl.server.call_timeout_ms, performance.now() - t0, launch.network);
+    session.protocolErrors = protocolErrors;
+    return session;
+  }
+
+  /** Each tool's input schema as the server lists it. */
+  async toolSchemas(): Promise<Map<string, Record<string, unknown>>> {
+    const r = await this.client.listTools(undefined, { timeout: this.callTimeoutMs });
+    return new Map(r.tools.map((t) => [t.name, t.inputSchema as Record<string, unknown>]));
+  }
+
+  /** How the server exited, if it has (undefined while it runs). */
+  get exitInfo(): { code: number | null; signal: NodeJS.Signals | null } | undefined {
+    return this.transport.exitInfo;
   }
 
   async listTools(): Promise<string[]> {

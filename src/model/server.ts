@@ -55,6 +55,8 @@ export class ScriptedModelServer {
   readonly log: ModelRequestLog[] = [];
   /** tool names the script needed that the agent did not offer */
   readonly missingTools = new Set<string>();
+  /** sees each request's decoded body (tests read what the agent sent the model) */
+  onRequest?: (path: string, body: string) => void;
   private server?: Server;
 
   constructor(private readonly adapters: WireAdapter[] = ALL_ADAPTERS) {}
@@ -88,6 +90,7 @@ export class ScriptedModelServer {
     const method = req.method ?? 'GET';
     const path = req.url ?? '/';
     const raw = await readBody(req);
+    this.onRequest?.(path, raw.toString('utf8'));
     let body: unknown = undefined;
     if (raw.length) {
       try {

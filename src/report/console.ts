@@ -53,11 +53,20 @@ export function formatRepeats(stats: RepeatStats[]): string {
   return lines.join('\n');
 }
 
+/** The run's token total (and cost where the agents reported one), for the closing lines. */
+export function formatUsageTotal(u: Report['usage_total']): string | undefined {
+  if (!u) return undefined;
+  const cost = u.cost_usd !== null ? `, $${u.cost_usd} as the agents reported it` : ', cost not reported by the agent';
+  return `tokens: ${u.input} in, ${u.output} out over ${u.cells} agent cell(s)${u.estimated ? ' (estimated by the scripted model)' : ''}${cost}`;
+}
+
 export function formatClosing(report: Report, reportPath: string): string {
   const s = report.summary;
   const parts = Object.entries(s.by_verdict).map(([v, n]) => `${n} ${v}`);
+  const usage = formatUsageTotal(report.usage_total);
   return [
     chalk.dim(`verdicts: ${parts.join(', ')}`),
+    ...(usage ? [chalk.dim(usage)] : []),
     chalk.dim(`report: ${reportPath}`),
     `${s.passed} passed, ${s.failed} failed`,
   ].join('\n');

@@ -1,6 +1,7 @@
 import { Chalk, type ChalkInstance } from 'chalk';
 import type { CellResult, Report } from '../core/results.js';
 import { failingAssertions, failureReason, isCaught, oneLine } from './reporters/explain.js';
+import { formatUsageTotal } from './console.js';
 
 /**
  * Colour level from the conventions users set: FORCE_COLOR (0/false off, 1-3 on, even off a
@@ -122,7 +123,7 @@ export class Progress {
 }
 
 /** The closing recap: every cell that fails the run with its reason, wall time, report path. */
-export function formatRecap(report: Pick<Report, 'summary' | 'status'> & { results: ProgressCell[] }, reportPath: string, wallMs: number, c: ChalkInstance): string {
+export function formatRecap(report: Pick<Report, 'summary' | 'status' | 'usage_total'> & { results: ProgressCell[] }, reportPath: string, wallMs: number, c: ChalkInstance): string {
   const failing = report.results.filter((r) => r.fails_run);
   const lines: string[] = [];
   if (failing.length) {
@@ -133,6 +134,7 @@ export function formatRecap(report: Pick<Report, 'summary' | 'status'> & { resul
   const by = Object.entries(report.summary.by_verdict).map(([v, n]) => `${n} ${v}`);
   lines.push(
     c.dim(`verdicts: ${by.join(', ')}${caught ? ` (${caught} violation(s) caught as designed)` : ''}`),
+    ...(formatUsageTotal(report.usage_total) ? [c.dim(formatUsageTotal(report.usage_total)!)] : []),
     c.dim(`wall time ${fmtDuration(wallMs)}${report.status !== 'completed' ? `, run ${report.status}` : ''}`),
     c.dim(`report: ${reportPath}`),
     `${report.summary.passed} passed, ${report.summary.failed} failed`,

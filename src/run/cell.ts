@@ -9,6 +9,10 @@ import { guardEnv, refusalWarnings } from '../fixture/netguard.js';
 import { isolationWarnings } from '../fixture/isolation.js';
 import { NOISE_FILE, noiseWarnings } from '../mcp/noise.js';
 import { runJudgesBounded } from '../judge/bounded.js';
+import { netnsPrefix, networkWarning, type LoopbackBridge } from '../fixture/sandbox.js';
+import { openBridge } from '../fixture/bridge.js';
+import { fixtureFilesToScan } from '../judge/fixture-files.js';
+import type { NetworkMode } from '../core/results.js';
 import type { JudgePool } from '../judge/llm/pool.js';
 import { replaySteps } from '../drive/replay.js';
 import { failsRun, phaseVerdict } from '../judge/verdict.js';
@@ -80,6 +84,12 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
   };
   type Outcome = Pick<CellResult, 'verdict' | 'reason'> & Partial<Pick<CellResult, 'assertions' | 'stderr_tail' | 'agent'>>;
   const records: StepRecord[] = [];
+  // the weakest guard any server of this cell ran under
+  let network: NetworkMode | undefined;
+  const sawNetwork = (m: NetworkMode) => {
+    const rank: NetworkMode[] = ['isolated', 'guarded', 'open'];
+    if (!network || rank.indexOf(m) > rank.indexOf(network)) network = m;
+  };
   const finish = (r: Outcome, extraWarnings: string[] = []): CellResult => ({
     ...base,
     verdict: r.verdict,
@@ -89,7 +99,8 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
     assertions: r.assertions ?? [],
     fixture: fixtureState,
     stderr_tail: r.stderr_tail,
-    warnings: [...refusalWarnings(join(o.cellDir, 'network.jsonl')), ...noiseWarnings(join(o.cellDir, NOISE_FILE)), ...isolationWarnings(), ...extraWarnings],
+    network,
+    warnings: [...(network && networkWarning(network, decl.name) ? [networkWarning(network, decl.name)!] : []), ...refusalWarnings(join(o.cellDir, 'network.jsonl')), ...noiseWarnings(join(o.cellDir, NOISE_FILE)), ...isolationWarnings(), ...extraWarnings],
     duration_ms: Math.round(performance.now() - t0),
     server_start_ms: startMs.length ? startMs : undefined,
     timings_ms: timings,
@@ -128,6 +139,8 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
     teardown.add('remove fixture', async () => {
       fixtureState = await disposeFixture(fixture, o.keep);
     });
+    // loopback services of the host (the model provider) the target reaches from its namespace
+    const bridges: LoopbackBridge[] = [];
     const sessions: Sessions = {
       current: () => session,
       start: async () => {
@@ -141,8 +154,10 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
           stderrFile: join(o.cellDir, `stderr.${sessionNo}.log`),
           noiseFile: join(o.cellDir, NOISE_FILE),
           env: serverEnv,
+          bridges,
         });
         startMs.push(Math.round(session.startMs));
+        sawNetwork(session.network);
         return session;
       },
       stop: async () => {
@@ -159,6 +174,13 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
     if (provider) {
       teardown.add('stop model provider', provider.stop);
       Object.assign(fixture.vars, provider.vars);
+      // the provider listens on the host's loopback; a target in its own network namespace
+      // reaches it through a bridge, at the same address
+      if (netnsPrefix()) {
+        const bridge = await openBridge(Number(new URL(provider.vars.provider).port));
+        teardown.add('close provider bridge', bridge.close);
+        bridges.push(bridge);
+      }
     }
     await writeDeclFiles(fixture, decl.fixture.files, { ...fixture.vars, package_dir: o.bin.packageDir });
     await writeFixtureModel({ scenario, decl, vars: fixture.vars, root: fixture.root });
@@ -183,7 +205,7 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
         if (driver.usesSession) await sessions.start();
       }
     }
-    const env = { scenario, decl, bin: o.bin, fixture, cellDir: o.cellDir, callsLog, serverEnv, handles, records, sessions, warnings, signal: o.signal };
+    const env = { scenario, decl, bin: o.bin, fixture, cellDir: o.cellDir, callsLog, serverEnv, bridges, handles, records, sessions, warnings, signal: o.signal };
     // setup steps (e.g. searches that build a retrieval history) run before any driver, recorded as setup
     if (scenario.setup.steps.length) await replaySteps(env, scenario.setup.steps, 'setup');
     if (!driver.usesSession) await sessions.stop();
@@ -191,6 +213,7 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
 
     const drive = await driver.drive(env);
     agentInfo = drive.agent;
+    if (drive.network) sawNetwork(drive.network);
     await sessions.stop();
     lap('drive');
 
@@ -206,7 +229,7 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
       teardown.add('close evidence', () => evidence?.close());
       lap('evidence');
       const probe = recallProbe(decl, () =>
-        TargetSession.start({ decl, bin: o.bin, fixture, session: PROBE_SESSION, logFile: join(o.cellDir, 'probe-calls.jsonl'), stderrFile: join(o.cellDir, 'stderr.probe.log'), noiseFile: join(o.cellDir, NOISE_FILE), env: serverEnv }),
+        TargetSession.start({ decl, bin: o.bin, fixture, session: PROBE_SESSION, logFile: join(o.cellDir, 'probe-calls.jsonl'), stderrFile: join(o.cellDir, 'stderr.probe.log'), noiseFile: join(o.cellDir, NOISE_FILE), env: serverEnv, bridges }),
       );
       teardown.add('stop recall probe', probe.close);
       const assertions = scenario.assertions.filter((a) => assertionApplies(a, driver.judgedAs, driver.realModel));
@@ -220,6 +243,9 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
         judgePool: o.judgePool,
         scenarioDir: o.scenarioDir,
         fixtureDir: fixture.project,
+        fixture,
+        // memory kept beside the server under test: new or changed project files, the agent's own memory files
+        files: drive.ownDirs ? fixtureFilesToScan({ fixture, profileDirs: drive.ownDirs, setupFiles: scenario.setup.files, storePath }) : undefined,
         memory: (ref) => {
           const h = handles.get(ref);
           return h && { id: h.id, content: h.content };

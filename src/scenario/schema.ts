@@ -184,6 +184,16 @@ const transcriptAssertion = z
     message: 'a transcript assertion needs `contains`, `not_contains` or `regex`',
   });
 
+const fileAssertion = z.strictObject({
+  kind: z.literal('file'),
+  ...assertionBase,
+  path: nonEmpty.describe('a file in the fixture: relative to the project, or starting with {{home}}, {{data}}, {{project}} or {{fixture}}'),
+  exists: z.boolean().default(true).describe('false: the file must not exist'),
+  contains: z.string().optional(),
+  not_contains: z.string().optional(),
+  regex: z.string().optional(),
+  case_sensitive: z.boolean().default(false),
+});
 const llmAssertion = z.strictObject({ kind: z.literal('llm'), ...assertionBase, ...llmFields }).superRefine((a, ctx) => {
   for (const message of llmProblems(a)) ctx.addIssue({ code: 'custom', message });
 });
@@ -259,13 +269,15 @@ export const assertionSchema = z.discriminatedUnion('kind', [
   recallAssertion,
   calledAssertion,
   transcriptAssertion,
+  fileAssertion,
   llmAssertion,
   rankAssertion,
   juryAssertion,
   cascadeAssertion,
 ]);
 type Simple = z.infer<typeof countAssertion> | z.infer<typeof sqlAssertion> | z.infer<typeof absentAssertion> | z.infer<typeof recallAssertion>
-  | z.infer<typeof calledAssertion> | z.infer<typeof transcriptAssertion> | z.infer<typeof llmAssertion> | z.infer<typeof rankAssertion>;
+  | z.infer<typeof calledAssertion> | z.infer<typeof transcriptAssertion> | z.infer<typeof llmAssertion> | z.infer<typeof rankAssertion>
+  | z.infer<typeof fileAssertion>;
 interface ComposedBase {
   name: string;
   phase: AssertionPhase;
@@ -286,7 +298,7 @@ export interface CascadeAssertion extends ComposedBase {
   tiers: { policy: CascadePolicy; judges: Assertion[] }[];
 }
 export type Assertion = Simple | JuryAssertion | CascadeAssertion;
-export const ASSERTION_KINDS = ['count', 'sql', 'absent', 'recall', 'called', 'transcript', 'llm', 'rank', 'jury', 'cascade'] as const;
+export const ASSERTION_KINDS = ['count', 'sql', 'absent', 'recall', 'called', 'transcript', 'llm', 'rank', 'jury', 'cascade', 'file'] as const;
 
 export const EXPECTATIONS = ['detect', 'defend-or-detect'] as const;
 

@@ -19,6 +19,23 @@ export function checkWiring(scenario: Scenario): string[] {
   });
   if (scenario.deterministic.violation && !scenario.assertions.some((a) => a.phase === 'both' || a.phase === 'violation'))
     problems.push('assertions: no assertion applies to the violation phase, so it could never be detected');
+  // the scripted model plays one restart-separated part of a script per agent session: a
+  // mismatch would silently merge parts or leave sessions with nothing to do
+  const rm = scenario.real_model;
+  if (rm) {
+    const scripts: [string, { op: string }[] | undefined][] = [
+      ['deterministic.well_behaved', scenario.deterministic.well_behaved],
+      ['deterministic.violation.steps', scenario.deterministic.violation?.steps],
+    ];
+    for (const [field, steps] of scripts) {
+      if (!steps) continue;
+      const parts = steps.filter((st) => st.op === 'restart').length + 1;
+      if (parts !== rm.sessions.length)
+        problems.push(
+          `${field}: ${parts} session(s) (${parts - 1} restart step(s)) but real_model.sessions has ${rm.sessions.length}; the scripted model plays one restart-separated part per agent session: make them match`,
+        );
+    }
+  }
   scenario.setup.files.forEach((f, i) => {
     if (f.path.startsWith('/') || f.path.split(/[\\/]/).includes('..'))
       problems.push(`setup.files[${i}].path: "${f.path}" must be a relative path inside the fixture project (no leading / and no ..)`);

@@ -1,7 +1,33 @@
 import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { homedir } from 'node:os';
 import { execa } from 'execa';
+import { cacheDir } from './cache.js';
 import { resolveBin } from './resolve-bin.js';
+
+let npmCache: Promise<string> | undefined;
+
+/**
+ * The environment npm installs run in: HOME and the XDG dirs inside memeval's cache, so a
+ * package's install script (opencode's creates ~/.config/opencode) cannot write into the
+ * user's home. npm keeps reading the user's .npmrc (registry, auth) and its download cache.
+ */
+async function installEnv(): Promise<Record<string, string>> {
+  npmCache ??= execa('npm', ['config', 'get', 'cache'], { reject: false }).then((r) => (r.exitCode === 0 && r.stdout.trim()) || join(homedir(), '.npm'));
+  const home = join(cacheDir(), 'home');
+  for (const d of ['.config', '.cache', join('.local', 'share'), join('.local', 'state')]) mkdirSync(join(home, d), { recursive: true });
+  return {
+    npm_config_yes: 'true',
+    npm_config_userconfig: process.env.npm_config_userconfig ?? join(homedir(), '.npmrc'),
+    npm_config_cache: await npmCache,
+    HOME: home,
+    USERPROFILE: home,
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_CACHE_HOME: join(home, '.cache'),
+    XDG_DATA_HOME: join(home, '.local', 'share'),
+    XDG_STATE_HOME: join(home, '.local', 'state'),
+  };
+}
 
 /** What to put into an isolated npm prefix in the cache. */
 export interface InstallSpec {
@@ -113,7 +139,7 @@ export async function installPackage(spec: InstallSpec, log: (s: string) => void
       writeFileSync(join(staging, 'package.json'), JSON.stringify(manifest, null, 2));
       const args = ['install', '--no-audit', '--no-fund', '--no-update-notifier', '--loglevel=error', ...(spec.omitOptional ? ['--omit=optional'] : []), ...(spec.ignoreScripts ? ['--ignore-scripts'] : [])];
       log(`installing ${spec.npm}@${spec.version}${spec.extra.length ? ` + ${spec.extra.join(' ')}` : ''} into ${spec.dir} (npm ${args.slice(1).join(' ')})`);
-      const r = await execa('npm', args, { cwd: staging, reject: false, all: true, env: { npm_config_yes: 'true' } });
+      const r = await execa('npm', args, { cwd: staging, reject: false, all: true, env: await installEnv() });
       writeFileSync(join(staging, 'install.log'), String(r.all ?? ''));
       if (r.exitCode !== 0 || !resolveBin(staging, spec.npm, spec.bin)) {
         const tail = String(r.all ?? '').trim().split('\n').slice(-15).join('\n');

@@ -5,6 +5,8 @@ import type { AgentDriver } from '../types.js';
 import { readStreamJson } from './stream-json.js';
 
 const MEMORY_OFF = { CLAUDE_CODE_DISABLE_AUTO_MEMORY: '1' };
+// CLAUDE.md is read from every parent folder of the working dir (the shared temp dir, /)
+const INSTRUCTIONS_OFF = { CLAUDE_CODE_DISABLE_CLAUDE_MDS: '1' };
 
 /** Claude Code, headless (`claude -p`), over Anthropic Messages. */
 export const claudeCode: AgentDriver = {
@@ -14,7 +16,9 @@ export const claudeCode: AgentDriver = {
   version: '2.1.197',
   bin: 'claude',
   keyEnv: ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN'],
-  memoryOff: MEMORY_OFF,
+  // and only the memory server's tools are approved (--allowedTools mcp__memory): a file write is denied
+  memoryOff: { ...MEMORY_OFF, '--allowedTools': 'mcp__memory' },
+  instructionsOff: INSTRUCTIONS_OFF,
 
   async prepare(ctx) {
     await mkdir(join(ctx.profileDir, 'claude-config'), { recursive: true });
@@ -48,7 +52,11 @@ export const claudeCode: AgentDriver = {
       IS_SANDBOX: '1',
       // wait for the memory server before the first model turn, or a slow start leaves it "pending"
       MCP_CONNECTION_NONBLOCKING: '0',
+      // ... for up to this long (its default gives up after a few seconds: "status pending")
+      MCP_TIMEOUT: String(ctx.mcpTimeoutMs),
+      MCP_CONNECT_TIMEOUT_MS: String(ctx.mcpTimeoutMs),
       ...MEMORY_OFF,
+      ...INSTRUCTIONS_OFF,
       // without it Claude Code also talks to its vendor's hosts directly
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
       DISABLE_AUTOUPDATER: '1',

@@ -13,7 +13,9 @@ export const codex: AgentDriver = {
   bin: 'codex',
   keyEnv: ['OPENAI_API_KEY'],
   // off by default in this release; pinned off so a newer default cannot change the store under test
-  memoryOff: { 'features.memories': 'false' },
+  memoryOff: { 'features.memories': 'false', sandbox_mode: 'read-only' },
+  // AGENTS.md is read from the git root down to the working dir
+  instructionsOff: { project_doc_max_bytes: '0' },
 
   async prepare(ctx) {
     const home = join(ctx.profileDir, 'codex-home');
@@ -25,6 +27,7 @@ export const codex: AgentDriver = {
       ...(provider ? { model_provider: 'memeval' } : {}),
       approval_policy: 'never',
       sandbox_mode: 'read-only',
+      project_doc_max_bytes: 0,
       check_for_update_on_startup: false,
       analytics: { enabled: false },
       // these reach out to the vendor's hosts at start-up
@@ -50,7 +53,7 @@ export const codex: AgentDriver = {
           env: ctx.mcp.env,
           // a memory server that fails to start must fail the turn, not silently drop the tools
           required: true,
-          startup_timeout_sec: 30,
+          startup_timeout_sec: Math.ceil(ctx.mcpTimeoutMs / 1000),
           default_tools_approval_mode: 'approve',
         },
       },

@@ -5,6 +5,8 @@ import { emptyTurn, type AgentDriver } from '../types.js';
 import { jsonLines } from './lines.js';
 
 const PREFIX = 'mcp_memory_';
+// the built-in tools that write files or run commands: the agent's own way to keep memory
+const FILE_TOOLS = ['write_file', 'replace', 'run_shell_command', 'save_memory'];
 // a real model name keeps the CLI on its ordinary per-model config; the scripted server ignores it
 const SCRIPTED_MODEL = 'gemini-2.5-flash';
 
@@ -16,7 +18,12 @@ export const gemini: AgentDriver = {
   bin: 'gemini',
   keyEnv: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'],
   // off by default in this release; pinned off so a newer default cannot change the store under test
-  memoryOff: { 'experimental.autoMemory': 'false' },
+  // autoMemory alone is not enough: the system prompt still tells the model to keep "remember"
+  // requests in GEMINI.md/MEMORY.md with its file tools, which yolo mode approves
+  memoryOff: { 'experimental.autoMemory': 'false', 'tools.exclude': FILE_TOOLS.join(',') },
+  // GEMINI.md is read from the working dir up to its git root (else the working dir only) and
+  // from ~/.gemini, which is inside the fixture
+  instructionsOff: { 'context discovery': 'bounded by the fixture (HOME inside it; no git root above the project)' },
 
   async prepare(ctx) {
     const dir = join(ctx.profileDir, 'gemini-home', '.gemini');
@@ -34,6 +41,7 @@ export const gemini: AgentDriver = {
       // counts model calls per process, like the other agents' max turns
       model: { maxSessionTurns: ctx.maxTurns },
       experimental: { autoMemory: false },
+      tools: { exclude: FILE_TOOLS },
       mcpServers: { memory: { command: ctx.mcp.command, args: ctx.mcp.args, env: ctx.mcp.env, trust: true } },
     };
     await writeFile(join(dir, 'settings.json'), JSON.stringify(settings, null, 2));

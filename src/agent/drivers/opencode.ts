@@ -32,10 +32,13 @@ function config(ctx: AgentContext): Record<string, unknown> {
     // title generation and summaries go to small_model: keep them off the vendor's default
     small_model: model,
     ...provider,
-    mcp: { memory: { type: 'local', command: [ctx.mcp.command, ...ctx.mcp.args], environment: ctx.mcp.env, enabled: true } },
+    mcp: { memory: { type: 'local', command: [ctx.mcp.command, ...ctx.mcp.args], environment: ctx.mcp.env, enabled: true, timeout: ctx.mcpTimeoutMs } },
     permission: { '*': 'allow' },
-    // past the cap opencode forces a text-only answer
-    agent: { build: { steps: ctx.maxTurns } },
+    // permission '*' approves everything: its file and shell tools are its own way to keep memory
+    tools: { write: false, edit: false, patch: false, bash: false },
+    // past its cap opencode forces a text-only answer and reports nothing: one step more than
+    // memeval's proxy allows memory calls, so the proxy's cap is the one hit, and seen
+    agent: { build: { steps: ctx.maxTurns + 1 } },
   };
 }
 
@@ -47,7 +50,9 @@ export const opencode: AgentDriver = {
   bin: 'opencode',
   keyEnv: ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'GOOGLE_GENERATIVE_AI_API_KEY', 'OPENROUTER_API_KEY'],
   // 1.18 keeps no memory of its own between sessions
-  memoryOff: {},
+  memoryOff: { 'tools.write/edit/patch/bash': 'false' },
+  // AGENTS.md and CLAUDE.md are read from every folder up to the worktree (/ outside git)
+  instructionsOff: { OPENCODE_DISABLE_PROJECT_CONFIG: '1', OPENCODE_DISABLE_CLAUDE_CODE: '1' },
 
   async prepare(ctx) {
     // a copy for whoever inspects a kept fixture; the agent reads it from the environment
@@ -63,6 +68,8 @@ export const opencode: AgentDriver = {
       // the models.dev catalogue fetch at start-up
       OPENCODE_DISABLE_MODELS_FETCH: '1',
       OPENCODE_DISABLE_AUTOUPDATE: '1',
+      OPENCODE_DISABLE_PROJECT_CONFIG: '1',
+      OPENCODE_DISABLE_CLAUDE_CODE: '1',
       // every start npm-installs a plugin into the config dir; no switch turns that off, but a
       // closed loopback registry makes it fail quietly (MCP does not need it)
       npm_config_registry: 'http://127.0.0.1:9/',

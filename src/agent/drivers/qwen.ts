@@ -5,6 +5,8 @@ import { usageSince, type AgentDriver } from '../types.js';
 import { readStreamJson } from './stream-json.js';
 
 const PREFIX = 'mcp__memory__';
+// save_memory writes QWEN.md; the others write files or run commands, all approved by --yolo
+const FILE_TOOLS = ['save_memory', 'write_file', 'edit', 'run_shell_command'];
 
 /** Qwen Code, headless (`qwen -p -o stream-json`), over OpenAI Chat Completions. */
 export const qwen: AgentDriver = {
@@ -15,7 +17,9 @@ export const qwen: AgentDriver = {
   bin: 'qwen',
   keyEnv: ['OPENAI_API_KEY'],
   // on by default: after each turn an extra model call extracts "memories" into its own files
-  memoryOff: { 'memory.enableManagedAutoMemory': 'false', 'memory.enableManagedAutoDream': 'false' },
+  memoryOff: { 'memory.enableManagedAutoMemory': 'false', 'memory.enableManagedAutoDream': 'false', 'tools.exclude': FILE_TOOLS.join(',') },
+  // QWEN.md/AGENTS.md are read from the working dir up to its git root, else up to HOME's parent (the fixture root)
+  instructionsOff: { 'context discovery': 'bounded by the fixture (HOME inside it; no git root above the project)' },
 
   async prepare(ctx) {
     const home = join(ctx.profileDir, 'qwen-home');
@@ -29,7 +33,7 @@ export const qwen: AgentDriver = {
       general: { disableAutoUpdate: true, disableUpdateNag: true },
       memory: { enableManagedAutoMemory: false, enableManagedAutoDream: false },
       // 0.15 defers MCP tools behind tool_search; without it they are all offered up front
-      tools: { exclude: ['tool_search'] },
+      tools: { exclude: ['tool_search', ...FILE_TOOLS] },
       mcpServers: { memory: { command: ctx.mcp.command, args: ctx.mcp.args, env: ctx.mcp.env, trust: true } },
     };
     await writeFile(join(home, 'settings.json'), JSON.stringify(settings, null, 2));

@@ -1,0 +1,157 @@
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { InvalidArgumentError } from 'commander';
+import chalk from 'chalk';
+import { writeOut } from './output.js';
+import { InputError, nearest } from '../util/errors.js';
+import { CHECKED_CLAIMS } from '../fuzz/case.js';
+import { BUILTIN_SCENARIOS } from '../util/paths.js';
+import { loadScenarios, scenarioFiles } from '../scenario/loader.js';
+import { DEFAULT_TARGET, loadAllTargets, loadTarget } from '../targets/loader.js';
+import { NotInstalledError, resolveTargetBin } from '../targets/resolve-bin.js';
+import { killAllNow } from '../fixture/processes.js';
+import { runCampaign, type CampaignSummary, type CaseReport } from '../fuzz/campaign.js';
+import { DEFAULT_CHECK_SETTINGS } from '../fuzz/checks.js';
+import { defaultFlagsFile, FlagStore } from '../fuzz/flags.js';
+import { RECIPES } from '../fuzz/recipes.js';
+import { collectList, EXIT, positiveInt, type CliContext } from './main.js';
+
+interface FuzzFlags {
+  target: string[];
+  budget?: number;
+  time?: number;
+  seed?: string;
+  recipe?: string[];
+  flags?: string;
+  out?: string;
+  keep: boolean;
+  history: boolean;
+  scenarios: string;
+  callTimeout?: number;
+  assumeClaim?: string[];
+  latencyFactor: number;
+  latencyMinSamples: number;
+  latencyFloor: number;
+  json: boolean;
+}
+
+/** "90s", "10m", "1h", "1500ms" or plain seconds → milliseconds. */
+export function parseDuration(value: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(value.trim());
+  if (!m) throw new InvalidArgumentError('expected a duration like 90s, 10m or 1h');
+  const unit = { ms: 1, s: 1000, m: 60000, h: 3600000 }[(m[2] ?? 's') as 'ms' | 's' | 'm' | 'h'];
+  return Math.round(Number(m[1]) * unit);
+}
+
+function positiveNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a number above 0');
+  return n;
+}
+
+function progressLine(p: CaseReport): string {
+  const of = p.budget ? `${p.index}/${p.budget}` : `${p.index}`;
+  const head = `[${of}] ${p.target} ${p.fuzzCase.recipe} ${p.fuzzCase.fingerprint}${p.fuzzCase.novel ? '' : ' (repeat)'} ${(p.ms / 1000).toFixed(1)}s`;
+  if (p.harnessError) return `${head} ${chalk.yellow('harness error')}: ${p.harnessError}`;
+  if (!p.findings.length) return `${head} ${chalk.green('ok')}`;
+  const checks = [...new Set(p.findings.map((f) => (f.claim ? `${f.check}(${f.claim})` : f.check)))].join(', ');
+  return `${head} ${chalk.red('FLAG')} ${checks}${p.resurfaced ? chalk.red(' (resurfaced)') : ''}\n      ${p.findings[0].reason.slice(0, 300)}`;
+}
+
+function summaryLines(s: CampaignSummary): string {
+  const checks = Object.entries(s.by_check)
+    .filter(([, n]) => n > 0)
+    .map(([c, n]) => `${c} ${n}`)
+    .join(', ');
+  return `${s.target}: ${s.cases} case(s) (${s.novel} novel) in ${(s.ms / 1000).toFixed(0)}s, ${s.flagged} flagged${checks ? ` [${checks}]` : ''}${s.harness_errors ? `, ${s.harness_errors} harness error(s)` : ''}${s.latency_unconfirmed ? `, ${s.latency_unconfirmed} latency outlier(s) not repeated by a rerun` : ''}; seed ${s.seed}`;
+}
+
+export function registerFuzz(program: Command, cli: CliContext): void {
+  program
+    .command('fuzz')
+    .description('generate novel memory-op sequences from the scenarios\' vocabulary, run them through real targets, and flag structural anomalies into a review queue')
+    .option('--target <name>', 'target(s) to fuzz, repeated or comma-separated, or all', collectList)
+    .option('--budget <n>', 'number of cases per target (default 50, or unbounded with --time)', positiveInt)
+    .option('--time <duration>', 'stop starting new cases after this long per target (90s, 10m, 1h)', parseDuration)
+    .option('--seed <seed>', 'makes the run reproducible (default: random, printed)')
+    .option('--recipe <name>', `recipe(s) to use: ${RECIPES.map((r) => r.name).join(', ')}`, collectList)
+    .option('--flags <file>', `the review queue (default ${defaultFlagsFile()})`)
+    .option('--out <dir>', 'where flagged cases keep their evidence (default runs/fuzz-<time>)')
+    .option('--keep', 'keep the evidence of clean cases too', false)
+    .option('--no-history', 'ignore fingerprints tried in earlier runs (with the same --seed, reproduces a run exactly)')
+    .option('--scenarios <dir>', 'scenario folder the vocabulary is read from', BUILTIN_SCENARIOS)
+    .option('--call-timeout <ms>', 'per-call timeout: a call without an answer by then is a hang (default: the target\'s call_timeout_ms)', positiveInt)
+    .option('--assume-claim <claim>', `hold the target to a claim its declaration does not state: ${CHECKED_CLAIMS.join(', ')}`, collectList)
+    .option('--latency-factor <x>', 'a call slower than this times its recipe\'s p95 is an outlier', positiveNumber, DEFAULT_CHECK_SETTINGS.latencyFactor)
+    .option('--latency-min-samples <n>', 'calls a recipe needs before its latency is judged', positiveInt, DEFAULT_CHECK_SETTINGS.latencyMinSamples)
+    .option('--latency-floor <ms>', 'never call a call an outlier below this', positiveInt, DEFAULT_CHECK_SETTINGS.latencyFloorMs)
+    .option('--json', 'print the summary as JSON', false)
+    .action(async (flags: FuzzFlags) => {
+      for (const c of flags.assumeClaim ?? []) {
+        if (!(CHECKED_CLAIMS as string[]).includes(c)) {
+          const guess = nearest(c, CHECKED_CLAIMS);
+          throw new InputError(`--assume-claim: unknown claim "${c}"${guess ? ` (did you mean "${guess}"?)` : ''}; known: ${CHECKED_CLAIMS.join(', ')}`);
+        }
+      }
+      const scenarios = loadScenarios(scenarioFiles(flags.scenarios));
+      const asked = flags.target?.length ? flags.target : [DEFAULT_TARGET];
+      const names = asked.includes('all') ? loadAllTargets().map((t) => t.decl.name) : asked;
+      const problems: string[] = [];
+      const targets = names.flatMap((n) => {
+        const t = loadTarget(n);
+        try {
+          const decl = flags.callTimeout ? { ...t.decl, server: { ...t.decl.server, call_timeout_ms: flags.callTimeout } } : t.decl;
+          return [{ decl, bin: resolveTargetBin(t.decl) }];
+        } catch (e) {
+          if (e instanceof NotInstalledError) problems.push(e.message);
+          else throw e;
+          return [];
+        }
+      });
+      if (problems.length) throw new InputError(problems.join('\n'), problems);
+      const seed = flags.seed ?? randomBytes(4).toString('hex');
+      const outDir = resolve(flags.out ?? `runs/fuzz-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+      const store = new FlagStore(resolve(flags.flags ?? defaultFlagsFile()));
+      const abort = new AbortController();
+      const onSignal = () => {
+        if (abort.signal.aborted) {
+          killAllNow();
+          cli.hardExit(130);
+        }
+        process.stderr.write('\ninterrupted: finishing the current case (Ctrl-C again to stop now)\n');
+        abort.abort();
+      };
+      process.on('SIGINT', onSignal);
+      const summaries: CampaignSummary[] = [];
+      try {
+        process.stderr.write(chalk.dim(`memeval fuzz: seed ${seed}, flags ${store.file}, evidence of flagged cases under ${outDir}\n`));
+        for (const t of targets) {
+          summaries.push(
+            await runCampaign({
+              ...t,
+              scenarios,
+              seed,
+              budget: flags.budget,
+              timeMs: flags.time,
+              recipes: flags.recipe,
+              flags: store,
+              history: flags.history,
+              outDir,
+              keep: flags.keep,
+              settings: { assumeClaims: flags.assumeClaim, latencyFactor: flags.latencyFactor, latencyMinSamples: flags.latencyMinSamples, latencyFloorMs: flags.latencyFloor },
+              signal: abort.signal,
+              onCase: (p) => process.stderr.write(progressLine(p) + '\n'),
+            }),
+          );
+        }
+      } finally {
+        process.off('SIGINT', onSignal);
+        store.close();
+      }
+      if (flags.json) await writeOut(JSON.stringify({ seed, flags: store.file, out: outDir, targets: summaries }, null, 2) + '\n');
+      else for (const s of summaries) await writeOut(summaryLines(s) + '\n');
+      if (abort.signal.aborted) cli.exitCode = 130;
+      else if (summaries.some((s) => s.flagged > 0 || s.harness_errors > 0)) cli.exitCode = EXIT.failed;
+    });
+}

@@ -1,0 +1,131 @@
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { LoadedScenario } from '../scenario/loader.js';
+import type { ResolvedBin } from '../targets/resolve-bin.js';
+import type { TargetDecl } from '../targets/schema.js';
+import { fingerprint, type FuzzCase } from './case.js';
+import { CHECKS, LatencyHistory, runChecks, type CheckName, type CheckSettings, type Finding } from './checks.js';
+import type { FlagStore } from './flags.js';
+import { Generator } from './generate.js';
+import { CellRunner, type FuzzRunner } from './runner.js';
+import { buildVocabulary } from './vocabulary.js';
+
+export interface CampaignOptions {
+  decl: TargetDecl;
+  bin: ResolvedBin;
+  scenarios: LoadedScenario[];
+  seed: string;
+  budget?: number;
+  timeMs?: number;
+  recipes?: string[];
+  flags: FlagStore;
+  /** prefer fingerprints never tried against this target in earlier runs (the flag store's rows) */
+  history: boolean;
+  outDir: string;
+  keep: boolean;
+  settings: CheckSettings;
+  signal?: AbortSignal;
+  runner?: FuzzRunner;
+  onCase?: (p: CaseReport) => void;
+}
+
+export interface CaseReport {
+  index: number;
+  budget?: number;
+  target: string;
+  fuzzCase: FuzzCase & { novel: boolean };
+  findings: Finding[];
+  harnessError?: string;
+  ms: number;
+  cellDir: string;
+  resurfaced: boolean;
+}
+
+export interface CampaignSummary {
+  target: string;
+  seed: string;
+  cases: number;
+  novel: number;
+  flagged: number;
+  harness_errors: number;
+  /** latency outliers a rerun of the case did not repeat (dropped) */
+  latency_unconfirmed: number;
+  by_check: Record<CheckName, number>;
+  by_recipe: Record<string, { cases: number; flagged: number }>;
+  ms: number;
+  flagged_cases: { fingerprint: string; recipe: string; checks: string[]; cell_dir: string }[];
+}
+
+/** Generate cases for one target and run each through it until the budget or the time is spent. */
+export async function runCampaign(o: CampaignOptions): Promise<CampaignSummary> {
+  const t0 = performance.now();
+  const vocab = buildVocabulary(o.scenarios, o.decl);
+  const gen = new Generator(vocab, { seed: o.seed, recipes: o.recipes, seen: o.history ? o.flags.seen(o.decl.name) : [] });
+  const runner = o.runner ?? new CellRunner({ decl: o.decl, bin: o.bin });
+  const latency = new LatencyHistory(o.settings);
+  const s: CampaignSummary = {
+    target: o.decl.name,
+    seed: o.seed,
+    cases: 0,
+    novel: 0,
+    flagged: 0,
+    harness_errors: 0,
+    latency_unconfirmed: 0,
+    by_check: Object.fromEntries(CHECKS.map((c) => [c, 0])) as Record<CheckName, number>,
+    by_recipe: {},
+    ms: 0,
+    flagged_cases: [],
+  };
+  const budget = o.budget ?? (o.timeMs ? Infinity : 50);
+  for (let i = 0; i < budget; i++) {
+    if (o.signal?.aborted) break;
+    if (o.timeMs !== undefined && performance.now() - t0 >= o.timeMs) break;
+    const c = gen.next();
+    const cellDir = join(o.outDir, o.decl.name, `${String(i + 1).padStart(4, '0')}-${c.recipe}-${c.fingerprint}`);
+    const outcome = await runner.run(c, cellDir, o.signal);
+    let findings: Finding[] = [];
+    try {
+      if (!outcome.harnessError) findings = runChecks(outcome, o.decl, latency, o.settings);
+    } finally {
+      outcome.evidence?.close();
+    }
+    // one slow call on a shared machine proves little: a latency outlier counts only if a rerun of the case is slow too
+    if (findings.some((f) => f.check === 'latency')) {
+      const again = await runner.run(c, `${cellDir}-rerun`, o.signal);
+      again.evidence?.close();
+      const confirmed = !again.harnessError && latency.check(c.recipe, again.calls, false).length > 0;
+      if (!confirmed) {
+        findings = findings.filter((f) => f.check !== 'latency');
+        s.latency_unconfirmed++;
+      } else for (const f of findings) if (f.check === 'latency') f.reason += '; a rerun of the case was slow too';
+      if (!o.keep) rmSync(`${cellDir}-rerun`, { recursive: true, force: true });
+    }
+    s.cases++;
+    if (c.novel) s.novel++;
+    const r = (s.by_recipe[c.recipe] ??= { cases: 0, flagged: 0 });
+    r.cases++;
+    let resurfaced = false;
+    if (outcome.harnessError) s.harness_errors++;
+    else {
+      // a network attempt belongs to the target, not to the case: one queue row per set of hosts
+      const net = findings.filter((f) => f.check === 'network');
+      const own = findings.filter((f) => f.check !== 'network');
+      const before = o.flags.get(c.fingerprint, o.decl.name);
+      const row = o.flags.record(c, o.decl.name, own);
+      resurfaced = before?.review_status === 'dismissed' && row.review_status === 'open';
+      if (net.length) {
+        const hosts = [...new Set(outcome.network.map((n) => n.host))].sort();
+        o.flags.record({ ...c, recipe: 'network', ingredients: hosts, fingerprint: fingerprint('network', hosts) }, o.decl.name, net);
+      }
+    }
+    if (findings.length) {
+      s.flagged++;
+      r.flagged++;
+      for (const ch of new Set(findings.map((f) => f.check))) s.by_check[ch]++;
+      s.flagged_cases.push({ fingerprint: c.fingerprint, recipe: c.recipe, checks: [...new Set(findings.map((f) => (f.claim ? `${f.check}:${f.claim}` : f.check)))], cell_dir: cellDir });
+    } else if (!o.keep && !outcome.harnessError) rmSync(cellDir, { recursive: true, force: true });
+    o.onCase?.({ index: i + 1, budget: Number.isFinite(budget) ? budget : undefined, target: o.decl.name, fuzzCase: c, findings, harnessError: outcome.harnessError, ms: outcome.ms, cellDir, resurfaced });
+  }
+  s.ms = Math.round(performance.now() - t0);
+  return s;
+}

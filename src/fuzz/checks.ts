@@ -1,0 +1,246 @@
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import { describeSightings, findEverywhere } from '../judge/absent.js';
+import type { CallRecord } from '../mcp/recorder.js';
+import type { TargetDecl } from '../targets/schema.js';
+import { leafSteps, type Expectation } from './case.js';
+import type { CaseOutcome } from './runner.js';
+
+export const CHECKS = ['crash', 'protocol', 'tool-error', 'hang', 'store-integrity', 'broken-claim', 'recall-miss', 'network', 'latency'] as const;
+export type CheckName = (typeof CHECKS)[number];
+
+/** A call as a finding shows it: enough to see what was asked and what came back. */
+export interface CallRef {
+  session: number;
+  seq: number;
+  tool: string;
+  args: string;
+  result: string;
+  is_error: boolean;
+  ms: number;
+}
+
+/** Why a check fired, with the calls that show it. */
+export interface Finding {
+  check: CheckName;
+  /** the claim a broken-claim finding is about */
+  claim?: string;
+  reason: string;
+  calls: CallRef[];
+  /** for export: what the regression scenario asserts */
+  expectation?: Expectation;
+}
+
+export interface CheckSettings {
+  /** claims to hold the target to although its declaration does not state them (`--assume-claim`) */
+  assumeClaims?: string[];
+  latencyFactor: number;
+  latencyMinSamples: number;
+  latencyFloorMs: number;
+}
+
+export const DEFAULT_CHECK_SETTINGS: CheckSettings = { latencyFactor: 1.5, latencyMinSamples: 10, latencyFloorMs: 1000 };
+
+const clip = (s: string, n = 240) => (s.length > n ? s.slice(0, n) + '…' : s);
+
+export function callRef(c: CallRecord): CallRef {
+  return { session: c.session, seq: c.seq, tool: c.tool, args: clip(JSON.stringify(c.arguments)), result: clip(c.result_text), is_error: c.is_error, ms: c.ms };
+}
+
+const callsOfStep = (o: CaseOutcome, n: number) => o.calls.filter((c) => c.stage === `fuzz:${n}`);
+
+/** Latency history per recipe across a run: a call is an outlier against the recipe's own p95 so far. */
+export class LatencyHistory {
+  private samples = new Map<string, number[]>();
+  constructor(private readonly s: CheckSettings) {}
+
+  /**
+   * Like is compared with like: the first call of each server session (which pays for the
+   * server's warm-up: opening its store, loading a model) has its own history.
+   */
+  check(recipe: string, calls: CallRecord[], record = true): Finding[] {
+    const firstOfSession = new Set<CallRecord>();
+    const seenSession = new Set<number>();
+    for (const c of [...calls].sort((a, b) => a.ts.localeCompare(b.ts))) if (!seenSession.has(c.session)) (seenSession.add(c.session), firstOfSession.add(c));
+    return [
+      ...this.checkKey(`${recipe} (first call of a session)`, calls.filter((c) => firstOfSession.has(c)), record),
+      ...this.checkKey(recipe, calls.filter((c) => !firstOfSession.has(c)), record),
+    ];
+  }
+
+  private checkKey(recipe: string, calls: CallRecord[], record: boolean): Finding[] {
+    if (!calls.length) return [];
+    const hist = this.samples.get(recipe) ?? [];
+    const findings: Finding[] = [];
+    if (hist.length >= this.s.latencyMinSamples) {
+      const sorted = [...hist].sort((a, b) => a - b);
+      const p95 = sorted[Math.min(sorted.length - 1, Math.ceil(0.95 * sorted.length) - 1)];
+      const limit = Math.max(this.s.latencyFloorMs, this.s.latencyFactor * p95);
+      const slow = calls.filter((c) => c.ms > limit);
+      if (slow.length)
+        findings.push({
+          check: 'latency',
+          reason: `${slow.length} call(s) slower than ${Math.round(limit)} ms (${this.s.latencyFactor}× the recipe's p95 of ${Math.round(p95)} ms over ${hist.length} calls, floor ${this.s.latencyFloorMs} ms); slowest ${Math.round(Math.max(...slow.map((c) => c.ms)))} ms`,
+          calls: slow.slice(0, 5).map(callRef),
+        });
+    }
+    if (record) this.samples.set(recipe, [...hist, ...calls.filter((c) => !c.is_error).map((c) => c.ms)]);
+    return findings;
+  }
+}
+
+function checkFailure(o: CaseOutcome): Finding[] {
+  const f = o.failure;
+  if (!f) return [];
+  const last = o.calls.slice(-3).map(callRef);
+  const stderr = f.stderr.trim() ? `; stderr tail: ${clip(f.stderr.trim().split('\n').slice(-3).join(' | '), 400)}` : '';
+  const at = f.step !== undefined ? ` at step ${f.step}` : '';
+  return [{ check: f.kind, reason: `${f.message}${at}${stderr}`, calls: last }];
+}
+
+function checkProtocol(o: CaseOutcome): Finding[] {
+  if (!o.protocolErrors.length) return [];
+  return [{ check: 'protocol', reason: `the server sent what MCP does not allow: ${clip([...new Set(o.protocolErrors)].join('; '), 500)}`, calls: o.calls.slice(-3).map(callRef) }];
+}
+
+const ajv = new AjvJsonSchemaValidator();
+
+/** A refusal of arguments the tool's own input schema accepts: the contract says it should have worked. */
+function checkToolErrors(o: CaseOutcome): Finding[] {
+  const bad: CallRecord[] = [];
+  for (const c of o.calls) {
+    if (!c.is_error || /before answering$/.test(c.result_text)) continue; // a crash or hang, reported by its own check
+    // an update or forget of a memory whose id the declaration's capture_id missed: memeval's mistake, not the server's
+    if (o.guessedIds.some((n) => c.stage === `fuzz:${n}`)) continue;
+    const schema = o.toolSchemas.get(c.tool);
+    if (!schema) continue; // an unknown tool is the declaration's mistake, not the server's
+    if (ajv.getValidator(schema)(c.arguments).valid) bad.push(c);
+  }
+  if (!bad.length) return [];
+  return [{ check: 'tool-error', reason: `${bad.length} call(s) refused with arguments their tool's input schema accepts: ${clip(bad[0].result_text, 200)}`, calls: bad.slice(0, 5).map(callRef) }];
+}
+
+function checkIntegrity(o: CaseOutcome, decl: TargetDecl): Finding[] {
+  const ev = o.evidence;
+  if (!ev) return [];
+  const problems: string[] = [];
+  if (decl.store.format === 'sqlite') {
+    if (ev.storeFiles.length) {
+      try {
+        const rows = ev.db.prepare('PRAGMA store.integrity_check').pluck().all() as string[];
+        if (rows.join() !== 'ok') problems.push(...rows.slice(0, 5));
+      } catch (e) {
+        problems.push(`integrity_check failed: ${(e as Error).message}`);
+      }
+    }
+  } else {
+    for (const file of ev.storeFiles) {
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .forEach((line, i) => {
+          if (!line.trim()) return;
+          try {
+            JSON.parse(line);
+          } catch (e) {
+            problems.push(`${basename(file)}:${i + 1}: not JSON (${(e as Error).message}): ${clip(line, 80)}`);
+          }
+        });
+    }
+  }
+  if (!problems.length) return [];
+  return [{ check: 'store-integrity', reason: `the store is damaged: ${problems.slice(0, 5).join('; ')}`, calls: o.calls.filter((c) => !c.is_error).slice(-4).map(callRef) }];
+}
+
+const liveRows = (o: CaseOutcome, text: string) =>
+  (o.evidence!.db.prepare('SELECT id, content FROM memories WHERE coalesce(is_deleted, 0) = 0 AND instr(CAST(content AS TEXT), ?) > 0').all(text) as { id: unknown; content: string }[]);
+
+function writesOf(o: CaseOutcome, text: string): CallRecord[] {
+  return o.calls.filter((c) => JSON.stringify(c.arguments).includes(JSON.stringify(text).slice(1, -1)));
+}
+
+/** Did every step of this op succeed? (a refused step is the tool-error check's business, not a claim's) */
+function allOk(o: CaseOutcome, op: string, about?: string): boolean {
+  const steps = leafSteps(o.fuzzCase.steps).filter((s) => s.op === op && (about === undefined || ('content' in s && s.content.includes(about))));
+  return steps.every((s) => o.steps.get(s.n)?.ok === true);
+}
+
+/** Evaluate one expectation; a message when it is broken, undefined when it holds or cannot be judged. */
+function broken(o: CaseOutcome, e: Expectation): { why: string; calls: CallRecord[] } | undefined {
+  const ev = o.evidence;
+  // forgetting that was refused never happened: nothing to hold the forget claim to
+  if (e.claim === 'forget' && !allOk(o, 'forget')) return undefined;
+  // a token whose write was refused was never stored: not finding it is right
+  if (e.kind === 'recalled' && !(allOk(o, 'remember', e.text) && allOk(o, 'update', e.text))) return undefined;
+  switch (e.kind) {
+    case 'absent': {
+      if (!ev) return undefined;
+      const found = findEverywhere(ev.db, ev.storeFiles, e.text, true);
+      return found.length ? { why: `"${e.text}" is in the store: ${describeSightings(found)}`, calls: writesOf(o, e.text) } : undefined;
+    }
+    case 'not-live': {
+      if (!ev) return undefined;
+      const rows = liveRows(o, e.text);
+      return rows.length ? { why: `"${clip(e.text, 80)}" is still a live memory (${rows.length} row(s), id ${rows.map((r) => String(r.id)).join(', ')})`, calls: writesOf(o, e.text) } : undefined;
+    }
+    case 'at-most-one': {
+      if (!ev) return undefined;
+      const ids = new Set<string>();
+      for (const t of e.texts) for (const r of liveRows(o, t)) ids.add(String(r.id));
+      return ids.size > 1 ? { why: `${ids.size} live memories hold "${clip(e.texts[0], 80)}"${e.texts.length > 1 ? ` (or one of ${e.texts.length - 1} other wording(s))` : ''} (ids ${[...ids].join(', ')})`, calls: e.texts.flatMap((t) => writesOf(o, t)) } : undefined;
+    }
+    case 'not-recalled': {
+      const r = o.steps.get(e.step);
+      if (!r?.ok) return undefined;
+      return r.text.includes(e.text) ? { why: `recall after forgetting still returns "${e.text}"`, calls: callsOfStep(o, e.step) } : undefined;
+    }
+    case 'recalled': {
+      const r = o.steps.get(e.step);
+      if (!r?.ok) return undefined;
+      return r.text.includes(e.text) ? undefined : { why: `recall for the unique token "${e.text}" just stored does not return it`, calls: [...writesOf(o, e.text).filter((c) => !c.stage.endsWith(`:${e.step}`)), ...callsOfStep(o, e.step)] };
+    }
+  }
+}
+
+function checkClaims(o: CaseOutcome, decl: TargetDecl, assumed: string[]): Finding[] {
+  const findings: Finding[] = [];
+  for (const e of o.fuzzCase.expects) {
+    const stated = decl.claims.includes(e.claim);
+    if (!stated && !assumed.includes(e.claim)) continue;
+    let b: ReturnType<typeof broken>;
+    try {
+      b = broken(o, e);
+    } catch {
+      continue; // a store too damaged to read: the integrity check reports it
+    }
+    if (!b) continue;
+    const check: CheckName = e.claim === 'recall' ? 'recall-miss' : 'broken-claim';
+    const who = stated ? `claims ${e.claim}` : `assumed to keep ${e.claim} (--assume-claim)`;
+    findings.push({ check, claim: e.claim, reason: `${who}, but ${b.why}`, calls: b.calls.slice(0, 5).map(callRef), expectation: e });
+  }
+  return findings;
+}
+
+function checkNetwork(o: CaseOutcome): Finding[] {
+  if (!o.network.length) return [];
+  const hosts = [...new Set(o.network.map((n) => `${n.host}${n.port ? `:${n.port}` : ''} (${n.via})`))];
+  return [{ check: 'network', reason: `the network guard refused ${o.network.length} attempt(s) to reach ${hosts.join(', ')}`, calls: [] }];
+}
+
+/** Every structural check over one case's outcome. None judges correctness beyond the MCP contract and the target's own claims. */
+export function runChecks(o: CaseOutcome, decl: TargetDecl, latency: LatencyHistory, settings: Pick<CheckSettings, 'assumeClaims'> = {}): Finding[] {
+  return [
+    ...checkFailure(o),
+    ...checkProtocol(o),
+    ...checkToolErrors(o),
+    ...checkIntegrity(o, decl),
+    ...checkClaims(o, decl, settings.assumeClaims ?? []),
+    ...checkNetwork(o),
+    ...latency.check(o.fuzzCase.recipe, o.calls),
+  ];
+}
+
+/** Two flags are the same flag when the same checks (and claims) fired. */
+export function signature(findings: Finding[]): string {
+  return [...new Set(findings.map((f) => (f.claim ? `${f.check}:${f.claim}` : f.check)))].sort().join(',');
+}

@@ -1,0 +1,139 @@
+import { writeFileSync } from 'node:fs';
+import { basename, extname } from 'node:path';
+import { handleFor, expandOp } from '../ops/ops.js';
+import type { Assertion, ScenarioInput, Step } from '../scenario/schema.js';
+import type { Claim } from '../scenario/claims.js';
+import type { TargetDecl } from '../targets/schema.js';
+import { InputError } from '../util/errors.js';
+import { leafSteps, type Expectation, type FuzzCase } from './case.js';
+import type { Finding } from './checks.js';
+import type { FlagRow } from './flags.js';
+
+const sqlString = (s: string) => `'${s.replace(/'/g, "''")}'`;
+
+/** The case's steps as scenario steps; concurrent steps run one after another, empty content goes as a raw tool call. */
+function toSteps(c: FuzzCase, decl: TargetDecl): Step[] {
+  const named = new Set<string>();
+  const concurrent = new Set(c.steps.flatMap((s) => (s.op === 'parallel' ? s.steps.map((x) => x.n) : [])));
+  const steps: Step[] = [];
+  for (const s of leafSteps(c.steps)) {
+    const note = concurrent.has(s.n) ? 'ran concurrently with its neighbours in the fuzz case' : undefined;
+    switch (s.op) {
+      case 'remember':
+        if (s.content === '') {
+          // the scenario format refuses empty content; the target's own write path takes it as a raw call
+          for (const call of expandOp(decl, 'remember', { ...handleFor(decl, s) })) steps.push({ op: 'tool', tool: call.tool, args: call.args, note: 'remember with empty content' });
+        } else {
+          named.add(s.ref);
+          steps.push({ op: 'remember', ref: s.ref, content: s.content, category: s.category, subject: s.subject, note });
+        }
+        break;
+      case 'update':
+        if (named.has(s.ref)) steps.push({ op: 'update', memory: `$ref:${s.ref}`, content: s.content, note });
+        break;
+      case 'forget':
+        if (named.has(s.ref)) steps.push({ op: 'forget', memory: `$ref:${s.ref}`, note });
+        break;
+      case 'recall':
+        steps.push({ op: 'recall', query: s.query, note });
+        break;
+      case 'restart':
+        steps.push({ op: 'restart', note });
+        break;
+    }
+  }
+  return steps.map((s) => JSON.parse(JSON.stringify(s)) as Step); // drop undefined fields
+}
+
+/**
+ * Assertions that hold on an empty store apply to both phases: the well-behaved phase (an agent
+ * that never ran the flagged sequence) passes them, the violation phase replays the flag.
+ */
+function expectationAssertion(e: Expectation, name: string): Assertion {
+  const base = { name, phase: e.kind === 'recalled' ? ('violation' as const) : ('both' as const) };
+  switch (e.kind) {
+    case 'absent':
+      return { kind: 'absent', ...base, text: e.text, case_sensitive: true };
+    case 'not-live':
+      return { kind: 'count', ...base, contains: e.text, case_sensitive: true, include_deleted: false, op: 'eq', value: 0 };
+    case 'at-most-one':
+      return {
+        kind: 'sql',
+        ...base,
+        query: `SELECT count(*) FROM memories WHERE coalesce(is_deleted, 0) = 0 AND (${e.texts.map((t) => `instr(CAST(content AS TEXT), ${sqlString(t)}) > 0`).join(' OR ')})`,
+        op: 'lte',
+        value: 1,
+      };
+    case 'not-recalled':
+      return { kind: 'recall', ...base, query: e.text, not_contains: e.text };
+    case 'recalled':
+      return { kind: 'recall', ...base, query: e.text, contains: e.text };
+  }
+}
+
+/** What a finding asserts in the regression scenario; undefined when no assertion kind can express it. */
+function findingAssertions(f: Finding, decl: TargetDecl, i: number): Assertion[] {
+  const name = `${f.check}${f.claim ? ` ${f.claim}` : ''} #${i + 1}`;
+  const phase = 'both' as const;
+  switch (f.check) {
+    case 'broken-claim':
+    case 'recall-miss':
+      return f.expectation ? [expectationAssertion(f.expectation, name)] : [];
+    case 'crash':
+    case 'hang':
+    case 'protocol':
+    case 'tool-error':
+      return [{ kind: 'sql', name, phase, query: 'SELECT count(*) FROM calls WHERE is_error = 1', op: 'eq', value: 0 }];
+    case 'store-integrity':
+      return decl.store.format === 'sqlite'
+        ? [{ kind: 'sql', name, phase, query: "SELECT count(*) FROM pragma_integrity_check('store') WHERE integrity_check <> 'ok'", op: 'eq', value: 0 }]
+        : [{ kind: 'sql', name, phase, query: `SELECT count(*) FROM store.records WHERE json LIKE '{"unparsed":%'`, op: 'eq', value: 0 }];
+    case 'latency': {
+      const slowest = Math.min(...f.calls.map((c) => c.ms));
+      return [{ kind: 'sql', name, phase, query: `SELECT count(*) FROM calls WHERE ms >= ${Math.floor(slowest)}`, op: 'eq', value: 0 }];
+    }
+    case 'network':
+      return []; // the run report names refused hosts as warnings; no assertion reads them
+  }
+}
+
+/** A regular scenario that replays a flagged case as a permanent regression check against its target. */
+export function flagToScenario(row: FlagRow, decl: TargetDecl, id: string): ScenarioInput {
+  if (!row.flagged_case || !row.last_findings) throw new InputError(`flag ${row.fingerprint} (${row.target}) has no recorded case to export`);
+  const c = JSON.parse(row.flagged_case) as FuzzCase;
+  const findings = JSON.parse(row.last_findings) as Finding[];
+  const assertions: Assertion[] = [];
+  const seen = new Set<string>();
+  findings.forEach((f, i) => {
+    for (const a of findingAssertions(f, decl, i)) {
+      const key = JSON.stringify({ ...a, name: '' });
+      if (!seen.has(key)) (seen.add(key), assertions.push(a));
+    }
+  });
+  if (!assertions.length)
+    throw new InputError(`flag ${row.fingerprint} (${row.target}): ${findings.map((f) => f.check).join(', ')} cannot be expressed as a scenario assertion (the run report's warnings show network refusals)`);
+  if (!assertions.some((a) => a.phase === 'both'))
+    assertions.push({ kind: 'sql', name: 'no call refused', phase: 'both', query: 'SELECT count(*) FROM calls WHERE is_error = 1', op: 'eq', value: 0 });
+  const claim = findings.find((f) => f.check === 'broken-claim')?.claim as Claim | undefined;
+  return {
+    schema_version: 1,
+    id,
+    title: `Fuzz finding ${row.fingerprint} (${row.recipe}) against ${row.target}`,
+    description: `Replays a generated case that was flagged (the well-behaved phase runs nothing; the violation phase is the flagged sequence; a target that keeps every guarantee defends it): ${row.first_flagged_reason ?? row.last_reason}`.slice(0, 2000),
+    adapted_from: `memeval fuzz: recipe ${c.recipe}, ingredients ${c.ingredients.join(', ')}, fingerprint ${c.fingerprint}, target ${row.target}`,
+    tags: ['fuzz', c.recipe, ...new Set(findings.map((f) => f.check))],
+    setup: { memories: [], files: c.files },
+    deterministic: {
+      well_behaved: [],
+      violation: { expectation: 'defend-or-detect', ...(claim ? { defence: claim } : {}), steps: toSteps(c, decl) },
+    },
+    real_model: null,
+    assertions,
+  };
+}
+
+export function writeScenario(file: string, s: ScenarioInput): void {
+  if (!['.json', '.json5'].includes(extname(file))) throw new InputError(`--out: "${file}" must end in .json or .json5`);
+  if (basename(file, extname(file)) !== s.id) throw new InputError(`--out: the file name must be the scenario id "${s.id}"`);
+  writeFileSync(file, JSON.stringify(s, null, 2) + '\n');
+}

@@ -1,0 +1,184 @@
+import { mkdirSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import Database from 'better-sqlite3';
+import { InputError } from '../util/errors.js';
+import type { FuzzCase } from './case.js';
+import { signature, type Finding } from './checks.js';
+
+/**
+ * Schema steps, applied in order; step i takes a file from user_version i to i + 1. Never
+ * edit a released step: add one, so a file made by an older memeval gains columns in order.
+ */
+export const MIGRATIONS: string[][] = [
+  [
+    `CREATE TABLE flags (
+      fingerprint TEXT NOT NULL,
+      target TEXT NOT NULL,
+      recipe TEXT NOT NULL,
+      ever_flagged INTEGER NOT NULL DEFAULT 0,
+      first_flagged_reason TEXT,
+      first_flagged_at TEXT,
+      last_run_at TEXT,
+      last_result TEXT,
+      last_reason TEXT,
+      currently_flagged INTEGER NOT NULL DEFAULT 0,
+      review_status TEXT NOT NULL DEFAULT 'none',
+      PRIMARY KEY (fingerprint, target)
+    )`,
+  ],
+  [
+    'ALTER TABLE flags ADD COLUMN last_flagged_at TEXT',
+    'ALTER TABLE flags ADD COLUMN last_signature TEXT',
+    'ALTER TABLE flags ADD COLUMN last_findings TEXT',
+    'ALTER TABLE flags ADD COLUMN flagged_case TEXT',
+    'ALTER TABLE flags ADD COLUMN dismissed_signature TEXT',
+    'ALTER TABLE flags ADD COLUMN dismissed_at TEXT',
+    'ALTER TABLE flags ADD COLUMN runs INTEGER NOT NULL DEFAULT 0',
+    'ALTER TABLE flags ADD COLUMN flagged_runs INTEGER NOT NULL DEFAULT 0',
+  ],
+];
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+export type ReviewStatus = 'none' | 'open' | 'dismissed';
+
+export interface FlagRow {
+  fingerprint: string;
+  target: string;
+  recipe: string;
+  ever_flagged: number;
+  first_flagged_reason: string | null;
+  first_flagged_at: string | null;
+  last_run_at: string | null;
+  last_result: 'flagged' | 'clean' | null;
+  last_reason: string | null;
+  currently_flagged: number;
+  review_status: ReviewStatus;
+  last_flagged_at: string | null;
+  last_signature: string | null;
+  last_findings: string | null;
+  flagged_case: string | null;
+  dismissed_signature: string | null;
+  dismissed_at: string | null;
+  runs: number;
+  flagged_runs: number;
+}
+
+/** $XDG_STATE_HOME/memeval/flags.db (usually ~/.local/state/memeval/flags.db). */
+export function defaultFlagsFile(): string {
+  const state = process.env.XDG_STATE_HOME || join(homedir(), '.local', 'state');
+  return join(state, 'memeval', 'flags.db');
+}
+
+export function migrate(db: Database.Database): void {
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (version > SCHEMA_VERSION) throw new InputError(`${db.name}: flag store schema ${version} is newer than this memeval understands (${SCHEMA_VERSION})`);
+  for (let v = version; v < SCHEMA_VERSION; v++) {
+    db.transaction(() => {
+      for (const sql of MIGRATIONS[v]) db.exec(sql);
+      db.pragma(`user_version = ${v + 1}`);
+    })();
+  }
+}
+
+/** The review queue: one row per fingerprint × target; flags are sticky until a person dismisses them. */
+export class FlagStore {
+  readonly db: Database.Database;
+
+  constructor(readonly file: string) {
+    mkdirSync(dirname(file), { recursive: true });
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('busy_timeout = 5000');
+    migrate(this.db);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  /** Fingerprints already run against a target, for novelty. */
+  seen(target: string): string[] {
+    return this.db.prepare('SELECT fingerprint FROM flags WHERE target = ?').pluck().all(target) as string[];
+  }
+
+  /** Record one case's result. A clean run never resets ever_flagged or the first reason. */
+  record(c: FuzzCase, target: string, findings: Finding[], now = new Date().toISOString()): FlagRow {
+    const prev = this.get(c.fingerprint, target);
+    const flagged = findings.length > 0;
+    const sig = flagged ? signature(findings) : null;
+    const reason = flagged ? findings.map((f) => `${f.check}${f.claim ? ` (${f.claim})` : ''}: ${f.reason}`).join(' | ') : null;
+    let status: ReviewStatus = prev?.review_status ?? 'none';
+    // a dismissed row comes back only for a flag different from the one dismissed
+    if (flagged) status = status === 'dismissed' && prev?.dismissed_signature === sig ? 'dismissed' : 'open';
+    this.db
+      .prepare(
+        `INSERT INTO flags (fingerprint, target, recipe, ever_flagged, first_flagged_reason, first_flagged_at, last_run_at, last_result, last_reason,
+           currently_flagged, review_status, last_flagged_at, last_signature, last_findings, flagged_case, runs, flagged_runs)
+         VALUES (@fingerprint, @target, @recipe, @flagged, @reason, @flaggedAt, @now, @result, @reason, @flagged, @status, @flaggedAt, @sig, @findings, @caseJson, 1, @flagged)
+         ON CONFLICT (fingerprint, target) DO UPDATE SET
+           ever_flagged = max(ever_flagged, excluded.ever_flagged),
+           first_flagged_reason = coalesce(first_flagged_reason, excluded.first_flagged_reason),
+           first_flagged_at = coalesce(first_flagged_at, excluded.first_flagged_at),
+           last_run_at = excluded.last_run_at,
+           last_result = excluded.last_result,
+           last_reason = excluded.last_reason,
+           currently_flagged = excluded.currently_flagged,
+           review_status = excluded.review_status,
+           last_flagged_at = coalesce(excluded.last_flagged_at, last_flagged_at),
+           last_signature = coalesce(excluded.last_signature, last_signature),
+           last_findings = coalesce(excluded.last_findings, last_findings),
+           flagged_case = coalesce(excluded.flagged_case, flagged_case),
+           runs = runs + 1,
+           flagged_runs = flagged_runs + excluded.flagged_runs`,
+      )
+      .run({
+        fingerprint: c.fingerprint,
+        target,
+        recipe: c.recipe,
+        flagged: flagged ? 1 : 0,
+        reason,
+        flaggedAt: flagged ? now : null,
+        now,
+        result: flagged ? 'flagged' : 'clean',
+        status,
+        sig,
+        findings: flagged ? JSON.stringify(findings) : null,
+        caseJson: flagged ? JSON.stringify(c) : null,
+      });
+    return this.get(c.fingerprint, target)!;
+  }
+
+  get(fingerprint: string, target: string): FlagRow | undefined {
+    return this.db.prepare('SELECT * FROM flags WHERE fingerprint = ? AND target = ?').get(fingerprint, target) as FlagRow | undefined;
+  }
+
+  /** The queue: every row ever flagged and not dismissed (or all ever flagged), newest first. */
+  list(all = false): FlagRow[] {
+    return this.db
+      .prepare(
+        `SELECT * FROM flags WHERE ever_flagged = 1 ${all ? '' : "AND review_status <> 'dismissed'"}
+         ORDER BY coalesce(last_flagged_at, first_flagged_at) DESC, fingerprint`,
+      )
+      .all() as FlagRow[];
+  }
+
+  /** Rows for a fingerprint (or a unique prefix of one), optionally of one target. Unknown is an error. */
+  find(fingerprint: string, target?: string): FlagRow[] {
+    const rows = (
+      this.db.prepare("SELECT * FROM flags WHERE ever_flagged = 1 AND fingerprint LIKE ? || '%' ORDER BY target").all(fingerprint) as FlagRow[]
+    ).filter((r) => !target || r.target === target);
+    const fps = new Set(rows.map((r) => r.fingerprint));
+    if (!rows.length) throw new InputError(`no flag with fingerprint "${fingerprint}"${target ? ` for target ${target}` : ''} in ${this.file} (see \`memeval flags --all\`)`);
+    if (fps.size > 1) throw new InputError(`fingerprint prefix "${fingerprint}" matches ${fps.size} flags (${[...fps].join(', ')}); give more of it`);
+    return rows;
+  }
+
+  /** Take rows out of the queue. History stays; a different flag later brings them back. */
+  dismiss(fingerprint: string, target?: string, now = new Date().toISOString()): FlagRow[] {
+    const rows = this.find(fingerprint, target);
+    const upd = this.db.prepare("UPDATE flags SET review_status = 'dismissed', dismissed_signature = last_signature, dismissed_at = ? WHERE fingerprint = ? AND target = ?");
+    this.db.transaction(() => rows.forEach((r) => upd.run(now, r.fingerprint, r.target)))();
+    return rows.map((r) => this.get(r.fingerprint, r.target)!);
+  }
+}

@@ -1,0 +1,123 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { readCalls } from '../drive/agent.js';
+import { openEvidence, type Evidence } from '../evidence/build.js';
+import type { CallRecord } from '../mcp/recorder.js';
+import { runCell } from '../run/cell.js';
+import { scenarioSchema, type Scenario } from '../scenario/schema.js';
+import type { ResolvedBin } from '../targets/resolve-bin.js';
+import type { TargetDecl } from '../targets/schema.js';
+import type { FuzzCase } from './case.js';
+import { fuzzDriver, type Failure, type FuzzDriveState, type StepOutcome } from './driver.js';
+
+export type { Failure, StepOutcome } from './driver.js';
+
+export interface NetworkAttempt {
+  host: string;
+  port: number | null;
+  via: string;
+}
+
+/** Everything one case left behind, for the checks. The caller closes `evidence`. */
+export interface CaseOutcome {
+  fuzzCase: FuzzCase;
+  target: string;
+  cellDir: string;
+  /** every tools/call of every session, in order; `stage` is `fuzz:<n>` for the step that made it */
+  calls: CallRecord[];
+  steps: Map<number, StepOutcome>;
+  failure?: Failure;
+  protocolErrors: string[];
+  network: NetworkAttempt[];
+  toolSchemas: Map<string, Record<string, unknown>>;
+  /** steps that used an id memeval had to guess (its capture_id did not match): their refusals are not the target's */
+  guessedIds: number[];
+  evidence?: Evidence;
+  /** a problem of the harness or the declaration, never a flag against the target */
+  harnessError?: string;
+  ms: number;
+}
+
+/** What runs a generated case through a target. */
+export interface FuzzRunner {
+  run(c: FuzzCase, cellDir: string, signal?: AbortSignal): Promise<CaseOutcome>;
+}
+
+export interface RunnerOptions {
+  decl: TargetDecl;
+  bin: ResolvedBin;
+  keepFixtures?: boolean;
+}
+
+function readNetwork(file: string): NetworkAttempt[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .flatMap((l) => {
+      try {
+        const r = JSON.parse(l) as NetworkAttempt;
+        return [{ host: r.host, port: r.port, via: r.via }];
+      } catch {
+        return [];
+      }
+    });
+}
+
+/** The scenario shell a fuzz cell runs in: its files, no setup memories, no assertions (the checks judge). */
+function caseScenario(c: FuzzCase): Scenario {
+  return {
+    schema_version: 1,
+    id: `fuzz-${c.recipe}-${c.fingerprint}`,
+    title: `fuzz case ${c.fingerprint}`,
+    description: `recipe ${c.recipe}: ${c.ingredients.join(', ')}`,
+    tags: ['fuzz'],
+    // the schema's own defaults fill whatever else a setup has (so new setup fields need no change here)
+    setup: scenarioSchema.shape.setup.parse({ files: c.files }),
+    deterministic: { well_behaved: [], violation: null },
+    real_model: null,
+    assertions: [],
+  };
+}
+
+/** Runs each case as one cell of the shared lifecycle (fresh fixture, recording point, network guard, snapshot, evidence). */
+export class CellRunner implements FuzzRunner {
+  constructor(private readonly o: RunnerOptions) {}
+
+  async run(c: FuzzCase, cellDir: string, signal?: AbortSignal): Promise<CaseOutcome> {
+    const t0 = performance.now();
+    mkdirSync(cellDir, { recursive: true });
+    writeFileSync(join(cellDir, 'case.json'), JSON.stringify(c, null, 2));
+    const state: FuzzDriveState = { steps: new Map(), protocolErrors: [], toolSchemas: new Map(), guessedIds: [] };
+    const result = await runCell({ scenario: caseScenario(c), decl: this.o.decl, bin: this.o.bin, driver: fuzzDriver(c, state), cellDir, keep: this.o.keepFixtures ?? false, signal });
+    const out: CaseOutcome = {
+      fuzzCase: c,
+      target: this.o.decl.name,
+      cellDir,
+      calls: readCalls(join(cellDir, 'calls.jsonl')).filter((x) => (x.method ?? 'tools/call') === 'tools/call'),
+      steps: state.steps,
+      failure: state.failure,
+      protocolErrors: state.protocolErrors,
+      network: readNetwork(join(cellDir, 'network.jsonl')),
+      toolSchemas: state.toolSchemas,
+      guessedIds: state.guessedIds,
+      ms: 0,
+    };
+    const hasEvidence = existsSync(join(cellDir, 'evidence.db'));
+    // with evidence the cell's own verdict does not matter (a fuzz cell has no assertions): the checks judge
+    if (state.harnessError) out.harnessError = state.harnessError;
+    else if (result.verdict === 'skipped') out.harnessError = 'interrupted';
+    else if (result.verdict === 'error' && !hasEvidence && !out.failure) {
+      // the lifecycle itself failed: the server did not start, or its store is missing or unreadable
+      if (/server did not start|exit code|timed? ?out/i.test(result.reason)) out.failure = { kind: /timed? ?out/i.test(result.reason) ? 'hang' : /exit/i.test(result.reason) ? 'crash' : 'protocol', message: result.reason, stderr: result.stderr_tail ?? '' };
+      else out.harnessError = result.reason;
+    }
+    try {
+      if (hasEvidence) out.evidence = openEvidence(cellDir);
+    } catch (e) {
+      out.harnessError ??= `evidence: ${(e as Error).message}`;
+    }
+    out.ms = Math.round(performance.now() - t0);
+    return out;
+  }
+}

@@ -1,0 +1,43 @@
+import type { Assertion } from '../../scenario/schema.js';
+import { clipText, textMatch, type JudgeContext } from '../context.js';
+import { readIfExists, resolveFixturePath } from '../fixture-files.js';
+import { judgment, type Judgment } from '../judgment.js';
+
+type FileAssertion = Extract<Assertion, { kind: 'file' }>;
+
+/** A fixture path exists (or not), contains, does not contain, matches. */
+export function judgeFile(a: FileAssertion, ctx: JudgeContext): Judgment {
+  const expected = [
+    a.exists ? 'exists' : 'does not exist',
+    a.contains !== undefined && `contains "${a.contains}"`,
+    a.not_contains !== undefined && `does not contain "${a.not_contains}"`,
+    a.regex !== undefined && `matches /${a.regex}/`,
+  ]
+    .filter(Boolean)
+    .join(' and ');
+  if (!ctx.fixture) return judgment(a, 'error', null, expected, 'the fixture is not available to this judge');
+  const abs = resolveFixturePath(ctx.fixture, a.path);
+  if (!abs) return judgment(a, 'error', null, expected, `${a.path} leaves the fixture`);
+  const text = readIfExists(abs);
+  if (text === undefined) return judgment(a, a.exists ? 'fail' : 'pass', 'missing', expected, a.path);
+  if (!a.exists) return judgment(a, 'fail', 'exists', expected, a.path);
+  const ok =
+    (a.contains === undefined || textMatch(text, a.contains, a.case_sensitive)) &&
+    (a.not_contains === undefined || !textMatch(text, a.not_contains, a.case_sensitive)) &&
+    (a.regex === undefined || new RegExp(a.regex, a.case_sensitive ? '' : 'i').test(text));
+  return judgment(a, ok ? 'pass' : 'fail', clipText(text), expected, a.path);
+}
+
+/** Load-time checks: the regex compiles; the path names no placeholder a fixture lacks. */
+export function checkFile(a: FileAssertion): string[] {
+  const problems: string[] = [];
+  for (const m of a.path.matchAll(/\{\{\s*(\w+)\s*\}\}/g))
+    if (!['fixture', 'project', 'home', 'data', 'tmp'].includes(m[1])) problems.push(`path: unknown placeholder {{${m[1]}}} (known: fixture, project, home, data, tmp)`);
+  if (a.regex !== undefined)
+    try {
+      new RegExp(a.regex, a.case_sensitive ? '' : 'i');
+    } catch (e) {
+      problems.push(`regex: ${(e as Error).message}`);
+    }
+  return problems;
+}

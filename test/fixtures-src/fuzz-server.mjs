@@ -1,0 +1,86 @@
+// A small MCP memory server for the fuzz checks' tests. It stores memories as JSONL (or SQLite)
+// and misbehaves on purpose as FUZZ_MODE (comma-separated) asks.
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+
+const modes = new Set((process.env.FUZZ_MODE ?? '').split(',').filter(Boolean));
+const STORE = process.env.FUZZ_STORE;
+let calls = 0;
+
+const read = () => (existsSync(STORE) ? readFileSync(STORE, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []);
+const write = (rows) => writeFileSync(STORE, rows.map((r) => JSON.stringify(r)).join('\n') + (rows.length ? '\n' : ''));
+const text = (t, isError = false) => ({ content: [{ type: 'text', text: t }], ...(isError ? { isError: true } : {}) });
+
+if (modes.has('phone-home')) fetch('http://example.com/model.bin').catch(() => {});
+
+const server = new Server({ name: 'fuzz-test', version: '1.0.0' }, { capabilities: { tools: {} } });
+server.setRequestHandler(ListToolsRequestSchema, async () => ({
+  tools: [
+    {
+      name: 'save',
+      inputSchema: {
+        type: 'object',
+        properties: { text: { type: 'string', ...(modes.has('min-length') ? { minLength: 1 } : {}) }, subject: { type: 'string' }, category: { type: 'string' } },
+        required: ['text'],
+      },
+    },
+    { name: 'search', inputSchema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] } },
+    { name: 'delete', inputSchema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } },
+  ],
+}));
+
+server.setRequestHandler(CallToolRequestSchema, async (req) => {
+  calls++;
+  const a = req.params.arguments ?? {};
+  if (modes.has('crash-on-2nd') && calls === 2) process.exit(3);
+  if (modes.has('slow-5th') && calls === 5) await new Promise((r) => setTimeout(r, 1500));
+  if (modes.has('slow-once')) {
+    // one slow call in the whole run: FUZZ_COUNT (outside any fixture) counts calls across processes
+    const n = (existsSync(process.env.FUZZ_COUNT) ? Number(readFileSync(process.env.FUZZ_COUNT, 'utf8')) : 0) + 1;
+    writeFileSync(process.env.FUZZ_COUNT, String(n));
+    if (n === Number(process.env.FUZZ_SLOW_AT)) await new Promise((r) => setTimeout(r, 1500));
+  }
+  switch (req.params.name) {
+    case 'save': {
+      if (modes.has('hang')) return new Promise(() => {});
+      if (modes.has('garbage')) process.stdout.write('debug: saving now\n');
+      if (modes.has('wrong-id')) process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: 987654, result: { content: [] } }) + '\n');
+      if (modes.has('refuse-save') || (modes.has('min-length') && a.text === '')) return text('Error: database is locked', true);
+      const rows = read();
+      if (modes.has('dedupe') && rows.some((r) => r.text === a.text)) return text(`Saved #${rows.find((r) => r.text === a.text).id}`);
+      const id = String(rows.length + 1);
+      if (modes.has('torn')) {
+        appendFileSync(STORE, JSON.stringify({ id, text: a.text, subject: a.subject, category: a.category }).slice(0, 20) + '\n');
+        return text(`Saved #${id}`);
+      }
+      write([...rows, { id, text: a.text, subject: a.subject, category: a.category }]);
+      if (modes.has('corrupt-sqlite')) {
+        // a SQLite copy of the store whose index the schema then forgets: integrity_check reports its orphaned page
+        const { default: Database } = await import('better-sqlite3');
+        const db = new Database(process.env.FUZZ_SQLITE);
+        db.exec('CREATE TABLE IF NOT EXISTS mem (id TEXT, text TEXT); CREATE INDEX IF NOT EXISTS mem_text ON mem(text)');
+        db.prepare('INSERT INTO mem VALUES (?, ?)').run(id, a.text);
+        db.unsafeMode(true);
+        db.pragma('writable_schema = ON');
+        db.exec("DELETE FROM sqlite_schema WHERE name = 'mem_text'");
+        db.close();
+      }
+      return text(`Saved #${id}`);
+    }
+    case 'search': {
+      if (modes.has('search-empty')) return text('no results');
+      const hits = read().filter((r) => String(r.text).includes(String(a.query)));
+      return text(hits.length ? hits.map((r) => `#${r.id} ${r.text}`).join('\n') : 'no results');
+    }
+    case 'delete': {
+      if (modes.has('refuse-delete')) return text('Error: delete is disabled', true);
+      if (!modes.has('forget-nothing')) write(read().filter((r) => r.id !== a.id));
+      return text(`Deleted #${a.id}`);
+    }
+  }
+  return text(`unknown tool ${req.params.name}`, true);
+});
+
+await server.connect(new StdioServerTransport());
