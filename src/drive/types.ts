@@ -67,7 +67,7 @@ export interface Driver {
   label: string;
   /** the scripted steps this driver issues (for the ops it needs from the target) */
   steps: Step[];
-  /** keep the seeding session open for drive() (false when something else starts the server) */
+  /** keep the seeding session open for drive(), which starts one when it needs it (false when something else starts the server) */
   usesSession: boolean;
   /** a reason the cell cannot run on this target, before anything starts */
   unsupported?(): string | undefined;

@@ -1,4 +1,4 @@
-import { fork } from 'node:child_process';
+import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { track, untrack } from '../fixture/processes.js';
 import type { Assertion } from '../scenario/schema.js';
@@ -25,29 +25,67 @@ function errorJudgment(a: Assertion, detail: string): Judgment {
   return { name: a.name, kind: a.kind, phase: a.phase, outcome: 'error', passed: null, actual: null, expected: null, detail };
 }
 
-/** One assertion in a child process that is killed when it runs past the time limit. */
-function judgeInChild(a: Assertion, cellDir: string, transcript: string | undefined, ms: number): Promise<Judgment> {
-  return new Promise((resolve) => {
+/**
+ * The judge process, forked once and reused: starting one per assertion costs more than most
+ * judgments. Requests go one at a time; one that runs past its limit gets the process killed,
+ * and the next request forks a fresh one.
+ */
+class JudgeProcess {
+  private child?: ChildProcess;
+  private queue: Promise<unknown> = Promise.resolve();
+  private nextId = 0;
+
+  judge(a: Assertion, cellDir: string, transcript: string | undefined, ms: number): Promise<Judgment> {
+    const run = this.queue.then(() => this.once(a, cellDir, transcript, ms));
+    this.queue = run.catch(() => {});
+    return run;
+  }
+
+  private spawn(): ChildProcess {
     const child = fork(CHILD, [], { execArgv: process.execArgv, stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'advanced' });
     track(child);
-    let stderr = '';
-    child.stderr?.on('data', (d) => (stderr = (stderr + d).slice(-2000)));
-    let done = false;
-    const finish = (j: Judgment) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
+    child.on('exit', () => {
       untrack(child);
-      child.kill('SIGKILL');
-      resolve(j);
-    };
-    const timer = setTimeout(() => finish(errorJudgment(a, `judge timed out after ${ms} ms`)), ms);
-    child.on('message', (m: Judgment | { error: string }) => finish('outcome' in m ? m : errorJudgment(a, m.error)));
-    child.on('exit', (code, signal) => finish(errorJudgment(a, `judge process ended (${signal ?? `code ${code}`}) without an answer: ${stderr.trim().slice(-300)}`)));
-    child.on('error', (e) => finish(errorJudgment(a, `judge process: ${e.message}`)));
-    child.send({ cellDir, assertion: a, transcript });
-  });
+      if (this.child === child) this.child = undefined;
+    });
+    // the judge process must not keep memeval alive once the run is done
+    child.unref();
+    (child as unknown as { channel?: { unref(): void } }).channel?.unref();
+    return child;
+  }
+
+  private once(a: Assertion, cellDir: string, transcript: string | undefined, ms: number): Promise<Judgment> {
+    const child = (this.child ??= this.spawn());
+    const id = ++this.nextId;
+    return new Promise((resolve) => {
+      let stderr = '';
+      const onErr = (d: Buffer) => (stderr = (stderr + d).slice(-2000));
+      const finish = (j: Judgment, kill: boolean) => {
+        clearTimeout(timer);
+        child.off('message', onMessage);
+        child.off('exit', onExit);
+        child.stderr?.off('data', onErr);
+        if (kill) {
+          child.kill('SIGKILL');
+          if (this.child === child) this.child = undefined;
+        }
+        resolve(j);
+      };
+      const onMessage = (m: { id: number; answer: Judgment | { error: string } }) => {
+        if (m.id === id) finish('outcome' in m.answer ? m.answer : errorJudgment(a, m.answer.error), false);
+      };
+      const onExit = (code: number | null, signal: string | null) =>
+        finish(errorJudgment(a, `judge process ended (${signal ?? `code ${code}`}) without an answer: ${stderr.trim().slice(-300)}`), false);
+      const timer = setTimeout(() => finish(errorJudgment(a, `judge timed out after ${ms} ms`), true), ms);
+      child.stderr?.on('data', onErr);
+      child.on('message', onMessage);
+      child.on('exit', onExit);
+      child.send({ id, cellDir, assertion: a, transcript });
+    });
+  }
 }
+
+const judgeProcess = new JudgeProcess();
 
 /**
  * Judge like runJudges, but every judge that runs scenario-written SQL or a regex does so in a
@@ -61,7 +99,7 @@ export async function runJudgesBounded(assertions: Assertion[], ctx: JudgeContex
   const out: Judgment[] = [];
   for (const a of assertions) {
     const i = byInline.get(a);
-    out.push(i !== undefined ? inlineResults[i] : await judgeInChild(a, cellDir, ctx.transcript, ms));
+    out.push(i !== undefined ? inlineResults[i] : await judgeProcess.judge(a, cellDir, ctx.transcript, ms));
   }
   return out;
 }

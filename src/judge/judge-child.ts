@@ -1,5 +1,6 @@
 /**
- * A child process that judges one assertion against a cell's evidence and answers over IPC.
+ * A child process that judges assertions against a cell's evidence and answers over IPC, one
+ * request at a time, until it is told to stop or killed.
  * SQL and regexes from scenarios can run for ever (a recursive CTE, catastrophic backtracking);
  * better-sqlite3 has no interrupt and a worker thread stuck in it cannot be terminated, but a
  * process can be killed. See bounded.ts.
@@ -8,7 +9,7 @@ import { openEvidence } from '../evidence/open.js';
 import type { Assertion } from '../scenario/schema.js';
 import { runJudges } from './registry.js';
 
-process.on('message', async (m: { cellDir: string; assertion: Assertion; transcript?: string }) => {
+process.on('message', async (m: { id: number; cellDir: string; assertion: Assertion; transcript?: string }) => {
   let answer: unknown;
   try {
     const evidence = openEvidence(m.cellDir);
@@ -20,5 +21,7 @@ process.on('message', async (m: { cellDir: string; assertion: Assertion; transcr
   } catch (e) {
     answer = { error: (e as Error).message };
   }
-  process.send!(answer, () => process.exit(0));
+  process.send!({ id: m.id, answer });
 });
+// the parent gone (or done with us): nothing more to judge
+process.on('disconnect', () => process.exit(0));

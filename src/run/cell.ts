@@ -191,9 +191,9 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
 
     // seed through the target's real write path, then check the seeds are really there
     const handles = new Map<string, MemoryHandle>();
-    if (scenario.setup.memories.length || driver.usesSession) await sessions.start();
+    // a driver starts the server when it first needs it: a phase with nothing to do starts none
     if (scenario.setup.memories.length) {
-      await seedMemories(session!, decl, scenario.setup.memories, handles, records);
+      await seedMemories(await sessions.start(), decl, scenario.setup.memories, handles, records);
       const seeds = scenario.setup.memories.map((m) => ({ ref: m.ref, handle: handles.get(m.ref)! }));
       let missing = missingSeeds(decl, storePath, seeds, o.cellDir, readCalls(callsLog));
       if (missing.length) {
@@ -202,7 +202,6 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
         missing = missingSeeds(decl, storePath, seeds, o.cellDir, readCalls(callsLog));
         if (missing.length) throw new SetupError(missing.map((ref) => `setup memory "${ref}" was not stored by the target`).join('; '));
         warnings.push('the store held the setup memories only after the server exited; the phase runs in a new server session');
-        if (driver.usesSession) await sessions.start();
       }
     }
     const env = { scenario, decl, bin: o.bin, fixture, cellDir: o.cellDir, callsLog, serverEnv, bridges, handles, records, sessions, warnings, signal: o.signal };
