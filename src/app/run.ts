@@ -108,50 +108,68 @@ export async function runRealModel(o: AgentRunOptions): Promise<RunResult<{ repe
   const cells = o.scenarios
     .filter((s) => s.scenario.real_model)
     .flatMap((s) => o.targets.flatMap((t) => Array.from({ length: o.repeat }, (_, i) => ({ s, t, repeat: i + 1 }))));
-  const results = await mapPool(cells, o.workers, async ({ s, t, repeat }) => {
-    const driver = agentDriver({ ...o, scenario: s.scenario, repeat });
+  const label = (repeat: number) => `${o.driver.name}-${repeat}`;
+  const cellDir = (c: (typeof cells)[number]) => join(runDir, 'cells', c.s.scenario.id, c.t.decl.name, label(c.repeat));
+  const scripted = o.gate.scripted;
+  const outcome = (results: CellResult[], interrupted: boolean, warnings: string[] = []) => ({
+    runId,
+    runDir,
+    layer: 'real-model' as const,
+    startedAt,
+    options: {
+      workers: o.workers,
+      keep: o.keep,
+      agent: o.driver.name,
+      agent_version: o.agentVersion,
+      model: scripted ? 'scripted' : o.model,
+      scripted_model: scripted,
+      policy: o.policy,
+      repeat: o.repeat,
+      ...o.options,
+    },
+    scenarios: [...new Set(cells.map((c) => c.s.scenario.id))],
+    targets: o.targets.map(targetInfo),
+    results,
+    interrupted,
+    warnings,
+  });
+  // a second Ctrl-C quits at once: what finished is still reported, the rest as skipped
+  const partial = new PartialRun(
+    cells.map((c) => ({
+      cell_id: `${c.s.scenario.id}/${c.t.decl.name}/real-model/${label(c.repeat)}`,
+      scenario: c.s.scenario.id,
+      target: c.t.decl.name,
+      phase: 'real-model',
+      driver: 'agent',
+      cell_dir: cellDir(c),
+    })),
+    (results) => writeRunReport(outcome(results, true), { repeats: repeatStats(results), usage_total: usageTotal(results, scripted) }),
+  );
+  const results = await mapPool(cells, o.workers, async (c) => {
     const r = await runCell({
-      scenario: s.scenario,
-      decl: t.decl,
-      bin: t.bin,
-      driver,
-      cellDir: join(runDir, 'cells', s.scenario.id, t.decl.name, `${o.driver.name}-${repeat}`),
+      scenario: c.s.scenario,
+      decl: c.t.decl,
+      bin: c.t.bin,
+      driver: agentDriver({ ...o, scenario: c.s.scenario, repeat: c.repeat }),
+      cellDir: cellDir(c),
       keep: o.keep,
       signal: o.signal,
-      serverEnv: t.serverEnv,
+      serverEnv: c.t.serverEnv,
       judgePool: o.judgePool,
-      scenarioDir: dirname(s.file),
+      scenarioDir: dirname(c.s.file),
     });
+    partial.add(r);
     o.onResult?.(r);
     return r;
-  });
-  const scripted = o.gate.scripted;
+  }).finally(() => partial.close());
   const judges = judgeRunSummary(results, o.judgePool?.defaultModel?.config ?? null);
-  const { report, reportPath } = writeReport(runDir, () => writeRunReport(
-    {
-      runId,
-      runDir,
-      layer: 'real-model',
-      startedAt,
-      options: {
-        workers: o.workers,
-        keep: o.keep,
-        agent: o.driver.name,
-        agent_version: o.agentVersion,
-        model: scripted ? 'scripted' : o.model,
-        scripted_model: scripted,
-        policy: o.policy,
-        repeat: o.repeat,
-        ...o.options,
-      },
-      scenarios: [...new Set(cells.map((c) => c.s.scenario.id))],
-      targets: o.targets.map(targetInfo),
-      results,
-      interrupted: Boolean(o.signal?.aborted),
-      warnings: judges.warnings,
-    },
-    { repeats: repeatStats(results), judges: judges.summary, usage_total: usageTotal(results, scripted) },
-  ));
+  const { report, reportPath } = writeReport(runDir, () =>
+    writeRunReport(outcome(results, Boolean(o.signal?.aborted), judges.warnings), {
+      repeats: repeatStats(results),
+      judges: judges.summary,
+      usage_total: usageTotal(results, scripted),
+    }),
+  );
   return { report, reportPath, runDir };
 }
 
