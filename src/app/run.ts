@@ -6,6 +6,7 @@ import { assertAllowed } from '../agent/cost-gate.js';
 import { addUsage, ZERO_USAGE } from '../agent/types.js';
 import { agentDriver, type AgentDriveOptions } from '../drive/agent.js';
 import { replayDriver } from '../drive/replay.js';
+import type { Driver } from '../drive/types.js';
 import { repeatStats, type RepeatStats } from '../report/repeats.js';
 import { newRunId } from '../report/report.js';
 import { writeRunReport } from '../report/run-report.js';
@@ -72,28 +73,39 @@ export async function runDeterministic(o: CommonRunOptions): Promise<RunResult<{
     cells.map((c) => ({ cell_id: plannedCellId(c), scenario: c.s.scenario.id, target: c.t.decl.name, phase: c.phase, driver: 'replay', cell_dir: cellDir(c) })),
     (results) => writeRunReport(outcome(results, true), o.extra ?? {}),
   );
-  const results = await mapPool(cells, o.workers, async (c) => {
-    const r = await runCell({
-      scenario: c.s.scenario,
-      decl: c.t.decl,
-      bin: c.t.bin,
-      driver: replayDriver(c.s.scenario, c.phase),
-      cellDir: cellDir(c),
-      keep: o.keep,
-      signal: o.signal,
-      serverEnv: c.t.serverEnv,
-      judgePool: o.judgePool,
-      scenarioDir: dirname(c.s.file),
-    });
-    partial.add(r);
-    o.onResult?.(r);
-    return r;
-  }).finally(() => partial.close());
+  const results = await runPlanned(cells, o, partial, (c) => ({ s: c.s, t: c.t, driver: replayDriver(c.s.scenario, c.phase), cellDir: cellDir(c) }));
   const judges = judgeRunSummary(results, o.judgePool?.defaultModel?.config ?? null);
   const { report, reportPath } = writeReport(runDir, () =>
     writeRunReport({ ...outcome(results, Boolean(o.signal?.aborted)), warnings: judges.warnings }, { ...(o.extra ?? {}), judges: judges.summary }),
   );
   return { report, reportPath, runDir };
+}
+
+/** Run planned cells in the pool; each is reported as it ends and kept for a second Ctrl-C's report. */
+async function runPlanned<C>(
+  cells: C[],
+  o: CommonRunOptions,
+  partial: PartialRun,
+  plan: (c: C) => { s: LoadedScenario; t: RunTarget; driver: Driver; cellDir: string },
+): Promise<CellResult[]> {
+  return mapPool(cells, o.workers, async (c) => {
+    const { s, t, driver, cellDir } = plan(c);
+    const r = await runCell({
+      scenario: s.scenario,
+      decl: t.decl,
+      bin: t.bin,
+      driver,
+      cellDir,
+      keep: o.keep,
+      signal: o.signal,
+      serverEnv: t.serverEnv,
+      judgePool: o.judgePool,
+      scenarioDir: dirname(s.file),
+    });
+    partial.add(r);
+    o.onResult?.(r);
+    return r;
+  }).finally(() => partial.close());
 }
 
 /** The agent settings of every cell, plus how many times each cell runs. */
@@ -145,23 +157,12 @@ export async function runRealModel(o: AgentRunOptions): Promise<RunResult<{ repe
     })),
     (results) => writeRunReport(outcome(results, true), { repeats: repeatStats(results), usage_total: usageTotal(results, scripted) }),
   );
-  const results = await mapPool(cells, o.workers, async (c) => {
-    const r = await runCell({
-      scenario: c.s.scenario,
-      decl: c.t.decl,
-      bin: c.t.bin,
-      driver: agentDriver({ ...o, scenario: c.s.scenario, repeat: c.repeat }),
-      cellDir: cellDir(c),
-      keep: o.keep,
-      signal: o.signal,
-      serverEnv: c.t.serverEnv,
-      judgePool: o.judgePool,
-      scenarioDir: dirname(c.s.file),
-    });
-    partial.add(r);
-    o.onResult?.(r);
-    return r;
-  }).finally(() => partial.close());
+  const results = await runPlanned(cells, o, partial, (c) => ({
+    s: c.s,
+    t: c.t,
+    driver: agentDriver({ ...o, scenario: c.s.scenario, repeat: c.repeat }),
+    cellDir: cellDir(c),
+  }));
   const judges = judgeRunSummary(results, o.judgePool?.defaultModel?.config ?? null);
   const { report, reportPath } = writeReport(runDir, () =>
     writeRunReport(outcome(results, Boolean(o.signal?.aborted), judges.warnings), {

@@ -38,19 +38,20 @@ const similarity = z.strictObject({
   cosine: z.number().min(-1).max(1),
 });
 
+/** A string that must compile as a regular expression. */
+export const regexSource = z.string().refine((r) => {
+  try {
+    new RegExp(r);
+    return true;
+  } catch {
+    return false;
+  }
+}, 'not a valid regular expression');
+
 const providerRule = z.strictObject({
   name: z.string().optional().describe('shown in provider_calls.matched'),
   contains: z.union([nonEmpty, z.array(nonEmpty).min(1)]).describe('every string must occur in the request messages (case-insensitive); $ref:<name> allowed'),
-  capture: z
-    .string()
-    .refine((r) => {
-      try {
-        new RegExp(r);
-        return true;
-      } catch {
-        return false;
-      }
-    }, 'not a valid regular expression')
+  capture: regexSource
     .optional()
     .describe('a regex that must also match the request; $1.. in the answer are its groups'),
   hold: z

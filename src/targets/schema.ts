@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CLAIMS } from '../scenario/claims.js';
-import { MEMORY_OPS } from '../scenario/schema.js';
+import { MEMORY_OPS, regexSource } from '../scenario/schema.js';
 
 /** One MCP tool call an op expands to; strings may hold {{placeholders}}. */
 const opCall = z.strictObject({
@@ -115,16 +115,7 @@ export const targetSchema = z.strictObject({
           z.strictObject({
             name: z.string().optional(),
             contains: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
-            capture: z
-              .string()
-              .refine((r) => {
-                try {
-                  new RegExp(r);
-                  return true;
-                } catch {
-                  return false;
-                }
-              }, 'not a valid regular expression')
+            capture: regexSource
               .optional()
               .describe('a regex that must also match; $1.. in the answer are its groups'),
             answer: z.string(),
