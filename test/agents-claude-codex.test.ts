@@ -50,8 +50,8 @@ for (const agent of ['claude-code', 'codex']) {
   test(`${agent}: the violation script is caught by the real-model assertions`, async (t) => {
     await installAgent(getDriver(agent), (s) => t.diagnostic(s));
     const { r, report } = await run(t, ['--agent-turn', '--agent', agent, '--model', 'scripted', '--policy', 'violation']);
-    assert.equal(r.exitCode, 0);
     for (const res of report.results) assert.ok(['detected', 'defended'].includes(res.verdict), `${res.scenario}: ${res.verdict} ${res.reason}`);
+    assert.equal(r.exitCode, 0, JSON.stringify(report.results.filter((x: { fails_run: boolean }) => x.fails_run).map((x: { cell_id: string; reason: string }) => [x.cell_id, x.reason])));
     assert.ok(report.results.filter((x: { verdict: string }) => x.verdict === 'detected').length >= 4);
   });
 }
@@ -102,9 +102,10 @@ test('claude-code: with both cost flags a real model id runs, against the endpoi
   assert.equal(report.results[0].agent.model, 'claude-test-model');
   assert.ok(server.modelRequests().length > 0, 'the agent reached the endpoint given');
   assert.notEqual(report.results[0].verdict, 'invalid', report.results[0].reason);
-  // the stand-in answered without a tool call: an agent that never touched memory proves nothing
+  // the stand-in answered without a tool call: an agent that never touched memory proves nothing,
+  // and the scenario's positive expectation (the firm preference is stored) holds it to that
   assert.equal(report.results[0].verdict, 'fail', report.results[0].reason);
-  assert.match(report.results[0].reason, /no memory call/);
+  assert.equal(report.results[0].agent.turns.flatMap((tu: { tool_calls: unknown[] }) => tu.tool_calls).length, 0);
   const all = readFileSync(join(out, report.run_id, 'report.json'), 'utf8');
   assert.doesNotMatch(all, /sk-ant-test-secret-value/);
 });
