@@ -48,9 +48,11 @@ class JudgeProcess {
       untrack(child);
       if (this.child === child) this.child = undefined;
     });
-    // the judge process must not keep memeval alive once the run is done
+    // the judge process must not keep memeval alive once the run is done: not the process, its
+    // IPC channel or its stderr pipe
     child.unref();
     (child as unknown as { channel?: { unref(): void } }).channel?.unref();
+    (child.stderr as unknown as { unref?: () => void } | null)?.unref?.();
     return child;
   }
 
