@@ -57,7 +57,14 @@ test('--scenario globs and --tag select scenarios; list --json shows titles, tag
   const l = await memeval(['list', '--json', '--scenario', 'secret-*', '--tag', 'secrets,duplicates']);
   assert.equal(l.exitCode, 0, l.stderr);
   const { scenarios } = JSON.parse(l.stdout);
-  assert.deepEqual(scenarios.map((s: { id: string }) => s.id), ['secret-api-keys-not-stored', 'secret-connection-strings-not-stored', 'secret-passwords-not-stored']);
+  assert.deepEqual(scenarios.map((s: { id: string }) => s.id), [
+    'secret-api-keys-not-stored',
+    'secret-connection-strings-not-stored',
+    'secret-in-subject-field-not-stored',
+    'secret-passwords-not-stored',
+    'secret-split-in-halves-not-stored',
+    'secret-with-invisible-characters-not-stored',
+  ]);
   assert.ok(scenarios.every((s: { title: string; tags: string[]; layers: string[] }) => s.title.length > 0 && s.tags.includes('secrets') && s.layers.includes('violation')));
   const dup = JSON.parse((await memeval(['list', '--json', '--tag', 'duplicates'])).stdout).scenarios;
   assert.ok(dup.length >= 3 && dup.every((s: { tags: string[] }) => s.tags.includes('duplicates')));

@@ -18,7 +18,8 @@ import { jsonl, OutsideListener, ROUTES, spyTarget } from './spy-target.ts';
 
 const MARKER = 'sk-memeval-leak-marker-7f3a9c';
 const SCRUBBED_KEYS = ['PATH', 'HOME', 'USERPROFILE', 'XDG_CONFIG_HOME', 'XDG_CACHE_HOME', 'XDG_DATA_HOME', 'XDG_STATE_HOME', 'TMPDIR', 'LANG', 'NO_COLOR', 'NODE_ENV'];
-const TARGET_KEYS = [...SCRUBBED_KEYS, 'MEMORY_FILE_PATH', 'NODE_OPTIONS', 'MEMEVAL_NETGUARD_LOG'].sort();
+// MEMEVAL_OWNER tags the server's process tree so nothing it starts outlives the cell
+const TARGET_KEYS = [...SCRUBBED_KEYS, 'MEMORY_FILE_PATH', 'NODE_OPTIONS', 'MEMEVAL_NETGUARD_LOG', 'MEMEVAL_OWNER'].sort();
 
 function checkSpy(spy: { envLog: string; routeLog: string }, outside: OutsideListener, report: any) {
   const starts = jsonl(spy.envLog);

@@ -66,10 +66,14 @@ export function fuzzDriver(c: FuzzCase, state: FuzzDriveState): Driver {
         if (!state.toolSchemas.size) state.toolSchemas = await s.toolSchemas();
         return s;
       };
+      const noiseSeen = new WeakMap<object, number>();
       const collect = () => {
         const s = sessions.current();
         if (!s) return;
         state.protocolErrors.push(...s.protocolErrors.splice(0));
+        // the transport skips stdout lines that are not JSON-RPC; MCP allows none there
+        for (const line of s.noiseLines.slice(noiseSeen.get(s) ?? 0)) state.protocolErrors.push(`not JSON-RPC on stdout: ${line}`);
+        noiseSeen.set(s, s.noiseLines.length);
         // a server that died between calls is a crash too, even if no call noticed
         if (s.exitInfo && !state.failure)
           state.failure = { kind: 'crash', message: `server exited on its own (exit code ${s.exitInfo.code}, signal ${s.exitInfo.signal})`, stderr: s.stderr() };

@@ -91,6 +91,11 @@ export class TargetSession {
     return session;
   }
 
+  /** stdout lines that were not JSON-RPC (skipped by the transport, kept for reports and the fuzzer) */
+  get noiseLines(): readonly string[] {
+    return this.transport.noise.lines;
+  }
+
   /** Each tool's input schema as the server lists it. */
   async toolSchemas(): Promise<Map<string, Record<string, unknown>>> {
     const r = await this.client.listTools(undefined, { timeout: this.callTimeoutMs });
