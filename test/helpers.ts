@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +20,27 @@ export function memeval(args: string[], opts: Options = {}) {
   // from another working directory, tsx by absolute URL (a bare specifier resolves from the cwd)
   const tsx = opts.cwd && opts.cwd !== ROOT ? TSX : 'tsx';
   return execa(process.execPath, ['--import', tsx, ENTRY, ...args], { cwd: ROOT, reject: false, env: { NO_COLOR: '1', FORCE_COLOR: '0' }, ...opts });
+}
+
+/**
+ * Processes of a test's fixtures: their environment points TMPDIR into `tmp`. With `script`, only
+ * the server itself (the node process running that file), so a wrapper (`unshare`) or a process
+ * that lives for an instant while a server starts (the `sh` and `ip` that bring loopback up in its
+ * network namespace) is not counted as a second server.
+ */
+export function fixtureProcesses(tmp: string, script?: string): number[] {
+  const pids: number[] = [];
+  for (const p of readdirSync('/proc')) {
+    if (!/^\d+$/.test(p)) continue;
+    try {
+      if (!readFileSync(`/proc/${p}/environ`, 'latin1').includes(`TMPDIR=${tmp}/`)) continue;
+      const comm = readFileSync(`/proc/${p}/comm`, 'utf8').trim();
+      if (script === undefined ? comm !== 'unshare' : comm === 'node' && readFileSync(`/proc/${p}/cmdline`, 'latin1').split('\0').includes(script)) pids.push(Number(p));
+    } catch {
+      /* gone, or not ours */
+    }
+  }
+  return pids;
 }
 
 export function writeJson(file: string, value: unknown): string {

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { memeval, ROOT, scenario, tempDir, writeJson } from './helpers.js';
+import { fixtureProcesses, memeval, ROOT, scenario, tempDir, writeJson } from './helpers.js';
 
 const SDK = join(ROOT, 'node_modules', '@modelcontextprotocol', 'sdk', 'dist', 'esm');
 
@@ -71,8 +71,9 @@ test('Ctrl-C writes a report marked interrupted, removes fixtures and leaves no 
   });
   // wait until both workers have a server hanging on a call
   const deadline = Date.now() + 20000;
-  while (Date.now() < deadline && serversIn(tmp).length < 2) await new Promise((r) => setTimeout(r, 100));
-  assert.equal(serversIn(tmp).length, 2, 'two servers were running');
+  const servers = () => fixtureProcesses(tmp, join(dir, 'hang.mjs'));
+  while (Date.now() < deadline && servers().length < 2) await new Promise((r) => setTimeout(r, 100));
+  assert.equal(servers().length, 2, 'two servers were running');
   child.kill('SIGINT');
   const r = await child;
   assert.equal(r.exitCode, 130);
@@ -82,21 +83,5 @@ test('Ctrl-C writes a report marked interrupted, removes fixtures and leaves no 
   assert.equal(report.summary.exit_code, 130, 'the report says what the CLI exited with');
   assert.ok(report.results.every((x: { verdict: string }) => x.verdict === 'skipped'));
   assert.deepEqual(readdirSync(tmp).filter((f) => f.startsWith('memeval-')), [], 'fixtures removed');
-  assert.deepEqual(serversIn(tmp), [], 'no server outlived the run');
+  assert.deepEqual(fixtureProcesses(tmp), [], 'no process of a fixture outlived the run');
 });
-
-/** pids of processes whose environment points TMPDIR at `tmp` (our fixtures' servers). */
-function serversIn(tmp: string): number[] {
-  const pids: number[] = [];
-  for (const p of readdirSync('/proc')) {
-    if (!/^\d+$/.test(p)) continue;
-    try {
-      const env = readFileSync(`/proc/${p}/environ`, 'latin1');
-      // a server runs under `unshare` (its PID namespace) where the machine allows: count the server
-      if (env.includes(`TMPDIR=${tmp}/`) && readFileSync(`/proc/${p}/comm`, 'utf8').trim() !== 'unshare') pids.push(Number(p));
-    } catch {
-      /* gone or not ours */
-    }
-  }
-  return pids;
-}

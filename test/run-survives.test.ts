@@ -4,25 +4,11 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { memeval, tempDir } from './helpers.ts';
-import { faultyTarget, scenarioDir } from './faulty.ts';
+import { fixtureProcesses, memeval, tempDir } from './helpers.ts';
+import { FAULTY, faultyTarget, scenarioDir } from './faulty.ts';
 
 type T = { after: (fn: () => void) => void };
 const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Servers of this test: processes whose environment points TMPDIR into `tmp` (not their `unshare` wrapper). */
-function serversIn(tmp: string): number[] {
-  const pids: number[] = [];
-  for (const p of readdirSync('/proc')) {
-    if (!/^\d+$/.test(p)) continue;
-    try {
-      if (readFileSync(`/proc/${p}/environ`, 'latin1').includes(`TMPDIR=${tmp}/`) && readFileSync(`/proc/${p}/comm`, 'utf8').trim() !== 'unshare') pids.push(Number(p));
-    } catch {
-      /* gone */
-    }
-  }
-  return pids;
-}
 
 async function until(what: string, ok: () => boolean, ms = 30000) {
   const deadline = Date.now() + ms;
@@ -47,7 +33,7 @@ function assertClean(r: { exitCode?: number; signal?: string; stderr: unknown },
   assert.equal(r.exitCode, code, String(r.stderr).slice(-800));
   assert.doesNotMatch(String(r.stderr), /\n\s+at .*:\d+:\d+/, 'no stack trace');
   assert.deepEqual(readdirSync(tmp).filter((f) => f.startsWith('memeval-')), [], 'fixtures removed');
-  assert.deepEqual(serversIn(tmp), [], 'no server outlived the run');
+  assert.deepEqual(fixtureProcesses(tmp), [], 'no process of a fixture outlived the run');
   const runs = readdirSync(out);
   if (!runs.length) return undefined;
   return JSON.parse(readFileSync(join(out, runs[0], 'report.json'), 'utf8'));
@@ -81,7 +67,7 @@ for (const sig of ['SIGTERM', 'SIGHUP'] as const)
       assertions: [{ kind: 'recall', name: 'recalls dark mode', phase: 'both', query: 'dark', contains: 'dark mode' }],
     });
     const child = memeval(['run', '--scenarios', c.sc, '--target', c.target, '--out', c.out, '--workers', '2'], { env: { NO_COLOR: '1', TMPDIR: c.tmp }, timeout: 60000 });
-    await until('two servers', () => serversIn(c.tmp).length >= 2);
+    await until('two servers', () => fixtureProcesses(c.tmp, FAULTY).length >= 2);
     child.kill(sig);
     const report = assertClean(await child, c.out, c.tmp);
     assert.equal(report.status, 'interrupted');
@@ -92,7 +78,7 @@ test('a second Ctrl-C quits at once, and still writes the report, removes fixtur
     assertions: [{ kind: 'recall', name: 'recalls dark mode', phase: 'both', query: 'dark', contains: 'dark mode' }],
   });
   const child = memeval(['run', '--scenarios', c.sc, '--target', c.target, '--out', c.out, '--workers', '2'], { env: { NO_COLOR: '1', TMPDIR: c.tmp }, timeout: 60000 });
-  await until('two servers', () => serversIn(c.tmp).length >= 2);
+  await until('two servers', () => fixtureProcesses(c.tmp, FAULTY).length >= 2);
   child.kill('SIGINT');
   await wait(30);
   child.kill('SIGINT');
