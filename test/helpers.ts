@@ -19,7 +19,8 @@ export function tempDir(t: { after: (fn: () => void) => void }, prefix = 'memeva
 export function memeval(args: string[], opts: Options = {}) {
   // from another working directory, tsx by absolute URL (a bare specifier resolves from the cwd)
   const tsx = opts.cwd && opts.cwd !== ROOT ? TSX : 'tsx';
-  return execa(process.execPath, ['--import', tsx, ENTRY, ...args], { cwd: ROOT, reject: false, env: { NO_COLOR: '1', FORCE_COLOR: '0' }, ...opts });
+  // a SIGTERM a test sends must not turn into execa's SIGKILL 5 s later on a loaded machine
+  return execa(process.execPath, ['--import', tsx, ENTRY, ...args], { cwd: ROOT, reject: false, env: { NO_COLOR: '1', FORCE_COLOR: '0' }, forceKillAfterDelay: 30_000, ...opts });
 }
 
 /**

@@ -73,6 +73,23 @@ for (const sig of ['SIGTERM', 'SIGHUP'] as const)
     assert.equal(report.status, 'interrupted');
   });
 
+test('an interrupt while the driver stops its server starts no new server for the recall probe', async (t) => {
+  const dir = tempDir(t);
+  const exits = join(dir, 'exits.log');
+  const searches = join(dir, 'searches.log');
+  const c = setup(t, 'slow-exit', 2, {
+    assertions: [{ kind: 'recall', name: 'recalls dark mode', phase: 'both', query: 'dark', contains: 'dark mode' }],
+  }, { EXIT_LOG: exits, SEARCH_LOG: searches });
+  const child = memeval(['run', '--scenarios', c.sc, '--target', c.target, '--out', c.out, '--workers', '2'], { env: { NO_COLOR: '1', TMPDIR: c.tmp }, timeout: 120000, forceKillAfterDelay: false });
+  // both workers are stopping the driver's server, which takes its time to exit
+  await until('two slow exits', () => existsSync(exits) && readFileSync(exits, 'utf8').split('\n').filter(Boolean).length >= 2);
+  child.kill('SIGTERM');
+  const report = assertClean(await child, c.out, c.tmp);
+  assert.equal(report.status, 'interrupted');
+  // a probe server started after the interrupt would search, and wait on it for its call timeout
+  assert.equal(existsSync(searches), false, 'no recall probe ran after the interrupt');
+});
+
 test('a second Ctrl-C quits at once, and still writes the report, removes fixtures and kills servers', async (t) => {
   const c = setup(t, 'slow-recall', 4, {
     assertions: [{ kind: 'recall', name: 'recalls dark mode', phase: 'both', query: 'dark', contains: 'dark mode' }],

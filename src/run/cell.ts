@@ -227,9 +227,11 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
       evidence = buildEvidence(decl, storePath, o.cellDir, calls, provider ? [...provider.calls()] : undefined);
       teardown.add('close evidence', () => evidence?.close());
       lap('evidence');
-      const probe = recallProbe(decl, () =>
-        TargetSession.start({ decl, bin: o.bin, fixture, session: PROBE_SESSION, logFile: join(o.cellDir, 'probe-calls.jsonl'), stderrFile: join(o.cellDir, 'stderr.probe.log'), noiseFile: join(o.cellDir, NOISE_FILE), env: serverEnv, bridges }),
-      );
+      const probe = recallProbe(decl, () => {
+        // an interrupt that lands after the driver stopped must not start a new server
+        if (o.signal?.aborted) throw new Interrupted('interrupted');
+        return TargetSession.start({ decl, bin: o.bin, fixture, session: PROBE_SESSION, logFile: join(o.cellDir, 'probe-calls.jsonl'), stderrFile: join(o.cellDir, 'stderr.probe.log'), noiseFile: join(o.cellDir, NOISE_FILE), env: serverEnv, bridges });
+      });
       teardown.add('stop recall probe', probe.close);
       const assertions = scenario.assertions.filter((a) => assertionApplies(a, driver.judgedAs, driver.realModel));
       const judgments = await runJudgesBounded(

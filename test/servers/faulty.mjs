@@ -9,6 +9,7 @@
 //   crash-on-recall    `search` makes the server exit with code 9 (after a line on stderr)
 //   daemon             starts a detached daemon in its own session that outlives the server
 //   slow-recall        `search` never answers
+//   slow-exit          does not exit when its stdin closes (after a line in EXIT_LOG): a slow stop
 // `save` appends {text} to STORE (a JSONL file); `search` answers with the lines that contain the query.
 import { appendFileSync, existsSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { spawn } from 'node:child_process';
@@ -91,4 +92,8 @@ process.stdin.on('data', (c) => {
     if (line.trim()) handle(JSON.parse(line));
   }
 });
-process.stdin.on('end', () => process.exit(0));
+process.stdin.on('end', () => {
+  if (mode !== 'slow-exit') process.exit(0);
+  if (process.env.EXIT_LOG) appendFileSync(process.env.EXIT_LOG, 'asked to exit\n');
+  setInterval(() => {}, 1000);
+});
