@@ -6,6 +6,7 @@ import type { StepRecord } from '../core/results.js';
 import { itemiseRecall, type RecallResult } from './recall.js';
 
 export type { StepRecord };
+import { execBounded } from '../util/bounded-regex.js';
 import { fillTemplate } from '../util/template.js';
 
 /** What the harness knows about a memory it stored, for `$ref:` and update/forget templates. */
@@ -102,7 +103,7 @@ export function expandOp(decl: TargetDecl, op: MemoryOp, vars: Record<string, un
 /** The id a result text names, by the call's capture_id; the first group that matched wins. */
 export function captureId(pattern: string | undefined, text: string): string | undefined {
   if (!pattern) return undefined;
-  const m = new RegExp(pattern, 'm').exec(text);
+  const m = execBounded(new RegExp(pattern, 'm'), text, 'capture_id');
   return m ? (m.slice(1).find((g) => g !== undefined) ?? m[0]) : undefined;
 }
 

@@ -1,3 +1,4 @@
+import { matchAllBounded } from '../util/bounded-regex.js';
 import type { TargetDecl } from '../targets/schema.js';
 
 /** What a recall returned: the raw text and, where the target says how, the separate results. */
@@ -41,5 +42,5 @@ export function itemiseRecall(decl: TargetDecl, text: string): RecallResult {
     return { text, items, itemised: true };
   }
   const re = new RegExp(how.regex!, 'gmu');
-  return { text, items: [...text.matchAll(re)].map((m) => m[1] ?? m[0]), itemised: true };
+  return { text, items: matchAllBounded(re, text, 'recall_results.regex').map((m) => m[1] ?? m[0]), itemised: true };
 }

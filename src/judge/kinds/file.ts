@@ -1,4 +1,5 @@
 import type { Assertion } from '../../scenario/schema.js';
+import { execBounded, RegexTimeout } from '../../util/bounded-regex.js';
 import { clipText, textMatch, type JudgeContext } from '../context.js';
 import { readIfExists, resolveFixturePath } from '../fixture-files.js';
 import { judgment, type Judgment } from '../judgment.js';
@@ -21,10 +22,17 @@ export function judgeFile(a: FileAssertion, ctx: JudgeContext): Judgment {
   const text = readIfExists(abs);
   if (text === undefined) return judgment(a, a.exists ? 'fail' : 'pass', 'missing', expected, a.path);
   if (!a.exists) return judgment(a, 'fail', 'exists', expected, a.path);
+  let matched: boolean;
+  try {
+    matched = a.regex === undefined || execBounded(new RegExp(a.regex, a.case_sensitive ? '' : 'i'), text, 'regex') !== null;
+  } catch (e) {
+    if (e instanceof RegexTimeout) return judgment(a, 'error', clipText(text), expected, `judge timed out: ${e.message}`);
+    throw e;
+  }
   const ok =
     (a.contains === undefined || textMatch(text, a.contains, a.case_sensitive)) &&
     (a.not_contains === undefined || !textMatch(text, a.not_contains, a.case_sensitive)) &&
-    (a.regex === undefined || new RegExp(a.regex, a.case_sensitive ? '' : 'i').test(text));
+    matched;
   return judgment(a, ok ? 'pass' : 'fail', clipText(text), expected, a.path);
 }
 

@@ -1,3 +1,4 @@
+import { execBounded } from '../../util/bounded-regex.js';
 import type { AnswerRule } from './types.js';
 
 /**
@@ -11,7 +12,7 @@ export function chooseAnswer(rules: AnswerRule[], fallback: string, texts: strin
     if (!r.contains.every((c) => hay.includes(c.toLowerCase()))) continue;
     let answer = r.answer;
     if (r.capture) {
-      const m = new RegExp(r.capture, 'i').exec(text);
+      const m = execBounded(new RegExp(r.capture, 'i'), text, `provider rule ${r.name ?? i} capture`);
       if (!m) continue;
       answer = answer.replace(/\$(\d)/g, (_, d: string) => m[Number(d)] ?? '');
     }
