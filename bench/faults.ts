@@ -107,6 +107,18 @@ interface Outcome {
   ms: number;
   /** when the (first) signal was sent, ms after spawn */
   at?: number;
+  /** whether memeval's signal handlers were installed when the first signal was sent */
+  handled?: boolean;
+}
+
+/** Whether the process has a handler for SIGHUP (bit 1 of SigCgt): memeval's entry has run. */
+function catchesSighup(pid: number | undefined): boolean {
+  try {
+    const m = /SigCgt:\s*([0-9a-f]+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m !== null && (BigInt(`0x${m[1]}`) & 1n) === 1n;
+  } catch {
+    return false;
+  }
 }
 
 /** Processes whose environment points TMPDIR into `tmp`: what this run started. */
@@ -138,11 +150,13 @@ async function runOnce(args: string[], interrupt?: { at: number; signals: NodeJS
   child.stderr.on('data', (d) => (stderr = (stderr + d).slice(-20000)));
   const exited = new Promise<{ code: number | null; signal: string | null }>((r) => child.on('exit', (code, signal) => r({ code, signal })));
   const hard = setTimeout(() => child.kill('SIGKILL'), 180000);
+  let handled: boolean | undefined;
   if (interrupt) {
     void (async () => {
       await wait(interrupt.at);
       for (const [i, s] of interrupt.signals.entries()) {
         if (i) await wait(interrupt.gap);
+        else handled = catchesSighup(child.pid);
         child.kill(s);
       }
     })();
@@ -170,7 +184,7 @@ async function runOnce(args: string[], interrupt?: { at: number; signals: NodeJS
     }
   }
   const fixtures = readdirSync(tmp).filter((f) => f.startsWith('memeval-')).length;
-  const o = { code, signal, report, status, fixtures, processes: leftovers.length, stackTrace: /\n\s+at .*:\d+:\d+/.test(stderr), ms: Math.round(performance.now() - t0), at: interrupt ? Math.round(interrupt.at) : undefined };
+  const o = { code, signal, report, status, fixtures, processes: leftovers.length, stackTrace: /\n\s+at .*:\d+:\d+/.test(stderr), ms: Math.round(performance.now() - t0), at: interrupt ? Math.round(interrupt.at) : undefined, handled };
   rmSync(dir, { recursive: true, force: true });
   return o;
 }
@@ -201,7 +215,10 @@ function summarize(label: string, rs: Outcome[]) {
     fixture_left: count((o) => o.fixtures > 0),
     process_left: count((o) => o.processes > 0),
     undocumented_exit: count((o) => o.signal !== null || !DOCUMENTED.has(o.code ?? -1)),
-    // node's own start-up, before memeval's first line can install a handler
+    // of those, killed by a signal sent while node was still starting, before memeval's first
+    // line installed its handlers: no memeval code had run, so nothing could be left behind
+    killed_before_handlers: count((o) => o.signal !== null && o.handled === false),
+    killed_after_handlers: count((o) => o.signal !== null && o.handled !== false),
     killed_by_signal_sent_at_ms: rs.filter((o) => o.signal !== null).map((o) => o.at).join(' '),
     stack_trace: count((o) => o.stackTrace),
     exit_codes: [...new Set(rs.map((o) => (o.signal ? `sig:${o.signal}` : String(o.code))))].join(' '),
