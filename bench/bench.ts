@@ -11,7 +11,7 @@
  * --agents         per installed agent: per-scenario wall time on the scripted model, and its start-up share
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -35,12 +35,22 @@ const runTarget = { ...target, bin };
 
 interface Call { session: number; method?: string; tool: string; arguments: Record<string, unknown> }
 
+/**
+ * CPU seconds used so far by this process and every child it has waited for (servers, their
+ * wrappers and the judge process are all waited for, so they count): /proc/self/stat fields 14–17.
+ */
+function cpuSeconds(): number {
+  const fields = readFileSync('/proc/self/stat', 'utf8').replace(/^.*\) /, '').split(' ');
+  return fields.slice(11, 15).reduce((a, f) => a + Number(f), 0) / 100;
+}
+
 async function memeval(workers: number) {
   const out = mkdtempSync(join(tmpdir(), 'memeval-bench-'));
+  const c0 = cpuSeconds();
   const t0 = performance.now();
   const r = await runDeterministic({ scenarios, targets: [runTarget], workers, keep: false, outDir: out });
   const ms = performance.now() - t0;
-  return { ms, out, runDir: join(out, r.report.run_id), report: r.report };
+  return { ms, cpu: cpuSeconds() - c0, out, runDir: join(out, r.report.run_id), report: r.report };
 }
 
 /** The calls one cell made, grouped by server session, probes last. */
@@ -81,7 +91,7 @@ async function bare(cells: Call[][][]): Promise<number> {
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const rows: { m1: number; m2: number; b: number }[] = [];
+const rows: { m1: number; m2: number; b: number; cores1: number; cpu1: number; bareCpu: number }[] = [];
 // warm-up: fills the OS page cache and gives us the call script for the bare run
 const warm = await memeval(1);
 const cells = warm.report.results.map((r) => cellSessions(join(warm.runDir, r.cell_dir)));
@@ -90,12 +100,14 @@ rmSync(warm.out, { recursive: true, force: true });
 
 for (let i = 0; i < repeat; i++) {
   // interleave the three so machine noise hits them alike
+  const cb = cpuSeconds();
   const b = await bare(cells);
+  const bareCpu = cpuSeconds() - cb;
   const m1 = await memeval(1);
   const m2 = await memeval(2);
   rmSync(m1.out, { recursive: true, force: true });
   rmSync(m2.out, { recursive: true, force: true });
-  rows.push({ m1: m1.ms, m2: m2.ms, b });
+  rows.push({ m1: m1.ms, m2: m2.ms, b, cores1: m1.cpu / (m1.ms / 1000), cpu1: m1.cpu, bareCpu });
   console.log(`round ${i + 1}: bare ${b.toFixed(0)} ms, memeval 1 worker ${m1.ms.toFixed(0)} ms, 2 workers ${m2.ms.toFixed(0)} ms`);
 }
 const m1 = median(rows.map((r) => r.m1));
@@ -105,6 +117,12 @@ console.log(`\n${scenarios.length} scenarios, ${warm.report.results.length} phas
 console.log(`bare SDK script       ${b.toFixed(0)} ms`);
 console.log(`memeval, 1 worker     ${m1.toFixed(0)} ms   overhead ${(m1 / b).toFixed(2)}x bare (aim <= 1.15x)`);
 console.log(`memeval, 2 workers    ${m2.toFixed(0)} ms   speed-up ${(m1 / m2).toFixed(2)}x (aim >= 1.7x)`);
+// a 1-worker run already keeps more than one core busy (the server, memeval, the judge process):
+// with C cores the 2-worker run cannot be faster than total CPU / C
+const cores1 = median(rows.map((r) => r.cores1));
+const ncpu = availableParallelism();
+console.log(`CPU time (with children): bare ${median(rows.map((r) => r.bareCpu)).toFixed(1)} s, memeval 1 worker ${median(rows.map((r) => r.cpu1)).toFixed(1)} s`);
+console.log(`1-worker run keeps ${cores1.toFixed(2)} cores busy (CPU time of memeval and its children / wall); on ${ncpu} cores the speed-up cannot exceed ${(Math.min(2, ncpu) / cores1).toFixed(2)}x`);
 // where a cell's time goes, summed over the warm-up run's cells (1 worker)
 const stages = new Map<string, number>();
 for (const r of warm.report.results) for (const [k, v] of Object.entries(r.timings_ms ?? {})) stages.set(k, (stages.get(k) ?? 0) + v);
