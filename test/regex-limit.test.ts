@@ -1,10 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { memeval, tempDir } from './helpers.ts';
-import { faultyTarget, scenarioDir } from './faulty.ts';
-import { writeJson } from './helpers.ts';
 import { readFileSync } from 'node:fs';
+import { memeval, tempDir, writeJson } from './helpers.ts';
+import { faultyTarget, scenarioDir } from './faulty.ts';
 
 // Patterns with no nested repeat pass the load-time check, yet take hours on a long enough text:
 // each `.*` multiplies the ways to split it.
@@ -36,7 +35,13 @@ test('a recall_results.regex that backtracks for hours on a search result ends t
   const dir = tempDir(t);
   const out = tempDir(t);
   const file = target(dir, 'ok', { recall_results: { regex: SLOW(14) } });
+  // both phases store a long memory the search finds: a short result ("nothing found") can finish in time
+  const long = `User prefers dark mode${' in every editor'.repeat(8)}`;
   const sc = scenarioDir(dir, 1, {
+    deterministic: {
+      well_behaved: [{ op: 'remember', content: long }],
+      violation: { expectation: 'detect', steps: [{ op: 'remember', content: long }, { op: 'remember', content: 'token sk_test_abcdef123456' }] },
+    },
     assertions: [{ kind: 'recall', name: 'recalls dark mode', phase: 'both', query: 'dark', contains: 'dark mode' }],
   });
   const r = await memeval(['run', '--scenarios', sc, '--target', file, '--out', out, '--json'], { env, timeout: 120_000 });

@@ -4,9 +4,9 @@ import type { TargetDecl } from '../targets/schema.js';
 import { TargetError, type TargetSession } from '../mcp/session.js';
 import type { StepRecord } from '../core/results.js';
 import { itemiseRecall, type RecallResult } from './recall.js';
+import { execBounded } from '../util/bounded-regex.js';
 
 export type { StepRecord };
-import { execBounded } from '../util/bounded-regex.js';
 import { fillTemplate } from '../util/template.js';
 
 /** What the harness knows about a memory it stored, for `$ref:` and update/forget templates. */
