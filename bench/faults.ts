@@ -20,6 +20,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import JSON5 from 'json5';
+import { catchesSighup } from '../test/helpers.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const FROM_SOURCE = process.argv.includes('--from-source');
@@ -111,15 +112,6 @@ interface Outcome {
   handled?: boolean;
 }
 
-/** Whether the process has a handler for SIGHUP (bit 1 of SigCgt): memeval's entry has run. */
-function catchesSighup(pid: number | undefined): boolean {
-  try {
-    const m = /SigCgt:\s*([0-9a-f]+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m !== null && (BigInt(`0x${m[1]}`) & 1n) === 1n;
-  } catch {
-    return false;
-  }
-}
 
 /** Processes whose environment points TMPDIR into `tmp`: what this run started. */
 function processesUnder(tmp: string): number[] {
@@ -156,7 +148,7 @@ async function runOnce(args: string[], interrupt?: { at: number; signals: NodeJS
       await wait(interrupt.at);
       for (const [i, s] of interrupt.signals.entries()) {
         if (i) await wait(interrupt.gap);
-        else handled = catchesSighup(child.pid);
+        else handled = child.pid !== undefined && catchesSighup(child.pid);
         child.kill(s);
       }
     })();

@@ -44,6 +44,16 @@ export function fixtureProcesses(tmp: string, script?: string): number[] {
   return pids;
 }
 
+/** Whether a process has a handler for SIGHUP (bit 1 of SigCgt): memeval's entry has installed its handlers. */
+export function catchesSighup(pid: number): boolean {
+  try {
+    const m = /SigCgt:\s*([0-9a-f]+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m !== null && (BigInt(`0x${m[1]}`) & 1n) === 1n;
+  } catch {
+    return false;
+  }
+}
+
 export function writeJson(file: string, value: unknown): string {
   writeFileSync(file, typeof value === 'string' ? value : JSON.stringify(value, null, 2));
   return file;

@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fixtureProcesses, memeval, tempDir } from './helpers.ts';
+import { catchesSighup, fixtureProcesses, memeval, tempDir } from './helpers.ts';
 import { FAULTY, faultyTarget, scenarioDir } from './faulty.ts';
 
 type T = { after: (fn: () => void) => void };
@@ -37,16 +37,6 @@ function assertClean(r: { exitCode?: number; signal?: string; stderr: unknown },
   const runs = readdirSync(out);
   if (!runs.length) return undefined;
   return JSON.parse(readFileSync(join(out, runs[0], 'report.json'), 'utf8'));
-}
-
-/** Whether the process has a handler for SIGHUP (bit 1 of SigCgt): memeval's entry has run. */
-function catchesSighup(pid: number): boolean {
-  try {
-    const m = /SigCgt:\s*([0-9a-f]+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m !== null && (BigInt(`0x${m[1]}`) & 1n) === 1n;
-  } catch {
-    return false;
-  }
 }
 
 for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)

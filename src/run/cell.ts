@@ -141,21 +141,16 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
     });
     // loopback services of the host (the model provider) the target reaches from its namespace
     const bridges: LoopbackBridge[] = [];
+    // every server of the cell starts here: none may start once the run is interrupted
+    const startServer = (no: number, logFile: string, stderrName: string) => {
+      if (o.signal?.aborted) throw new Interrupted('interrupted');
+      return TargetSession.start({ decl, bin: o.bin, fixture, session: no, logFile, stderrFile: join(o.cellDir, stderrName), noiseFile: join(o.cellDir, NOISE_FILE), env: serverEnv, bridges });
+    };
     const sessions: Sessions = {
       current: () => session,
       start: async () => {
-        if (o.signal?.aborted) throw new Interrupted('interrupted');
-        session = await TargetSession.start({
-          decl,
-          bin: o.bin,
-          fixture,
-          session: ++sessionNo,
-          logFile: callsLog,
-          stderrFile: join(o.cellDir, `stderr.${sessionNo}.log`),
-          noiseFile: join(o.cellDir, NOISE_FILE),
-          env: serverEnv,
-          bridges,
-        });
+        ++sessionNo;
+        session = await startServer(sessionNo, callsLog, `stderr.${sessionNo}.log`);
         startMs.push(Math.round(session.startMs));
         sawNetwork(session.network);
         return session;
@@ -227,11 +222,7 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
       evidence = buildEvidence(decl, storePath, o.cellDir, calls, provider ? [...provider.calls()] : undefined);
       teardown.add('close evidence', () => evidence?.close());
       lap('evidence');
-      const probe = recallProbe(decl, () => {
-        // an interrupt that lands after the driver stopped must not start a new server
-        if (o.signal?.aborted) throw new Interrupted('interrupted');
-        return TargetSession.start({ decl, bin: o.bin, fixture, session: PROBE_SESSION, logFile: join(o.cellDir, 'probe-calls.jsonl'), stderrFile: join(o.cellDir, 'stderr.probe.log'), noiseFile: join(o.cellDir, NOISE_FILE), env: serverEnv, bridges });
-      });
+      const probe = recallProbe(decl, async () => startServer(PROBE_SESSION, join(o.cellDir, 'probe-calls.jsonl'), 'stderr.probe.log'));
       teardown.add('stop recall probe', probe.close);
       const assertions = scenario.assertions.filter((a) => assertionApplies(a, driver.judgedAs, driver.realModel));
       const judgments = await runJudgesBounded(
