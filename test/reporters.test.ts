@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { execa } from 'execa';
+import { validateXML } from 'xmllint-wasm';
 import { freshRun, mixedScenarios, tempDir } from './helpers.js';
 
 /**
@@ -70,13 +70,14 @@ test('--reporter junit,markdown,github on a real run: valid JUnit, summary, anno
   assert.match(run.stderr, /reporter github failed: .*EISDIR/);
   assert.ok(existsSync(run.reportPath));
 
-  // JUnit: validated against the XSD by libxml2, then its content checked
+  // JUnit: validated against the XSD by libxml2 (compiled to WebAssembly: no system xmllint), then its content checked
   const junit = join(run.runDir, 'junit.xml');
-  const xsd = join(dir, 'junit.xsd');
-  writeFileSync(xsd, JUNIT_XSD);
-  const lint = await execa('xmllint', ['--noout', '--schema', xsd, junit], { reject: false });
-  assert.equal(lint.exitCode, 0, lint.stderr);
   const xml = readFileSync(junit, 'utf8');
+  const lint = await validateXML({ xml: [{ fileName: 'junit.xml', contents: xml }], schema: [JUNIT_XSD] });
+  assert.ok(lint.valid, lint.rawOutput);
+  // the validator has teeth: a testcase without its required name is refused
+  const broken = await validateXML({ xml: [{ fileName: 'broken.xml', contents: xml.replace(/<testcase name="[^"]*"/, '<testcase') }], schema: [JUNIT_XSD] });
+  assert.equal(broken.valid, false, 'a testcase without a name must fail the XSD');
   assert.equal(xml.match(/<testcase /g)?.length, 4, 'one testcase per scenario × target × phase');
   assert.match(xml, /<testsuites name="memeval [^"]+" tests="4" failures="1" errors="0" skipped="0"/);
   assert.match(xml, /<testcase name="server-memory well-behaved" classname="memeval\.bad-one" time="[\d.]+" file="[^"]*bad-one\.json5"><failure message="assertion\(s\) failed: dark mode twice" type="fail">/);

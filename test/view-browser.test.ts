@@ -4,15 +4,17 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
+import { findChromium } from './setup/chromium.ts';
 import { freshRun, memeval, mixedScenarios, ROOT, tempDir } from './helpers.js';
 
-const CHROMIUM = '/usr/bin/chromium';
+// found as `npm test`'s pretest step found (or installed) it
+const CHROMIUM = findChromium();
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 /** Screenshots land here (gitignored), so CI can keep them as artefacts. */
 const OUTPUT = join(ROOT, 'test-output', 'view');
 
 test('memeval view: the page works from file:// in real Chromium, and a failing cell opens to its failing assertion', { timeout: 240_000 }, async (t) => {
-  assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install chromium (.ci/run does)`);
+  assert.ok(CHROMIUM, 'no Chromium: `npm test` installs Debian\'s chromium as root, else run `sudo apt-get install chromium` or set CHROMIUM_PATH');
   const run = await freshRun(t, ['good-one', 'bad-one'], ['--scenarios', mixedScenarios(t)]);
   const v = await memeval(['view', run.runDir]);
   assert.equal(v.exitCode, 0, v.stderr);
