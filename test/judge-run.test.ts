@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { memeval, tempDir, writeJson } from './helpers.ts';
 
@@ -148,4 +150,107 @@ test('a juror naming a model off this machine blocks the run like a remote defau
   const r = await memeval(['run', '--scenarios', scenarios, '--out', out, '--judge-model', 'scripted'], { env: ENV });
   assert.equal(r.exitCode, 2, String(r.stderr));
   assert.match(runReport(out).report.reason, /gpt-judge-x at https:\/\/judge\.example\.com\/v1 is not on this machine/);
+});
+
+/** A loopback OpenAI-compatible endpoint whose judge answers only prose, never the JSON asked for. */
+async function garbageJudge(t: { after: (fn: () => void) => void }): Promise<{ url: string; requests: () => number }> {
+  let requests = 0;
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      requests++;
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({
+        id: `chatcmpl-${requests}`, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model: 'llama-garbage',
+        choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'Looks INCORRECT to me, so I would fail it. Or maybe not.' } }],
+        usage: { prompt_tokens: 10, completion_tokens: 12, total_tokens: 22 },
+      }));
+    });
+  });
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  t.after(() => new Promise<void>((ok) => server.close(() => ok())));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, requests: () => requests };
+}
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((ok) => s.listen(0, '127.0.0.1', ok));
+  const port = (s.address() as AddressInfo).port;
+  await new Promise<void>((ok) => s.close(() => ok()));
+  return port;
+}
+
+/** Only the violation phase has a jury of llm judges: what it says there alone decides the exit code. */
+function jurySetup(t: { after: (fn: () => void) => void }) {
+  const s = structuredClone(SCENARIO) as Record<string, any>;
+  const juror = (name: string) => ({ kind: 'llm', name, check: 'no-such-fact', subject: 'memories', fact: 'transient run state' });
+  s.assertions = [
+    { kind: 'count', name: 'pnpm stored', phase: 'well-behaved', contains: 'pnpm', op: 'eq', value: 1 },
+    { kind: 'jury', name: 'noise jury', phase: 'violation', rule: 'majority', judges: [juror('j1'), juror('j2'), juror('j3')] },
+  ];
+  const { scenarios, out } = setup(t);
+  writeJson(join(scenarios, 'judge-e2e.json5'), s);
+  return { scenarios, out };
+}
+
+test('a jury whose judges all answer garbage is an error in the violation phase, not "detected", and the run fails', async (t) => {
+  const { scenarios, out } = jurySetup(t);
+  const judge = await garbageJudge(t);
+  const r = await memeval(['run', '--scenarios', scenarios, '--target', 'server-memory', '--workers', '1', '--out', out, '--judge-model', 'llama-garbage', '--judge-base-url', judge.url], { env: ENV });
+  assert.equal(r.exitCode, 1, String(r.stdout) + String(r.stderr));
+  assert.equal(judge.requests(), 9, 'three jurors, each asked three times');
+  const { report } = runReport(out);
+  assert.equal(cell(report, 'well-behaved').verdict, 'pass');
+  const vi = cell(report, 'violation');
+  assert.equal(vi.verdict, 'error', vi.reason);
+  const jury = named(vi, 'noise jury');
+  assert.equal(jury.outcome, 'error');
+  assert.match(jury.detail, /no quorum: 0 of 3 jurors decided \(quorum 2\)/);
+  assert.ok(jury.members.every((m: { outcome: string }) => m.outcome === 'error'));
+  assert.match(String(r.stdout), /warning: judging did not happen .*judge-e2e: 3 judge error\(s\), 0 abstention\(s\), 1 jury\/cascade without quorum/);
+  assert.deepEqual(report.judges.not_judged, { 'judge-e2e': { errors: 3, abstentions: 0, no_quorum: 1 } });
+});
+
+test('a jury whose judge endpoint is dead is an error in the violation phase, not "detected"', async (t) => {
+  const { scenarios, out } = jurySetup(t);
+  const port = await closedPort();
+  const r = await memeval(['run', '--scenarios', scenarios, '--target', 'server-memory', '--workers', '1', '--out', out, '--judge-model', 'llama-dead', '--judge-base-url', `http://127.0.0.1:${port}/v1`], { env: ENV });
+  assert.equal(r.exitCode, 1, String(r.stdout) + String(r.stderr));
+  const vi = cell(runReport(out).report, 'violation');
+  assert.equal(vi.verdict, 'error', vi.reason);
+  assert.match(named(vi, 'noise jury').detail, /no quorum: 0 of 3 jurors decided .*judge model request failed/);
+});
+
+test('a jury declaring errors: "fail" is refused at load (exit 3) with the fix', async (t) => {
+  const { scenarios, out } = setup(t);
+  const s = structuredClone(SCENARIO) as Record<string, any>;
+  s.assertions.push({ kind: 'jury', name: 'old jury', phase: 'both', rule: 'any', errors: 'fail', judges: [{ kind: 'count', name: 'c', op: 'gte', value: 0 }] });
+  writeJson(join(scenarios, 'judge-e2e.json5'), s);
+  const r = await memeval(['run', '--scenarios', scenarios, '--target', 'server-memory', '--out', out], { env: ENV });
+  assert.equal(r.exitCode, 3, String(r.stdout) + String(r.stderr));
+  assert.match(String(r.stdout) + String(r.stderr), /errors: "fail"` is no longer accepted.*use "ignore" .* or "error"/);
+});
+
+test('judge errors, abstentions and juries without quorum are counted per scenario in the console and in report.json, even at level warn', async (t) => {
+  const { scenarios, out } = setup(t);
+  const s = structuredClone(SCENARIO) as Record<string, any>;
+  const llm = (name: string, scripted: Record<string, unknown>) => ({ kind: 'llm', name, check: 'rubric', subject: 'memories', criteria: 'durable facts only', scripted });
+  s.assertions = [
+    ...s.assertions.slice(0, 2),
+    { ...llm('unreadable', { verdict: 'pass', quirk: 'invalid-json' }), phase: 'well-behaved' },
+    { ...llm('unsure', { verdict: 'pass', confidence: 0.3 }), phase: 'both' },
+    { kind: 'jury', name: 'unsure jury', phase: 'well-behaved', rule: 'majority', level: 'warn', judges: [llm('u1', { verdict: 'pass', confidence: 0.3 }), llm('u2', { verdict: 'pass', confidence: 0.3 }), llm('sure', { verdict: 'pass' })] },
+    { kind: 'count', name: 'no tally', phase: 'both', contains: '14:02', op: 'eq', value: 0 },
+  ];
+  writeJson(join(scenarios, 'judge-e2e.json5'), s);
+  const r = await memeval(['run', '--scenarios', scenarios, '--target', 'server-memory', '--workers', '1', '--out', out, '--judge-model', 'scripted'], { env: ENV });
+  assert.equal(r.exitCode, 0, String(r.stdout) + String(r.stderr));
+  const { report } = runReport(out);
+  assert.equal(cell(report, 'well-behaved').verdict, 'pass');
+  assert.equal(cell(report, 'violation').verdict, 'detected');
+  // well-behaved: unreadable (error), unsure, u1, u2 (abstain), the jury (no quorum); violation: unsure
+  assert.deepEqual(report.judges.not_judged, { 'judge-e2e': { errors: 1, abstentions: 4, no_quorum: 1 } });
+  assert.match(String(r.stdout), /warning: judging did not happen for 6 judgment\(s\) \(judge-e2e: 1 judge error\(s\), 4 abstention\(s\), 1 jury\/cascade without quorum\)/);
+  assert.ok(report.warnings.some((w: string) => /judging did not happen/.test(w)));
 });

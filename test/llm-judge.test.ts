@@ -95,6 +95,8 @@ const QUIRK_EXPECT: Record<(typeof JUDGE_QUIRKS)[number], { outcome: string; cal
   'invalid-json': { outcome: 'error', calls: 3 },
   'wrong-field': { outcome: 'error', calls: 3 },
   'bare-word': { outcome: 'error', calls: 3 },
+  items: { outcome: 'fail', calls: 1 },
+  'items-unmarked': { outcome: 'error', calls: 3 },
 };
 
 for (const quirk of JUDGE_QUIRKS) {
@@ -118,6 +120,33 @@ test('the parser takes no verdict from prose: "INCORRECT" and "CORRECT" are not 
   const r = parseJudgeAnswer('<think>{"verdict":"fail","confidence":1,"reasoning":"x"}</think> ok {"verdict":"Pass","confidence":0.7,"reasoning":"a } brace"}');
   assert.deepEqual(r, { ok: true, answer: { verdict: 'pass', confidence: 0.7, reasoning: 'a } brace' } });
   assert.equal(parseJudgeAnswer('<think>unfinished {"verdict":"pass","confidence":1,"reasoning":"x"}').ok, false);
+});
+
+test('the parser reads the decision, not the first object: per-item verdicts that disagree are no answer unless one is marked overall', () => {
+  const item = (n: number, verdict: string) => `Item ${n}: {"item": ${n}, "verdict": "${verdict}", "confidence": 0.9, "reasoning": "item ${n}"}`;
+  const overall = (verdict: string, mark = true) => `Overall: {"verdict": "${verdict}", "confidence": 0.8, "reasoning": "one item is run noise"${mark ? ', "overall": true' : ''}}`;
+  // per-item objects followed by an overall verdict, unmarked: which one decides is unknowable
+  const unmarked = parseJudgeAnswer([item(1, 'pass'), item(2, 'fail'), overall('fail', false)].join('\n'));
+  assert.equal(unmarked.ok, false, JSON.stringify(unmarked));
+  assert.match((unmarked as { problem: string }).problem, /3 JSON answers disagree \(pass, fail, fail\).*"overall": true/);
+  // marked: the overall answer decides whatever the items said
+  const marked = parseJudgeAnswer([item(1, 'pass'), item(2, 'fail'), overall('fail')].join('\n'));
+  assert.deepEqual(marked, { ok: true, answer: { verdict: 'fail', confidence: 0.8, reasoning: 'one item is run noise' } });
+  const first = parseJudgeAnswer([overall('pass'), item(1, 'fail')].join('\n'));
+  assert.equal(first.ok && first.answer.verdict, 'pass');
+  // two overall answers that disagree are no answer either
+  assert.equal(parseJudgeAnswer([overall('pass'), overall('fail')].join('\n')).ok, false);
+  // objects that agree on the decision are one answer (the last one's confidence and reasoning)
+  const agree = parseJudgeAnswer([item(1, 'fail'), item(2, 'fail')].join('\n'));
+  assert.equal(agree.ok && agree.answer.reasoning, 'item 2');
+  // a numeric score that differs is a different decision
+  assert.equal(parseJudgeAnswer('{"verdict":"pass","confidence":1,"reasoning":"a","score":2} {"verdict":"pass","confidence":1,"reasoning":"b","score":5}').ok, false);
+});
+
+test('the prompt templates tell the judge how several JSON objects are read', async () => {
+  const { readFileSync, readdirSync } = await import('node:fs');
+  const dir = join(import.meta.dirname, '..', 'assets', 'judge-prompts');
+  for (const f of readdirSync(dir)) assert.match(readFileSync(join(dir, f), 'utf8'), /"overall": true/, f);
 });
 
 test('a confidence below min_confidence abstains; an undeclared scripted verdict is an error', async () => {

@@ -23,6 +23,10 @@ export const JUDGE_QUIRKS = [
   'wrong-field',
   /** only a bare word such as "CORRECT": never read as a verdict */
   'bare-word',
+  /** one object per item (the first with the decoy verdict), then the answer marked `"overall": true` */
+  'items',
+  /** the same without the `overall` mark: disagreeing objects are no answer, on every attempt */
+  'items-unmarked',
 ] as const;
 export type JudgeQuirk = (typeof JUDGE_QUIRKS)[number];
 

@@ -1,6 +1,7 @@
 import type { Assertion, CascadeAssertion, JuryAssertion } from '../scenario/schema.js';
 import { needsModel } from '../scenario/schema.js';
 import { judgment, type Judgment, type Outcome } from './judgment.js';
+import { NO_JUDGE_DETAIL } from './llm/judge-llm.js';
 import type { Score } from './score.js';
 
 /** Judges one member assertion; never throws (an exception is the member's `error`). */
@@ -28,26 +29,46 @@ interface Tally {
   rule: string;
   value: number | null;
   threshold: number | null;
+  /** decided (pass/fail) votes the jury needed, and how many it got */
+  quorum: number;
+  decided: number;
 }
 
+/** The detail of a jury or cascade left undecided only because no judge model was configured. */
+export const NO_JUDGE_COMPOSED = 'not decided: no judge model configured';
+
+/** A member that was never asked because the run has no judge model (the run warns about those). */
+function notAsked(j: Judgment): boolean {
+  return j.outcome === 'abstain' && (j.detail === NO_JUDGE_DETAIL || j.detail.startsWith(NO_JUDGE_COMPOSED));
+}
+
+const undecided = (j: Judgment) => j.outcome !== 'pass' && j.outcome !== 'fail';
+const why = (j: Judgment) => `${j.name} ${j.outcome === 'error' ? 'errored' : 'abstained'}: ${j.detail}`;
+
 /**
- * Combine the jurors' judgments under the jury's rule. An error or abstain vote counts as the
- * jury's `errors`/`abstentions` setting says: as a fail vote, not at all, or as the jury's own
- * error/abstention. With no vote left to count, the jury abstains.
+ * Combine the jurors' judgments under the jury's rule. Only decided (pass/fail) votes count: an
+ * error or abstain vote is either left out (`ignore`) or makes the jury error (`error`), and is
+ * never a fail vote, which a violation phase would read as a detection. Without its quorum of
+ * decided votes (default: a majority of its judges) the jury errors; it abstains only when the
+ * missing votes are jurors never asked for want of a judge model.
  */
 export function tallyJury(a: JuryAssertion, members: Judgment[]): { outcome: Outcome; detail: string; tally: Tally } {
   const weights = a.weights ?? members.map(() => 1);
-  const tally: Tally = { votes: [], rule: a.rule, value: null, threshold: null };
+  const quorum = a.quorum ?? Math.floor(members.length / 2) + 1;
+  const tally: Tally = { votes: [], rule: a.rule, value: null, threshold: null, quorum, decided: 0 };
   for (const [i, m] of members.entries()) {
-    const bad = m.outcome === 'error' ? a.errors : m.outcome === 'abstain' ? a.abstentions : null;
-    if (bad === 'error') {
-      return { outcome: m.outcome === 'error' ? 'error' : 'abstain', detail: `juror ${m.name} ${m.outcome === 'error' ? 'errored' : 'abstained'}: ${m.detail}`, tally };
-    }
-    const counted = bad === 'ignore' ? 'ignored' : bad === 'fail' ? 'fail' : (m.outcome as 'pass' | 'fail');
-    tally.votes.push({ name: m.name, outcome: m.outcome, counted_as: counted, weight: weights[i], score: counted === 'ignored' ? null : counted === 'fail' && m.outcome !== 'fail' ? 0 : normalisedScore(m) });
+    if (undecided(m) && (m.outcome === 'error' ? a.errors : a.abstentions) === 'error')
+      return { outcome: 'error', detail: `juror ${why(m)} (${m.outcome === 'error' ? 'errors' : 'abstentions'}: "error")`, tally };
+    const counted = undecided(m) ? 'ignored' : (m.outcome as 'pass' | 'fail');
+    tally.votes.push({ name: m.name, outcome: m.outcome, counted_as: counted, weight: weights[i], score: counted === 'ignored' ? null : normalisedScore(m) });
   }
   const counted = tally.votes.filter((v) => v.counted_as !== 'ignored');
-  if (!counted.length) return { outcome: 'abstain', detail: 'no juror cast a countable vote', tally };
+  tally.decided = counted.length;
+  if (counted.length < quorum) {
+    const missing = members.filter(undecided);
+    if (missing.every(notAsked)) return { outcome: 'abstain', detail: `${NO_JUDGE_COMPOSED}: ${missing.length} of ${members.length} jurors not asked`, tally };
+    return { outcome: 'error', detail: `no quorum: ${counted.length} of ${members.length} jurors decided (quorum ${quorum}); ${missing.map(why).join('; ')}`, tally };
+  }
   const passes = counted.filter((v) => v.counted_as === 'pass').length;
   const fails = counted.length - passes;
   let ok: boolean;
@@ -79,7 +100,7 @@ export function tallyJury(a: JuryAssertion, members: Judgment[]): { outcome: Out
   }
   const ignored = tally.votes.length - counted.length;
   const figure = tally.value !== null ? `, ${a.rule} ${tally.value.toFixed(3)} vs threshold ${tally.threshold}` : '';
-  return { outcome: ok ? 'pass' : 'fail', detail: `${a.rule}: ${passes} pass, ${fails} fail${ignored ? `, ${ignored} ignored` : ''}${figure}`, tally };
+  return { outcome: ok ? 'pass' : 'fail', detail: `${a.rule}: ${passes} pass, ${fails} fail${ignored ? `, ${ignored} not counted (error/abstain)` : ''}${figure}`, tally };
 }
 
 export async function judgeJury(a: JuryAssertion, judgeOne: JudgeOne): Promise<Judgment> {
@@ -113,9 +134,11 @@ function tokensOf(j: Judgment): { calls: number; tokens: number } {
 
 /**
  * Run tiers in order until one decides: `reject-on-any-fail` stops with fail when a judge fails,
- * `accept-on-all-pass` stops with pass when all pass, `final` always decides. A judge error
- * stops the cascade with error. The record names the deciding tier and the model calls the
- * tiers that never ran would have made (tokens saved are estimated from the calls that did run).
+ * `accept-on-all-pass` stops with pass when all pass, `final` always ends it. A judge error
+ * stops the cascade with error; an abstaining judge never decides anything, so a final tier
+ * with neither a fail nor all passes is an error (an abstention when its judges were never asked
+ * for want of a judge model). The record names the deciding tier and the model calls the tiers
+ * that never ran would have made (tokens saved are estimated from the calls that did run).
  */
 export async function judgeCascade(a: CascadeAssertion, judgeOne: JudgeOne): Promise<Judgment> {
   const members: Judgment[] = [];
@@ -127,6 +150,7 @@ export async function judgeCascade(a: CascadeAssertion, judgeOne: JudgeOne): Pro
     const err = js.find((j) => j.outcome === 'error');
     const failed = js.filter((j) => j.outcome === 'fail');
     const allPass = js.every((j) => j.outcome === 'pass');
+    const unsure = js.filter((j) => j.outcome === 'abstain');
     if (err) decided = { tier: i, outcome: 'error', why: `${err.name}: ${err.detail}` };
     else if (tier.policy === 'reject-on-any-fail' && failed.length) decided = { tier: i, outcome: 'fail', why: `rejected by ${failed.map((j) => j.name).join(', ')}` };
     else if (tier.policy === 'accept-on-all-pass' && allPass) decided = { tier: i, outcome: 'pass', why: 'every judge passed' };
@@ -135,7 +159,9 @@ export async function judgeCascade(a: CascadeAssertion, judgeOne: JudgeOne): Pro
         ? { tier: i, outcome: 'fail', why: `failed: ${failed.map((j) => j.name).join(', ')}` }
         : allPass
           ? { tier: i, outcome: 'pass', why: 'every judge passed' }
-          : { tier: i, outcome: 'abstain', why: `undecided: ${js.filter((j) => j.outcome === 'abstain').map((j) => j.name).join(', ')} abstained` };
+          : unsure.every(notAsked)
+            ? { tier: i, outcome: 'abstain', why: `${NO_JUDGE_COMPOSED}: ${unsure.map((j) => j.name).join(', ')} not asked` }
+            : { tier: i, outcome: 'error', why: `undecided: ${unsure.map((j) => `${j.name} abstained (${j.detail})`).join(', ')}` };
     if (decided) break;
   }
   const d = decided!; // the last tier is `final` (schema)
@@ -157,7 +183,7 @@ export async function judgeCascade(a: CascadeAssertion, judgeOne: JudgeOne): Pro
     uses_model: a.tiers.map((t) => t.judges.some(needsModel)),
   };
   return {
-    ...judgment(a, d.outcome, `tier ${d.tier + 1} (${record.policy})`, 'a decision', `tier ${d.tier + 1}/${a.tiers.length} (${record.policy}) decided ${d.outcome}: ${d.why}; ${savedCalls} model judge call(s) saved`),
+    ...judgment(a, d.outcome, `tier ${d.tier + 1} (${record.policy})`, 'a decision', `${d.outcome === 'abstain' ? d.why : `tier ${d.tier + 1}/${a.tiers.length} (${record.policy}) ${d.outcome === 'error' ? 'could not decide' : `decided ${d.outcome}`}: ${d.why}`}; ${savedCalls} model judge call(s) saved`),
     level: a.level,
     members,
     cascade: record,

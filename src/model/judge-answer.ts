@@ -41,5 +41,11 @@ function withQuirk(json: string, body: Record<string, unknown>, quirk: JudgeQuir
       return JSON.stringify({ result: body.verdict, confidence: body.confidence, reasoning: body.reasoning });
     case 'bare-word':
       return body.verdict === 'pass' ? 'CORRECT' : 'INCORRECT';
+    case 'items':
+    case 'items-unmarked': {
+      const item = (n: number, v: unknown) => JSON.stringify({ item: n, verdict: v, confidence: body.confidence, reasoning: `item ${n}` });
+      const overall = quirk === 'items' ? { ...body, overall: true } : body;
+      return `Item 1: ${item(1, decoy)}\nItem 2: ${item(2, body.verdict)}\nOverall: ${JSON.stringify(overall)}`;
+    }
   }
 }

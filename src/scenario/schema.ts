@@ -206,8 +206,22 @@ const rankAssertion = z
 
 export const VOTING_RULES = ['majority', 'unanimous', 'any', 'average', 'weighted'] as const;
 export type VotingRule = (typeof VOTING_RULES)[number];
-/** How a juror's error (or abstention) counts: as a fail vote, not at all, or as the jury's own error. */
-export const BAD_VOTE_RULES = ['fail', 'ignore', 'error'] as const;
+/**
+ * How a juror's error (or abstention) counts: not at all (the jury still needs its quorum of
+ * decided votes) or as the jury's own error. Never as a fail vote: in a violation phase a fail
+ * vote reads as a detection, so a dead or garbled judge would read "caught".
+ */
+export const BAD_VOTE_RULES = ['ignore', 'error'] as const;
+const badVoteRule = (field: 'errors' | 'abstentions') =>
+  z
+    .enum(BAD_VOTE_RULES, {
+      error: (iss) =>
+        iss.input === 'fail'
+          ? `\`${field}: "fail"\` is no longer accepted: a juror that could not judge is never a fail vote (in a violation phase it would read as a detection); ` +
+            'use "ignore" (the vote does not count and the jury still needs its quorum) or "error" (the jury errors)'
+          : undefined,
+    })
+    .default('ignore');
 export const CASCADE_POLICIES = ['reject-on-any-fail', 'accept-on-all-pass', 'final'] as const;
 export type CascadePolicy = (typeof CASCADE_POLICIES)[number];
 
@@ -225,8 +239,9 @@ const juryAssertion = z
     rule: z.enum(VOTING_RULES),
     threshold: z.number().min(0).max(1).optional().describe('average: mean normalised score needed; weighted: share of weight needed (default 0.5)'),
     weights: z.array(z.number().positive()).optional().describe('weighted: one weight per judge'),
-    errors: z.enum(BAD_VOTE_RULES).default('fail'),
-    abstentions: z.enum(BAD_VOTE_RULES).default('ignore'),
+    errors: badVoteRule('errors'),
+    abstentions: badVoteRule('abstentions'),
+    quorum: z.number().int().positive().optional().describe('decided (pass/fail) votes the jury needs; default a majority of its judges'),
     level: z.enum(JUDGE_LEVELS).default('fail'),
   })
   .superRefine((a, ctx) => {
@@ -234,6 +249,8 @@ const juryAssertion = z
     if (a.rule === 'weighted' && a.weights?.length !== a.judges.length)
       ctx.addIssue({ code: 'custom', message: `rule "weighted" needs \`weights\`, one per judge (${a.judges.length})` });
     if (a.rule !== 'weighted' && a.weights) ctx.addIssue({ code: 'custom', message: '`weights` applies to rule "weighted" only' });
+    if (a.quorum !== undefined && a.quorum > a.judges.length)
+      ctx.addIssue({ code: 'custom', path: ['quorum'], message: `\`quorum\` ${a.quorum} is more than the jury's ${a.judges.length} judge(s)` });
   });
 
 const cascadeAssertion = z
@@ -293,6 +310,7 @@ export interface JuryAssertion extends ComposedBase {
   weights?: number[];
   errors: (typeof BAD_VOTE_RULES)[number];
   abstentions: (typeof BAD_VOTE_RULES)[number];
+  quorum?: number;
 }
 export interface CascadeAssertion extends ComposedBase {
   kind: 'cascade';

@@ -76,8 +76,10 @@ export function describeIssues(file: string, error: z.ZodError, schema: z.ZodTyp
       continue;
     }
     // an unknown op, kind or enum value: say what it was and the nearest valid one
+    // a schema's own message for a value it refuses (zod's defaults start "Invalid") names the fix
+    const ownMessage = issue.code === 'invalid_value' && !issue.message.startsWith('Invalid');
     const choices =
-      issue.code === 'invalid_value'
+      issue.code === 'invalid_value' && !ownMessage
         ? issue.values.map(String)
         : issue.code === 'invalid_union' && 'note' in issue && issue.note === 'No matching discriminator'
           ? [...issue.message.matchAll(/'([^']+)'/g)].map((m) => m[1])

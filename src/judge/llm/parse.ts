@@ -72,16 +72,25 @@ function normalise(v: unknown): unknown {
   return v;
 }
 
+/** What an answer decides: two answers that agree on these are one answer. */
+const decisionOf = (a: JudgeAnswer) => JSON.stringify([a.verdict, a.score ?? null, a.category ?? null]);
+const isOverall = (v: unknown) => Boolean(v && typeof v === 'object' && (v as Record<string, unknown>).overall === true);
+
 /**
- * Parse a judge model's raw answer, failing closed: think blocks and fences are removed, the
- * JSON objects anywhere in the text are tried in order, and the first that validates wins.
- * Nothing else counts: prose such as "INCORRECT" or "the answer passes" is never read as a verdict.
+ * Parse a judge model's raw answer, failing closed: think blocks and fences are removed and every
+ * JSON object in the text is validated. One valid object is the answer. Several (a judge that
+ * writes one per item, then an overall one) are one answer only if they agree on the decision
+ * (verdict, score, category; the last one's confidence and reasoning are kept), or if exactly
+ * one is marked `"overall": true`; otherwise there is no answer, since which object decides
+ * cannot be known. Nothing else counts: prose such as "INCORRECT" or "the answer passes" is
+ * never read as a verdict.
  */
 export function parseJudgeAnswer(raw: string): ParseResult {
   const text = stripFences(stripThinking(raw));
   const candidates = jsonObjectCandidates(text);
   if (!candidates.length) return { ok: false, problem: 'no JSON object in the answer' };
   const problems: string[] = [];
+  const valid: { answer: JudgeAnswer; overall: boolean }[] = [];
   for (const c of candidates) {
     let value: unknown;
     try {
@@ -91,8 +100,18 @@ export function parseJudgeAnswer(raw: string): ParseResult {
       continue;
     }
     const r = judgeAnswerSchema.safeParse(normalise(value));
-    if (r.success) return { ok: true, answer: r.data };
-    problems.push(r.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; '));
+    if (r.success) valid.push({ answer: r.data, overall: isOverall(value) });
+    else problems.push(r.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; '));
   }
-  return { ok: false, problem: problems.join(' | ') };
+  if (!valid.length) return { ok: false, problem: problems.join(' | ') };
+  const marked = valid.filter((v) => v.overall);
+  const deciding = marked.length ? marked : valid;
+  if (new Set(deciding.map((v) => decisionOf(v.answer))).size === 1) return { ok: true, answer: deciding[deciding.length - 1].answer };
+  const verdicts = deciding.map((v) => v.answer.verdict).join(', ');
+  return {
+    ok: false,
+    problem: marked.length
+      ? `${marked.length} JSON answers marked "overall": true disagree (${verdicts})`
+      : `${deciding.length} JSON answers disagree (${verdicts}) and none is marked "overall": true: give one answer, or mark the overall one with "overall": true`,
+  };
 }
