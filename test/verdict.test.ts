@@ -65,7 +65,7 @@ test('defended must be earned: a refused recall is no defence of an accepted vio
   assert.equal(v.verdict, 'undetected', v.reason);
   const d = phaseVerdict({ judgedAs: 'violation', expectation: 'detect', refusedCalls: 1, violationWrites: [write(false), write(true, 'remember', 2)], judgments: [j('pass')] });
   assert.equal(d.verdict, 'defended');
-  assert.match(d.reason, /save \(remember, call 2\)/);
+  assert.match(d.reason, /save \(remember, calls\.seq 2\)/);
 });
 
 test('defended must be earned: an abstaining assertion that targets the violation makes the cell error, naming it', () => {

@@ -24,6 +24,7 @@ export interface VerdictInput {
 
 /** One write call of a violation phase, as recorded at the recording point. */
 export interface ViolationWrite {
+  /** the call's row (`seq`) in the evidence `calls` table */
   seq: number;
   op: string;
   tool: string;
@@ -36,7 +37,7 @@ export interface ViolationWrite {
  */
 export const VIOLATING_WRITE_OPS: ReadonlySet<string> = new Set(['remember', 'update', 'forget']);
 
-const nameWrites = (ws: ViolationWrite[]) => ws.map((w) => `${w.tool} (${w.op}, call ${w.seq})`).join(', ');
+const nameWrites = (ws: ViolationWrite[]) => ws.map((w) => `${w.tool} (${w.op}, calls.seq ${w.seq})`).join(', ');
 
 export interface VerdictResult {
   verdict: Verdict;

@@ -280,10 +280,12 @@ export function verdictInput(o: {
   vacuous?: string;
 }): VerdictInput {
   const opOf = toolToOp(o.decl);
-  const phaseCalls = o.calls.filter((c) => (c.method ?? 'tools/call') === 'tools/call' && (c.stage === 'step' || c.stage === 'agent'));
-  const writes = phaseCalls.flatMap((c) => {
+  const inPhase = (c: CallRecord) => (c.method ?? 'tools/call') === 'tools/call' && (c.stage === 'step' || c.stage === 'agent');
+  const phaseCalls = o.calls.filter(inPhase);
+  // seq: the row of the evidence `calls` table (the call's place in the log, 1-based)
+  const writes = o.calls.flatMap((c, i) => {
     const op = c.op ?? opOf.get(c.tool);
-    return op && VIOLATING_WRITE_OPS.has(op) ? [{ seq: c.seq, op, tool: c.tool, refused: c.is_error }] : [];
+    return inPhase(c) && op && VIOLATING_WRITE_OPS.has(op) ? [{ seq: i + 1, op, tool: c.tool, refused: c.is_error }] : [];
   });
   return {
     judgedAs: o.judgedAs,
