@@ -9,7 +9,7 @@ export interface VerdictInput {
   judgedAs: JudgedAs;
   /** for violation phases: what the scenario expects */
   expectation?: 'detect' | 'defend-or-detect';
-  /** memory calls the target refused (tool errors), whoever made them: memeval or an agent */
+  /** memory calls the target refused (tool errors), whoever made them: memeval or an agent. Fails a well-behaved cell; in a violation only `violationWrites` counts */
   refusedCalls: number;
   judgments: Judgment[];
   /** a reason the cell proves nothing although every assertion holds (e.g. no memory call at all) */
