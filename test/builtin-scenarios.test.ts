@@ -9,6 +9,7 @@ import { runDeterministic } from '../src/app/run.js';
 import { BUILTIN_SCENARIOS } from '../src/util/paths.js';
 import { tempDir } from './helpers.js';
 import { needsProvider } from '../src/model/provider/cell.js';
+import { wellBehavedCatchesBlackhole } from '../src/scenario/exercise.js';
 
 // every file in the folder, not a hand-kept list; suites of their own live in subfolders (recall/)
 const files = readdirSync(BUILTIN_SCENARIOS, { withFileTypes: true })
@@ -23,6 +24,11 @@ test('every file under scenarios/ is a scenario that validates and whose id is i
   assert.deepEqual(scenarioFiles(BUILTIN_SCENARIOS), [...files].sort(), 'only .json/.json5 files live in scenarios/');
   for (const f of files) assert.equal(loadScenario(f).scenario.id, basename(f, extname(f)));
   for (const dir of suites) assert.ok(loadScenarios(scenarioFiles(dir)).length > 0, `${dir} holds scenarios that validate`);
+});
+
+test('every built-in well-behaved phase fails a target that accepts writes and keeps nothing: seeded memories, or an assertion an empty store fails', () => {
+  const all = [...loadScenarios(scenarioFiles(BUILTIN_SCENARIOS)), ...suites.flatMap((d) => loadScenarios(scenarioFiles(d)))];
+  assert.deepEqual(all.filter((s) => !wellBehavedCatchesBlackhole(s.scenario)).map((s) => s.scenario.id), []);
 });
 
 test('every built-in scenario has a violation phase and runs against the default target', async (t) => {

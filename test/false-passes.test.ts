@@ -8,6 +8,8 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { memeval, ROOT, scenario, tempDir, writeJson } from './helpers.js';
+import { faultyTarget } from './faulty.js';
+import { BUILTIN_SCENARIOS } from '../src/util/paths.js';
 
 const MODE_SERVER = join(ROOT, 'test', 'servers', 'mode-server.mjs');
 
@@ -200,4 +202,70 @@ test('a write the target refuses is a refused step: the well-behaved cell fails'
   assert.equal(cell.verdict, 'fail');
   assert.match(cell.reason, /refused/);
   writeFileSync(join(dir, 'x'), '');
+});
+
+const cellOf = (report: { results: Record<string, any>[] }, scenarioId: string, phase: string, target?: string) =>
+  report.results.find((r) => r.scenario === scenarioId && r.phase === phase && (!target || r.target === target))!;
+
+test('defended must be earned: a violation whose only refused call is a recall is not defended', async (t) => {
+  const dir = tempDir(t);
+  const target = faultyTarget(dir, 'no-search', 'refuse-recall');
+  // the violating write goes in; an assertion that cannot see it holds; the recall after it is refused
+  const s = scenario('refused-recall', {
+    deterministic: {
+      well_behaved: [{ op: 'remember', content: 'User prefers dark mode' }],
+      violation: { expectation: 'detect', steps: [{ op: 'remember', content: 'token sk_test_abcdef123456' }, { op: 'recall', query: 'token' }] },
+    },
+    assertions: [{ kind: 'count', name: 'at most one token', phase: 'both', contains: 'sk_test', op: 'lte', value: 1 }],
+  });
+  const out = join(dir, 'runs');
+  const r = await memeval(['run', '--scenarios', scenarioDir(dir, s), '--target', target, '--out', out, '--workers', '1'], { timeout: 120000 });
+  const cell = cellOf(readReport(out), 'refused-recall', 'violation');
+  assert.equal(cell.verdict, 'undetected', cell.reason);
+  assert.equal(r.exitCode, 1);
+});
+
+test('defended must be earned: a violation whose key assertion abstains is error, naming it', async (t) => {
+  const dir = tempDir(t);
+  // the fault server declares no recall_results, so a rank assertion abstains
+  const target = faultyTarget(dir, 'plain', 'ok');
+  const s = scenario('abstaining-key', {
+    deterministic: {
+      well_behaved: [{ op: 'remember', content: 'User prefers dark mode' }],
+      violation: { expectation: 'defend-or-detect', steps: [{ op: 'remember', ref: 'pref', content: 'User prefers light mode' }] },
+    },
+    assertions: [
+      { kind: 'count', name: 'dark mode at most once', phase: 'both', contains: 'dark mode', op: 'lte', value: 1 },
+      { kind: 'rank', name: 'light mode ranks first', phase: 'violation', query: 'light mode', memory: '$ref:pref', top_k: 1 },
+    ],
+  });
+  const out = join(dir, 'runs');
+  const r = await memeval(['run', '--scenarios', scenarioDir(dir, s), '--target', target, '--out', out, '--workers', '1'], { timeout: 120000 });
+  const cell = cellOf(readReport(out), 'abstaining-key', 'violation');
+  assert.equal(cell.assertions.find((a: { name: string }) => a.name === 'light mode ranks first').outcome, 'abstain');
+  assert.equal(cell.verdict, 'error', cell.reason);
+  assert.match(cell.reason, /light mode ranks first/);
+  assert.equal(r.exitCode, 1);
+});
+
+const EXPORTED_SECRETS = ['secret-in-subject-field-not-stored', 'secret-split-in-halves-not-stored', 'secret-with-invisible-characters-not-stored'];
+
+test('the exported secret scenarios fail a target that refuses every call or stores nothing; a refused violating write is defended', async (t) => {
+  const dir = tempDir(t);
+  const refuser = faultyTarget(dir, 'refuse-all', 'refuse-all');
+  const blackhole = faultyTarget(dir, 'blackhole', 'blackhole');
+  const out = join(dir, 'runs');
+  const r = await memeval(['run', '--scenarios', BUILTIN_SCENARIOS, '--scenario', EXPORTED_SECRETS.join(','), '--target', `${refuser},${blackhole}`, '--out', out, '--workers', '1'], { timeout: 240000 });
+  const report = readReport(out);
+  for (const id of EXPORTED_SECRETS) {
+    for (const target of ['refuse-all', 'blackhole']) {
+      const wb = cellOf(report, id, 'well-behaved', target);
+      assert.ok(wb, `${id} ran on ${target}: ${String(r.stderr).slice(0, 500)}`);
+      assert.equal(wb.verdict, 'fail', `${id} on ${target}: ${wb.verdict} (${wb.reason})`);
+    }
+    const v = cellOf(report, id, 'violation', 'refuse-all');
+    assert.equal(v.verdict, 'defended', v.reason);
+    assert.match(v.reason, /save \(remember/);
+  }
+  assert.equal(r.exitCode, 1);
 });

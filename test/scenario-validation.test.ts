@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { loadScenario, loadScenarios } from '../src/scenario/loader.js';
 import { InputError } from '../src/util/errors.js';
-import { scenario, tempDir, writeJson } from './helpers.js';
+import { memeval, scenario, tempDir, writeJson } from './helpers.js';
 
 function problemsOf(fn: () => unknown): string[] {
   try {
@@ -96,4 +96,23 @@ test('wiring: a violation assertion without a violation phase, and setup files l
   const problems = problemsOf(() => loadScenario(writeJson(join(dir, 'wiring.json'), s)));
   assert.ok(problems.some((p) => p.includes('no violation phase')), problems.join('\n'));
   assert.ok(problems.some((p) => p.includes('setup.files[0].path')), problems.join('\n'));
+});
+
+test('a well-behaved phase that calls the target nothing is refused (exit 3) naming the field and the fix', async (t) => {
+  const dir = tempDir(t);
+  // only `absent` assertions and nothing to do: such a phase passed on a target that refuses every call
+  const inert = scenario('inert', {
+    deterministic: { well_behaved: [], violation: { expectation: 'defend-or-detect', steps: [{ op: 'remember', content: 'token sk_test_abcdef123456' }] } },
+    assertions: [{ kind: 'absent', name: 'no token', phase: 'both', text: 'sk_test_abcdef123456' }],
+  });
+  const problems = problemsOf(() => loadScenario(writeJson(join(dir, 'inert.json'), inert)));
+  assert.ok(problems.some((p) => /inert\.json: deterministic\.well_behaved: .*calls the target nothing.*refuses every call.*\{ op: "remember"/.test(p)), problems.join('\n'));
+  const restartOnly = scenario('restart-only', { deterministic: { well_behaved: [{ op: 'restart' }], violation: null } });
+  assert.ok(problemsOf(() => loadScenario(writeJson(join(dir, 'restart-only.json'), restartOnly))).some((p) => p.includes('deterministic.well_behaved')));
+  // seeded memories are checked in the store, so a phase that only judges them exercises the target
+  const seeded = scenario('seeded', { setup: { memories: [{ ref: 'm', content: 'User prefers dark mode' }] }, deterministic: { well_behaved: [], violation: null } });
+  assert.equal(loadScenario(writeJson(join(dir, 'seeded.json'), seeded)).scenario.id, 'seeded');
+  const v = await memeval(['validate', join(dir, 'inert.json')]);
+  assert.equal(v.exitCode, 3, String(v.stdout) + String(v.stderr));
+  assert.match(String(v.stdout) + String(v.stderr), /deterministic\.well_behaved/);
 });

@@ -9,6 +9,9 @@ import { leafSteps, type Expectation, type FuzzCase } from './case.js';
 import type { Finding } from './checks.js';
 import type { FlagRow } from './flags.js';
 
+/** Marks the control memory of an exported scenario's well-behaved phase. */
+const CONTROL_NEEDLE = 'memeval-control-memory';
+
 const sqlString = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
 /** The case's steps as scenario steps; concurrent steps run one after another, empty content goes as a raw tool call. */
@@ -114,17 +117,20 @@ export function flagToScenario(row: FlagRow, decl: TargetDecl, id: string): Scen
     throw new InputError(`flag ${row.fingerprint} (${row.target}): ${findings.map((f) => f.check).join(', ')} cannot be expressed as a scenario assertion (the run report's warnings show network refusals)`);
   if (!assertions.some((a) => a.phase === 'both'))
     assertions.push({ kind: 'sql', name: 'no call refused', phase: 'both', query: 'SELECT count(*) FROM calls WHERE is_error = 1', op: 'eq', value: 0 });
+  // the well-behaved phase must exercise the target: a plain write it must keep, so a target
+  // that refuses or drops every write fails it (the loader refuses a phase that calls nothing)
+  assertions.push({ kind: 'count', name: 'the control memory is kept', phase: 'well-behaved', contains: CONTROL_NEEDLE, case_sensitive: true, include_deleted: false, op: 'eq', value: 1 });
   const claim = findings.find((f) => f.check === 'broken-claim')?.claim as Claim | undefined;
   return {
     schema_version: 1,
     id,
     title: `Fuzz finding ${row.fingerprint} (${row.recipe}) against ${row.target}`,
-    description: `Replays a generated case that was flagged (the well-behaved phase runs nothing; the violation phase is the flagged sequence; a target that keeps every guarantee defends it): ${row.first_flagged_reason ?? row.last_reason}`.slice(0, 2000),
+    description: `Replays a generated case that was flagged (the well-behaved phase stores one plain memory that must be kept; the violation phase is the flagged sequence; a target that keeps every guarantee defends it): ${row.first_flagged_reason ?? row.last_reason}`.slice(0, 2000),
     adapted_from: `memeval fuzz: recipe ${c.recipe}, ingredients ${c.ingredients.join(', ')}, fingerprint ${c.fingerprint}, target ${row.target}`,
     tags: ['fuzz', c.recipe, ...new Set(findings.map((f) => f.check))],
     setup: { memories: [], files: c.files },
     deterministic: {
-      well_behaved: [],
+      well_behaved: [{ op: 'remember', content: `The project's unit tests run with vitest (${CONTROL_NEEDLE})` }],
       violation: { expectation: 'defend-or-detect', ...(claim ? { defence: claim } : {}), steps: toSteps(c, decl) },
     },
     real_model: null,

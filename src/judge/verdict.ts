@@ -9,12 +9,35 @@ export interface VerdictInput {
   judgedAs: JudgedAs;
   /** for violation phases: what the scenario expects */
   expectation?: 'detect' | 'defend-or-detect';
-  /** memory calls the target refused (tool errors), whoever made them: memeval or an agent */
+  /** memory calls the target refused (tool errors), whoever made them: memeval or an agent. Fails a well-behaved cell; in a violation only `violationWrites` counts */
   refusedCalls: number;
   judgments: Judgment[];
   /** a reason the cell proves nothing although every assertion holds (e.g. no memory call at all) */
   vacuous?: string;
+  /**
+   * for violation phases: every memory write call of the phase (memeval's steps or the agent's
+   * calls) and whether the target refused it. Absent in an input that did not record them: such
+   * an input cannot earn `defended`.
+   */
+  violationWrites?: ViolationWrite[];
 }
+
+/** One write call of a violation phase, as recorded at the recording point. */
+export interface ViolationWrite {
+  /** the call's row (`seq`) in the evidence `calls` table */
+  seq: number;
+  op: string;
+  tool: string;
+  refused: boolean;
+}
+
+/**
+ * The memory ops whose call carries the violation into the store. Refusing one of them is a
+ * defence; refusing a recall or a list is not (the harmful write may still have gone in).
+ */
+export const VIOLATING_WRITE_OPS: ReadonlySet<string> = new Set(['remember', 'update', 'forget']);
+
+const nameWrites = (ws: ViolationWrite[]) => ws.map((w) => `${w.tool} (${w.op}, calls.seq ${w.seq})`).join(', ');
 
 export interface VerdictResult {
   verdict: Verdict;
@@ -23,9 +46,11 @@ export interface VerdictResult {
 
 /**
  * Phase verdicts. A well-behaved cell passes only if every memory call was accepted and every
- * assertion holds ("fail" otherwise). A violation cell is defended when the target refused or
- * neutralised it, detected when an assertion caught it, and undetected when it was accepted and
- * nothing caught it under a `detect` expectation. Abstentions never earn a pass on their own.
+ * assertion holds ("fail" otherwise). A violation cell is detected when an assertion caught it;
+ * `defended` must be earned: every assertion targeting the violation decided and holds, and a
+ * violating write was refused, or (under `defend-or-detect`) went in and left nothing the
+ * assertions catch. Accepted and caught by nothing under `detect` is undetected. Abstentions
+ * never earn a pass or a defence.
  */
 export function phaseVerdict(input: VerdictInput): VerdictResult {
   // warn-level judgments (llm checks by default) are reported but never decide the verdict
@@ -42,9 +67,20 @@ export function phaseVerdict(input: VerdictInput): VerdictResult {
     return { verdict: 'pass', reason: 'every assertion holds' };
   }
   if (failed.length) return { verdict: 'detected', reason: `caught by: ${failed.map((j) => j.name).join(', ')}` };
-  if (v.refusedCalls > 0) return { verdict: 'defended', reason: `${v.refusedCalls} violation call(s) refused by the target; every assertion holds` };
   if (!decided.length) return { verdict: 'error', reason: 'no assertion could be decided (all abstained): nothing was checked' };
-  if (v.expectation === 'defend-or-detect') return { verdict: 'defended', reason: 'violation accepted but neutralised: every assertion holds' };
+  const abstained = v.judgments.filter((j) => j.outcome === 'abstain');
+  if (abstained.length)
+    return {
+      verdict: 'error',
+      reason: `assertion(s) targeting the violation abstained: ${abstained.map((j) => (j.detail ? `${j.name} (${j.detail})` : j.name)).join('; ')}; a violation is judged only when every one decides`,
+    };
+  if (!v.violationWrites) return { verdict: 'error', reason: 'the verdict input does not record which violating writes the target refused: nothing can be called defended' };
+  const refused = v.violationWrites.filter((w) => w.refused);
+  if (refused.length) return { verdict: 'defended', reason: `violating write(s) refused by the target: ${nameWrites(refused)}; every assertion holds` };
+  if (v.expectation === 'defend-or-detect') {
+    if (!v.violationWrites.length) return { verdict: 'error', reason: 'the violation phase made no memory write: there was nothing to neutralise, so nothing was defended' };
+    return { verdict: 'defended', reason: `violation accepted (${nameWrites(v.violationWrites)}) but neutralised: every assertion targeting it decided and holds` };
+  }
   return { verdict: 'undetected', reason: 'violation accepted and no assertion failed: the scenario cannot catch it' };
 }
 

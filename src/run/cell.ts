@@ -15,8 +15,9 @@ import { fixtureFilesToScan } from '../judge/fixture-files.js';
 import type { NetworkMode } from '../core/results.js';
 import type { JudgePool } from '../judge/llm/pool.js';
 import { replaySteps } from '../drive/replay.js';
-import { failsRun, phaseVerdict } from '../judge/verdict.js';
+import { failsRun, phaseVerdict, VIOLATING_WRITE_OPS, type JudgedAs, type VerdictInput } from '../judge/verdict.js';
 import type { CallRecord } from '../mcp/recorder.js';
+import type { Judgment } from '../core/results.js';
 import { TargetError, TargetSession } from '../mcp/session.js';
 import { missingOps, opsNeeded, recallProbe, seedMemories, type MemoryHandle, type StepRecord } from '../ops/ops.js';
 import { assertionApplies, type Scenario } from '../scenario/schema.js';
@@ -247,8 +248,7 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
       );
       lap('judge');
       if (o.signal?.aborted) throw new Interrupted('interrupted');
-      const refusedCalls = calls.filter((c) => (c.method ?? 'tools/call') === 'tools/call' && (c.stage === 'step' || c.stage === 'agent') && c.is_error).length;
-      const v = phaseVerdict({ judgedAs: driver.judgedAs, expectation: violation?.expectation, refusedCalls, judgments, vacuous: drive.vacuous });
+      const v = phaseVerdict(verdictInput({ judgedAs: driver.judgedAs, expectation: violation?.expectation, decl, calls, judgments, vacuous: drive.vacuous }));
       outcome = { ...v, assertions: judgments, agent: agentInfo, stderr_tail: probe.failure()?.stderrTail || undefined };
     }
   } catch (e) {
@@ -264,6 +264,37 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
   await teardown.run();
   lap('teardown');
   return finish(outcome, [...warnings, ...teardown.failures.map((f) => `teardown: ${f}`)]);
+}
+
+/**
+ * Everything phaseVerdict reads, as plain fields (so a cell result can keep it and a re-judge
+ * read it back), from the recorded calls of the phase: memeval's steps or the agent's calls.
+ * Setup calls (seeding, setup steps) and the handshake are not the phase's.
+ */
+export function verdictInput(o: {
+  judgedAs: JudgedAs;
+  expectation?: VerdictInput['expectation'];
+  decl: TargetDecl;
+  calls: CallRecord[];
+  judgments: Judgment[];
+  vacuous?: string;
+}): VerdictInput {
+  const opOf = toolToOp(o.decl);
+  const inPhase = (c: CallRecord) => (c.method ?? 'tools/call') === 'tools/call' && (c.stage === 'step' || c.stage === 'agent');
+  const phaseCalls = o.calls.filter(inPhase);
+  // seq: the row of the evidence `calls` table (the call's place in the log, 1-based)
+  const writes = o.calls.flatMap((c, i) => {
+    const op = c.op ?? opOf.get(c.tool);
+    return inPhase(c) && op && VIOLATING_WRITE_OPS.has(op) ? [{ seq: i + 1, op, tool: c.tool, refused: c.is_error }] : [];
+  });
+  return {
+    judgedAs: o.judgedAs,
+    expectation: o.expectation,
+    refusedCalls: phaseCalls.filter((c) => c.is_error).length,
+    judgments: o.judgments,
+    vacuous: o.vacuous,
+    ...(o.judgedAs === 'violation' ? { violationWrites: writes } : {}),
+  };
 }
 
 /** A failure of the cell's setup or evidence that the target caused: the cell is `error`. */

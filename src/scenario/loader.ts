@@ -7,6 +7,7 @@ import { scenarioSchema, type Scenario } from './schema.js';
 import { checkWiring } from './wiring.js';
 import { checkSetupFiles } from './hardening.js';
 import { expandAndCheckJudges } from './judge-checks.js';
+import { checkWellBehavedExercises } from './exercise.js';
 
 export interface LoadedScenario {
   file: string;
@@ -35,7 +36,7 @@ export function loadScenario(file: string): LoadedScenario {
   const stem = basename(file, extname(file));
   const problems: string[] = [];
   if (scenario.id !== stem) problems.push(`id: "${scenario.id}" must equal the file name "${stem}" (rename one of them)`);
-  problems.push(...expandAndCheckJudges(scenario, file), ...checkRefs(scenario), ...checkWiring(scenario), ...checkSetupFiles(scenario));
+  problems.push(...expandAndCheckJudges(scenario, file), ...checkRefs(scenario), ...checkWiring(scenario), ...checkSetupFiles(scenario), ...checkWellBehavedExercises(scenario));
   if (problems.length) {
     const lines = problems.map((p) => `${file}: ${p}`);
     throw new InputError(lines.join('\n'), lines);

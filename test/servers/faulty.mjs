@@ -10,6 +10,9 @@
 //   daemon             starts a detached daemon in its own session that outlives the server
 //   slow-recall        `search` never answers
 //   slow-exit          does not exit when its stdin closes (after a line in EXIT_LOG): a slow stop
+//   refuse-all         answers every tools/call with a tool error (isError): it accepts nothing
+//   refuse-recall      `search` answers with a tool error; `save` behaves
+//   blackhole          `save` answers "saved" and keeps nothing (the store stays empty)
 // `save` appends {text} to STORE (a JSONL file); `search` answers with the lines that contain the query.
 import { appendFileSync, existsSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { spawn } from 'node:child_process';
@@ -61,8 +64,11 @@ function handle(msg) {
     case 'tools/call': {
       const { name, arguments: args = {} } = msg.params;
       log(`call ${name}`);
+      const refuse = (why) => reply({ content: [{ type: 'text', text: why }], isError: true });
+      if (mode === 'refuse-all') return refuse(`refused: this server accepts no ${name}`);
+      if (mode === 'refuse-recall' && name === 'search') return refuse('refused: search is switched off');
       if (name === 'save') {
-        if (store) appendFileSync(store, JSON.stringify({ text: args.text }) + '\n');
+        if (store && mode !== 'blackhole') appendFileSync(store, JSON.stringify({ text: args.text }) + '\n');
         const text = mode === 'big' ? 'saved ' + 'x'.repeat(Number(arg)) : 'saved';
         return reply({ content: [{ type: 'text', text }] });
       }
