@@ -130,9 +130,12 @@ const how = (verdict: string, assertions: string[]) => (assertions.length ? `${v
 const expectedHow = (e: ExpectedFailure) => how(e.verdict, e.assertions) + (e.reason_contains ? ` and a reason containing "${e.reason_contains}"` : '');
 const toCell = (r: CellResult): GateCell => ({ cell_id: r.cell_id, verdict: r.verdict, reason: r.reason, assertions: failingAssertions(r) });
 
+/** A real-model cell's agent: its id ends in `<agent>-<repeat>`, also when it ended before the agent reported. */
+const agentOf = (r: CellResult) => r.agent?.agent ?? /\/real-model\/(.+)-\d+$/.exec(r.cell_id)?.[1];
+
 /** The entries for a cell: same scenario, target and phase, and for real-model cells the same agent. */
 const entriesFor = (r: CellResult, list: ExpectedFailure[]) =>
-  list.filter((e) => e.scenario === r.scenario && e.target === r.target && e.phase === r.phase && (r.phase !== 'real-model' || e.agent === r.agent?.agent));
+  list.filter((e) => e.scenario === r.scenario && e.target === r.target && e.phase === r.phase && (r.phase !== 'real-model' || e.agent === agentOf(r)));
 
 const matches = (e: ExpectedFailure, r: CellResult) =>
   e.verdict === r.verdict && sameList(e.assertions, failingAssertions(r)) && (!e.reason_contains || r.reason.includes(e.reason_contains));
@@ -180,7 +183,7 @@ export function entryFor(r: CellResult): Record<string, unknown> {
     scenario: r.scenario,
     target: r.target,
     phase: r.phase,
-    ...(r.phase === 'real-model' && r.agent ? { agent: r.agent.agent } : {}),
+    ...(r.phase === 'real-model' ? { agent: agentOf(r) } : {}),
     verdict: r.verdict,
     assertions,
     ...(assertions.length ? {} : { reason_contains: r.reason.slice(0, 60) }),
