@@ -35,7 +35,7 @@ test('gate and diff: regressions against a baseline or expected failures, fixes,
   const passing = withVerdicts(report, { [bad]: ['pass', false] }, 'base');
   assert.deepEqual(gate(report, { baseline: passing }).regressions.map((r) => r.cell_id), [bad]);
   // expected failures accept it declaratively, and say when one starts passing
-  const expected = [{ scenario: 'bad-one', target: 'server-memory', phase: 'well-behaved' as const, reason: 'known defect' }];
+  const expected = [{ scenario: 'bad-one', target: 'server-memory', phase: 'well-behaved' as const, verdict: 'fail' as const, assertions: ['dark mode twice'], reason: 'known defect' }];
   assert.equal(gate(report, { expected }).exit_code, 0);
   assert.deepEqual(gate(passing, { expected }).unexpected_passes.map((r) => r.cell_id), [bad]);
   // an interrupted run never becomes a pass
@@ -70,7 +70,7 @@ test('run --baseline / --expected-failures / --fail-on gate the exit code, and t
 
   const again = await freshRun(t, ['good-one', 'bad-one'], ['--scenarios', scenarios, '--baseline', first.runDir]);
   assert.equal(again.exitCode, 0, again.stdout + again.stderr);
-  assert.match(again.stdout, /known failure: bad-one\/server-memory\/well-behaved fail \(fails in baseline .* too \(fail\)\)/);
+  assert.match(again.stdout, /known failure: bad-one\/server-memory\/well-behaved fail \(fails in baseline .* too \(fail on \[dark mode twice\]\)\)/);
   const saved = JSON.parse(readFileSync(again.reportPath, 'utf8'));
   assert.equal(saved.summary.exit_code, 0);
   assert.equal(saved.gate.fail_on, 'regressions');
@@ -87,13 +87,15 @@ test('run --baseline / --expected-failures / --fail-on gate the exit code, and t
   assert.match(regressed.stdout, /regression: bad-one\/server-memory\/well-behaved fail/);
 
   const dir = tempDir(t);
-  const expected = writeJson(join(dir, 'expected.json5'), [{ scenario: 'bad-one', target: 'server-memory', phase: 'well-behaved', reason: 'expects two copies' }]);
+  const expected = writeJson(join(dir, 'expected.json5'), [
+    { scenario: 'bad-one', target: 'server-memory', phase: 'well-behaved', verdict: 'fail', assertions: ['dark mode twice'], reason: 'expects two copies' },
+  ]);
   const known = await freshRun(t, ['good-one', 'bad-one'], ['--scenarios', scenarios, '--expected-failures', expected]);
   assert.equal(known.exitCode, 0, known.stdout);
   assert.match(known.stdout, /known failure: .*expected failure: expects two copies/);
 
   // bad gate input is exit 3 before anything runs
-  const typo = writeJson(join(dir, 'typo.json'), [{ scenario: 'bad-one', target: 'server-memory', phase: 'well-behaved', reasn: 'x' }]);
+  const typo = writeJson(join(dir, 'typo.json'), [{ scenario: 'bad-one', target: 'server-memory', phase: 'well-behaved', verdict: 'fail', assertions: ['dark mode twice'], reasn: 'x' }]);
   const out = tempDir(t);
   const r = await memeval(['run', '--scenarios', scenarios, '--target', 'server-memory', '--expected-failures', typo, '--out', out]);
   assert.equal(r.exitCode, 3);

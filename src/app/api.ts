@@ -92,7 +92,7 @@ export async function run(req: RunRequest = {}): Promise<RunResponse> {
     const { report, reportPath } = writeBlockedReport(outDir, judgeGate.reason, scenarios.map((s) => s.scenario.id), {
       judge_model: judge,
       i_understand_model_cost: Boolean(req.iUnderstandModelCost),
-    });
+    }, gate.layer);
     return { report, reportPath, exitCode: report.summary.exit_code, gate, scenarios };
   }
   if (gate.layer === 'real-model' && !gate.allowed) {
@@ -132,6 +132,7 @@ export async function run(req: RunRequest = {}): Promise<RunResponse> {
       scenarios,
       targets,
       onlyCells: only,
+      shard: req.shard ? { index: req.shard.index, count: req.shard.count } : undefined,
       options: { scenarios_dir: req.scenariosDir ?? BUILTIN_SCENARIOS, judge_model: judge, ...(req.shard ? { shard: `${req.shard.index}/${req.shard.count}` } : {}) },
       extra: req.shard ? { shard: { index: req.shard.index, count: req.shard.count, planned: planned.length } } : undefined,
     }));

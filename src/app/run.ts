@@ -11,7 +11,7 @@ import { repeatStats, type RepeatStats } from '../report/repeats.js';
 import { newRunId } from '../report/report.js';
 import { writeRunReport } from '../report/run-report.js';
 import { runCell } from '../run/cell.js';
-import { planCells, targetInfo, type RunTarget } from '../run/plan.js';
+import { planCells, runPlan, targetInfo, type RunTarget } from '../run/plan.js';
 import { plannedCellId } from '../run/shard.js';
 import type { LoadedScenario } from '../scenario/loader.js';
 import { mapPool } from '../util/pool.js';
@@ -41,6 +41,8 @@ export interface CommonRunOptions {
   judgePool?: JudgePool;
   /** run only these planned cell ids (one shard); the rest is left to other machines */
   onlyCells?: Set<string>;
+  /** which shard onlyCells is, recorded in the report's plan */
+  shard?: { index: number; count: number };
   /** extra top-level report fields (a shard's index and count) */
   extra?: Record<string, unknown>;
 }
@@ -56,13 +58,16 @@ export async function runDeterministic(o: CommonRunOptions): Promise<RunResult<{
   const runId = o.runId ?? newRunId();
   const runDir = join(o.outDir, runId);
   const startedAt = new Date().toISOString();
-  const cells = planCells(o.scenarios, o.targets).filter((c) => !o.onlyCells || o.onlyCells.has(plannedCellId(c)));
+  const all = planCells(o.scenarios, o.targets);
+  const cells = all.filter((c) => !o.onlyCells || o.onlyCells.has(plannedCellId(c)));
+  const plan = runPlan(all.map(plannedCellId), o.scenarios, o.targets, o.shard ?? null);
   const cellDir = (c: (typeof cells)[number]) => join(runDir, 'cells', c.s.scenario.id, c.t.decl.name, c.phase);
   const outcome = (results: CellResult[], interrupted: boolean) => ({
     runId,
     runDir,
     layer: 'deterministic' as const,
     startedAt,
+    plan,
     options: { workers: o.workers, keep: o.keep, ...o.options },
     scenarios: o.scenarios.map((s) => s.scenario.id),
     targets: o.targets.map(targetInfo),
@@ -121,6 +126,8 @@ export async function runRealModel(o: AgentRunOptions): Promise<RunResult<{ repe
     .filter((s) => s.scenario.real_model)
     .flatMap((s) => o.targets.flatMap((t) => Array.from({ length: o.repeat }, (_, i) => ({ s, t, repeat: i + 1 }))));
   const label = (repeat: number) => `${o.driver.name}-${repeat}`;
+  const cellId = (c: (typeof cells)[number]) => `${c.s.scenario.id}/${c.t.decl.name}/real-model/${label(c.repeat)}`;
+  const plan = runPlan(cells.map(cellId), [...new Set(cells.map((c) => c.s))], o.targets, null);
   const cellDir = (c: (typeof cells)[number]) => join(runDir, 'cells', c.s.scenario.id, c.t.decl.name, label(c.repeat));
   const scripted = o.gate.scripted;
   const outcome = (results: CellResult[], interrupted: boolean, warnings: string[] = []) => ({
@@ -128,6 +135,7 @@ export async function runRealModel(o: AgentRunOptions): Promise<RunResult<{ repe
     runDir,
     layer: 'real-model' as const,
     startedAt,
+    plan,
     options: {
       workers: o.workers,
       keep: o.keep,
@@ -148,7 +156,7 @@ export async function runRealModel(o: AgentRunOptions): Promise<RunResult<{ repe
   // a second Ctrl-C quits at once: what finished is still reported, the rest as skipped
   const partial = new PartialRun(
     cells.map((c) => ({
-      cell_id: `${c.s.scenario.id}/${c.t.decl.name}/real-model/${label(c.repeat)}`,
+      cell_id: cellId(c),
       scenario: c.s.scenario.id,
       target: c.t.decl.name,
       phase: 'real-model',

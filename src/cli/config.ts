@@ -11,7 +11,7 @@ export const configSchema = z.strictObject({
   targets: z.array(z.string()).optional().describe('targets to run against (names, files, or "all")'),
   reporters: z.array(z.string()).optional().describe('console, json, junit, markdown, github'),
   baseline: z.string().optional().describe('a previous run dir or report.json: fail only on regressions'),
-  expected_failures: z.string().optional().describe('file of {scenario, target, phase, reason}'),
+  expected_failures: z.string().optional().describe('file of {scenario, target, phase, [agent], verdict, assertions, [reason_contains], reason}'),
   fail_on: z.enum(['regressions', 'failures']).optional(),
   out: z.string().optional().describe('where run directories are written'),
   workers: z.number().int().positive().optional(),

@@ -8,7 +8,7 @@ import { SCRIPTED_POLICIES, type ScriptedPolicy } from '../core/results.js';
 import { SCRIPTED_MODEL } from '../agent/cost-gate.js';
 import { AGENT_NAMES, DEFAULT_MCP_TIMEOUT_MS } from '../agent/types.js';
 import { formatRepeats } from '../report/console.js';
-import { formatGate, gate as applyGate, readExpectedFailures, type FailOn, type GateInput, type GateResult } from '../report/gate.js';
+import { formatGate, gate as applyGate, readBaseline, readExpectedFailures, type FailOn, type GateInput, type GateResult } from '../report/gate.js';
 import { colorLevel, formatRecap, Progress } from '../report/progress.js';
 import { readReport } from '../report/reader.js';
 import { checkReporterNames, REPORTER_NAMES, runReporters } from '../report/reporters/index.js';
@@ -65,8 +65,8 @@ export function registerRun(program: Command, cli: CliContext): void {
     .option('--keep', 'keep each fixture and print its path')
     .option('--json', 'print the report as JSON on stdout (progress goes to stderr); same as --reporter json')
     .option('--reporter <names>', `reporters after the run (repeat or comma-separate): ${REPORTER_NAMES.join(', ')}`, collectList)
-    .option('--baseline <run-dir|file>', 'a previous run: fail only on cells that regressed against it')
-    .option('--expected-failures <file>', 'JSON/JSON5 list of {scenario, target, phase, reason} that may fail without failing the run')
+    .option('--baseline <run-dir|file>', 'a previous whole run of this memeval version: a cell failing there the same way (verdict and failing assertions) is not a regression')
+    .option('--expected-failures <file>', 'JSON/JSON5 list of {scenario, target, phase, [agent], verdict, assertions, [reason_contains], reason}: cells that may fail that way without failing the run')
     .addOption(new Option('--fail-on <what>', 'what fails the run (default: regressions with --baseline or --expected-failures, else failures)').choices(['regressions', 'failures']))
     .option('--shard <i/n>', 'run only the i-th of n deterministic slices of the cells and write a partial report (combine with `memeval merge`)')
     .option('--shard-durations <run-dir|file>', 'a previous report: balance the shards by its recorded cell durations (give every shard the same one)')
@@ -107,7 +107,7 @@ Each cell runs in a fresh fixture (project dir + isolated HOME). The report is w
       const gateInput: GateInput | undefined =
         flags.baseline || flags.expectedFailures || flags.failOn
           ? {
-              baseline: flags.baseline ? readReport(flags.baseline) : undefined,
+              baseline: flags.baseline ? readBaseline(flags.baseline) : undefined,
               expected: flags.expectedFailures ? readExpectedFailures(flags.expectedFailures) : undefined,
               failOn: flags.failOn,
             }
@@ -173,7 +173,7 @@ Each cell runs in a fresh fixture (project dir + isolated HOME). The report is w
         if (table) log('\n' + table + '\n');
         for (const w of report.warnings) log(chalk.yellow(`warning: ${w}`));
         log(formatRecap(report, reportPath, Date.now() - startedAt, progress?.c ?? chalk));
-        if (gated) for (const l of formatGate(gated)) log(l);
+        if (gated) for (const l of formatGate(gated, report.results)) log(l);
         cli.exitCode = report.summary.exit_code !== EXIT.ok ? report.summary.exit_code : outcomes.some((o) => o.error) ? EXIT.failed : EXIT.ok;
       } finally {
         dispose();

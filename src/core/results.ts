@@ -182,6 +182,22 @@ export const usageTotalSchema = tokenUsageSchema.extend({
 });
 export type UsageTotal = z.infer<typeof usageTotalSchema>;
 
+/** A file a run read, by content: parts of one run must have read the same bytes. */
+export const fileHashSchema = z.object({ file: z.string(), sha256: z.string() });
+
+/**
+ * What a run set out to do: every cell it planned (across all shards), which shard it is, and
+ * the scenario and target declarations it read. `merge` checks from this that its parts make
+ * one whole run, and `--baseline` that a baseline is one. Reports from before it have none.
+ */
+export const runPlanSchema = z.looseObject({
+  cells: z.array(z.string()),
+  shard: z.object({ index: z.number(), count: z.number() }).nullable(),
+  scenarios: z.record(z.string(), fileHashSchema),
+  targets: z.record(z.string(), fileHashSchema),
+});
+export type RunPlan = z.infer<typeof runPlanSchema>;
+
 export const REPORT_SCHEMA_VERSION = 2 as const;
 
 export const reportSchema = z.looseObject({
@@ -202,5 +218,7 @@ export const reportSchema = z.looseObject({
   warnings: z.array(z.string()),
   /** real-model runs: tokens (and cost where known) over the whole run */
   usage_total: usageTotalSchema.optional(),
+  /** absent in reports from before plans were recorded: merge and --baseline refuse those */
+  plan: runPlanSchema.optional(),
 });
 export type Report = z.infer<typeof reportSchema>;

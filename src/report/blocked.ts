@@ -5,7 +5,13 @@ import { newRunId, REPORT_SCHEMA_VERSION } from './report.js';
 import { writeJsonAtomic } from './write.js';
 
 /** The report of a run the cost gate stopped: what was asked for and why nothing ran. */
-export function writeBlockedReport(outDir: string, reason: string, scenarios: string[], options: Record<string, unknown>): { report: Report; reportPath: string } {
+export function writeBlockedReport(
+  outDir: string,
+  reason: string,
+  scenarios: string[],
+  options: Record<string, unknown>,
+  layer: Report['layer'] = 'real-model',
+): { report: Report; reportPath: string } {
   const now = new Date().toISOString();
   const report: Report = {
     schema_version: REPORT_SCHEMA_VERSION,
@@ -13,7 +19,7 @@ export function writeBlockedReport(outDir: string, reason: string, scenarios: st
     status: 'blocked',
     reason,
     memeval_version: MEMEVAL_VERSION,
-    layer: 'real-model',
+    layer,
     started_at: now,
     ended_at: now,
     options,

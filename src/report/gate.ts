@@ -2,33 +2,97 @@ import { z } from 'zod';
 import { EXIT, PHASES, type CellResult, type Report } from '../core/results.js';
 import { InputError } from '../util/errors.js';
 import { parseWith, readJson5File } from '../util/json5-file.js';
+import { MEMEVAL_VERSION } from '../util/paths.js';
+import { readRun } from './reader.js';
 
-/** One known failure a team accepts for now: the cell may fail without failing the run. */
-export const expectedFailureSchema = z.strictObject({
-  scenario: z.string().min(1),
-  target: z.string().min(1),
-  phase: z.enum(PHASES),
-  reason: z.string().min(1, 'say why this failure is accepted'),
-});
+/** The verdicts that can fail a run (`detected` does where the target claims the defence). */
+export const FAILING_VERDICTS = ['fail', 'undetected', 'invalid', 'error', 'detected'] as const;
+
+/**
+ * One known failure a team accepts for now: where (the cell; for real-model cells, the agent)
+ * and how (the verdict and the assertions that fail). The cell may fail that way without
+ * failing the run; any other failure of it still counts.
+ */
+export const expectedFailureSchema = z
+  .strictObject({
+    scenario: z.string().min(1),
+    target: z.string().min(1),
+    phase: z.enum(PHASES),
+    /** real-model cells: the agent whose cells may fail (every repeat must fail this way) */
+    agent: z.string().min(1).optional(),
+    verdict: z.enum(FAILING_VERDICTS),
+    /** exactly the assertions that fail (outcome fail or error; warn-level ones never count) */
+    assertions: z.array(z.string().min(1)),
+    /** text the cell's reason contains: required where no assertion fails (refused calls, a crash) */
+    reason_contains: z.string().min(1).optional(),
+    reason: z.string().min(1, 'say why this failure is accepted'),
+  })
+  .superRefine((e, ctx) => {
+    if (e.phase === 'real-model' && !e.agent)
+      ctx.addIssue({ code: 'custom', path: ['agent'], message: 'a real-model entry names the agent whose cells may fail (e.g. "claude-code")' });
+    if (e.phase !== 'real-model' && e.agent) ctx.addIssue({ code: 'custom', path: ['agent'], message: 'agent: only for phase real-model' });
+    if (!e.assertions.length && !e.reason_contains)
+      ctx.addIssue({ code: 'custom', path: ['reason_contains'], message: "no failing assertion is named: give reason_contains, text of the cell's reason (e.g. \"refused by the target\")" });
+  });
 export type ExpectedFailure = z.infer<typeof expectedFailureSchema>;
 export const expectedFailuresSchema = z.array(expectedFailureSchema);
 
-/** Read an expected-failures file (JSON or JSON5: an array of {scenario, target, phase, reason}). */
+const where = (e: { scenario: string; target: string; phase: string; agent?: string }) => `${e.scenario}/${e.target}/${e.phase}${e.agent ? ` (${e.agent})` : ''}`;
+
+/** Read an expected-failures file (JSON or JSON5: an array of {scenario, target, phase, [agent,] verdict, assertions, [reason_contains,] reason}). */
 export function readExpectedFailures(file: string): ExpectedFailure[] {
-  const list = parseWith(file, readJson5File(file), expectedFailuresSchema);
+  const raw = readJson5File(file);
+  // the earlier format named only the cell, so it accepted any failure there: refuse it with the fix
+  if (Array.isArray(raw)) {
+    const old = raw.flatMap((e, i) =>
+      e && typeof e === 'object' && !Array.isArray(e) && !('verdict' in e)
+        ? [
+            `${file}: [${i}]: ${where(e as ExpectedFailure)} names no verdict: an expected failure says how the cell fails, not only where, so that another failure of it still counts; ` +
+              `add verdict and assertions (what it fails with today, e.g. verdict: "fail", assertions: ["<assertion name>"]; the gate prints the entry for each failing cell)`,
+          ]
+        : [],
+    );
+    if (old.length) throw new InputError(old.join('\n'), old);
+  }
+  const list = parseWith(file, raw, expectedFailuresSchema);
   const seen = new Set<string>();
   for (const [i, e] of list.entries()) {
-    const key = `${e.scenario}/${e.target}/${e.phase}`;
+    const key = where(e);
     if (seen.has(key)) throw new InputError(`${file}: [${i}]: ${key} is listed twice`);
     seen.add(key);
   }
   return list;
 }
 
+/**
+ * Read a baseline for the gate: only a whole, completed run of this memeval version can say a
+ * failure is known. Anything else is refused (exit 3), never read as "known".
+ */
+export function readBaseline(runDirOrFile: string): Report {
+  const { report, file } = readRun(runDirOrFile);
+  const problems = baselineProblems(report).map((p) => `--baseline ${file}: ${p}`);
+  if (problems.length) throw new InputError(problems.join('\n'), problems);
+  return report;
+}
+
+export function baselineProblems(r: Report): string[] {
+  const fix = `rerun the baseline with memeval ${MEMEVAL_VERSION} (or drop --baseline)`;
+  if (r.memeval_version !== MEMEVAL_VERSION) return [`written by memeval ${r.memeval_version}, this is ${MEMEVAL_VERSION}: its verdicts may not mean the same; ${fix}`];
+  if (!r.plan) return [`no plan (planned cells, shard, file hashes) in this report, so it cannot show it is a whole run; ${fix}`];
+  if (r.status !== 'completed') return [`status ${r.status}: not a complete run; ${fix}`];
+  if (r.plan.shard) return [`shard ${r.plan.shard.index}/${r.plan.shard.count} of a run: merge the shards (memeval merge) and give the merged run`];
+  const have = new Set(r.results.map((c) => c.cell_id));
+  const missing = r.plan.cells.filter((id) => !have.has(id));
+  if (missing.length) return [`no result for planned cell(s) ${missing.join(', ')}: not a complete run; ${fix}`];
+  const skipped = r.results.filter((c) => c.verdict === 'skipped').map((c) => c.cell_id);
+  if (skipped.length) return [`cell(s) ${skipped.join(', ')} skipped: not a complete run; ${fix}`];
+  return [];
+}
+
 export type FailOn = 'regressions' | 'failures';
 
 export interface GateInput {
-  /** a previous run: cells failing there too are not regressions */
+  /** a previous run: cells failing there the same way are not regressions */
   baseline?: Report;
   expected?: ExpectedFailure[];
   /** default: regressions when a baseline or expected failures are given, else failures */
@@ -39,6 +103,10 @@ export interface GateCell {
   cell_id: string;
   verdict: string;
   reason: string;
+  /** the assertions that fail in it (outcome fail or error, not warn-level) */
+  assertions: string[];
+  /** a regression of a listed or baseline-failing cell: how the failure differs */
+  why?: string;
 }
 
 export interface GateResult {
@@ -52,7 +120,28 @@ export interface GateResult {
   unexpected_passes: GateCell[];
 }
 
-const toCell = (r: CellResult): GateCell => ({ cell_id: r.cell_id, verdict: r.verdict, reason: r.reason });
+/** How a cell fails: its verdict and the assertions that decided it. */
+export function failingAssertions(r: CellResult): string[] {
+  return [...new Set(r.assertions.filter((j) => j.level !== 'warn' && (j.outcome === 'fail' || j.outcome === 'error')).map((j) => j.name))].sort();
+}
+
+const sameList = (a: string[], b: string[]) => a.length === b.length && [...a].sort().every((x, i) => x === [...b].sort()[i]);
+const how = (verdict: string, assertions: string[]) => (assertions.length ? `${verdict} on [${assertions.join(', ')}]` : `${verdict} with no failing assertion`);
+const expectedHow = (e: ExpectedFailure) => how(e.verdict, e.assertions) + (e.reason_contains ? ` and a reason containing "${e.reason_contains}"` : '');
+const toCell = (r: CellResult): GateCell => ({ cell_id: r.cell_id, verdict: r.verdict, reason: r.reason, assertions: failingAssertions(r) });
+
+/** A real-model cell's agent: its id ends in `<agent>-<repeat>`, also when it ended before the agent reported. */
+const agentOf = (r: CellResult) => r.agent?.agent ?? /\/real-model\/(.+)-\d+$/.exec(r.cell_id)?.[1];
+
+/** The entries for a cell: same scenario, target and phase, and for real-model cells the same agent. */
+const entriesFor = (r: CellResult, list: ExpectedFailure[]) =>
+  list.filter((e) => e.scenario === r.scenario && e.target === r.target && e.phase === r.phase && (r.phase !== 'real-model' || e.agent === agentOf(r)));
+
+const matches = (e: ExpectedFailure, r: CellResult) =>
+  e.verdict === r.verdict && sameList(e.assertions, failingAssertions(r)) && (!e.reason_contains || r.reason.includes(e.reason_contains));
+
+/** A cell that failed in the baseline is known only if it fails the same way now. */
+const sameFailure = (a: CellResult, b: CellResult) => a.verdict === b.verdict && sameList(failingAssertions(a), failingAssertions(b));
 
 /**
  * Decide the run's exit code from its cells and what the team already knows fails. An
@@ -61,18 +150,25 @@ const toCell = (r: CellResult): GateCell => ({ cell_id: r.cell_id, verdict: r.ve
 export function gate(report: Report, g: GateInput): GateResult {
   const failOn: FailOn = g.failOn ?? (g.baseline || g.expected ? 'regressions' : 'failures');
   const baseFailing = new Map((g.baseline?.results ?? []).filter((r) => r.fails_run).map((r) => [r.cell_id, r]));
-  const expected = new Map((g.expected ?? []).map((e) => [`${e.scenario}/${e.target}/${e.phase}`, e]));
+  const expected = g.expected ?? [];
   const regressions: GateCell[] = [];
   const known: GateResult['known'] = [];
   for (const r of report.results.filter((x) => x.fails_run)) {
-    const key = `${r.scenario}/${r.target}/${r.phase}`;
-    const e = expected.get(key);
+    const entries = entriesFor(r, expected);
+    const e = entries.find((x) => matches(x, r));
     const b = baseFailing.get(r.cell_id);
+    const now = how(r.verdict, failingAssertions(r));
     if (failOn === 'regressions' && e) known.push({ ...toCell(r), because: `expected failure: ${e.reason}` });
-    else if (failOn === 'regressions' && b) known.push({ ...toCell(r), because: `fails in baseline ${g.baseline!.run_id} too (${b.verdict})` });
-    else regressions.push(toCell(r));
+    else if (failOn === 'regressions' && b && sameFailure(b, r)) known.push({ ...toCell(r), because: `fails in baseline ${g.baseline!.run_id} too (${now})` });
+    else {
+      const why = [
+        ...(entries.length ? [`expected ${entries.map(expectedHow).join(' or ')}, got ${now}`] : []),
+        ...(b && !sameFailure(b, r) ? [`baseline failed with ${how(b.verdict, failingAssertions(b))}, now ${now}`] : []),
+      ];
+      regressions.push({ ...toCell(r), ...(why.length ? { why: why.join('; ') } : {}) });
+    }
   }
-  const unexpected_passes = report.results.filter((r) => !r.fails_run && r.verdict !== 'skipped' && expected.has(`${r.scenario}/${r.target}/${r.phase}`)).map(toCell);
+  const unexpected_passes = report.results.filter((r) => !r.fails_run && r.verdict !== 'skipped' && entriesFor(r, expected).length).map(toCell);
   let exit_code: number = regressions.length ? EXIT.failed : EXIT.ok;
   if (report.status === 'interrupted') exit_code = EXIT.interrupted;
   else if (report.status === 'blocked') exit_code = EXIT.blocked;
@@ -80,10 +176,31 @@ export function gate(report: Report, g: GateInput): GateResult {
   return { exit_code, fail_on: failOn, regressions, known, unexpected_passes };
 }
 
-export function formatGate(g: GateResult): string[] {
+/** The expected-failures entry that would accept this cell as it fails now (reason left for the team). */
+export function entryFor(r: CellResult): Record<string, unknown> {
+  const assertions = failingAssertions(r);
+  return {
+    scenario: r.scenario,
+    target: r.target,
+    phase: r.phase,
+    ...(r.phase === 'real-model' ? { agent: agentOf(r) } : {}),
+    verdict: r.verdict,
+    assertions,
+    ...(assertions.length ? {} : { reason_contains: r.reason.slice(0, 60) }),
+    reason: 'why this failure is accepted for now',
+  };
+}
+
+/** The gate's lines; with the run's results, each regression also shows the entry that would accept it. */
+export function formatGate(g: GateResult, results: CellResult[] = []): string[] {
   const lines: string[] = [];
+  const byId = new Map(results.map((r) => [r.cell_id, r]));
   for (const k of g.known) lines.push(`known failure: ${k.cell_id} ${k.verdict} (${k.because})`);
-  for (const r of g.regressions) lines.push(`${g.fail_on === 'regressions' ? 'regression' : 'failure'}: ${r.cell_id} ${r.verdict}: ${r.reason}`);
+  for (const r of g.regressions) {
+    lines.push(`${g.fail_on === 'regressions' ? 'regression' : 'failure'}: ${r.cell_id} ${r.verdict}: ${r.reason}${r.why ? ` (${r.why})` : ''}`);
+    const cell = byId.get(r.cell_id);
+    if (g.fail_on === 'regressions' && cell) lines.push(`  to accept it as it fails now, list in --expected-failures: ${JSON.stringify(entryFor(cell))}`);
+  }
   for (const u of g.unexpected_passes) lines.push(`expected to fail but passed: ${u.cell_id} (${u.verdict}); remove it from the expected failures`);
   lines.push(`gate (fail on ${g.fail_on}): ${g.regressions.length} counted, ${g.known.length} known; exit ${g.exit_code}`);
   return lines;

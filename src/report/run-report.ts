@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import type { CellResult, Report, TargetInfo } from '../core/results.js';
+import type { CellResult, Report, RunPlan, TargetInfo } from '../core/results.js';
 import { MEMEVAL_VERSION } from '../util/paths.js';
 import { buildMatrix } from './matrix.js';
 import { REPORT_SCHEMA_VERSION, summarize } from './report.js';
@@ -18,6 +18,8 @@ export interface RunOutcome {
   interrupted: boolean;
   /** run-level warnings beside the cells' own (e.g. llm judges that had no model) */
   warnings?: string[];
+  /** what the run set out to do (every planned cell, shard, file hashes) */
+  plan?: RunPlan;
 }
 
 /**
@@ -58,6 +60,7 @@ export function writeRunReport<X extends object>(o: RunOutcome, extra: X): { rep
     matrix: buildMatrix(o.results, o.targets.map((t) => t.name)),
     summary: summarize(o.results, o.interrupted),
     warnings: [...(o.warnings ?? []), ...new Set(o.results.flatMap((r) => r.warnings.map((w) => `${r.target}: ${w}`)))],
+    ...(o.plan ? { plan: o.plan } : {}),
     ...extra,
   };
   const reportPath = join(o.runDir, 'report.json');

@@ -1,4 +1,7 @@
-import type { DeterministicPhase } from '../core/results.js';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { DeterministicPhase, RunPlan } from '../core/results.js';
 import type { LoadedScenario } from '../scenario/loader.js';
 import type { LoadedTarget } from '../targets/loader.js';
 import type { ResolvedBin } from '../targets/resolve-bin.js';
@@ -29,4 +32,20 @@ export function planCells(scenarios: LoadedScenario[], targets: RunTarget[]): Pl
 
 export function targetInfo(t: RunTarget) {
   return { name: t.decl.name, package: t.decl.package?.npm ?? t.decl.server.command ?? '', version: t.bin.version, claims: t.decl.claims as string[] };
+}
+
+const fileHash = (file: string) => ({ file: resolve(file), sha256: createHash('sha256').update(readFileSync(file)).digest('hex') });
+
+/**
+ * The plan a report records: every planned cell id (all shards'), the shard, and a hash of
+ * each scenario and target declaration file, so parts that read other files under the same
+ * names are never merged as one run.
+ */
+export function runPlan(cellIds: string[], scenarios: LoadedScenario[], targets: LoadedTarget[], shard: { index: number; count: number } | null): RunPlan {
+  return {
+    cells: [...new Set(cellIds)].sort(),
+    shard,
+    scenarios: Object.fromEntries(scenarios.map((s) => [s.scenario.id, fileHash(s.file)])),
+    targets: Object.fromEntries(targets.map((t) => [t.decl.name, fileHash(t.file)])),
+  };
 }
