@@ -1,12 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import type { Report } from '../src/core/results.js';
-import { diffReports } from '../src/report/diff.js';
+import { diffReports, formatDiff } from '../src/report/diff.js';
 import { gate } from '../src/report/gate.js';
 import { readRun } from '../src/report/reader.js';
+import { faultyTarget, faultyTargetWithout, scenarioDir } from './faulty.js';
 import { freshRun, memeval, mixedScenarios, tempDir, writeJson } from './helpers.js';
 
 /** A copy of a real report with some cells' verdicts replaced (small crafted reports for the pure functions). */
@@ -60,7 +61,77 @@ test('gate and diff: regressions against a baseline or expected failures, fixes,
   assert.match(cli.stdout, /regressed:\n {2}good-one\/server-memory\/well-behaved: pass -> error/);
   const json = await memeval(['diff', laterFile, laterFile, '--json']);
   assert.equal(json.exitCode, 0);
-  assert.equal(JSON.parse(json.stdout).unchanged, 4);
+  // the errored cell (and its copy) checked nothing in either run: not checked, never unchanged
+  assert.deepEqual([JSON.parse(json.stdout).unchanged, JSON.parse(json.stdout).not_checked.length], [2, 2]);
+});
+
+test('diff and gate never read an unsupported, skipped or errored cell as passed, fixed or unchanged', { timeout: 120_000 }, async (t) => {
+  const run = await freshRun(t, ['good-one', 'bad-one'], ['--scenarios', mixedScenarios(t)]);
+  const { report } = readRun(run.runDir);
+  const good = 'good-one/server-memory/well-behaved';
+  const goodV = 'good-one/server-memory/violation';
+  const bad = 'bad-one/server-memory/well-behaved';
+  const badV = 'bad-one/server-memory/violation';
+  const before = withVerdicts(report, { [badV]: ['unsupported', false] }, 'before');
+  // pass -> unsupported, pass -> skipped, fail -> unsupported: checked before, no longer checked now,
+  // a regression (never fixed); unsupported -> unsupported: not checked, never unchanged
+  const after = withVerdicts(report, { [good]: ['unsupported', false], [goodV]: ['skipped', false], [bad]: ['unsupported', false], [badV]: ['unsupported', false] }, 'after');
+  const d = diffReports(before, after);
+  assert.deepEqual(d.regressed.map((c) => c.cell_id).sort(), [bad, good, goodV].sort());
+  assert.deepEqual(d.fixed, []);
+  assert.equal(d.unchanged, 0);
+  assert.deepEqual(d.not_checked.map((c) => c.cell_id), [badV]);
+  assert.match(formatDiff(d), /^before -> after: 3 regressed, 0 fixed, 0 changed, 0 new, 0 removed, 0 unchanged, 1 not checked\n/);
+  assert.match(formatDiff(d), /regressed:\n(.*\n)* {2}good-one\/server-memory\/well-behaved: pass -> unsupported \(no longer checked: /);
+  // fail -> error: not fixed, not unchanged; error -> error: not unchanged
+  const errored = withVerdicts(report, { [bad]: ['error', true], [good]: ['error', true] }, 'errored');
+  const e1 = diffReports(report, errored);
+  assert.deepEqual(e1.regressed.map((c) => c.cell_id), [good]);
+  assert.deepEqual(e1.not_checked.map((c) => c.cell_id), [bad]);
+  assert.deepEqual(e1.fixed, []);
+  const e2 = diffReports(errored, errored);
+  assert.deepEqual(e2.not_checked.map((c) => c.cell_id).sort(), [bad, good].sort());
+  assert.equal(e2.unchanged, 2);
+
+  // gate: a cell the baseline checked and this run did not is a regression
+  const g = gate(after, { baseline: report });
+  assert.deepEqual(g.regressions.map((r) => r.cell_id).sort(), [bad, badV, good, goodV].sort());
+  assert.equal(g.exit_code, 1);
+  // expected failures: an unsupported listed cell is not an unexpected pass, and a run that checked nothing is exit 1
+  const expected = [{ scenario: 'bad-one', target: 'server-memory', phase: 'well-behaved' as const, reason: 'known defect' }];
+  const ge = gate(after, { expected });
+  assert.deepEqual(ge.unexpected_passes, []);
+  assert.deepEqual(ge.not_checked.map((r) => r.cell_id), [bad]);
+  assert.equal(ge.exit_code, 1);
+  assert.match(ge.nothing_checked ?? '', /nothing was checked/);
+  // one cell checked (and passing) is enough for exit 0 under expected failures
+  const partly = withVerdicts(after, { [good]: ['pass', false] });
+  assert.equal(gate(partly, { expected }).exit_code, 0);
+});
+
+test('run --baseline / --expected-failures on a run whose every cell is unsupported: exit 1, never a pass', { timeout: 180_000 }, async (t) => {
+  const dir = tempDir(t);
+  const sc = scenarioDir(dir, 1);
+  // the same target name, so the cells match: once with every op, once without remember
+  const full = faultyTarget(dir, 'faulty', 'ok');
+  const lackingDir = join(dir, 'lacking');
+  mkdirSync(lackingDir);
+  const lacking = faultyTargetWithout(lackingDir, 'faulty', ['remember']);
+  const out = join(dir, 'runs');
+  const first = await memeval(['run', '--scenarios', sc, '--target', full, '--out', join(out, 'first')]);
+  assert.equal(first.exitCode, 0, String(first.stdout) + first.stderr);
+  const firstRun = join(out, 'first', readdirSync(join(out, 'first'))[0]);
+  const again = await memeval(['run', '--scenarios', sc, '--target', lacking, '--out', join(out, 'again'), '--baseline', firstRun]);
+  assert.equal(again.exitCode, 1, String(again.stdout) + again.stderr);
+  assert.match(String(again.stdout), /regression: s1\/faulty\/well-behaved unsupported: no longer checked \(pass in baseline .*\): target lacks op\(s\): remember/);
+  const expected = writeJson(join(dir, 'expected.json5'), [{ scenario: 's1', target: 'faulty', phase: 'well-behaved', reason: 'known' }]);
+  const listed = await memeval(['run', '--scenarios', sc, '--target', lacking, '--out', join(out, 'listed'), '--expected-failures', expected]);
+  assert.equal(listed.exitCode, 1, String(listed.stdout) + listed.stderr);
+  assert.doesNotMatch(String(listed.stdout), /expected to fail but passed/);
+  assert.match(String(listed.stdout), /expected failure not checked: s1\/faulty\/well-behaved \(unsupported: target lacks op\(s\): remember\)/);
+  assert.match(String(listed.stdout), /nothing was checked/);
+  const saved = JSON.parse(readFileSync(join(out, 'listed', readdirSync(join(out, 'listed'))[0], 'report.json'), 'utf8'));
+  assert.equal(saved.summary.exit_code, 1);
 });
 
 test('run --baseline / --expected-failures / --fail-on gate the exit code, and the report says the same', { timeout: 240_000 }, async (t) => {

@@ -2,7 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Chalk } from 'chalk';
 import { execa } from 'execa';
-import { formatRecap, type ProgressCell } from '../src/report/progress.js';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { formatRecap, Progress, type ProgressCell } from '../src/report/progress.js';
+import { faultyTargetWithout, scenarioDir } from './faulty.js';
 import { ENTRY, freshRun, memeval, mixedScenarios, ROOT, tempDir } from './helpers.js';
 
 const ESC = '\x1b';
@@ -77,4 +80,29 @@ test('--scenario globs and --tag select scenarios; list --json shows titles, tag
   const both = await memeval(['run', '--scenario', 'secret-*', '--tag', 'duplicates', '--out', '/nonexistent']);
   assert.equal(both.exitCode, 3);
   assert.match(both.stderr, /no scenario matches secret-\* and tag duplicates/);
+});
+
+test('a run whose every cell is unsupported is not "N passed": unsupported is counted apart, the run says nothing was checked and exits 1', { timeout: 120_000 }, async (t) => {
+  const dir = tempDir(t);
+  const target = faultyTargetWithout(dir, 'no-remember', ['remember']);
+  const out = join(dir, 'runs');
+  const r = await memeval(['run', '--scenarios', scenarioDir(dir, 2), '--target', target, '--out', out]);
+  const stdout = String(r.stdout);
+  assert.equal(r.exitCode, 1, stdout + r.stderr);
+  assert.match(stdout, /nothing was checked: none of the 4 cell\(s\) has a checked verdict \(4 unsupported\)/);
+  assert.match(stdout, /\n0 passed, 0 failed, 4 unsupported$/);
+  assert.doesNotMatch(stdout, /[1-9]\d* passed/);
+  const [runId] = readdirSync(out);
+  const { summary } = JSON.parse(readFileSync(join(out, runId, 'report.json'), 'utf8'));
+  assert.deepEqual({ ...summary, by_verdict: undefined }, { cells: 4, passed: 0, failed: 0, unsupported: 4, skipped: 0, checked: 0, exit_code: 1, by_verdict: undefined });
+});
+
+test('the live line counts unsupported cells apart from passed ones', () => {
+  let text = '';
+  const p = new Progress({ total: 3, tty: true, color: 0, write: (s) => (text = s), now: () => 0 });
+  const cell = (verdict: ProgressCell['verdict'], fails_run = false): ProgressCell => ({ scenario: 's', target: 't', phase: 'well-behaved', verdict, reason: 'r', fails_run, duration_ms: 1, assertions: [] });
+  p.cell(cell('pass'));
+  p.cell(cell('unsupported'));
+  p.cell(cell('unsupported'));
+  assert.match(text, /\[3\/3\] 1 passed, 0 failed, 2 unsupported, ETA/);
 });

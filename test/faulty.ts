@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, scenario, writeJson } from './helpers.ts';
 
@@ -28,6 +28,14 @@ export function faultyTarget(dir: string, name: string, fault: string, server: R
       recall: [{ tool: 'search', args: { query: '{{query}}' } }],
     },
   });
+}
+
+/** The fault server declared with some ops left out (a target lacking `remember` makes every cell unsupported). */
+export function faultyTargetWithout(dir: string, name: string, ops: string[]): string {
+  const file = faultyTarget(dir, name, 'ok');
+  const decl = JSON.parse(readFileSync(file, 'utf8'));
+  for (const op of ops) delete decl.ops[op];
+  return writeJson(file, decl);
 }
 
 /** A folder with `n` copies of the minimal scenario (one-1, one-2, …), plus `over` fields. */

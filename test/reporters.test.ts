@@ -1,9 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { validateXML } from 'xmllint-wasm';
-import { freshRun, mixedScenarios, tempDir } from './helpers.js';
+import { faultyTargetWithout, scenarioDir } from './faulty.js';
+import { freshRun, memeval, mixedScenarios, tempDir } from './helpers.js';
 
 /**
  * The subset of the JUnit XSD that GitHub's and GitLab's test reporters read
@@ -106,8 +107,30 @@ test('--reporter json prints the report on stdout and the console on stderr; an 
   const report = JSON.parse(run.stdout);
   assert.equal(report.results.length, 2);
   assert.match(run.stderr, /report: /);
-  const { memeval } = await import('./helpers.js');
   const bad = await memeval(['run', '--reporter', 'junt', '--out', tempDir(t)]);
   assert.equal(bad.exitCode, 3);
   assert.match(bad.stderr, /unknown reporter "junt" \(did you mean "junit"\?\)/);
+});
+
+test('reporters on a run whose every cell is unsupported: no pass, unsupported apart, a JUnit error and an annotation saying nothing was checked', { timeout: 120_000 }, async (t) => {
+  const dir = tempDir(t);
+  const target = faultyTargetWithout(dir, 'no-remember', ['remember']);
+  const summary = join(dir, 'step-summary.md');
+  writeFileSync(summary, '');
+  const out = join(dir, 'runs');
+  const r = await memeval(['run', '--scenarios', scenarioDir(dir, 2), '--target', target, '--out', out, '--reporter', 'console,junit,markdown,github'], {
+    env: { NO_COLOR: '1', FORCE_COLOR: '0', GITHUB_STEP_SUMMARY: summary },
+  });
+  assert.equal(r.exitCode, 1, String(r.stdout) + r.stderr);
+  const runDir = join(out, readdirSync(out)[0]);
+  const md = readFileSync(join(runDir, 'summary.md'), 'utf8');
+  assert.match(md, /^## memeval ❌ 0 passed, 0 failed, 4 unsupported \(4 cells\)\n/);
+  assert.match(md, /nothing was checked/);
+  const xml = readFileSync(join(runDir, 'junit.xml'), 'utf8');
+  const lint = await validateXML({ xml: [{ fileName: 'junit.xml', contents: xml }], schema: [JUNIT_XSD] });
+  assert.ok(lint.valid, lint.rawOutput);
+  assert.match(xml, /<testsuites name="memeval [^"]+" tests="5" failures="0" errors="1" skipped="4"/);
+  assert.match(xml, /<testcase name="run" classname="memeval"[^>]*><error message="nothing was checked: none of the 4 cell\(s\) has a checked verdict \(4 unsupported\)" type="nothing-checked"/);
+  assert.match(String(r.stdout), /^::error title=memeval%3A nothing was checked::nothing was checked: none of the 4 cell\(s\) has a checked verdict \(4 unsupported\)$/m);
+  assert.match(readFileSync(summary, 'utf8'), /0 passed, 0 failed, 4 unsupported/);
 });

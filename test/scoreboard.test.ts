@@ -7,7 +7,10 @@ import { installTarget } from '../src/targets/install-target.js';
 import { runDeterministic } from '../src/app/run.js';
 import { BUILTIN_SCENARIOS } from '../src/util/paths.js';
 import type { CellResult } from '../src/core/results.js';
-import { tempDir } from './helpers.js';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { faultyTarget, faultyTargetWithout, scenarioDir } from './faulty.js';
+import { memeval, tempDir } from './helpers.js';
 import { needsProvider } from '../src/model/provider/cell.js';
 
 // The real third-party servers, installed from npm into the cache (once; later runs reuse it).
@@ -69,4 +72,24 @@ test('scoreboard: the built-in scenarios run unchanged against every real target
   assert.equal(cell('exact-duplicate-stored-once', 'server-memory', 'violation').verdict, 'defended');
   // memories.sh embeds every memory with the tiny model seeded in its fixture: it no longer tries the hub
   assert.ok(!report.warnings.some((w) => /memories-sh: network refused/.test(w)), report.warnings.join('\n'));
+});
+
+test('scoreboard: unsupported cells are counted apart in the totals, the summary and the closing line, never as passed', { timeout: 120_000 }, async (t) => {
+  const dir = tempDir(t);
+  const full = faultyTarget(dir, 'faulty', 'ok');
+  const lacking = faultyTargetWithout(dir, 'no-remember', ['remember']);
+  const out = join(dir, 'runs');
+  const r = await memeval(['run', '--scenarios', scenarioDir(dir, 2), '--target', `${full},${lacking}`, '--out', out]);
+  const stdout = String(r.stdout);
+  // some cells were checked (and passed): the run passes, with the unsupported ones shown apart
+  assert.equal(r.exitCode, 0, stdout + r.stderr);
+  assert.match(stdout, /\n4 passed, 0 failed, 4 unsupported$/);
+  assert.match(stdout, /^passed \/ failed \/ unsupported +4 \/ 0 \/ 0 +0 \/ 0 \/ 4 *$/m);
+  const report = JSON.parse(readFileSync(join(out, readdirSync(out)[0], 'report.json'), 'utf8'));
+  assert.deepEqual(
+    Object.fromEntries(Object.entries(report.matrix.totals).map(([k, v]) => [k, { ...(v as object), by_verdict: undefined }])),
+    { faulty: { passed: 4, failed: 0, unsupported: 0, skipped: 0, by_verdict: undefined }, 'no-remember': { passed: 0, failed: 0, unsupported: 4, skipped: 0, by_verdict: undefined } },
+  );
+  assert.equal(report.summary.passed, 4);
+  assert.equal(report.summary.unsupported, 4);
 });

@@ -1,10 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { findChromium } from './setup/chromium.ts';
+import { faultyTargetWithout, scenarioDir } from './faulty.js';
 import { freshRun, memeval, mixedScenarios, ROOT, tempDir } from './helpers.js';
 
 // found as `npm test`'s pretest step found (or installed) it
@@ -82,4 +83,27 @@ test('memeval view: the page works from file:// in real Chromium, and a failing 
 
   assert.deepEqual(problems, []);
   assert.deepEqual(requests.filter((u) => !u.startsWith('file:') && !u.startsWith('data:')), [], 'no request leaves the file');
+});
+
+test('memeval view: unsupported cells are counted apart in the title and the totals, and a run that checked nothing says so', { timeout: 240_000 }, async (t) => {
+  assert.ok(CHROMIUM, 'no Chromium: `npm test` installs Debian\'s chromium as root, else run `sudo apt-get install chromium` or set CHROMIUM_PATH');
+  const dir = tempDir(t);
+  const target = faultyTargetWithout(dir, 'no-remember', ['remember']);
+  const out = join(dir, 'runs');
+  const r = await memeval(['run', '--scenarios', scenarioDir(dir, 2), '--target', target, '--out', out]);
+  assert.equal(r.exitCode, 1, String(r.stdout) + r.stderr);
+  const runDir = join(out, readdirSync(out)[0]);
+  const v = await memeval(['view', runDir]);
+  assert.equal(v.exitCode, 0, v.stderr);
+  const ctx = await chromium.launchPersistentContext(tempDir(t, 'memeval-chromium-'), { executablePath: CHROMIUM, headless: true, args: ARGS });
+  t.after(() => ctx.close());
+  const tab = ctx.pages()[0] ?? (await ctx.newPage());
+  const problems: string[] = [];
+  tab.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  await tab.goto(pathToFileURL(join(runDir, 'report.html')).href, { waitUntil: 'load' });
+  await tab.locator('#title').filter({ hasText: '0 passed, 0 failed, 4 unsupported (4 cells)' }).waitFor();
+  assert.match(await tab.locator('#title').innerText(), /✗ 0 passed, 0 failed, 4 unsupported \(4 cells\) — nothing was checked/);
+  assert.equal(await tab.locator('tr.totals td').first().innerText(), 'passed / failed / unsupported');
+  assert.equal(await tab.locator('tr.totals td[data-target="no-remember"]').innerText(), '0 / 0 / 4');
+  assert.deepEqual(problems, []);
 });

@@ -16,7 +16,7 @@ export function registerRuns(program: Command): void {
       const list = listRuns(runsDir(opts.runs));
       if (opts.json) return void process.stdout.write(JSON.stringify(list, null, 2) + '\n');
       for (const r of list)
-        process.stdout.write(`${r.run_id}  ${(r.status ?? 'no report').padEnd(11)}  ${r.cells === null ? '' : `${r.cells} cells, ${r.failed} failed`.padEnd(22)}  ${mb(r.bytes)}\n`);
+        process.stdout.write(`${r.run_id}  ${(r.status ?? 'no report').padEnd(11)}  ${r.cells === null ? '' : `${r.cells} cells, ${r.failed} failed${r.unsupported ? `, ${r.unsupported} unsupported` : ''}`.padEnd(22)}  ${mb(r.bytes)}\n`);
       process.stdout.write(`${list.length} run(s), ${mb(list.reduce((n, r) => n + r.bytes, 0))}\n`);
     });
   runs

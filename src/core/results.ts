@@ -9,6 +9,14 @@ import { z } from 'zod';
 export const VERDICTS = ['pass', 'fail', 'defended', 'detected', 'undetected', 'unsupported', 'invalid', 'error', 'skipped'] as const;
 export type Verdict = (typeof VERDICTS)[number];
 
+/**
+ * Verdicts that say something was judged: the scenario's assertions ran on the target's real
+ * state. `unsupported` and `skipped` judged nothing, `error` and `invalid` could not: none of
+ * those is ever counted as passed.
+ */
+export const CHECKED_VERDICTS: readonly Verdict[] = ['pass', 'fail', 'defended', 'detected', 'undetected'];
+export const isChecked = (v: Verdict): boolean => CHECKED_VERDICTS.includes(v);
+
 export const OUTCOMES = ['pass', 'fail', 'abstain', 'error'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
@@ -157,14 +165,24 @@ export const matrixSchema = z.object({
       ),
     }),
   ),
-  totals: z.record(z.string(), z.object({ passed: z.number(), failed: z.number(), by_verdict: verdictCounts })),
+  totals: z.record(
+    z.string(),
+    // unsupported and skipped are counted apart from passed (absent in reports written before they were)
+    z.object({ passed: z.number(), failed: z.number(), unsupported: z.number().optional(), skipped: z.number().optional(), by_verdict: verdictCounts }),
+  ),
 });
 export type Matrix = z.infer<typeof matrixSchema>;
 
 export const summarySchema = z.object({
   cells: z.number(),
+  /** cells with a checked verdict that do not fail the run */
   passed: z.number(),
   failed: z.number(),
+  /** counted apart from passed; absent in reports written before they were (there, passed included them) */
+  unsupported: z.number().optional(),
+  skipped: z.number().optional(),
+  /** cells with a checked verdict (see CHECKED_VERDICTS): none means nothing was checked, exit 1 */
+  checked: z.number().optional(),
   by_verdict: verdictCounts,
   /** what the CLI exits with for this report */
   exit_code: z.number(),

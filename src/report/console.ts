@@ -1,6 +1,7 @@
 import chalk from 'chalk';
 import type { CellResult, Report, Verdict } from '../core/results.js';
 import type { RepeatStats } from './repeats.js';
+import { closingLine, nothingChecked } from './report.js';
 
 const COLOR: Record<Verdict, (s: string) => string> = {
   pass: chalk.green,
@@ -46,10 +47,14 @@ export function formatPhase(r: CellResult): string {
 export function formatRepeats(stats: RepeatStats[]): string {
   const w = Math.max(8, ...stats.map((s) => `${s.scenario} [${s.target}]`.length));
   const lines = [chalk.bold(`${'scenario'.padEnd(w)}  runs  pass rate  pass^N  95% Wilson`)];
-  for (const s of stats)
+  for (const s of stats) {
+    // runs that never ran (unsupported, skipped) are not in the rate: say how many there were
+    const rate = s.pass_rate === null ? '–'.padStart(9) : `${(s.pass_rate * 100).toFixed(0).padStart(8)}%`;
+    const notRun = s.not_run ? `  ${s.not_run} not run` : '';
     lines.push(
-      `${`${s.scenario} [${s.target}]`.padEnd(w)}  ${String(s.runs).padStart(4)}  ${(s.pass_rate * 100).toFixed(0).padStart(8)}%  ${(s.pass_all ? 'yes' : 'no').padStart(6)}  [${s.wilson95[0].toFixed(2)}, ${s.wilson95[1].toFixed(2)}]`,
+      `${`${s.scenario} [${s.target}]`.padEnd(w)}  ${String(s.runs).padStart(4)}  ${rate}  ${(s.pass_all ? 'yes' : 'no').padStart(6)}  [${s.wilson95[0].toFixed(2)}, ${s.wilson95[1].toFixed(2)}]${notRun}`,
     );
+  }
   return lines.join('\n');
 }
 
@@ -64,10 +69,12 @@ export function formatClosing(report: Report, reportPath: string): string {
   const s = report.summary;
   const parts = Object.entries(s.by_verdict).map(([v, n]) => `${n} ${v}`);
   const usage = formatUsageTotal(report.usage_total);
+  const nothing = report.status === 'completed' ? nothingChecked(report.results) : undefined;
   return [
     chalk.dim(`verdicts: ${parts.join(', ')}`),
     ...(usage ? [chalk.dim(usage)] : []),
     chalk.dim(`report: ${reportPath}`),
-    `${s.passed} passed, ${s.failed} failed`,
+    ...(nothing ? [chalk.red(nothing)] : []),
+    closingLine(s),
   ].join('\n');
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { EXIT, PHASES, type CellResult, type Report } from '../core/results.js';
+import { EXIT, isChecked, PHASES, type CellResult, type Report } from '../core/results.js';
+import { nothingChecked } from './report.js';
 import { InputError } from '../util/errors.js';
 import { parseWith, readJson5File } from '../util/json5-file.js';
 import { MEMEVAL_VERSION } from '../util/paths.js';
@@ -112,12 +113,16 @@ export interface GateCell {
 export interface GateResult {
   exit_code: number;
   fail_on: FailOn;
-  /** failing cells that count against the run */
+  /** failing cells that count against the run, and cells the baseline checked that this run did not */
   regressions: GateCell[];
   /** failing cells the baseline or expected-failures accepts */
   known: (GateCell & { because: string })[];
   /** expected to fail, but passed: time to drop them from the list */
   unexpected_passes: GateCell[];
+  /** expected to fail, but not checked (unsupported, skipped): neither a pass nor a known failure */
+  not_checked: GateCell[];
+  /** set when no cell of the run has a checked verdict: exit 1, whatever the baseline says */
+  nothing_checked?: string;
 }
 
 /** How a cell fails: its verdict and the assertions that decided it. */
@@ -146,6 +151,8 @@ const sameFailure = (a: CellResult, b: CellResult) => a.verdict === b.verdict &&
 /**
  * Decide the run's exit code from its cells and what the team already knows fails. An
  * interrupted or blocked run keeps its own exit code: a gate never turns those into a pass.
+ * Neither does a cell that checked nothing: one the baseline checked and this run did not
+ * (now unsupported or skipped) is a regression, and a run that checked no cell at all exits 1.
  */
 export function gate(report: Report, g: GateInput): GateResult {
   const failOn: FailOn = g.failOn ?? (g.baseline || g.expected ? 'regressions' : 'failures');
@@ -168,12 +175,20 @@ export function gate(report: Report, g: GateInput): GateResult {
       regressions.push({ ...toCell(r), ...(why.length ? { why: why.join('; ') } : {}) });
     }
   }
-  const unexpected_passes = report.results.filter((r) => !r.fails_run && r.verdict !== 'skipped' && entriesFor(r, expected).length).map(toCell);
-  let exit_code: number = regressions.length ? EXIT.failed : EXIT.ok;
+  const baseChecked = new Map((g.baseline?.results ?? []).filter((r) => isChecked(r.verdict)).map((r) => [r.cell_id, r]));
+  for (const r of report.results.filter((x) => !x.fails_run && !isChecked(x.verdict))) {
+    const b = baseChecked.get(r.cell_id);
+    if (b) regressions.push({ ...toCell(r), reason: `no longer checked (${b.verdict} in baseline ${g.baseline!.run_id}): ${r.reason}` });
+  }
+  const listed = (r: CellResult) => entriesFor(r, expected).length > 0;
+  const unexpected_passes = report.results.filter((r) => !r.fails_run && isChecked(r.verdict) && listed(r)).map(toCell);
+  const not_checked = report.results.filter((r) => !r.fails_run && !isChecked(r.verdict) && listed(r)).map(toCell);
+  const nothing = nothingChecked(report.results);
+  let exit_code: number = regressions.length || nothing ? EXIT.failed : EXIT.ok;
   if (report.status === 'interrupted') exit_code = EXIT.interrupted;
   else if (report.status === 'blocked') exit_code = EXIT.blocked;
   else if (report.status === 'failed') exit_code = EXIT.failed;
-  return { exit_code, fail_on: failOn, regressions, known, unexpected_passes };
+  return { exit_code, fail_on: failOn, regressions, known, unexpected_passes, not_checked, ...(nothing ? { nothing_checked: nothing } : {}) };
 }
 
 /** The expected-failures entry that would accept this cell as it fails now (reason left for the team). */
@@ -202,6 +217,7 @@ export function formatGate(g: GateResult, results: CellResult[] = []): string[] 
     if (g.fail_on === 'regressions' && cell) lines.push(`  to accept it as it fails now, list in --expected-failures: ${JSON.stringify(entryFor(cell))}`);
   }
   for (const u of g.unexpected_passes) lines.push(`expected to fail but passed: ${u.cell_id} (${u.verdict}); remove it from the expected failures`);
+  for (const n of g.not_checked ?? []) lines.push(`expected failure not checked: ${n.cell_id} (${n.verdict}: ${n.reason})`);
   lines.push(`gate (fail on ${g.fail_on}): ${g.regressions.length} counted, ${g.known.length} known; exit ${g.exit_code}`);
   return lines;
 }

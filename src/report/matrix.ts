@@ -19,11 +19,11 @@ export function buildMatrix(results: CellResult[], targets: string[]): Matrix {
   });
   const totals: Matrix['totals'] = {};
   for (const t of targets) {
-    const { passed, failed, by_verdict } = summarize(
+    const { passed, failed, unsupported, skipped, by_verdict } = summarize(
       results.filter((r) => r.target === t),
       false,
     );
-    totals[t] = { passed, failed, by_verdict };
+    totals[t] = { passed, failed, unsupported, skipped, by_verdict };
   }
   return { targets, rows, totals };
 }
@@ -44,8 +44,9 @@ export function formatMatrix(m: Matrix): string {
   // "!" marks a cell that fails the run (also when color is off)
   const cellText = (c: Matrix['rows'][number]['cells'][string]) =>
     (c['real-model'] ? [c['real-model']] : [c['well-behaved'], c.violation]).map((v) => (v ? SHORT[v] : '-')).join(' / ') + (c.fails_run ? ' !' : '');
-  const w0 = Math.max(8, ...m.rows.map((r) => r.scenario.length));
-  const widths = m.targets.map((t) => Math.max(t.length, ...m.rows.map((r) => cellText(r.cells[t]).length)));
+  const [label, total] = totalsFormat(m);
+  const w0 = Math.max(8, label.length, ...m.rows.map((r) => r.scenario.length));
+  const widths = m.targets.map((t) => Math.max(t.length, total(t).length, ...m.rows.map((r) => cellText(r.cells[t]).length)));
   const pad = (s: string, w: number) => s + ' '.repeat(Math.max(0, w - s.length));
   const lines = [
     chalk.dim(m.rows.some((r) => Object.values(r.cells).some((c) => c['real-model'])) ? 'each cell: real-model verdict; ! fails the run' : 'each cell: well-behaved / violation; ! fails the run'),
@@ -58,6 +59,24 @@ export function formatMatrix(m: Matrix): string {
     });
     lines.push(`${pad(r.scenario, w0)}  ${cells.join('  ')}`);
   }
-  lines.push(`${pad('passed / failed', w0)}  ${m.targets.map((t, i) => pad(`${m.totals[t].passed} / ${m.totals[t].failed}`, widths[i])).join('  ')}`);
+  lines.push(`${pad(label, w0)}  ${m.targets.map((t, i) => pad(total(t), widths[i])).join('  ')}`);
   return lines.join('\n');
+}
+
+/**
+ * The totals row: `passed / failed / unsupported` per target (unsupported checked nothing, so it
+ * is never among the passed), `/ skipped` too when an interrupted run left some.
+ */
+export function totalsFormat(m: Matrix): [string, (target: string) => string] {
+  const withSkipped = m.targets.some((t) => m.totals[t]?.skipped);
+  const label = `passed / failed / unsupported${withSkipped ? ' / skipped' : ''}`;
+  const total = (t: string) => {
+    const x = m.totals[t];
+    if (!x) return '';
+    // a report written before unsupported was counted apart has it inside passed
+    const unsupported = x.unsupported ?? x.by_verdict.unsupported ?? 0;
+    const passed = x.unsupported === undefined ? x.passed - unsupported : x.passed;
+    return `${passed} / ${x.failed} / ${unsupported}${withSkipped ? ` / ${x.skipped ?? x.by_verdict.skipped ?? 0}` : ''}`;
+  };
+  return [label, total];
 }

@@ -1,7 +1,8 @@
 import { Chalk, type ChalkInstance } from 'chalk';
-import type { CellResult, Report } from '../core/results.js';
+import { isChecked, type CellResult, type Report } from '../core/results.js';
 import { failingAssertions, failureReason, isCaught, oneLine } from './reporters/explain.js';
 import { formatUsageTotal } from './console.js';
+import { closingLine, nothingChecked } from './report.js';
 
 /**
  * Colour level from the conventions users set: FORCE_COLOR (0/false off, 1-3 on, even off a
@@ -88,6 +89,8 @@ export class Progress {
   private done = 0;
   private passed = 0;
   private failed = 0;
+  /** counted apart: an unsupported cell checked nothing, so it is never a pass */
+  private unsupported = 0;
   private readonly start: number;
   private readonly now: () => number;
 
@@ -100,13 +103,15 @@ export class Progress {
   statusLine(): string {
     const elapsed = this.now() - this.start;
     const eta = this.done ? fmtDuration((elapsed / this.done) * (this.o.total - this.done)) : '?';
-    return `[${this.done}/${this.o.total}] ${this.c.green(`${this.passed} passed`)}, ${this.failed ? this.c.red(`${this.failed} failed`) : '0 failed'}, ETA ${eta}`;
+    const unsupported = this.unsupported ? `, ${this.c.yellow(`${this.unsupported} unsupported`)}` : '';
+    return `[${this.done}/${this.o.total}] ${this.c.green(`${this.passed} passed`)}, ${this.failed ? this.c.red(`${this.failed} failed`) : '0 failed'}${unsupported}, ETA ${eta}`;
   }
 
   cell(r: ProgressCell): void {
     this.done++;
     if (r.fails_run) this.failed++;
-    else if (r.verdict !== 'skipped') this.passed++;
+    else if (r.verdict === 'unsupported') this.unsupported++;
+    else if (isChecked(r.verdict)) this.passed++;
     if (!this.o.tty) {
       this.o.write(`[${this.done}/${this.o.total}] ${cellLine(r, this.c, true)}\n`);
       return;
@@ -124,6 +129,8 @@ export class Progress {
 
 /** The closing recap: every cell that fails the run with its reason, wall time, report path. */
 export function formatRecap(report: Pick<Report, 'summary' | 'status' | 'usage_total'> & { results: ProgressCell[] }, reportPath: string, wallMs: number, c: ChalkInstance): string {
+  // an interrupted run says so already; a completed one that checked nothing must say that
+  const nothing = report.status === 'completed' ? nothingChecked(report.results) : undefined;
   const failing = report.results.filter((r) => r.fails_run);
   const lines: string[] = [];
   if (failing.length) {
@@ -137,7 +144,8 @@ export function formatRecap(report: Pick<Report, 'summary' | 'status' | 'usage_t
     ...(formatUsageTotal(report.usage_total) ? [c.dim(formatUsageTotal(report.usage_total)!)] : []),
     c.dim(`wall time ${fmtDuration(wallMs)}${report.status !== 'completed' ? `, run ${report.status}` : ''}`),
     c.dim(`report: ${reportPath}`),
-    `${report.summary.passed} passed, ${report.summary.failed} failed`,
+    ...(nothing ? [c.red(nothing)] : []),
+    closingLine(report.summary),
   );
   return lines.join('\n');
 }

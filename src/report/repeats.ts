@@ -1,15 +1,19 @@
-import type { CellResult } from '../core/results.js';
+import { isChecked, type CellResult } from '../core/results.js';
 
 export interface RepeatStats {
   scenario: string;
   target: string;
+  /** runs that ran: a checked verdict, or one that fails the run (error, invalid) */
   runs: number;
   passed: number;
-  pass_rate: number;
-  /** every one of the N runs passed */
+  /** null when no run ran: there is no rate to give */
+  pass_rate: number | null;
+  /** every one of the runs passed, and at least one ran */
   pass_all: boolean;
-  /** 95% Wilson score interval of the pass rate */
+  /** 95% Wilson score interval of the pass rate ([0, 1] when no run ran) */
   wilson95: [number, number];
+  /** runs that checked nothing and are left out of the rate: unsupported or skipped */
+  not_run: number;
 }
 
 /** Wilson score interval: honest bounds for a rate from few trials (0/N and N/N included). */
@@ -23,24 +27,29 @@ export function wilson(passed: number, n: number, z = 1.96): [number, number] {
   return [r(Math.max(0, centre - half)), r(Math.min(1, centre + half))];
 }
 
-/** A run passes when it does not fail the run and really ran (skipped runs are left out). */
+/**
+ * Per scenario × target over its repeats. Only runs that ran count: an unsupported or skipped
+ * run checked nothing, so it is neither a pass nor a trial. A run that broke (error, invalid)
+ * did run and counts as not passed: leaving it out would raise the rate with every crash.
+ */
 export function repeatStats(results: CellResult[]): RepeatStats[] {
   const groups = new Map<string, CellResult[]>();
   for (const r of results) {
-    if (r.verdict === 'skipped') continue;
     const k = `${r.scenario}\u0000${r.target}`;
     groups.set(k, [...(groups.get(k) ?? []), r]);
   }
-  return [...groups.values()].map((rs) => {
+  return [...groups.values()].map((all) => {
+    const rs = all.filter((r) => r.fails_run || isChecked(r.verdict));
     const passed = rs.filter((r) => !r.fails_run).length;
     return {
-      scenario: rs[0].scenario,
-      target: rs[0].target,
+      scenario: all[0].scenario,
+      target: all[0].target,
       runs: rs.length,
       passed,
-      pass_rate: Math.round((passed / rs.length) * 1000) / 1000,
-      pass_all: passed === rs.length,
+      pass_rate: rs.length ? Math.round((passed / rs.length) * 1000) / 1000 : null,
+      pass_all: rs.length > 0 && passed === rs.length,
       wilson95: wilson(passed, rs.length),
+      not_run: all.length - rs.length,
     };
   });
 }

@@ -10,6 +10,8 @@ export interface RunEntry {
   started_at: string | null;
   cells: number | null;
   failed: number | null;
+  /** cells that checked nothing (unsupported); null without a report */
+  unsupported: number | null;
   bytes: number;
 }
 
@@ -33,7 +35,7 @@ export function listRuns(runsDir: string): RunEntry[] {
     .sort()
     .map((id) => {
       const dir = join(root, id);
-      let head: { status?: string; started_at?: string; summary?: { cells?: number; failed?: number } } | null = null;
+      let head: { status?: string; started_at?: string; summary?: { cells?: number; failed?: number; unsupported?: number; by_verdict?: { unsupported?: number } } } | null = null;
       try {
         head = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8'));
       } catch {
@@ -46,6 +48,7 @@ export function listRuns(runsDir: string): RunEntry[] {
         started_at: head?.started_at ?? null,
         cells: head?.summary?.cells ?? null,
         failed: head?.summary?.failed ?? null,
+        unsupported: head?.summary ? (head.summary.unsupported ?? head.summary.by_verdict?.unsupported ?? 0) : null,
         bytes: dirBytes(dir),
       };
     });

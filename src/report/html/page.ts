@@ -73,7 +73,10 @@ export const PAGE_JS = `
   // header
   var s = report.summary;
   var ok = s.exit_code === 0 && report.status === 'completed';
-  document.getElementById('title').textContent = 'memeval ' + (ok ? '\\u2713 ' : '\\u2717 ') + s.passed + ' passed, ' + s.failed + ' failed (' + s.cells + ' cells)';
+  // unsupported and skipped cells checked nothing: counted apart, never among the passed
+  var apart = (s.unsupported ? ', ' + s.unsupported + ' unsupported' : '') + (s.skipped ? ', ' + s.skipped + ' skipped' : '');
+  var nothing = s.checked === 0 && report.status === 'completed' ? ' \\u2014 nothing was checked' : '';
+  document.getElementById('title').textContent = 'memeval ' + (ok ? '\\u2713 ' : '\\u2717 ') + s.passed + ' passed, ' + s.failed + ' failed' + apart + ' (' + s.cells + ' cells)' + nothing;
   document.getElementById('title').className = ok ? 'good' : 'bad';
   document.getElementById('meta').textContent = 'run ' + report.run_id + ' \\u00b7 ' + report.layer + ' layer \\u00b7 status ' + report.status +
     ' \\u00b7 memeval ' + report.memeval_version + ' \\u00b7 ' + report.started_at + ' \\u2192 ' + report.ended_at +
@@ -116,8 +119,12 @@ export const PAGE_JS = `
     });
     body.appendChild(row);
   });
-  var totals = h('tr', { class: 'totals' }, h('td', { text: 'passed / failed' }));
-  targets.forEach(function (t) { var x = report.matrix.totals[t]; totals.appendChild(h('td', { 'data-target': t, text: x ? x.passed + ' / ' + x.failed : '' })); });
+  var totals = h('tr', { class: 'totals' }, h('td', { text: 'passed / failed / unsupported' }));
+  targets.forEach(function (t) {
+    var x = report.matrix.totals[t];
+    var unsupported = x ? (x.unsupported != null ? x.unsupported : x.by_verdict.unsupported || 0) : 0;
+    totals.appendChild(h('td', { 'data-target': t, text: x ? x.passed + ' / ' + x.failed + ' / ' + unsupported : '' }));
+  });
   body.appendChild(totals);
   table.appendChild(body);
 

@@ -1,6 +1,7 @@
 import { appendFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import type { Report } from '../../core/results.js';
+import { nothingChecked } from '../report.js';
 import { failureReason } from './explain.js';
 import { renderMarkdown } from './markdown.js';
 import type { Reporter } from './types.js';
@@ -9,8 +10,13 @@ import type { Reporter } from './types.js';
 const data = (s: string) => s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
 const prop = (s: string) => data(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
 
-/** `::error` lines for every run-failing cell, pointing at its scenario file. */
+/** `::error` lines for every run-failing cell, pointing at its scenario file, and one for a run that checked nothing. */
 export function renderAnnotations(report: Report, scenarioFiles: Record<string, string>, cwd = process.cwd()): string[] {
+  const nothing = report.status === 'completed' ? nothingChecked(report.results) : undefined;
+  return [...cellAnnotations(report, scenarioFiles, cwd), ...(nothing ? [`::error title=${prop('memeval: nothing was checked')}::${data(nothing)}`] : [])];
+}
+
+function cellAnnotations(report: Report, scenarioFiles: Record<string, string>, cwd: string): string[] {
   return report.results
     .filter((r) => r.fails_run)
     .map((r) => {

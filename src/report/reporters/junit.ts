@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { CellResult, Report } from '../../core/results.js';
+import { nothingChecked } from '../report.js';
 import { writeFileAtomic } from '../write.js';
 import { failingAssertions, isCaught, oneLine } from './explain.js';
 import type { Reporter } from './types.js';
@@ -61,7 +62,15 @@ export function renderJunit(report: Report, scenarioFiles: Record<string, string
     );
     return `  <testsuite${attrs({ name: scenario, ...count(rs), timestamp: report.started_at.replace(/\.\d+Z$/, '').replace(/Z$/, '') })}>\n${cases.join('\n')}\n  </testsuite>`;
   });
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites${attrs({ name: `memeval ${report.run_id}`, ...count(report.results) })}>\n${suites.join('\n')}\n</testsuites>\n`;
+  // a run that checked nothing must not read as green to a test-report action that sees only skips
+  const nothing = report.status === 'completed' ? nothingChecked(report.results) : undefined;
+  if (nothing) {
+    const runCase = `    <testcase${attrs({ name: 'run', classname: 'memeval', time: '0.000' })}><error${attrs({ message: nothing, type: 'nothing-checked' })}>${xmlEscape(nothing)}</error></testcase>`;
+    suites.push(`  <testsuite${attrs({ name: 'memeval', tests: 1, failures: 0, errors: 1, skipped: 0, time: '0.000' })}>\n${runCase}\n  </testsuite>`);
+  }
+  const all = count(report.results);
+  const totals = nothing ? { ...all, tests: all.tests + 1, errors: all.errors + 1 } : all;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites${attrs({ name: `memeval ${report.run_id}`, ...totals })}>\n${suites.join('\n')}\n</testsuites>\n`;
 }
 
 export const junit: Reporter = {

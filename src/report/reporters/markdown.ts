@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { CellResult, Report } from '../../core/results.js';
 import { writeFileAtomic } from '../write.js';
+import { closingLine, nothingChecked } from '../report.js';
 import { failureReason } from './explain.js';
 import type { Reporter } from './types.js';
 
@@ -18,11 +19,13 @@ export function renderMarkdown(report: Report): string {
   const targets = report.matrix.targets.length ? report.matrix.targets : [...new Set(report.results.map((r) => r.target))];
   const scenarios = [...new Set(report.results.map((r) => r.scenario))];
   const ok = s.exit_code === 0 && report.status === 'completed';
+  const nothing = report.status === 'completed' ? nothingChecked(report.results) : undefined;
   const lines = [
-    `## memeval ${ok ? '✅' : '❌'} ${s.passed} passed, ${s.failed} failed (${s.cells} cells)`,
+    `## memeval ${ok ? '✅' : '❌'} ${closingLine(s)} (${s.cells} cells)`,
     '',
     `Run \`${report.run_id}\`, ${report.layer} layer, status ${report.status}${report.reason ? ` (${md(report.reason)})` : ''}, memeval ${report.memeval_version}.`,
     '',
+    ...(nothing ? [`**${md(nothing)}**`, ''] : []),
   ];
   if (scenarios.length) {
     const phases = report.layer === 'real-model' ? 'real-model verdict' : 'well-behaved / violation';
