@@ -81,6 +81,13 @@ test('rejudge of an unchanged deterministic run gives the run verdicts, cell for
     again.results.map((c: { assertions: { outcome: string }[] }) => c.assertions.map((a) => a.outcome)),
     report.results.map((c: { assertions: { outcome: string }[] }) => c.assertions.map((a) => a.outcome)),
   );
+
+  // a report that does not say what its verdicts read (an older memeval's) is refused, never guessed at
+  const old = { ...report, results: report.results.map(({ verdict_input, judge_input, evidence_sha256, ...c }: Record<string, unknown>) => c) };
+  writeFileSync(join(runDir, 'report.json'), JSON.stringify(old));
+  const refused = await memeval(['rejudge', runDir], { env: ENV, timeout: 240000 });
+  assert.equal(refused.exitCode, 3, String(refused.stdout) + String(refused.stderr));
+  assert.match(String(refused.stderr), /pivot-refs\/server-memory\/well-behaved: the report lacks verdict_input, judge_input, evidence_sha256 .*cannot be re-judged faithfully; run the scenarios again/);
 });
 
 test('rejudge refuses (exit 3) a cell whose store copy changed after the run, naming the cell and the file', async (t) => {
