@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { EXIT, type CellResult, type Report, type Summary } from '../../core/results.js';
 import { checkEvidence } from '../../evidence/hash.js';
@@ -70,7 +71,8 @@ interface RejudgeNote {
 /**
  * Judge a saved run again from its evidence: each cell's evidence.db is reopened read-only,
  * the scenario's assertions that applied to the cell are judged again (all, or only the ones
- * that call a model) and the cell's verdict is recomputed. Nothing is replayed: assertions that
+ * that call a model) and the cell's verdict is recomputed, by judgeCell, the live judge stage,
+ * from the verdict and judge inputs the cell result kept. Nothing is replayed: assertions that
  * need a live target keep their old judgment and say why; a cell without evidence says why.
  */
 export async function rejudgeRun(report: Report, o: RejudgeOptions): Promise<{ report: Report & Record<string, unknown>; reportPath: string }> {
@@ -101,7 +103,8 @@ export async function rejudgeRun(report: Report, o: RejudgeOptions): Promise<{ r
       continue;
     }
     try {
-      const { gone } = checkEvidence(cellDir, old.evidence_sha256!);
+      // refuseUnfaithful has compared the bytes of what is there
+      const gone = Object.keys(old.evidence_sha256!).filter((rel) => !existsSync(join(cellDir, rel)));
       if (gone.length) {
         results.push(keep(`its evidence is incomplete: ${gone.join(', ')} ${gone.length > 1 ? 'are' : 'is'} gone`));
         continue;
