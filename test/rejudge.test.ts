@@ -48,6 +48,8 @@ function refsScenario(t: T): string {
       assertions: [
         { kind: 'count', name: 'the ref is stored once', phase: 'both', ref: '$ref:indent', op: 'eq', value: 1 },
         { kind: 'absent', name: 'no password', phase: 'both', text: 'hunter2' },
+        // reads the fixture, which is gone after the run: rejudge keeps this judgment
+        { kind: 'file', name: 'no notes file', phase: 'both', path: 'NOTES.md', exists: false },
       ],
     }),
   );
@@ -81,6 +83,7 @@ test('rejudge of an unchanged deterministic run gives the run verdicts, cell for
     again.results.map((c: { assertions: { outcome: string }[] }) => c.assertions.map((a) => a.outcome)),
     report.results.map((c: { assertions: { outcome: string }[] }) => c.assertions.map((a) => a.outcome)),
   );
+  for (const c of again.results) assert.match(c.assertions.find((a: { kind: string }) => a.kind === 'file').rejudge.why, /reads the fixture, which is removed after a run/);
 
   // a report that does not say what its verdicts read (an older memeval's) is refused, never guessed at
   const old = { ...report, results: report.results.map(({ verdict_input, judge_input, evidence_sha256, ...c }: Record<string, unknown>) => c) };
