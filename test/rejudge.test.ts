@@ -11,6 +11,7 @@ import Database from 'better-sqlite3';
 import { getDriver, installAgent } from '../src/agent/registry.ts';
 import { fixtureProcesses, memeval, scenario, tempDir, writeJson } from './helpers.ts';
 import { FAULTY, faultyTarget, scenarioDir } from './faulty.ts';
+import { whyNotRejudgeable } from '../src/judge/rejudge/rejudge.ts';
 
 const ENV = { NO_COLOR: '1', MEMEVAL_CACHE_DIR: process.env.MEMEVAL_CACHE_DIR ?? '/work/.memeval-cache' };
 type T = { after: (fn: () => void) => void };
@@ -209,4 +210,11 @@ test('an agent cell judges the memory refs as the agent left them (an updated se
   assert.equal(rj.exitCode, 0, String(rj.stderr));
   const [again] = JSON.parse(String(rj.stdout)).results;
   assert.equal(again.verdict, 'pass', `${again.verdict}: ${again.reason}`);
+});
+
+test('absent is judged again only where the live cell scanned no fixture file beside the store (those are gone after the run)', () => {
+  const absent = { kind: 'absent', name: 'no password', phase: 'both', text: 'hunter2', case_sensitive: false } as const;
+  assert.match(whyNotRejudgeable(absent as never, { memory_refs: {}, fixture_files: 3 }) ?? '', /also scanned 3 fixture file\(s\) beside the store/);
+  assert.equal(whyNotRejudgeable(absent as never, { memory_refs: {}, fixture_files: 0 }), null);
+  assert.equal(whyNotRejudgeable(absent as never, { memory_refs: {} }), null);
 });
