@@ -60,10 +60,12 @@ export function registerRejudge(program: Command, cli: CliContext): void {
           if (note && !note.rejudged) process.stdout.write(chalk.dim(`    not re-judged: ${note.why}\n`));
           else if (note?.previous_outcome && note.previous_outcome !== c.verdict) process.stdout.write(chalk.yellow(`    was ${note.previous_outcome}\n`));
         }
+        if (report.status !== 'completed') process.stdout.write(chalk.yellow(`the run was ${report.status}${report.reason ? ` (${report.reason})` : ''}: re-judging keeps its status and exit code ${r.report.summary.exit_code}\n`));
         for (const w of r.report.warnings) process.stdout.write(chalk.yellow(`warning: ${w}\n`));
         process.stdout.write(chalk.dim(`report: ${r.reportPath}\n`));
       }
-      cli.exitCode = r.report.summary.exit_code === 0 ? EXIT.ok : EXIT.failed;
+      // an interrupted or blocked run keeps its exit code: re-judging does not complete it
+      cli.exitCode = r.report.summary.exit_code;
     } finally {
       await pool.close();
     }

@@ -149,6 +149,23 @@ export const cellResultSchema = z.looseObject({
   /** wall time of each lifecycle stage (fixture, seed, drive, evidence, judge, teardown) */
   timings_ms: z.record(z.string(), z.number()).optional(),
   agent: agentRunInfoSchema.optional(),
+  /**
+   * Cells that reached the verdict: everything it read besides the judgments (judge/verdict.ts
+   * VerdictInput less `judgments`), kept whole, so rejudge reads it back instead of guessing.
+   */
+  verdict_input: z.looseObject({ judgedAs: z.enum(['well-behaved', 'violation']), refusedCalls: z.number() }).optional(),
+  /** what the judges read besides the evidence, as the cell ended (judge/cell.ts JudgeInput) */
+  judge_input: z
+    .looseObject({
+      /** each scenario ref's memory after the phase: captured id (may be empty) and content after any update */
+      memory_refs: z.record(z.string(), z.object({ id: z.string(), content: z.string() })),
+      transcript: z.string().optional(),
+      /** how many fixture files beside the store `absent` scanned (removed after the run) */
+      fixture_files: z.number().optional(),
+    })
+    .optional(),
+  /** sha256 of each evidence file when it was written, by path under cell_dir: rejudge refuses one that changed */
+  evidence_sha256: z.record(z.string(), z.string()).optional(),
 });
 export type CellResult = z.infer<typeof cellResultSchema>;
 

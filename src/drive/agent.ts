@@ -200,6 +200,11 @@ export function agentDriver(o: AgentDriveOptions): Driver {
         handles = handlesAfter(script, results.map((c) => ({ text: c.result_text, isError: c.is_error })));
       }
       await server?.stop();
+      // the memories as the agent left them (ids it was given, contents it updated), for the judges
+      if (handles !== env.handles) {
+        env.handles.clear();
+        for (const [ref, h] of handles) env.handles.set(ref, h);
+      }
 
       const invalid = agent.turns.flatMap((t) => t.invalid.map((i) => `session ${t.session} prompt ${t.prompt}: ${i}`));
       const agentCalls = readCalls(env.callsLog).filter((c) => c.stage === 'agent' && isToolCall(c)).length;

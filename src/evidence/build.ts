@@ -6,6 +6,7 @@ import type { TargetDecl } from '../targets/schema.js';
 import { EVIDENCE_DB, openEvidence, type Evidence } from './open.js';
 import { CALLS_COLUMNS, MEMORIES_COLUMNS } from './schema.js';
 import { writeProviderCalls } from './provider-calls.js';
+import { hashEvidence } from './hash.js';
 import type { ProviderCall } from '../model/provider/types.js';
 
 export { EvidenceError, openEvidence, type Evidence } from './open.js';
@@ -84,13 +85,16 @@ export function workingCopy(decl: TargetDecl, storePath: string, pristine: strin
 
 const EMPTY_MEMORIES = `SELECT ${MEMORIES_COLUMNS.map((c) => `NULL AS ${c}`).join(', ')} WHERE 0`;
 
+/** Evidence just written, with the sha256 of each of its files (see hash.ts). */
+export type BuiltEvidence = Evidence & { sha256: Record<string, string> };
+
 /**
  * Build the evidence in `cellDir`: pristine store copies under store/, a working copy under
  * work/, and evidence.db holding the `calls` table, the view definitions and where the store
  * copy is, so that openEvidence() reopens it from anywhere. Also writes evidence.sql for people
  * using the sqlite3 shell (absolute paths: it works from any directory).
  */
-export function buildEvidence(decl: TargetDecl, storePath: string, cellDir: string, calls: CallRecord[], providerCalls?: ProviderCall[]): Evidence {
+export function buildEvidence(decl: TargetDecl, storePath: string, cellDir: string, calls: CallRecord[], providerCalls?: ProviderCall[]): BuiltEvidence {
   const dir = resolve(cellDir);
   const storeFiles = decl.store.format === 'none' ? [] : snapshotStore(storePath, join(dir, 'store'));
   const workDb = workingCopy(decl, storePath, storeFiles, join(dir, 'work'));
@@ -123,7 +127,9 @@ export function buildEvidence(decl: TargetDecl, storePath: string, cellDir: stri
         .join('\n') +
       '\n',
   );
-  return openEvidence(dir);
+  // before any judge opens it: what rejudge checks the files against
+  const sha256 = hashEvidence(dir);
+  return { ...openEvidence(dir), sha256 };
 }
 
 /** The `calls` table: every MCP message that crossed the recording point. */

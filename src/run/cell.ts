@@ -3,21 +3,20 @@ import { join, relative } from 'node:path';
 import type { CellResult } from '../core/results.js';
 import type { Driver, DriveOutcome, Sessions } from '../drive/types.js';
 import { readCalls } from '../drive/agent.js';
-import { buildEvidence, toolToOp, type Evidence } from '../evidence/build.js';
+import { buildEvidence, toolToOp, type BuiltEvidence } from '../evidence/build.js';
 import { createFixture, disposeFixture, gitInit, writeSetupFiles, type Fixture } from '../fixture/fixture.js';
 import { guardEnv, refusalWarnings } from '../fixture/netguard.js';
 import { isolationWarnings } from '../fixture/isolation.js';
 import { NOISE_FILE, noiseWarnings } from '../mcp/noise.js';
-import { runJudgesBounded } from '../judge/bounded.js';
+import { judgeCell, memoryRefs, type StoredVerdictInput } from '../judge/cell.js';
 import { netnsPrefix, networkWarning, type LoopbackBridge } from '../fixture/sandbox.js';
 import { openBridge } from '../fixture/bridge.js';
 import { fixtureFilesToScan } from '../judge/fixture-files.js';
 import type { NetworkMode } from '../core/results.js';
 import type { JudgePool } from '../judge/llm/pool.js';
 import { replaySteps } from '../drive/replay.js';
-import { failsRun, phaseVerdict, VIOLATING_WRITE_OPS, type JudgedAs, type VerdictInput } from '../judge/verdict.js';
+import { failsRun, VIOLATING_WRITE_OPS, type JudgedAs, type VerdictInput } from '../judge/verdict.js';
 import type { CallRecord } from '../mcp/recorder.js';
-import type { Judgment } from '../core/results.js';
 import { TargetError, TargetSession } from '../mcp/session.js';
 import { missingOps, opsNeeded, recallProbe, seedMemories, type MemoryHandle, type StepRecord } from '../ops/ops.js';
 import { assertionApplies, type Scenario } from '../scenario/schema.js';
@@ -83,7 +82,7 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
     claimed,
     cell_dir: o.cellDir,
   };
-  type Outcome = Pick<CellResult, 'verdict' | 'reason'> & Partial<Pick<CellResult, 'assertions' | 'stderr_tail' | 'agent'>>;
+  type Outcome = Pick<CellResult, 'verdict' | 'reason'> & Partial<Pick<CellResult, 'assertions' | 'stderr_tail' | 'agent' | 'verdict_input' | 'judge_input' | 'evidence_sha256'>>;
   const records: StepRecord[] = [];
   // the weakest guard any server of this cell ran under
   let network: NetworkMode | undefined;
@@ -106,6 +105,7 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
     server_start_ms: startMs.length ? startMs : undefined,
     timings_ms: timings,
     ...(r.agent ? { agent: r.agent } : {}),
+    ...(r.verdict_input ? { verdict_input: r.verdict_input, judge_input: r.judge_input, evidence_sha256: r.evidence_sha256 } : {}),
   });
 
   const lacking = missingOps(decl, opsNeeded(scenario, driver.steps));
@@ -129,7 +129,7 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
   const serverEnv = { ...guardEnv(join(o.cellDir, 'network.jsonl')), ...o.serverEnv };
   const teardown = new Teardown();
   const warnings: string[] = [];
-  let evidence: Evidence | undefined;
+  let evidence: BuiltEvidence | undefined;
   let session: TargetSession | undefined;
   let sessionNo = 0;
   let outcome: Outcome;
@@ -226,30 +226,30 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
       const probe = recallProbe(decl, async () => startServer(PROBE_SESSION, join(o.cellDir, 'probe-calls.jsonl'), 'stderr.probe.log'));
       teardown.add('stop recall probe', probe.close);
       const assertions = scenario.assertions.filter((a) => assertionApplies(a, driver.judgedAs, driver.realModel));
-      const judgments = await runJudgesBounded(
-        assertions,
-        {
-        evidence,
-        recall: probe.recall,
-        transcript: drive.transcript,
-        judgeModel: o.judgePool?.defaultModel ?? null,
-        judgePool: o.judgePool,
-        scenarioDir: o.scenarioDir,
-        fixtureDir: fixture.project,
-        fixture,
-        // memory kept beside the server under test: new or changed project files, the agent's own memory files
-        files: drive.ownDirs ? fixtureFilesToScan({ fixture, profileDirs: drive.ownDirs, setupFiles: scenario.setup.files, storePath }) : undefined,
-        memory: (ref) => {
-          const h = handles.get(ref);
-          return h && { id: h.id, content: h.content };
-        },
-      },
-        o.cellDir,
-      );
+      // memory kept beside the server under test: new or changed project files, the agent's own memory files
+      const files = drive.ownDirs ? fixtureFilesToScan({ fixture, profileDirs: drive.ownDirs, setupFiles: scenario.setup.files, storePath }) : undefined;
+      // what the verdict and the judges read, kept in the result so that rejudge reads the same
+      const verdictInput = storedVerdictInput({ judgedAs: driver.judgedAs, expectation: violation?.expectation, decl, calls, vacuous: drive.vacuous });
+      const judgeInput = { memory_refs: memoryRefs(handles), transcript: drive.transcript, ...(files ? { fixture_files: files.length } : {}) };
+      const v = await judgeCell({
+        assertions: assertions.map((a) => ({ judge: a })),
+        verdictInput,
+        judgeInput,
+        ctx: { evidence, recall: probe.recall, judgeModel: o.judgePool?.defaultModel ?? null, judgePool: o.judgePool, scenarioDir: o.scenarioDir, fixtureDir: fixture.project, fixture, files },
+        cellDir: o.cellDir,
+      });
       lap('judge');
       if (o.signal?.aborted) throw new Interrupted('interrupted');
-      const v = phaseVerdict(verdictInput({ judgedAs: driver.judgedAs, expectation: violation?.expectation, decl, calls, judgments, vacuous: drive.vacuous }));
-      outcome = { ...v, assertions: judgments, agent: agentInfo, stderr_tail: probe.failure()?.stderrTail || undefined };
+      outcome = {
+        verdict: v.verdict,
+        reason: v.reason,
+        assertions: v.judgments,
+        agent: agentInfo,
+        stderr_tail: probe.failure()?.stderrTail || undefined,
+        verdict_input: verdictInput,
+        judge_input: judgeInput,
+        evidence_sha256: evidence.sha256,
+      };
     }
   } catch (e) {
     const interrupted = e instanceof Interrupted || Boolean(o.signal?.aborted);
@@ -271,14 +271,13 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
  * read it back), from the recorded calls of the phase: memeval's steps or the agent's calls.
  * Setup calls (seeding, setup steps) and the handshake are not the phase's.
  */
-export function verdictInput(o: {
+export function storedVerdictInput(o: {
   judgedAs: JudgedAs;
   expectation?: VerdictInput['expectation'];
   decl: TargetDecl;
   calls: CallRecord[];
-  judgments: Judgment[];
   vacuous?: string;
-}): VerdictInput {
+}): StoredVerdictInput {
   const opOf = toolToOp(o.decl);
   const inPhase = (c: CallRecord) => (c.method ?? 'tools/call') === 'tools/call' && (c.stage === 'step' || c.stage === 'agent');
   const phaseCalls = o.calls.filter(inPhase);
@@ -291,7 +290,6 @@ export function verdictInput(o: {
     judgedAs: o.judgedAs,
     expectation: o.expectation,
     refusedCalls: phaseCalls.filter((c) => c.is_error).length,
-    judgments: o.judgments,
     vacuous: o.vacuous,
     ...(o.judgedAs === 'violation' ? { violationWrites: writes } : {}),
   };

@@ -1,5 +1,7 @@
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { CellResult, Judgment, Report } from '../../core/results.js';
+import { EXIT, type CellResult, type Report, type Summary } from '../../core/results.js';
+import { checkEvidence } from '../../evidence/hash.js';
 import { openEvidence } from '../../evidence/open.js';
 import { buildMatrix } from '../../report/matrix.js';
 import { newRunId, summarize } from '../../report/report.js';
@@ -9,17 +11,45 @@ import { needsModel, type Assertion } from '../../scenario/schema.js';
 import { walkAssertions } from '../../scenario/judge-checks.js';
 import type { JudgePool } from '../llm/pool.js';
 import { judgeRunSummary } from '../llm/summary.js';
-import { judgeOne } from '../registry.js';
-import { failsRun, phaseVerdict } from '../verdict.js';
+import { judgeCell, type CellAssertion, type JudgeInput, type StoredVerdictInput } from '../cell.js';
+import { failsRun } from '../verdict.js';
+import { InputError } from '../../util/errors.js';
 
 /** Why an assertion cannot be judged again from saved evidence alone, or null when it can. */
-export function whyNotRejudgeable(a: Assertion): string | null {
+export function whyNotRejudgeable(a: Assertion, input?: JudgeInput): string | null {
   for (const { a: x } of walkAssertions([a])) {
     if (x.kind === 'recall' || x.kind === 'rank') return `${x.kind} "${x.name}" needs a live recall probe against the target, and rejudge replays nothing`;
     if (x.kind === 'llm' && x.subject === 'recall') return `llm "${x.name}" judges recall results, which need a live recall probe`;
     if (x.kind === 'llm' && x.subject === 'files') return `llm "${x.name}" judges fixture files, which are removed after a run`;
+    if (x.kind === 'file') return `file "${x.name}" reads the fixture, which is removed after a run`;
+    if (x.kind === 'absent' && input?.fixture_files) return `absent "${x.name}" also scanned ${input.fixture_files} fixture file(s) beside the store, which are removed after a run`;
   }
   return null;
+}
+
+/** A cell the run judged: rejudge judges it again (one whose scenario is not loaded is kept as it was). */
+const judged = (c: CellResult) => c.assertions.length > 0 || c.verdict_input !== undefined;
+
+/**
+ * Before anything is judged: every judged cell must carry what its verdict read, and its
+ * evidence must be the bytes written at snapshot time. Either fails the whole command (exit 3):
+ * a verdict computed from guessed inputs or from changed evidence is not the run's.
+ */
+function refuseUnfaithful(report: Report, runDir: string, loaded: Set<string>): void {
+  const problems: string[] = [];
+  for (const c of report.results.filter((r) => judged(r) && loaded.has(r.scenario))) {
+    const lacking = (['verdict_input', 'judge_input', 'evidence_sha256'] as const).filter((k) => c[k] === undefined);
+    if (lacking.length) {
+      problems.push(
+        `cell ${c.cell_id}: the report lacks ${lacking.join(', ')} (the memeval that wrote it did not keep what the verdict read), so it cannot be re-judged faithfully; run the scenarios again with this memeval (memeval run) and rejudge that run`,
+      );
+      continue;
+    }
+    const cellDir = resolve(runDir, c.cell_dir);
+    const { changed } = checkEvidence(cellDir, c.evidence_sha256!);
+    for (const rel of changed) problems.push(`cell ${c.cell_id}: ${join(cellDir, rel)} changed since the run (sha256 differs from the one taken at snapshot time); refusing to re-judge changed evidence`);
+  }
+  if (problems.length) throw new InputError(problems[0], problems);
 }
 
 export interface RejudgeOptions {
@@ -38,20 +68,17 @@ interface RejudgeNote {
   previous_outcome?: string;
 }
 
-function finalAnswer(cell: CellResult): string | undefined {
-  const turns = cell.agent?.turns;
-  return turns?.length ? turns[turns.length - 1].final_text : undefined;
-}
-
 /**
  * Judge a saved run again from its evidence: each cell's evidence.db is reopened read-only,
  * the scenario's assertions that applied to the cell are judged again (all, or only the ones
- * that call a model) and the cell's verdict is recomputed. Nothing is replayed: assertions that
+ * that call a model) and the cell's verdict is recomputed, by judgeCell, the live judge stage,
+ * from the verdict and judge inputs the cell result kept. Nothing is replayed: assertions that
  * need a live target keep their old judgment and say why; a cell without evidence says why.
  */
 export async function rejudgeRun(report: Report, o: RejudgeOptions): Promise<{ report: Report & Record<string, unknown>; reportPath: string }> {
   const runDir = resolve(o.runDir);
   const byId = new Map(o.scenarios.map((s) => [s.scenario.id, s]));
+  refuseUnfaithful(report, runDir, new Set(byId.keys()));
   const results: CellResult[] = [];
   for (const old of report.results) {
     const cellDir = resolve(runDir, old.cell_dir);
@@ -61,10 +88,13 @@ export async function rejudgeRun(report: Report, o: RejudgeOptions): Promise<{ r
       results.push(keep(`scenario ${old.scenario} is not among the loaded scenarios (pass --scenarios)`));
       continue;
     }
-    if (!old.assertions.length) {
+    if (!judged(old)) {
       results.push(keep(`the cell ended ${old.verdict} before judging (${old.reason})`));
       continue;
     }
+    // refuseUnfaithful has checked these are there
+    const verdictInput = old.verdict_input as unknown as StoredVerdictInput;
+    const judgeInput = old.judge_input!;
     let evidence;
     try {
       evidence = openEvidence(cellDir);
@@ -73,56 +103,41 @@ export async function rejudgeRun(report: Report, o: RejudgeOptions): Promise<{ r
       continue;
     }
     try {
+      // refuseUnfaithful has compared the bytes of what is there
+      const gone = Object.keys(old.evidence_sha256!).filter((rel) => !existsSync(join(cellDir, rel)));
+      if (gone.length) {
+        results.push(keep(`its evidence is incomplete: ${gone.join(', ')} ${gone.length > 1 ? 'are' : 'is'} gone`));
+        continue;
+      }
       const decls = new Map(scenario.scenario.assertions.map((a) => [a.name, a]));
-      const memories = new Map<string, { id: string; content: string }>();
-      for (const m of scenario.scenario.setup.memories) memories.set(m.ref, { id: '', content: m.content });
-      const steps = [...scenario.scenario.deterministic.well_behaved, ...(scenario.scenario.deterministic.violation?.steps ?? [])];
-      for (const s of steps) if (s.op === 'remember' && s.ref) memories.set(s.ref, { id: '', content: s.content });
-      const ctx = {
-        evidence,
-        transcript: finalAnswer(old),
-        judgeModel: o.judgePool.defaultModel,
-        judgePool: o.judgePool,
-        scenarioDir: resolve(scenario.file, '..'),
-        memory: (ref: string) => memories.get(ref),
-      };
-      const judgments: Judgment[] = [];
-      let redone = 0;
+      const plan: CellAssertion[] = [];
+      const notes: RejudgeNote[] = [];
       for (const prev of old.assertions) {
         const a = decls.get(prev.name);
-        const note = (why: string): Judgment => ({ ...prev, rejudge: { rejudged: false, why } as RejudgeNote });
-        if (!a) judgments.push(note('the scenario no longer declares this assertion'));
-        else if (o.onlyLlm && !needsModel(a)) judgments.push(note('--only llm: kept as judged'));
-        else {
-          const why = whyNotRejudgeable(a);
-          if (why) judgments.push(note(why));
-          else {
-            let j: Judgment;
-            try {
-              j = await judgeOne(a, ctx);
-            } catch (e) {
-              j = { ...prev, outcome: 'error', passed: null, detail: (e as Error).message };
-            }
-            judgments.push({ ...j, rejudge: { rejudged: true, previous_outcome: prev.outcome } as RejudgeNote });
-            redone++;
-          }
+        const why = !a ? 'the scenario no longer declares this assertion' : o.onlyLlm && !needsModel(a) ? '--only llm: kept as judged' : whyNotRejudgeable(a, judgeInput);
+        if (why || !a) {
+          plan.push({ keep: prev });
+          notes.push({ rejudged: false, why: why ?? undefined });
+        } else {
+          plan.push({ judge: a });
+          notes.push({ rejudged: true, previous_outcome: prev.outcome });
         }
       }
-      const refusedCalls = evidence.db
-        .prepare("SELECT count(*) FROM calls WHERE coalesce(method, 'tools/call') = 'tools/call' AND stage IN ('step', 'agent') AND is_error")
-        .pluck()
-        .get() as number;
-      const judgedAs = old.phase === 'violation' || old.agent?.policy === 'violation' ? 'violation' : 'well-behaved';
-      const v = ['pass', 'fail', 'defended', 'detected', 'undetected'].includes(old.verdict)
-        ? phaseVerdict({ judgedAs, expectation: scenario.scenario.deterministic.violation?.expectation, refusedCalls, judgments })
-        : { verdict: old.verdict, reason: old.reason };
+      const v = await judgeCell({
+        assertions: plan,
+        verdictInput,
+        judgeInput,
+        ctx: { evidence, judgeModel: o.judgePool.defaultModel, judgePool: o.judgePool, scenarioDir: resolve(scenario.file, '..') },
+        cellDir,
+      });
+      const redone = notes.filter((n) => n.rejudged).length;
       results.push({
         ...old,
         cell_dir: cellDir,
         verdict: v.verdict,
         reason: v.reason,
         fails_run: failsRun(v.verdict, Boolean(old.claimed)),
-        assertions: judgments,
+        assertions: v.judgments.map((j, i) => ({ ...j, rejudge: notes[i] })),
         rejudge: { rejudged: redone > 0, ...(redone ? {} : { why: 'no assertion of this cell could be judged again' }), previous_outcome: old.verdict } as RejudgeNote,
       });
     } finally {
@@ -140,7 +155,7 @@ export async function rejudgeRun(report: Report, o: RejudgeOptions): Promise<{ r
     options: { ...report.options, judge_model: o.judgePool.defaultModel?.config ?? null },
     results,
     matrix: buildMatrix(results, report.targets.map((t) => t.name)),
-    summary: summarize(results, false),
+    summary: rejudgedSummary(report, results),
     judges: judges.summary,
     // the earlier run's own judge warning is replaced by this one's
     warnings: [...judges.warnings, ...report.warnings.filter((w) => !w.startsWith('no judge model configured'))],
@@ -148,4 +163,15 @@ export async function rejudgeRun(report: Report, o: RejudgeOptions): Promise<{ r
   const reportPath = join(resolve(o.outDir), `rejudge-${runId}`, 'report.json');
   writeJsonAtomic(reportPath, out);
   return { report: out, reportPath };
+}
+
+/**
+ * The cells' totals, with the exit code the run itself had where its status decides it: a
+ * rejudged interrupted run is still partial (130), a blocked run still ran nothing (2).
+ */
+function rejudgedSummary(report: Report, results: CellResult[]): Summary {
+  const s = summarize(results, report.status === 'interrupted');
+  if (report.status === 'blocked') return { ...s, exit_code: EXIT.blocked };
+  if (report.status === 'failed' && s.exit_code === EXIT.ok) return { ...s, exit_code: EXIT.failed };
+  return s;
 }

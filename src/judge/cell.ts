@@ -1,0 +1,46 @@
+import type { CellResult } from '../core/results.js';
+import type { MemoryHandle } from '../ops/ops.js';
+import type { Assertion } from '../scenario/schema.js';
+import { runJudgesBounded } from './bounded.js';
+import type { JudgeContext } from './context.js';
+import type { Judgment } from './judgment.js';
+import { phaseVerdict, type VerdictInput, type VerdictResult } from './verdict.js';
+
+/** Everything the verdict reads besides the judgments; stored whole, so fields added to VerdictInput flow through. */
+export type StoredVerdictInput = Omit<VerdictInput, 'judgments'>;
+
+/** What judges read besides the evidence and what only a live cell has (recall probe, fixture). */
+export type JudgeInput = NonNullable<CellResult['judge_input']>;
+
+/** One assertion of a cell: judged now, or a judgment kept as it was (rejudge cannot judge it again). */
+export type CellAssertion = { judge: Assertion } | { keep: Judgment };
+
+export interface JudgeCellOptions {
+  assertions: CellAssertion[];
+  verdictInput: StoredVerdictInput;
+  judgeInput: JudgeInput;
+  /** the evidence, and what this caller has beyond it (a live cell: recall probe, fixture, its files) */
+  ctx: Omit<JudgeContext, 'memory' | 'transcript'>;
+  cellDir: string;
+}
+
+/**
+ * The judge stage, for a live cell and for rejudge alike: judge the assertions against the
+ * evidence, then the phase verdict from the stored verdict input. Both callers hand in what
+ * the cell result keeps (verdict_input, judge_input), so a re-judged verdict is computed from
+ * exactly what the live one was.
+ */
+export async function judgeCell(o: JudgeCellOptions): Promise<VerdictResult & { judgments: Judgment[] }> {
+  const refs = new Map(Object.entries(o.judgeInput.memory_refs));
+  const ctx: JudgeContext = { ...o.ctx, transcript: o.judgeInput.transcript, memory: (ref) => refs.get(ref) };
+  const toJudge = o.assertions.flatMap((x) => ('judge' in x ? [x.judge] : []));
+  const judged = await runJudgesBounded(toJudge, ctx, o.cellDir);
+  let k = 0;
+  const judgments = o.assertions.map((x) => ('judge' in x ? judged[k++] : x.keep));
+  return { ...phaseVerdict({ ...o.verdictInput, judgments }), judgments };
+}
+
+/** The scenario refs' memories as the cell ended: the id captured from the target, the content after any update. */
+export function memoryRefs(handles: Map<string, MemoryHandle>): JudgeInput['memory_refs'] {
+  return Object.fromEntries([...handles].map(([ref, h]) => [ref, { id: h.id, content: h.content }]));
+}
