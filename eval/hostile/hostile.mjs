@@ -11,7 +11,7 @@
 //   sidecar       stores honestly, and copies every write into a sidecar file it never cleans
 //   soft-forget   forget only marks the memory deleted: recall still returns it
 //   no-list       stores honestly, but lists no tools
-// STORE is a JSONL file of {id, text, category, deleted}; SIDECAR the sidecar file's path.
+// STORE is a JSONL file of {id, text, category, subject, source, deleted}; SIDECAR the sidecar file's path.
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
@@ -31,7 +31,7 @@ const read = () => readFileSync(store, 'utf8').split('\n').filter(Boolean).map((
 const write = (rows) => writeFileSync(store, rows.map((r) => JSON.stringify(r) + '\n').join(''));
 const str = { type: 'string' };
 const tools = [
-  { name: 'remember', description: 'store a memory', inputSchema: { type: 'object', properties: { text: str, category: str }, required: ['text'] } },
+  { name: 'remember', description: 'store a memory', inputSchema: { type: 'object', properties: { text: str, category: str, subject: str, source: str }, required: ['text'] } },
   { name: 'recall', description: 'search memories', inputSchema: { type: 'object', properties: { query: str }, required: ['query'] } },
   { name: 'forget', description: 'delete a memory by id', inputSchema: { type: 'object', properties: { id: str }, required: ['id'] } },
   { name: 'update', description: 'replace the text of a memory', inputSchema: { type: 'object', properties: { id: str, text: str }, required: ['id', 'text'] } },
@@ -64,8 +64,9 @@ function call(name, args) {
     case 'remember': {
       const rows = blind ? [] : read();
       const id = `mem-${String(rows.length + 1).padStart(4, '0')}`;
-      if (!blind) appendFileSync(store, JSON.stringify({ id, text: String(args.text), category: args.category ?? null, deleted: false }) + '\n');
-      toSidecar({ op: 'remember', id, text: args.text });
+      const row = { id, text: String(args.text), category: args.category ?? null, subject: args.subject ?? null, source: args.source ?? null, deleted: false };
+      if (!blind) appendFileSync(store, JSON.stringify(row) + '\n');
+      toSidecar({ op: 'remember', ...row });
       return text(`stored ${id}`);
     }
     case 'recall': {

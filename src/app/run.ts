@@ -119,7 +119,8 @@ export async function runRealModel(o: AgentRunOptions): Promise<RunResult<{ repe
   const startedAt = new Date().toISOString();
   const cells = o.scenarios
     .filter((s) => s.scenario.real_model)
-    .flatMap((s) => o.targets.flatMap((t) => Array.from({ length: o.repeat }, (_, i) => ({ s, t, repeat: i + 1 }))));
+    .flatMap((s) => o.targets.flatMap((t) => Array.from({ length: o.repeat }, (_, i) => ({ s, t, repeat: i + 1 }))))
+    .filter((c) => !o.onlyCells || o.onlyCells.has(agentCellId(c.s.scenario.id, c.t.decl.name, o.driver.name, c.repeat)));
   const label = (repeat: number) => `${o.driver.name}-${repeat}`;
   const cellDir = (c: (typeof cells)[number]) => join(runDir, 'cells', c.s.scenario.id, c.t.decl.name, label(c.repeat));
   const scripted = o.gate.scripted;
@@ -148,7 +149,7 @@ export async function runRealModel(o: AgentRunOptions): Promise<RunResult<{ repe
   // a second Ctrl-C quits at once: what finished is still reported, the rest as skipped
   const partial = new PartialRun(
     cells.map((c) => ({
-      cell_id: `${c.s.scenario.id}/${c.t.decl.name}/real-model/${label(c.repeat)}`,
+      cell_id: agentCellId(c.s.scenario.id, c.t.decl.name, o.driver.name, c.repeat),
       scenario: c.s.scenario.id,
       target: c.t.decl.name,
       phase: 'real-model',
@@ -172,6 +173,11 @@ export async function runRealModel(o: AgentRunOptions): Promise<RunResult<{ repe
     }),
   );
   return { report, reportPath, runDir };
+}
+
+/** A real-model cell's id (its `onlyCells` key): scenario/target/real-model/agent-repeat. */
+export function agentCellId(scenario: string, target: string, agent: string, repeat: number): string {
+  return `${scenario}/${target}/real-model/${agent}-${repeat}`;
 }
 
 /**

@@ -15,7 +15,9 @@ import { targetFiles } from '../targets/loader.js';
 import { InputError } from '../util/errors.js';
 import { BUILTIN_SCENARIOS, PROJECT_ROOT } from '../util/paths.js';
 import { checkAgainstTargets, loadScenarioDir, resolveTargets } from './load.js';
-import { runDeterministic, runRealModel } from './run.js';
+import { agentCellId, runDeterministic, runRealModel } from './run.js';
+import { planCells } from '../run/plan.js';
+import { plannedCellId } from '../run/shard.js';
 
 /**
  * `memeval selftest`: every scenario against a family of hostile targets (eval/hostile/: one
@@ -157,10 +159,13 @@ function readsRecall(a: Assertion): boolean {
 export function conditionHolds(when: RuleCondition, s: Scenario, judgedAs: JudgedAs, realModel: boolean): boolean {
   const steps = phaseSteps(s, judgedAs);
   const applied = s.assertions.filter((a) => assertionApplies(a, judgedAs, realModel));
+  // every text a write hands the target: content, and a remember's subject and source
   const written = [
-    ...s.setup.memories.map((m) => m.content),
-    ...[...s.setup.steps, ...steps].flatMap((st) => (st.op === 'remember' || st.op === 'update' ? [st.content] : [])),
-  ];
+    ...s.setup.memories.flatMap((m) => [m.content, m.subject ?? '', m.source ?? '']),
+    ...[...s.setup.steps, ...steps].flatMap((st) =>
+      st.op === 'remember' ? [st.content, st.subject ?? '', st.source ?? ''] : st.op === 'update' ? [st.content] : [],
+    ),
+  ].filter(Boolean);
   switch (when) {
     case 'always':
       return true;
@@ -194,6 +199,12 @@ export interface FalsePass {
   /** the cell's own reason */
   cell_reason: string;
   cell_dir: string;
+}
+
+/** Can this cell get a verdict false for its target? Cells that cannot are not run. */
+export function mayBeFalse(s: Scenario, target: string, layer: SelftestLayer, judgedAs: JudgedAs): boolean {
+  const spec = HOSTILE_RULES.find((h) => h.target === target);
+  return Boolean(spec?.layers.includes(layer) && spec[judgedAs].some((r) => conditionHolds(r.when, s, judgedAs, layer === 'agent')));
 }
 
 /** The rule a cell's verdict breaks, if any. */
@@ -324,8 +335,9 @@ export async function selftest(req: SelftestRequest = {}): Promise<SelftestRepor
   const common = { targets, workers, keep: Boolean(req.keep), outDir, signal: req.signal, judgePool: pool, onResult: req.onResult };
   try {
     if (layers.includes('deterministic')) {
-      log(`memeval selftest: ${scenarios.length} scenario(s) × ${targets.length} hostile target(s), deterministic layer, ${workers} worker(s)`);
-      const r = await runDeterministic({ ...common, scenarios, options: { selftest: true, judge_model: judge } });
+      const only = planCells(scenarios, targets).filter((c) => mayBeFalse(c.s.scenario, c.t.decl.name, 'deterministic', c.phase));
+      log(`memeval selftest: ${scenarios.length} scenario(s) × ${targets.length} hostile target(s), deterministic layer: ${only.length} cell(s) that could pass falsely, ${workers} worker(s)`);
+      const r = await runDeterministic({ ...common, scenarios, onlyCells: new Set(only.map(plannedCellId)), options: { selftest: true, judge_model: judge } });
       runDirs.push(r.runDir);
       for (const c of r.report.results) judgeCell('deterministic', c.phase === 'violation' ? 'violation' : 'well-behaved')(c);
     }
@@ -333,10 +345,16 @@ export async function selftest(req: SelftestRequest = {}): Promise<SelftestRepor
       const withPrompts = scenarios.filter((s) => s.scenario.real_model);
       for (const policy of ['well-behaved', 'violation'] as ScriptedPolicy[]) {
         if (req.signal?.aborted) break;
-        log(`memeval selftest: ${withPrompts.length} scenario(s) × ${targets.length} hostile target(s), agent layer (${agentSetup.driver.name}, scripted model, policy ${policy})`);
         if (!withPrompts.length) break;
+        const judgedAs: JudgedAs = policy === 'violation' ? 'violation' : 'well-behaved';
+        const only = withPrompts.flatMap((s) =>
+          targets.filter((t) => mayBeFalse(s.scenario, t.decl.name, 'agent', judgedAs)).map((t) => agentCellId(s.scenario.id, t.decl.name, agentSetup!.driver.name, 1)),
+        );
+        if (!only.length) continue;
+        log(`memeval selftest: agent layer (${agentSetup.driver.name}, scripted model, policy ${policy}): ${only.length} cell(s), ${workers} worker(s)`);
         const r = await runRealModel({
           ...common,
+          onlyCells: new Set(only),
           scenarios: withPrompts,
           options: { selftest: true, judge_model: judge },
           gate: costGate({ agentTurn: true, model: SCRIPTED_MODEL }),
