@@ -12,6 +12,7 @@ import type { RunTarget } from '../run/plan.js';
 import type { LoadedScenario } from '../scenario/loader.js';
 import { assertionApplies, type Assertion, type Scenario, type Step } from '../scenario/schema.js';
 import { targetFiles } from '../targets/loader.js';
+import { selectScenarios } from '../scenario/select.js';
 import { InputError } from '../util/errors.js';
 import { BUILTIN_SCENARIOS, PROJECT_ROOT } from '../util/paths.js';
 import { checkAgainstTargets, loadScenarioDir, resolveTargets } from './load.js';
@@ -217,6 +218,8 @@ export function falseVerdictRule(s: Scenario, target: string, layer: SelftestLay
 export interface SelftestRequest {
   /** one folder of scenarios (default: the built-in ones, scenarios/ and scenarios/recall/) */
   scenariosDir?: string;
+  /** only these scenario ids or globs */
+  scenarioIds?: string[];
   /** which layers to run (default: deterministic only) */
   layers?: SelftestLayer[];
   /** the agent for the agent layer (with memeval's scripted model) */
@@ -303,7 +306,7 @@ export async function selftest(req: SelftestRequest = {}): Promise<SelftestRepor
   const t0 = performance.now();
   const log = req.log ?? (() => {});
   const layers = req.layers?.length ? req.layers : (['deterministic'] as SelftestLayer[]);
-  const scenarios = loadScenarios(req.scenariosDir);
+  const scenarios = selectScenarios(loadScenarios(req.scenariosDir), { ids: req.scenarioIds });
   const targets = hostileTargets(req.targets);
   checkAgainstTargets(scenarios, targets);
   const judge = judgeConfig(req);

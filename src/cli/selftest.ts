@@ -11,6 +11,7 @@ import { collectList, positiveInt, type CliContext } from './main.js';
 
 interface SelftestFlags {
   scenarios?: string;
+  scenario?: string[];
   json?: boolean;
   layer?: string[];
   agent?: string;
@@ -31,6 +32,7 @@ export function registerSelftest(program: Command, cli: CliContext): void {
     .command('selftest')
     .description('run every scenario against hostile targets (a server that refuses, drops, echoes, crashes, …) and report the scenarios one of them can pass: scenarios without teeth')
     .option('--scenarios <dir>', 'folder of scenario files (default: the built-in scenarios)')
+    .option('--scenario <ids>', "only these scenario ids or globs, e.g. 'secret-*' (repeat or comma-separate)", collectList)
     .option('--json', 'print the selftest report as JSON on stdout')
     .addOption(new Option('--layer <layers>', `layers to run (repeat or comma-separate): ${LAYERS.join(', ')} (default deterministic)`).argParser(collectList))
     .option('--agent <name>', `agent for the agent layer, driven by memeval's free scripted model: ${AGENT_NAMES.join(', ')}`)
@@ -65,6 +67,7 @@ export function registerSelftest(program: Command, cli: CliContext): void {
       try {
         report = await selftest({
           scenariosDir: f.scenarios && resolve(f.scenarios),
+          scenarioIds: f.scenario,
           layers,
           agent: f.agent,
           install: f.install,
