@@ -199,7 +199,8 @@ export interface FalsePass {
   why: string;
   /** the cell's own reason */
   cell_reason: string;
-  cell_dir: string;
+  /** the cell's folder, when the run directories are kept (--out, --keep) */
+  cell_dir?: string;
 }
 
 /** Can this cell get a verdict false for its target? Cells that cannot are not run. */
@@ -378,6 +379,8 @@ export async function selftest(req: SelftestRequest = {}): Promise<SelftestRepor
     await pool.close();
     if (ownOut && !req.keep) rmSync(outDir, { recursive: true, force: true });
   }
+  // a temp run dir is gone: its cell dirs would point at nothing
+  if (ownOut && !req.keep) for (const f of falsePasses) delete (f as Partial<FalsePass>).cell_dir;
   const out: SelftestScenario[] = scenarios.map((s) => {
     const fp = falsePasses.filter((f) => f.scenario === s.scenario.id);
     return { id: s.scenario.id, file: s.file, toothless: fp.length > 0, false_passes: fp };
