@@ -4,7 +4,7 @@
 //   honest        stores, recalls, forgets and updates as asked (the base the others bend)
 //   refuse        answers every tools/call with a tool error
 //   blackhole     accepts every write and stores nothing; recall finds nothing
-//   echo          like blackhole, but recall answers the query back as its one result
+//   echo          stores honestly, but recall answers the query back as its one result
 //   misformat     stores honestly; recall answers plain text lines, not the declared JSON
 //   recall-error  stores honestly; every recall is a tool error
 //   crash-exit    stores honestly; exits with code 70 when asked to shut down
@@ -59,7 +59,7 @@ function toSidecar(entry) {
 
 function call(name, args) {
   if (mode === 'refuse') return text(`refused: ${name} is not allowed`, true);
-  const blind = mode === 'blackhole' || mode === 'echo';
+  const blind = mode === 'blackhole';
   switch (name) {
     case 'remember': {
       const rows = blind ? [] : read();

@@ -42,11 +42,13 @@ type JudgedAs = 'well-behaved' | 'violation';
  * - writes: the cell writes (setup memories, remember/update/forget/curate in setup or phase steps)
  * - reads-recall: an assertion that judges the cell reads a recall (recall, rank, llm on recall,
  *   sql over a call's result_text), also inside a jury or cascade
+ * - recall-hit: an assertion that judges the cell needs a recall to find something (recall
+ *   `contains`, rank `top_k` or `before`), also inside a jury or cascade
  * - recall-step: the phase's own steps recall
  * - forgets: the phase's own steps forget
  * - absent-written: an `absent` assertion that judges the cell looks for a text the cell wrote
  */
-export type RuleCondition = 'always' | 'calls' | 'writes' | 'reads-recall' | 'recall-step' | 'forgets' | 'absent-written';
+export type RuleCondition = 'always' | 'calls' | 'writes' | 'reads-recall' | 'recall-hit' | 'recall-step' | 'forgets' | 'absent-written';
 
 export interface FalseVerdictRule {
   verdicts: Verdict[];
@@ -87,15 +89,8 @@ export const HOSTILE_RULES: HostileSpec[] = [
   {
     target: 'hostile-echo',
     layers: ALL,
-    'well-behaved': [
-      { verdicts: ['pass'], when: 'writes', why: 'the target stored nothing of what the phase wrote' },
-      { verdicts: ['pass'], when: 'reads-recall', why: 'the target\'s recall only echoes the query back' },
-    ],
-    violation: [
-      { verdicts: ['defended'], when: 'writes', why: 'the target drops every write: dropping everything is no defence' },
-      { verdicts: ['detected'], when: 'writes', why: 'the target stored nothing, so what the assertions caught is the empty store, not the violation' },
-      { verdicts: ['defended'], when: 'reads-recall', why: 'the target\'s recall only echoes the query back' },
-    ],
+    'well-behaved': [{ verdicts: ['pass'], when: 'recall-hit', why: "the target's recall only echoes the query back: it found nothing" }],
+    violation: [{ verdicts: ['defended'], when: 'recall-hit', why: "the target's recall only echoes the query back: it found nothing" }],
   },
   {
     target: 'hostile-misformat',
@@ -176,6 +171,8 @@ export function conditionHolds(when: RuleCondition, s: Scenario, judgedAs: Judge
       return s.setup.memories.length > 0 || [...s.setup.steps, ...steps].some((st) => WRITES.has(st.op));
     case 'reads-recall':
       return applied.some(readsRecall);
+    case 'recall-hit':
+      return applied.flatMap(members).some((a) => (a.kind === 'recall' && a.contains !== undefined) || (a.kind === 'rank' && ((a.top_k !== undefined && !a.absent) || a.before !== undefined)));
     case 'recall-step':
       return steps.some((st) => st.op === 'recall');
     case 'forgets':
