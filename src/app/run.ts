@@ -124,9 +124,10 @@ export async function runRealModel(o: AgentRunOptions): Promise<RunResult<{ repe
   const startedAt = new Date().toISOString();
   const cells = o.scenarios
     .filter((s) => s.scenario.real_model)
-    .flatMap((s) => o.targets.flatMap((t) => Array.from({ length: o.repeat }, (_, i) => ({ s, t, repeat: i + 1 }))));
+    .flatMap((s) => o.targets.flatMap((t) => Array.from({ length: o.repeat }, (_, i) => ({ s, t, repeat: i + 1 }))))
+    .filter((c) => !o.onlyCells || o.onlyCells.has(agentCellId(c.s.scenario.id, c.t.decl.name, o.driver.name, c.repeat)));
   const label = (repeat: number) => `${o.driver.name}-${repeat}`;
-  const cellId = (c: (typeof cells)[number]) => `${c.s.scenario.id}/${c.t.decl.name}/real-model/${label(c.repeat)}`;
+  const cellId = (c: (typeof cells)[number]) => agentCellId(c.s.scenario.id, c.t.decl.name, o.driver.name, c.repeat);
   const plan = runPlan(cells.map(cellId), [...new Set(cells.map((c) => c.s))], o.targets, null);
   const cellDir = (c: (typeof cells)[number]) => join(runDir, 'cells', c.s.scenario.id, c.t.decl.name, label(c.repeat));
   const scripted = o.gate.scripted;
@@ -180,6 +181,11 @@ export async function runRealModel(o: AgentRunOptions): Promise<RunResult<{ repe
     }),
   );
   return { report, reportPath, runDir };
+}
+
+/** A real-model cell's id (its `onlyCells` key): scenario/target/real-model/agent-repeat. */
+export function agentCellId(scenario: string, target: string, agent: string, repeat: number): string {
+  return `${scenario}/${target}/real-model/${agent}-${repeat}`;
 }
 
 /**

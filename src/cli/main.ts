@@ -23,6 +23,7 @@ import { registerJudge } from './judge.js';
 import { registerRejudge } from './rejudge.js';
 import { registerFuzz } from './fuzz.js';
 import { registerFlags } from './flags.js';
+import { registerSelftest } from './selftest.js';
 
 export { EXIT };
 
@@ -83,6 +84,7 @@ export function buildProgram(cli: CliContext): Command {
   registerRejudge(program, cli);
   registerFuzz(program, cli);
   registerFlags(program);
+  registerSelftest(program, cli);
   return program;
 }
 

@@ -1,8 +1,9 @@
+import { resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Fixture } from '../fixture/fixture.js';
 import { isolatedEnv } from '../fixture/fixture.js';
 import { fillString, fillTemplate } from '../util/template.js';
-import { MEMEVAL_VERSION } from '../util/paths.js';
+import { MEMEVAL_VERSION, PROJECT_ROOT } from '../util/paths.js';
 import { ChildTransport } from './child-transport.js';
 import { sandboxLaunch, type LoopbackBridge, type NetworkMode } from '../fixture/sandbox.js';
 import { CallRecorder, META_OP, META_STAGE } from './recorder.js';
@@ -36,7 +37,7 @@ export interface SessionOptions {
  * (`network` says which guard is in force).
  */
 export function serverLaunch(decl: TargetDecl, bin: ResolvedBin, fixture: Fixture, extraEnv: Record<string, string> = {}, bridges: LoopbackBridge[] = []) {
-  const vars = { ...fixture.vars, package_dir: bin.packageDir };
+  const vars = { ...fixture.vars, package_dir: bin.packageDir, node: process.execPath, memeval_dir: resolve(PROJECT_ROOT) };
   const env = isolatedEnv(fixture, {
     ...Object.fromEntries(Object.entries(decl.server.env).map(([k, v]) => [k, fillString(v, vars)])),
     ...extraEnv,

@@ -69,7 +69,8 @@ function strings(value: unknown, path: string): { path: string; text: string }[]
 
 export function checkPlaceholders(decl: TargetDecl): string[] {
   // {{provider}}: the base URL of memeval's model provider (model/provider/cell.ts), for servers that call a model
-  const server = [...FIXTURE_VARS, 'package_dir', 'provider'];
+  // {{node}} and {{memeval_dir}}: the Node running memeval and memeval's own folder, for servers shipped with memeval
+  const server = [...FIXTURE_VARS, 'package_dir', 'provider', 'node', 'memeval_dir'];
   const out: string[] = [];
   const s = decl.server;
   for (const { path, text } of [
