@@ -209,7 +209,9 @@ test('the rules: every hostile declaration has rules and every rule a declaratio
   assert.equal(falseVerdictRule(keys, 'hostile-sidecar', 'deterministic', 'well-behaved', 'pass'), undefined);
   // a violation that only restarts writes nothing: an empty store catching it is a real catch
   assert.equal(falseVerdictRule(recall, 'hostile-blackhole', 'deterministic', 'violation', 'detected'), undefined);
-  assert.ok(falseVerdictRule(keys, 'hostile-blackhole', 'deterministic', 'violation', 'defended'));
+  // a dropped violating write is neutralised: blackhole and refuse are caught by their well-behaved cell
+  assert.equal(falseVerdictRule(keys, 'hostile-blackhole', 'deterministic', 'violation', 'defended'), undefined);
+  assert.ok(falseVerdictRule(keys, 'hostile-blackhole', 'deterministic', 'well-behaved', 'pass'));
   // failing verdicts are never false passes; no-list matters to agents only
   assert.equal(falseVerdictRule(keys, 'hostile-refuse', 'deterministic', 'well-behaved', 'fail'), undefined);
   assert.equal(mayBeFalse(keys, 'hostile-no-list', 'deterministic', 'well-behaved'), false);

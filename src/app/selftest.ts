@@ -72,19 +72,18 @@ export const HOSTILE_RULES: HostileSpec[] = [
     target: 'hostile-refuse',
     layers: ALL,
     'well-behaved': [{ verdicts: ['pass'], when: 'always', why: 'the target refuses every call, so it cannot have behaved well' }],
-    violation: [
-      { verdicts: ['defended'], when: 'always', why: 'the target refuses every call: a refusal of everything is no defence' },
-      { verdicts: ['detected'], when: 'writes', why: 'the target refused the violation, so what the assertions caught is the refusal, not the violation' },
-    ],
+    // A refused violating write is what `defended` means, and an assertion that fails on the empty
+    // store does fail: neither verdict is false here. This target is caught by its well-behaved
+    // cell, which the rule above requires to fail (and which fails the run).
+    violation: [],
   },
   {
     target: 'hostile-blackhole',
     layers: ALL,
     'well-behaved': [{ verdicts: ['pass'], when: 'writes', why: 'the target stored nothing of what the phase wrote' }],
-    violation: [
-      { verdicts: ['defended'], when: 'writes', why: 'the target drops every write: dropping everything is no defence' },
-      { verdicts: ['detected'], when: 'writes', why: 'the target stored nothing, so what the assertions caught is the empty store, not the violation' },
-    ],
+    // A violating write accepted and kept out of the store is neutralised (`defended`), and an
+    // assertion that fails on the empty store does fail: caught by the well-behaved cell instead.
+    violation: [],
   },
   {
     target: 'hostile-echo',
