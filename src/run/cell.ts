@@ -11,7 +11,8 @@ import { NOISE_FILE, noiseWarnings } from '../mcp/noise.js';
 import { runJudgesBounded } from '../judge/bounded.js';
 import { netnsPrefix, networkWarning, type LoopbackBridge } from '../fixture/sandbox.js';
 import { openBridge } from '../fixture/bridge.js';
-import { fixtureFilesToScan } from '../judge/fixture-files.js';
+import { fixtureScanPlan, stampFiles } from '../judge/fixture-files.js';
+import { FixtureScan } from '../judge/scan.js';
 import type { NetworkMode } from '../core/results.js';
 import type { JudgePool } from '../judge/llm/pool.js';
 import { replaySteps } from '../drive/replay.js';
@@ -182,6 +183,8 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
     if (decl.fixture.git_init) await gitInit(fixture, decl.fixture.git_remote);
     await writeSetupFiles(fixture, scenario.setup.files);
     const storePath = fillString(decl.store.path ?? '', fixture.vars);
+    // what memeval itself wrote into the fixture: `absent` leaves these out while nothing changes them
+    const memevalWrote = stampFiles(fixture.root);
     lap('fixture');
 
     // seed through the target's real write path, then check the seeds are really there
@@ -222,9 +225,13 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
       evidence = buildEvidence(decl, storePath, o.cellDir, calls, provider ? [...provider.calls()] : undefined);
       teardown.add('close evidence', () => evidence?.close());
       lap('evidence');
+      // every file the fixture holds beside the store, in every layer; read now, before a recall probe's server can write there
+      const plan = fixtureScanPlan({ fixture, profileDirs: drive.ownDirs ?? [], setupFiles: scenario.setup.files, storePath, unchanged: memevalWrote });
+      const fileScan = new FixtureScan(plan.files, plan.leftOut);
+      const assertions = scenario.assertions.filter((a) => assertionApplies(a, driver.judgedAs, driver.realModel));
+      fileScan.prescan(assertions.flatMap((a) => (a.kind === 'absent' ? [{ text: a.text, caseSensitive: a.case_sensitive }] : [])));
       const probe = recallProbe(decl, async () => startServer(PROBE_SESSION, join(o.cellDir, 'probe-calls.jsonl'), 'stderr.probe.log'));
       teardown.add('stop recall probe', probe.close);
-      const assertions = scenario.assertions.filter((a) => assertionApplies(a, driver.judgedAs, driver.realModel));
       const judgments = await runJudgesBounded(
         assertions,
         {
@@ -236,8 +243,9 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
         scenarioDir: o.scenarioDir,
         fixtureDir: fixture.project,
         fixture,
-        // memory kept beside the server under test: new or changed project files, the agent's own memory files
-        files: drive.ownDirs ? fixtureFilesToScan({ fixture, profileDirs: drive.ownDirs, setupFiles: scenario.setup.files, storePath }) : undefined,
+        // memory kept beside the store: every file of the fixture the run wrote, the agent's own memory files
+        files: plan.files,
+        fileScan,
         memory: (ref) => {
           const h = handles.get(ref);
           return h && { id: h.id, content: h.content };
