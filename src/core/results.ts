@@ -141,6 +141,8 @@ export const cellResultSchema = z.looseObject({
   /** wall time of each lifecycle stage (fixture, seed, drive, evidence, judge, teardown) */
   timings_ms: z.record(z.string(), z.number()).optional(),
   agent: agentRunInfoSchema.optional(),
+  /** how servers of the cell failed when stopped (a crash at shutdown, a store lost at exit); absent when none did */
+  shutdown: z.array(z.string()).optional(),
 });
 export type CellResult = z.infer<typeof cellResultSchema>;
 

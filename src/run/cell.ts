@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { CellResult } from '../core/results.js';
 import type { Driver, DriveOutcome, Sessions } from '../drive/types.js';
@@ -85,6 +85,8 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
   };
   type Outcome = Pick<CellResult, 'verdict' | 'reason'> & Partial<Pick<CellResult, 'assertions' | 'stderr_tail' | 'agent'>>;
   const records: StepRecord[] = [];
+  // how this cell's servers ended when stopped: a crash at shutdown, a store lost at exit
+  const shutdown: string[] = [];
   // the weakest guard any server of this cell ran under
   let network: NetworkMode | undefined;
   const sawNetwork = (m: NetworkMode) => {
@@ -105,6 +107,7 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
     duration_ms: Math.round(performance.now() - t0),
     server_start_ms: startMs.length ? startMs : undefined,
     timings_ms: timings,
+    ...(shutdown.length ? { shutdown } : {}),
     ...(r.agent ? { agent: r.agent } : {}),
   });
 
@@ -134,6 +137,9 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
   let sessionNo = 0;
   let outcome: Outcome;
   let agentInfo: DriveOutcome['agent'];
+  // the store file once its path is known (none: the store is not on disk)
+  let storeFile: string | undefined;
+  let shutdownStderr = '';
 
   try {
     const fixture: Fixture = await createFixture(`${scenario.id}-${decl.name}-${driver.label}`, o.keep);
@@ -159,7 +165,17 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
       stop: async () => {
         const s = session;
         session = undefined;
-        await s?.close();
+        if (!s) return;
+        const no = sessionNo;
+        const before = fileSize(storeFile);
+        await s.close();
+        const after = fileSize(storeFile);
+        const problems = [
+          ...(s.stopProblem() ? [`server session ${no} ${s.stopProblem()}`] : []),
+          ...(before && !after ? [`the store ${relative(fixture.root, storeFile!)} held ${before} bytes before server session ${no} stopped and is ${after === undefined ? 'gone' : 'empty'} after`] : []),
+        ];
+        if (problems.length) (shutdown.push(...problems), (shutdownStderr ||= s.stderr()));
+        if (s.stopWarning()) warnings.push(`server session ${no} ${s.stopWarning()}`);
       },
     };
     teardown.add('stop target', () => sessions.stop());
@@ -183,6 +199,7 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
     if (decl.fixture.git_init) await gitInit(fixture, decl.fixture.git_remote);
     await writeSetupFiles(fixture, scenario.setup.files);
     const storePath = fillString(decl.store.path ?? '', fixture.vars);
+    if (decl.store.format !== 'none') storeFile = storePath;
     // what memeval itself wrote into the fixture: `absent` leaves these out while nothing changes them
     const memevalWrote = stampFiles(fixture.root);
     lap('fixture');
@@ -256,8 +273,8 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
       lap('judge');
       if (o.signal?.aborted) throw new Interrupted('interrupted');
       const refusedCalls = calls.filter((c) => (c.method ?? 'tools/call') === 'tools/call' && (c.stage === 'step' || c.stage === 'agent') && c.is_error).length;
-      const v = phaseVerdict({ judgedAs: driver.judgedAs, expectation: violation?.expectation, refusedCalls, judgments, vacuous: drive.vacuous });
-      outcome = { ...v, assertions: judgments, agent: agentInfo, stderr_tail: probe.failure()?.stderrTail || undefined };
+      const v = shutdownVerdict(phaseVerdict({ judgedAs: driver.judgedAs, expectation: violation?.expectation, refusedCalls, judgments, vacuous: drive.vacuous }), shutdown);
+      outcome = { ...v, assertions: judgments, agent: agentInfo, stderr_tail: probe.failure()?.stderrTail || (shutdown.length ? shutdownStderr : '') || undefined };
     }
   } catch (e) {
     const interrupted = e instanceof Interrupted || Boolean(o.signal?.aborted);
@@ -271,7 +288,27 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
   mark = performance.now();
   await teardown.run();
   lap('teardown');
-  return finish(outcome, [...warnings, ...teardown.failures.map((f) => `teardown: ${f}`)]);
+  return finish(outcome, [...warnings, ...shutdown.map((p) => `shutdown: ${p}`), ...teardown.failures.map((f) => `teardown: ${f}`)]);
+}
+
+/**
+ * A server that crashed when stopped, or lost its store at exit, leaves a store nobody can vouch
+ * for: what the judges read may be what the crash left. A verdict that speaks for the target
+ * (pass, defended, detected) becomes `error` naming the shutdown; fail and undetected stand (the
+ * shutdown is in the cell's `shutdown` field and warnings).
+ */
+function shutdownVerdict(v: { verdict: CellResult['verdict']; reason: string }, shutdown: string[]): { verdict: CellResult['verdict']; reason: string } {
+  if (!shutdown.length || !['pass', 'defended', 'detected'].includes(v.verdict)) return v;
+  return { verdict: 'error', reason: `${shutdown.join('; ')} (the assertions alone said ${v.verdict}: ${v.reason})` };
+}
+
+function fileSize(file: string | undefined): number | undefined {
+  if (!file) return undefined;
+  try {
+    return statSync(file).size;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A failure of the cell's setup or evidence that the target caused: the cell is `error`. */
