@@ -76,7 +76,9 @@ export function fixtureScanPlan(o: { fixture: FixtureView; profileDirs: string[]
   const setup = new Map(o.setupFiles.map((f) => [resolve(o.fixture.project, f.path), f.content]));
   const all: string[] = [];
   const other: string[] = [];
-  walk(o.fixture.root, all, (abs) => isStore(abs) || basename(abs) === '.git' || inProfile(abs), other);
+  const gits: string[] = [];
+  const isGit = (abs: string) => basename(abs) === '.git' && (gits.push(abs), true);
+  walk(o.fixture.root, all, (abs) => isStore(abs) || inProfile(abs) || isGit(abs), other);
   for (const dir of profiles) {
     const mine: string[] = [];
     walk(dir, mine, (abs) => isStore(abs) || basename(abs) === '.git');
@@ -97,7 +99,7 @@ export function fixtureScanPlan(o: { fixture: FixtureView; profileDirs: string[]
     ...(asSetUp ? [`${asSetUp} setup file(s) as the scenario wrote them`] : []),
     ...profiles.map((d) => `${label(d)}/ but the agent's memory and instruction files (its session logs hold the prompts)`),
     ...(other.length ? [`${other.length} entr(ies) that are not regular files: ${other.slice(0, 5).map(label).join(', ')}`] : []),
-    '.git',
+    ...gits.map((g) => `${label(g)}/ (git objects are compressed)`),
   ];
   return { files: files.map((abs) => ({ abs, label: label(abs) })), leftOut };
 }
