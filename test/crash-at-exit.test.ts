@@ -7,7 +7,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { faultyTarget } from './faulty.ts';
+import { FAULTY, faultyTarget } from './faulty.ts';
+import { proxyStopProblems } from '../src/mcp/proxy.ts';
 import { localDecl, writeDecl } from './fuzz-helpers.ts';
 import { memeval, scenario, tempDir, writeJson } from './helpers.ts';
 
@@ -65,4 +66,20 @@ test('a crash-at-exit flag exports to a scenario whose violation cell is error o
   const fixed = writeDecl(join(dir, 'fixed'), localDecl('exit1', ''));
   const rerun = await memeval(['run', '--scenarios', out, '--target', fixed, '--out', join(dir, 'runs2'), '--json', '--workers', '1'], { timeout: 120_000 });
   assert.equal(rerun.exitCode, 0, String(rerun.stdout).slice(0, 2000));
+});
+
+test('mcp-proxy notes how a server an agent stopped exited: a non-zero exit at stop is a shutdown problem', { timeout: 120_000 }, async (t) => {
+  const dir = tempDir(t);
+  const stop = async (fault: string, session: string) => {
+    const log = join(dir, `${fault}.jsonl`);
+    // stdin closes at once: the agent is done with the server
+    const r = await memeval(['mcp-proxy', '--log', log, '--session', session, '--', process.execPath, FAULTY], { input: '', env: { NO_COLOR: '1', FAULT: fault } });
+    return { r, problems: proxyStopProblems(log) };
+  };
+  const crashed = await stop('exit-at-stop:1', '2');
+  assert.equal(crashed.r.exitCode, 1);
+  assert.deepEqual(crashed.problems, ["the agent's server session 2 exited with code 1 when its stdin closed (asked to stop)"]);
+  const fine = await stop('ok', '1');
+  assert.equal(fine.r.exitCode, 0, String(fine.r.stderr));
+  assert.deepEqual(fine.problems, []);
 });

@@ -19,6 +19,7 @@ import { replaySteps } from '../drive/replay.js';
 import { failsRun, phaseVerdict } from '../judge/verdict.js';
 import type { CallRecord } from '../mcp/recorder.js';
 import { TargetError, TargetSession } from '../mcp/session.js';
+import { proxyStopProblems } from '../mcp/proxy.js';
 import { missingOps, opsNeeded, recallProbe, seedMemories, type MemoryHandle, type StepRecord } from '../ops/ops.js';
 import { assertionApplies, type Scenario } from '../scenario/schema.js';
 import type { ResolvedBin } from '../targets/resolve-bin.js';
@@ -229,6 +230,8 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
     agentInfo = drive.agent;
     if (drive.network) sawNetwork(drive.network);
     await sessions.stop();
+    // the servers an agent started through the proxy: how they ended when it stopped them
+    shutdown.push(...proxyStopProblems(callsLog));
     lap('drive');
 
     if (drive.invalid.length) {
