@@ -210,3 +210,37 @@ test('latency: an outlier is flagged only when a rerun of the case is slow too',
   assert.equal(once.by_check.latency, 0, JSON.stringify(once));
   assert.equal(once.latency_unconfirmed, 1);
 });
+
+const restartCase = handCase('t', (b) => {
+  b.remember('User prefers tabs');
+  b.restart();
+  b.remember('The build uses pnpm');
+});
+
+test('crash-at-exit: a server that exits 1 when its stdin closes is flagged, at a restart and at the end', async (t) => {
+  const fs = await checkCase(t, localDecl('exit1', 'exit-1-at-stop'), restartCase);
+  const f = only(fs, 'crash-at-exit');
+  assert.equal(f.length, 1, JSON.stringify(fs));
+  assert.match(f[0].reason, /server session 1 exited with code 1 when its stdin closed/);
+  assert.match(f[0].reason, /server session 2 exited with code 1 when its stdin closed/);
+  assert.deepEqual(only(fs, 'crash'), [], 'a stop memeval asked for is not a crash mid-case');
+});
+
+test('crash-at-exit: a server killed by a signal when asked to stop is flagged', async (t) => {
+  const f = only(await checkCase(t, localDecl('aborter', 'abort-at-stop'), threeWrites), 'crash-at-exit');
+  assert.equal(f.length, 1);
+  // abort() ends by SIGABRT; as the init of a PID namespace it cannot raise that, stalls, and ends by a fault once signalled
+  assert.match(f[0].reason, /server session 1 was killed by SIG(ABRT|SEGV|ILL|TRAP) (when its stdin closed|on SIGTERM) \(asked to stop\)/);
+});
+
+test('crash-at-exit: a store there before the stop and empty after it is flagged', async (t) => {
+  const f = only(await checkCase(t, localDecl('loser', 'lose-store-at-stop'), threeWrites), 'crash-at-exit');
+  assert.equal(f.length, 1);
+  assert.match(f[0].reason, /the store data\/store\.jsonl held \d+ bytes before server session 1 stopped and is empty after/);
+});
+
+test('crash-at-exit: a server deaf to its stdin closing that exits 1 on the SIGTERM after is flagged', async (t) => {
+  const f = only(await checkCase(t, localDecl('termfail', 'exit-1-on-sigterm'), threeWrites), 'crash-at-exit');
+  assert.equal(f.length, 1);
+  assert.match(f[0].reason, /server session 1 exited with code 1 on SIGTERM \(asked to stop\)/);
+});

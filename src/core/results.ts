@@ -166,6 +166,8 @@ export const cellResultSchema = z.looseObject({
     .optional(),
   /** sha256 of each evidence file when it was written, by path under cell_dir: rejudge refuses one that changed */
   evidence_sha256: z.record(z.string(), z.string()).optional(),
+  /** how servers of the cell failed when stopped (a crash at shutdown, a store lost at exit); absent when none did */
+  shutdown: z.array(z.string()).optional(),
 });
 export type CellResult = z.infer<typeof cellResultSchema>;
 

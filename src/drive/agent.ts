@@ -219,7 +219,7 @@ export function agentDriver(o: AgentDriveOptions): Driver {
         agent,
         vacuous,
         network: launch.network,
-        ownDirs: [ctx.profileDir, env.fixture.home],
+        ownDirs: [ctx.profileDir, env.fixture.home, env.fixture.tmp],
       };
     },
   };

@@ -45,7 +45,7 @@ export interface DriveOutcome {
   vacuous?: string;
   /** the network guard of servers the driver had started itself (an agent's, through the proxy) */
   network?: NetworkMode;
-  /** folders where the driver's actor keeps its own files (an agent's profile): `absent` also scans them and the project */
+  /** folders where the driver's actor keeps its own files (an agent's profile, HOME, tmp): `absent` reads only its memory files there */
   ownDirs?: string[];
 }
 

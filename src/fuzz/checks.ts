@@ -7,7 +7,7 @@ import type { TargetDecl } from '../targets/schema.js';
 import { leafSteps, type Expectation } from './case.js';
 import type { CaseOutcome } from './runner.js';
 
-export const CHECKS = ['crash', 'protocol', 'tool-error', 'hang', 'store-integrity', 'broken-claim', 'recall-miss', 'network', 'latency'] as const;
+export const CHECKS = ['crash', 'crash-at-exit', 'protocol', 'tool-error', 'hang', 'store-integrity', 'broken-claim', 'recall-miss', 'network', 'latency'] as const;
 export type CheckName = (typeof CHECKS)[number];
 
 /** A call as a finding shows it: enough to see what was asked and what came back. */
@@ -97,6 +97,13 @@ function checkFailure(o: CaseOutcome): Finding[] {
   const stderr = f.stderr.trim() ? `; stderr tail: ${clip(f.stderr.trim().split('\n').slice(-3).join(' | '), 400)}` : '';
   const at = f.step !== undefined ? ` at step ${f.step}` : '';
   return [{ check: f.kind, reason: `${f.message}${at}${stderr}`, calls: last }];
+}
+
+/** A server that crashed when memeval stopped it (a restart step or the end of the case), or lost its store at exit. */
+function checkShutdown(o: CaseOutcome): Finding[] {
+  if (!o.shutdown.length) return [];
+  const stderr = o.shutdownStderr?.trim() ? `; stderr tail: ${clip(o.shutdownStderr.trim().split('\n').slice(-3).join(' | '), 400)}` : '';
+  return [{ check: 'crash-at-exit', reason: `${o.shutdown.join('; ')}${stderr}`, calls: o.calls.slice(-3).map(callRef) }];
 }
 
 function checkProtocol(o: CaseOutcome): Finding[] {
@@ -231,6 +238,7 @@ function checkNetwork(o: CaseOutcome): Finding[] {
 export function runChecks(o: CaseOutcome, decl: TargetDecl, latency: LatencyHistory, settings: Pick<CheckSettings, 'assumeClaims'> = {}): Finding[] {
   return [
     ...checkFailure(o),
+    ...checkShutdown(o),
     ...checkProtocol(o),
     ...checkToolErrors(o),
     ...checkIntegrity(o, decl),

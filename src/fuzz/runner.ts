@@ -27,6 +27,9 @@ export interface CaseOutcome {
   calls: CallRecord[];
   steps: Map<number, StepOutcome>;
   failure?: Failure;
+  /** how the server failed when memeval stopped it: a crash at shutdown, a store lost at exit */
+  shutdown: string[];
+  shutdownStderr?: string;
   protocolErrors: string[];
   network: NetworkAttempt[];
   toolSchemas: Map<string, Record<string, unknown>>;
@@ -97,6 +100,8 @@ export class CellRunner implements FuzzRunner {
       calls: readCalls(join(cellDir, 'calls.jsonl')).filter((x) => (x.method ?? 'tools/call') === 'tools/call'),
       steps: state.steps,
       failure: state.failure,
+      shutdown: result.shutdown ?? [],
+      shutdownStderr: result.shutdown?.length ? result.stderr_tail : undefined,
       protocolErrors: state.protocolErrors,
       network: readNetwork(join(cellDir, 'network.jsonl')),
       toolSchemas: state.toolSchemas,

@@ -1,6 +1,7 @@
 import type { Evidence } from '../evidence/open.js';
 import type { RecallResult } from '../ops/recall.js';
 import type { FixtureFile, FixtureView } from './fixture-files.js';
+import type { FixtureScan } from './scan.js';
 import type { JudgeModel } from './llm/client.js';
 import type { JudgePool } from './llm/pool.js';
 
@@ -13,6 +14,8 @@ export interface JudgeContext {
   fixture?: FixtureView;
   /** files beyond the store that `absent` also scans (new project files, the agent's own memory files) */
   files?: FixtureFile[];
+  /** the same files, already read for the texts of the cell's absent assertions (before a recall probe could write) */
+  fileScan?: FixtureScan;
   /** the model for `llm` assertions; null or absent: none configured, they abstain */
   judgeModel?: JudgeModel | null;
   /** the run's judge models, when assertions name their own (jurors with different models) */

@@ -17,9 +17,7 @@ export interface FixtureView {
 // the names agents give their own memory and instruction files; their session logs are not memory
 const MEMORY_NAMES = new Set(['CLAUDE.md', 'CLAUDE.local.md', 'AGENTS.md', 'AGENTS.override.md', 'GEMINI.md', 'QWEN.md', 'MEMORY.md']);
 const MEMORY_DIRS = new Set(['memory', 'memories']);
-const MAX_BYTES = 5 * 1024 * 1024;
-
-function walk(dir: string, out: string[], skip: (abs: string) => boolean): void {
+function walk(dir: string, out: string[], skip: (abs: string) => boolean, other?: string[]): void {
   let entries;
   try {
     entries = readdirSync(dir, { withFileTypes: true });
@@ -29,37 +27,86 @@ function walk(dir: string, out: string[], skip: (abs: string) => boolean): void 
   for (const e of entries) {
     const abs = join(dir, e.name);
     if (skip(abs)) continue;
-    if (e.isDirectory()) walk(abs, out, skip);
+    if (e.isDirectory()) walk(abs, out, skip, other);
     else if (e.isFile()) out.push(abs);
+    // a symlink is not followed (what it points to inside the fixture is walked where it is); a FIFO would block a read
+    else other?.push(abs);
   }
 }
 
-/**
- * Files beyond the store where an agent could keep memory: every file of the fixture project
- * the scenario's setup did not write as it is now, and the agent's own memory and instruction
- * files under its profile dirs (CLAUDE.md, GEMINI.md, MEMORY.md, memory/…). Store files are
- * left out: the store is judged on its own.
- */
-export function fixtureFilesToScan(o: { fixture: FixtureView; profileDirs: string[]; setupFiles: { path: string; content: string }[]; storePath: string }): FixtureFile[] {
-  const storePath = resolve(o.storePath);
-  // the store file or folder, and SQLite's companions of a store file (-wal, -shm, -journal)
-  const isStore = (abs: string) => abs === storePath || abs.startsWith(storePath + sep) || abs.startsWith(storePath + '-');
-  const setup = new Map(o.setupFiles.map((f) => [resolve(o.fixture.project, f.path), f.content]));
-  const out: string[] = [];
-  walk(o.fixture.project, out, (abs) => isStore(abs) || basename(abs) === '.git');
-  const project = out.filter((abs) => {
-    const original = setup.get(abs);
-    return original === undefined || readFileSync(abs, 'utf8') !== original;
-  });
-  const profile: string[] = [];
-  for (const dir of o.profileDirs) {
-    const all: string[] = [];
-    walk(dir, all, isStore);
-    profile.push(...all.filter((abs) => MEMORY_NAMES.has(basename(abs)) || relative(dir, abs).split(sep).some((part) => MEMORY_DIRS.has(part))));
+/** Size and change times of every file under a folder, to tell later which ones nothing touched. */
+export type Stamps = Map<string, string>;
+
+const stampOf = (abs: string) => {
+  try {
+    const st = statSync(abs);
+    return `${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+  } catch {
+    return undefined;
   }
-  return [...new Set([...project, ...profile])]
-    .filter((abs) => statSync(abs).size <= MAX_BYTES)
-    .map((abs) => ({ abs, label: relative(o.fixture.root, abs) }));
+};
+
+/** Stamp every file of the fixture as memeval left it before any server ran. */
+export function stampFiles(root: string): Stamps {
+  const all: string[] = [];
+  walk(root, all, (abs) => basename(abs) === '.git');
+  return new Map(all.map((abs) => [abs, stampOf(abs) ?? '']));
+}
+
+/** The files `absent` reads beyond the store, and what it leaves out on purpose, named. */
+export interface ScanPlan {
+  files: FixtureFile[];
+  leftOut: string[];
+}
+
+/**
+ * Every file the fixture holds after the run (data dir, project, HOME, tmp, anything else under
+ * its root), but: the store (judged on its own, from its copy), `.git`, files memeval wrote
+ * before any server ran that nothing changed since (`unchanged`; the scenario's setup files as
+ * written also without stamps), and in the folders an agent keeps its own files (`profileDirs`:
+ * its profile, and HOME and tmp when an agent ran) only the memory and instruction files it
+ * keeps as memory (CLAUDE.md, GEMINI.md, MEMORY.md, memory/…): its session logs hold the prompts.
+ */
+export function fixtureScanPlan(o: { fixture: FixtureView; profileDirs: string[]; setupFiles: { path: string; content: string }[]; storePath: string; unchanged?: Stamps }): ScanPlan {
+  const storePath = o.storePath ? resolve(o.storePath) : undefined;
+  // the store file or folder, and SQLite's companions of a store file (-wal, -shm, -journal)
+  const isStore = (abs: string) => storePath !== undefined && (abs === storePath || abs.startsWith(storePath + sep) || abs.startsWith(storePath + '-'));
+  const profiles = o.profileDirs.map((d) => resolve(d));
+  const inProfile = (abs: string) => profiles.some((d) => abs === d || abs.startsWith(d + sep));
+  const setup = new Map(o.setupFiles.map((f) => [resolve(o.fixture.project, f.path), f.content]));
+  const all: string[] = [];
+  const other: string[] = [];
+  const gits: string[] = [];
+  const isGit = (abs: string) => basename(abs) === '.git' && (gits.push(abs), true);
+  walk(o.fixture.root, all, (abs) => isStore(abs) || inProfile(abs) || isGit(abs), other);
+  for (const dir of profiles) {
+    const mine: string[] = [];
+    walk(dir, mine, (abs) => isStore(abs) || basename(abs) === '.git');
+    all.push(...mine.filter((abs) => MEMORY_NAMES.has(basename(abs)) || relative(dir, abs).split(sep).some((part) => MEMORY_DIRS.has(part))));
+  }
+  let untouched = 0;
+  let asSetUp = 0;
+  const files = [...new Set(all)].filter((abs) => {
+    const stamp = o.unchanged?.get(abs);
+    if (stamp !== undefined && stamp === stampOf(abs)) return (untouched++, false);
+    const original = setup.get(abs);
+    if (original !== undefined && readIfExists(abs) === original) return (asSetUp++, false);
+    return true;
+  });
+  const label = (abs: string) => relative(o.fixture.root, abs) || '.';
+  const leftOut = [
+    ...(untouched ? [`${untouched} file(s) memeval wrote before the run that nothing changed`] : []),
+    ...(asSetUp ? [`${asSetUp} setup file(s) as the scenario wrote them`] : []),
+    ...profiles.map((d) => `${label(d)}/ but the agent's memory and instruction files (its session logs hold the prompts)`),
+    ...(other.length ? [`${other.length} entr(ies) that are not regular files: ${other.slice(0, 5).map(label).join(', ')}`] : []),
+    ...gits.map((g) => `${label(g)}/ (git objects are compressed)`),
+  ];
+  return { files: files.map((abs) => ({ abs, label: label(abs) })), leftOut };
+}
+
+/** The files of fixtureScanPlan, without what it left out. */
+export function fixtureFilesToScan(o: Parameters<typeof fixtureScanPlan>[0]): FixtureFile[] {
+  return fixtureScanPlan(o).files;
 }
 
 /** A `file` assertion's path inside the fixture; undefined when it would leave the fixture. */

@@ -15,6 +15,11 @@ export interface VerdictInput {
   /** a reason the cell proves nothing although every assertion holds (e.g. no memory call at all) */
   vacuous?: string;
   /**
+   * How servers of the cell failed when stopped (a crash at shutdown, a store lost at exit). The
+   * store copy is then one nobody can vouch for: no verdict that reads it as clean may stand.
+   */
+  shutdown?: string[];
+  /**
    * for violation phases: every memory write call of the phase (memeval's steps or the agent's
    * calls) and whether the target refused it. Absent in an input that did not record them: such
    * an input cannot earn `defended`.
@@ -52,7 +57,18 @@ export interface VerdictResult {
  * assertions catch. Accepted and caught by nothing under `detect` is undetected. Abstentions
  * never earn a pass or a defence.
  */
+/**
+ * A server that crashed when stopped, or lost its store at exit, leaves a store nobody can vouch
+ * for: what the judges read may be what the crash left. A verdict that speaks for the target
+ * (pass, defended, detected) becomes `error` naming the shutdown; fail and undetected stand.
+ */
 export function phaseVerdict(input: VerdictInput): VerdictResult {
+  const v = assertionVerdict(input);
+  if (!input.shutdown?.length || !['pass', 'defended', 'detected'].includes(v.verdict)) return v;
+  return { verdict: 'error', reason: `${input.shutdown.join('; ')} (the assertions alone said ${v.verdict}: ${v.reason})` };
+}
+
+function assertionVerdict(input: VerdictInput): VerdictResult {
   // warn-level judgments (llm checks by default) are reported but never decide the verdict
   const v = { ...input, judgments: input.judgments.filter((j) => j.level !== 'warn') };
   const errors = v.judgments.filter((j) => j.outcome === 'error');

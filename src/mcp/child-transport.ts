@@ -30,6 +30,24 @@ export function describeExit(exit: { code: number | null; signal: NodeJS.Signals
 }
 
 /**
+ * What was wrong with how a server ended when memeval stopped it, or undefined when it ended as
+ * MCP's stdio shutdown asks: exit 0 once its stdin closes, or end on the SIGTERM that follows
+ * (killed by it, or 0, or 128+15 from a wrapper). A server SIGKILLed after ignoring both is
+ * not counted here: on a loaded machine that can be slowness (see stopWarning).
+ */
+export function stopProblem(s: ChildTransport['stopped']): string | undefined {
+  if (!s || s.took === 'SIGKILL') return undefined;
+  const how = s.signal ? `was killed by ${s.signal}` : `exited with code ${s.code}`;
+  if (s.took === 'exit') return s.code === 0 && !s.signal ? undefined : `${how} when its stdin closed (asked to stop)`;
+  return s.signal === 'SIGTERM' || s.code === 0 || s.code === 143 ? undefined : `${how} on SIGTERM (asked to stop)`;
+}
+
+/** A server that needed SIGKILL to stop, as a warning. */
+export function stopWarning(s: ChildTransport['stopped'], graceMs = 2000): string | undefined {
+  return s?.took === 'SIGKILL' ? `did not exit within ${graceMs} ms of its stdin closing nor ${graceMs} ms of SIGTERM: killed by SIGKILL` : undefined;
+}
+
+/**
  * MCP stdio client transport over a child process in its own process group, so the
  * whole tree can be killed, with capped stderr, a message size limit, a record of stdout
  * lines that are not JSON-RPC, and a call recorder.
@@ -45,6 +63,8 @@ export class ChildTransport implements Transport {
   private exited?: Promise<void>;
   private stderrDone?: Promise<void>;
   exitInfo?: { code: number | null; signal: NodeJS.Signals | null };
+  /** how the server went when memeval stopped it: what it took, and its exit (undefined if it was gone before) */
+  stopped?: { took: 'exit' | 'SIGTERM' | 'SIGKILL'; code: number | null; signal: NodeJS.Signals | null };
   /** why memeval stopped listening to this server (e.g. an oversize message) */
   fault?: string;
   /** stdout lines that were not JSON-RPC: how many, and the first few */
@@ -174,7 +194,8 @@ export class ChildTransport implements Transport {
     if (!child || !this.exited) return;
     if (this.exitInfo === undefined) {
       child.stdin?.end();
-      await killTree(child, this.exited, graceMs);
+      const took = await killTree(child, this.exited, graceMs);
+      this.stopped = { took, ...this.exitInfo! };
     }
     await this.exited;
     // 'exit' can come before the last of stderr is read; a grandchild holding the pipe must not stall us

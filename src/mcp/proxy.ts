@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { constants as osConstants } from 'node:os';
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -28,6 +29,37 @@ export interface ProxyOptions {
 /** The file beside the calls log where the proxy notes each tools/call refused by the cap. */
 export function capLog(log: string): string {
   return `${log}.capped`;
+}
+
+/** The file beside the calls log where the proxy notes how each server it was asked to stop exited. */
+export function exitLog(log: string): string {
+  return `${log}.exits`;
+}
+
+/** What was wrong with how a server ended when the agent stopped it (closed stdin, or signalled the proxy). */
+export function proxyStopProblem(r: { asked: string; code: number | null; signal: string | null }): string | undefined {
+  const how = r.signal ? `was killed by ${r.signal}` : `exited with code ${r.code}`;
+  if (r.asked === 'stdin') return r.code === 0 && !r.signal ? undefined : `${how} when its stdin closed (asked to stop)`;
+  const signum = (osConstants.signals as Record<string, number>)[r.asked];
+  if (r.code === 0 || r.signal === r.asked || (signum !== undefined && r.code === 128 + signum)) return undefined;
+  return `${how} on ${r.asked} (asked to stop)`;
+}
+
+/** The shutdown problems of the servers an agent ran through the proxy, from the exit notes beside the calls log. */
+export function proxyStopProblems(log: string): string[] {
+  if (!existsSync(exitLog(log))) return [];
+  return readFileSync(exitLog(log), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .flatMap((l) => {
+      try {
+        const r = JSON.parse(l) as { session: number; asked: string; code: number | null; signal: string | null };
+        const p = proxyStopProblem(r);
+        return p ? [`the agent's server session ${r.session} ${p}`] : [];
+      } catch {
+        return [`an exit note of the proxy does not parse: ${l.slice(0, 80)}`];
+      }
+    });
 }
 
 const launchSchema = z.object({
@@ -68,7 +100,10 @@ function nextSession(log: string): number {
  * deterministic layer uses. Resolves with the server's exit code.
  */
 export function runProxy(o: ProxyOptions): Promise<number> {
-  const recorder = new CallRecorder(o.log, o.session === 'auto' ? nextSession(o.log) : o.session, 'agent');
+  const session = o.session === 'auto' ? nextSession(o.log) : o.session;
+  const recorder = new CallRecorder(o.log, session, 'agent');
+  // how the agent asked the server to stop: its stdin closed, or a signal to the proxy
+  let asked: string | undefined;
   const tag = newOwnerTag();
   const launch = isolatedCommand(o.command, o.args);
   const child = spawn(launch.command, launch.args, { stdio: ['pipe', 'pipe', 'inherit'], env: { ...(o.env ?? process.env), [OWNER_VAR]: tag }, cwd: o.cwd, detached: true });
@@ -112,9 +147,15 @@ export function runProxy(o: ProxyOptions): Promise<number> {
       child.stdin.write(serializeMessage(recorder.outgoing(m)));
     }
   });
-  process.stdin.on('end', () => child.stdin.end());
+  process.stdin.on('end', () => {
+    asked ??= 'stdin';
+    child.stdin.end();
+  });
   child.stdin.on('error', () => {});
-  process.stdout.on('error', () => killGroup('SIGTERM')); // the agent went away
+  process.stdout.on('error', () => {
+    asked ??= 'SIGTERM';
+    killGroup('SIGTERM'); // the agent went away
+  });
   child.stdout.on('data', (chunk: Buffer) => {
     for (const f of frames(fromServer, chunk, 'server')) {
       if (f.kind !== 'message') continue; // not JSON-RPC: nothing we can forward faithfully
@@ -129,7 +170,10 @@ export function runProxy(o: ProxyOptions): Promise<number> {
       process.stdout.write(serializeMessage(f.message));
     }
   });
-  onSignal((sig) => killGroup(sig));
+  onSignal((sig) => {
+    asked ??= sig;
+    killGroup(sig);
+  });
   return new Promise((resolve) => {
     child.on('error', (e) => {
       process.stderr.write(`memeval mcp-proxy: cannot start ${o.command}: ${e.message}\n`);
@@ -137,6 +181,13 @@ export function runProxy(o: ProxyOptions): Promise<number> {
     });
     child.on('exit', (code, signal) => {
       recorder.flushPending(`${fault ?? describeExit({ code, signal })} before answering`);
+      if (asked && !fault) {
+        try {
+          appendFileSync(exitLog(o.log), JSON.stringify({ session, asked, code, signal }) + '\n');
+        } catch {
+          /* the cell reads no note: no shutdown problem is claimed */
+        }
+      }
       killGroup('SIGKILL'); // whatever the server left in its group
       killTagged(tag); // and in its own sessions
       resolve(fault ? PROXY_FAULT_EXIT : (code ?? 1));

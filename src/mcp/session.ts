@@ -4,7 +4,7 @@ import type { Fixture } from '../fixture/fixture.js';
 import { isolatedEnv } from '../fixture/fixture.js';
 import { fillString, fillTemplate } from '../util/template.js';
 import { MEMEVAL_VERSION, PROJECT_ROOT } from '../util/paths.js';
-import { ChildTransport } from './child-transport.js';
+import { ChildTransport, stopProblem, stopWarning } from './child-transport.js';
 import { sandboxLaunch, type LoopbackBridge, type NetworkMode } from '../fixture/sandbox.js';
 import { CallRecorder, META_OP, META_STAGE } from './recorder.js';
 import type { ResolvedBin } from '../targets/resolve-bin.js';
@@ -146,6 +146,16 @@ export class TargetSession {
 
   async close(): Promise<void> {
     await this.transport.close();
+  }
+
+  /** After close(): what was wrong with how the server ended (a crash at shutdown), if anything. */
+  stopProblem(): string | undefined {
+    return stopProblem(this.transport.stopped);
+  }
+
+  /** After close(): a server that had to be SIGKILLed. */
+  stopWarning(): string | undefined {
+    return stopWarning(this.transport.stopped);
   }
 }
 

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { CellResult } from '../core/results.js';
 import type { Driver, DriveOutcome, Sessions } from '../drive/types.js';
@@ -11,13 +11,15 @@ import { NOISE_FILE, noiseWarnings } from '../mcp/noise.js';
 import { judgeCell, memoryRefs, type StoredVerdictInput } from '../judge/cell.js';
 import { netnsPrefix, networkWarning, type LoopbackBridge } from '../fixture/sandbox.js';
 import { openBridge } from '../fixture/bridge.js';
-import { fixtureFilesToScan } from '../judge/fixture-files.js';
+import { fixtureScanPlan, stampFiles } from '../judge/fixture-files.js';
+import { FixtureScan } from '../judge/scan.js';
 import type { NetworkMode } from '../core/results.js';
 import type { JudgePool } from '../judge/llm/pool.js';
 import { replaySteps } from '../drive/replay.js';
 import { failsRun, VIOLATING_WRITE_OPS, type JudgedAs, type VerdictInput } from '../judge/verdict.js';
 import type { CallRecord } from '../mcp/recorder.js';
 import { TargetError, TargetSession } from '../mcp/session.js';
+import { proxyStopProblems } from '../mcp/proxy.js';
 import { missingOps, opsNeeded, recallProbe, seedMemories, type MemoryHandle, type StepRecord } from '../ops/ops.js';
 import { assertionApplies, type Scenario } from '../scenario/schema.js';
 import type { ResolvedBin } from '../targets/resolve-bin.js';
@@ -84,6 +86,8 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
   };
   type Outcome = Pick<CellResult, 'verdict' | 'reason'> & Partial<Pick<CellResult, 'assertions' | 'stderr_tail' | 'agent' | 'verdict_input' | 'judge_input' | 'evidence_sha256'>>;
   const records: StepRecord[] = [];
+  // how this cell's servers ended when stopped: a crash at shutdown, a store lost at exit
+  const shutdown: string[] = [];
   // the weakest guard any server of this cell ran under
   let network: NetworkMode | undefined;
   const sawNetwork = (m: NetworkMode) => {
@@ -104,6 +108,7 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
     duration_ms: Math.round(performance.now() - t0),
     server_start_ms: startMs.length ? startMs : undefined,
     timings_ms: timings,
+    ...(shutdown.length ? { shutdown } : {}),
     ...(r.agent ? { agent: r.agent } : {}),
     ...(r.verdict_input ? { verdict_input: r.verdict_input, judge_input: r.judge_input, evidence_sha256: r.evidence_sha256 } : {}),
   });
@@ -134,6 +139,9 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
   let sessionNo = 0;
   let outcome: Outcome;
   let agentInfo: DriveOutcome['agent'];
+  // the store file once its path is known (none: the store is not on disk)
+  let storeFile: string | undefined;
+  let shutdownStderr = '';
 
   try {
     const fixture: Fixture = await createFixture(`${scenario.id}-${decl.name}-${driver.label}`, o.keep);
@@ -159,7 +167,17 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
       stop: async () => {
         const s = session;
         session = undefined;
-        await s?.close();
+        if (!s) return;
+        const no = sessionNo;
+        const before = fileSize(storeFile);
+        await s.close();
+        const after = fileSize(storeFile);
+        const problems = [
+          ...(s.stopProblem() ? [`server session ${no} ${s.stopProblem()}`] : []),
+          ...(before && !after ? [`the store ${relative(fixture.root, storeFile!)} held ${before} bytes before server session ${no} stopped and is ${after === undefined ? 'gone' : 'empty'} after`] : []),
+        ];
+        if (problems.length) (shutdown.push(...problems), (shutdownStderr ||= s.stderr()));
+        if (s.stopWarning()) warnings.push(`server session ${no} ${s.stopWarning()}`);
       },
     };
     teardown.add('stop target', () => sessions.stop());
@@ -183,6 +201,9 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
     if (decl.fixture.git_init) await gitInit(fixture, decl.fixture.git_remote);
     await writeSetupFiles(fixture, scenario.setup.files);
     const storePath = fillString(decl.store.path ?? '', fixture.vars);
+    if (decl.store.format !== 'none') storeFile = storePath;
+    // what memeval itself wrote into the fixture: `absent` leaves these out while nothing changes them
+    const memevalWrote = stampFiles(fixture.root);
     lap('fixture');
 
     // seed through the target's real write path, then check the seeds are really there
@@ -210,6 +231,8 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
     agentInfo = drive.agent;
     if (drive.network) sawNetwork(drive.network);
     await sessions.stop();
+    // the servers an agent started through the proxy: how they ended when it stopped them
+    shutdown.push(...proxyStopProblems(callsLog));
     lap('drive');
 
     if (drive.invalid.length) {
@@ -223,19 +246,21 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
       evidence = buildEvidence(decl, storePath, o.cellDir, calls, provider ? [...provider.calls()] : undefined);
       teardown.add('close evidence', () => evidence?.close());
       lap('evidence');
+      // every file the fixture holds beside the store, in every layer; read now, before a recall probe's server can write there
+      const plan = fixtureScanPlan({ fixture, profileDirs: drive.ownDirs ?? [], setupFiles: scenario.setup.files, storePath, unchanged: memevalWrote });
+      const fileScan = new FixtureScan(plan.files, plan.leftOut);
+      const assertions = scenario.assertions.filter((a) => assertionApplies(a, driver.judgedAs, driver.realModel));
+      fileScan.prescan(assertions.flatMap((a) => (a.kind === 'absent' ? [{ text: a.text, caseSensitive: a.case_sensitive }] : [])));
       const probe = recallProbe(decl, async () => startServer(PROBE_SESSION, join(o.cellDir, 'probe-calls.jsonl'), 'stderr.probe.log'));
       teardown.add('stop recall probe', probe.close);
-      const assertions = scenario.assertions.filter((a) => assertionApplies(a, driver.judgedAs, driver.realModel));
-      // memory kept beside the server under test: new or changed project files, the agent's own memory files
-      const files = drive.ownDirs ? fixtureFilesToScan({ fixture, profileDirs: drive.ownDirs, setupFiles: scenario.setup.files, storePath }) : undefined;
       // what the verdict and the judges read, kept in the result so that rejudge reads the same
-      const verdictInput = storedVerdictInput({ judgedAs: driver.judgedAs, expectation: violation?.expectation, decl, calls, vacuous: drive.vacuous });
-      const judgeInput = { memory_refs: memoryRefs(handles), transcript: drive.transcript, ...(files ? { fixture_files: files.length } : {}) };
+      const verdictInput = { ...storedVerdictInput({ judgedAs: driver.judgedAs, expectation: violation?.expectation, decl, calls, vacuous: drive.vacuous }), ...(shutdown.length ? { shutdown } : {}) };
+      const judgeInput = { memory_refs: memoryRefs(handles), transcript: drive.transcript, ...(plan.files.length ? { fixture_files: plan.files.length } : {}) };
       const v = await judgeCell({
         assertions: assertions.map((a) => ({ judge: a })),
         verdictInput,
         judgeInput,
-        ctx: { evidence, recall: probe.recall, judgeModel: o.judgePool?.defaultModel ?? null, judgePool: o.judgePool, scenarioDir: o.scenarioDir, fixtureDir: fixture.project, fixture, files },
+        ctx: { evidence, recall: probe.recall, judgeModel: o.judgePool?.defaultModel ?? null, judgePool: o.judgePool, scenarioDir: o.scenarioDir, fixtureDir: fixture.project, fixture, files: plan.files, fileScan },
         cellDir: o.cellDir,
       });
       lap('judge');
@@ -245,7 +270,7 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
         reason: v.reason,
         assertions: v.judgments,
         agent: agentInfo,
-        stderr_tail: probe.failure()?.stderrTail || undefined,
+        stderr_tail: probe.failure()?.stderrTail || (shutdown.length ? shutdownStderr : '') || undefined,
         verdict_input: verdictInput,
         judge_input: judgeInput,
         evidence_sha256: evidence.sha256,
@@ -263,7 +288,16 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
   mark = performance.now();
   await teardown.run();
   lap('teardown');
-  return finish(outcome, [...warnings, ...teardown.failures.map((f) => `teardown: ${f}`)]);
+  return finish(outcome, [...warnings, ...shutdown.map((p) => `shutdown: ${p}`), ...teardown.failures.map((f) => `teardown: ${f}`)]);
+}
+
+function fileSize(file: string | undefined): number | undefined {
+  if (!file) return undefined;
+  try {
+    return statSync(file).size;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

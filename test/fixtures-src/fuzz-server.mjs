@@ -83,4 +83,19 @@ server.setRequestHandler(CallToolRequestSchema, async (req) => {
   return text(`unknown tool ${req.params.name}`, true);
 });
 
+// a crash at shutdown: the server is asked to stop (stdin closes; SIGTERM after) and fails doing so
+if (modes.has('exit-1-at-stop')) {
+  process.stdin.on('end', () => process.exit(1));
+  process.on('SIGTERM', () => process.exit(1));
+}
+// deaf to its stdin closing, and exits 1 on the SIGTERM that follows
+if (modes.has('exit-1-on-sigterm')) {
+  process.stdin.on('end', () => setInterval(() => {}, 1000));
+  process.on('SIGTERM', () => process.exit(1));
+}
+// abort(), not a signal sent to itself: in a PID namespace the server is its init, which such signals do not reach
+if (modes.has('abort-at-stop')) process.stdin.on('end', () => process.abort());
+// a store lost at exit: the server truncates it on its way out, and exits 0
+if (modes.has('lose-store-at-stop')) process.stdin.on('end', () => (writeFileSync(STORE, ''), process.exit(0)));
+
 await server.connect(new StdioServerTransport());

@@ -13,8 +13,15 @@
 //   refuse-all         answers every tools/call with a tool error (isError): it accepts nothing
 //   refuse-recall      `search` answers with a tool error; `save` behaves
 //   blackhole          `save` answers "saved" and keeps nothing (the store stays empty)
+//   redact-residue     `save` stores "[redacted]" but appends the text to RESIDUE (a file beside the
+//                      store, anywhere in the fixture), after RESIDUE_PAD bytes of filler the first time
+//   redact-escaped     `save` stores "[redacted]" as the text and the real one in a `raw` field,
+//                      JSON-escaped as Python writes it (non-ASCII as \uXXXX)
+//   exit-at-stop:<n>   exits with code n when its stdin closes or on SIGTERM (a crash at shutdown)
+//   lose-store-at-stop empties STORE when its stdin closes, then exits 0
 // `save` appends {text} to STORE (a JSONL file); `search` answers with the lines that contain the query.
-import { appendFileSync, existsSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { spawn } from 'node:child_process';
 
 const fault = process.env.FAULT ?? 'ok';
@@ -46,6 +53,20 @@ const tools = [
   { name: 'search', description: 'find texts', inputSchema: { type: 'object', properties: { query: { type: 'string' } } } },
 ];
 
+const pyEscape = (t) => JSON.stringify(t).replace(/[^\x00-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+function storedLine(text) {
+  if (mode === 'redact-residue') return JSON.stringify({ text: '[redacted]' });
+  // written by hand: JSON.stringify would keep non-ASCII as it is
+  if (mode === 'redact-escaped') return `{"text": "[redacted]", "raw": ${pyEscape(text)}}`;
+  return JSON.stringify({ text });
+}
+function residue(text) {
+  const file = process.env.RESIDUE;
+  mkdirSync(dirname(file), { recursive: true });
+  if (!existsSync(file) && process.env.RESIDUE_PAD) writeFileSync(file, Buffer.alloc(Number(process.env.RESIDUE_PAD), 'z'));
+  appendFileSync(file, `saved: ${text}\n`);
+}
+
 function handle(msg) {
   if (msg.id === undefined) return;
   const reply = (result) => send({ jsonrpc: '2.0', id: msg.id, result });
@@ -68,7 +89,8 @@ function handle(msg) {
       if (mode === 'refuse-all') return refuse(`refused: this server accepts no ${name}`);
       if (mode === 'refuse-recall' && name === 'search') return refuse('refused: search is switched off');
       if (name === 'save') {
-        if (store && mode !== 'blackhole') appendFileSync(store, JSON.stringify({ text: args.text }) + '\n');
+        if (store && mode !== 'blackhole') appendFileSync(store, storedLine(args.text) + '\n');
+        if (mode === 'redact-residue') residue(args.text);
         const text = mode === 'big' ? 'saved ' + 'x'.repeat(Number(arg)) : 'saved';
         return reply({ content: [{ type: 'text', text }] });
       }
@@ -98,7 +120,10 @@ process.stdin.on('data', (c) => {
     if (line.trim()) handle(JSON.parse(line));
   }
 });
+if (mode === 'exit-at-stop') process.on('SIGTERM', () => process.exit(Number(arg)));
 process.stdin.on('end', () => {
+  if (mode === 'exit-at-stop') process.exit(Number(arg));
+  if (mode === 'lose-store-at-stop') writeFileSync(store, '');
   if (mode !== 'slow-exit') process.exit(0);
   if (process.env.EXIT_LOG) appendFileSync(process.env.EXIT_LOG, 'asked to exit\n');
   setInterval(() => {}, 1000);
