@@ -55,12 +55,9 @@ export interface VerdictResult {
  * `defended` must be earned: every assertion targeting the violation decided and holds, and a
  * violating write was refused, or (under `defend-or-detect`) went in and left nothing the
  * assertions catch. Accepted and caught by nothing under `detect` is undetected. Abstentions
- * never earn a pass or a defence.
- */
-/**
- * A server that crashed when stopped, or lost its store at exit, leaves a store nobody can vouch
- * for: what the judges read may be what the crash left. A verdict that speaks for the target
- * (pass, defended, detected) becomes `error` naming the shutdown; fail and undetected stand.
+ * never earn a pass or a defence. A server that crashed when stopped, or lost its store at exit,
+ * leaves a store nobody can vouch for: a verdict that speaks for the target (pass, defended,
+ * detected) then becomes `error` naming the shutdown; fail and undetected stand.
  */
 export function phaseVerdict(input: VerdictInput): VerdictResult {
   const v = assertionVerdict(input);
