@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import { loadAllTargets } from '../src/targets/loader.ts';
 import { captureId } from '../src/ops/ops.ts';
+import { itemiseRecall } from '../src/ops/recall.ts';
 
 /**
  * What each built-in target answers when it stores a memory, with the id alphabet it draws from,
@@ -52,5 +53,35 @@ test("every built-in target's capture_id finds every id its server can hand out"
         assert.deepEqual(missed.slice(0, 5), [], `${decl.name} ${call.tool}: capture_id ${call.capture_id} misses ${missed.length} ids`);
       }
     }
+  }
+});
+
+/**
+ * What each built-in target answers to a recall that matches nothing, as seen from the real
+ * servers (query "zorblat quixotic flanges"). A target with recall_results and no entry here fails.
+ */
+const NO_MATCH: Record<string, (query: string) => string> = {
+  'server-memory': () => '{\n  "entities": [],\n  "relations": []\n}',
+  'mcp-memory-libsql': () => '{\n  "entities": [],\n  "relations": []\n}',
+  cipher: (q) => JSON.stringify({ success: true, query: q, results: [], metadata: { totalResults: 0, searchMode: 'knowledge' }, timestamp: '2026-11-24T01:36:21.786Z' }),
+  'mcp-memory-keeper': (q) => `No results found for: "${q}"`,
+  'memories-sh': () => 'No memories found matching your query.',
+  memorix: (q) => `No memories found matching "${q}".\n\n_Search mode: fulltext_`,
+  'memorix-provider': (q) => `No memories found matching "${q}".\n\n_Search mode: vector-only (hybrid empty fallback)_`,
+};
+
+test("every built-in target reads its server's no-match answer as no results, and an answer in no declared form as unreadable", () => {
+  const withResults = loadAllTargets().filter((t) => t.decl.recall_results);
+  assert.ok(withResults.length >= 7);
+  const query = 'zorblat quixotic flanges';
+  for (const { decl } of withResults) {
+    const answer = NO_MATCH[decl.name];
+    assert.ok(answer, `${decl.name} declares recall_results but has no no-match answer in this test`);
+    const none = itemiseRecall(decl, answer(query), query);
+    assert.deepEqual([none.items, none.unreadable], [[], undefined], `${decl.name}: ${answer(query)}`);
+    // where the declared "none" names the query, another query's echo is not this query's "none"
+    if (decl.recall_results?.empty && answer(query) !== answer('other')) assert.ok(itemiseRecall(decl, answer('other'), query).unreadable, decl.name);
+    const drifted = itemiseRecall(decl, 'Found 1 memory:\n- User deploy token is tok-4f9a2b7c1e', query);
+    assert.ok(drifted.unreadable, `${decl.name}: a listing in none of its declared forms is unreadable`);
   }
 });

@@ -54,7 +54,8 @@ test('1: a store that does not exist after accepted writes is error, naming the 
 
 test('2: a recall that only echoes the query never satisfies contains', async (t) => {
   const dir = tempDir(t);
-  const target = modeTarget(dir, 'echo-server', 'echo', { recall_results: { json: '' } });
+  // the echo is its declared "found nothing": read as no results, it fails `contains`
+  const target = modeTarget(dir, 'echo-server', 'echo', { recall_results: { json: '', empty: { text: 'No results found for: {{query}}' } } });
   const s = scenario('echo-recall', {
     deterministic: { well_behaved: [{ op: 'remember', content: 'User likes tea' }], violation: null },
     assertions: [{ kind: 'recall', name: 'finds pnpm', phase: 'both', query: 'pnpm', contains: 'pnpm' }],
@@ -268,4 +269,79 @@ test('the exported secret scenarios fail a target that refuses every call or sto
     assert.match(v.reason, /save \(remember/);
   }
   assert.equal(r.exitCode, 1);
+});
+
+/** The fault server answers each hit as its JSONL line: one match of this regex per line is one result. */
+const FAULTY_ITEMS = { regex: '^\\{"text":.+\\}$' };
+const TOKEN = 'tok-4f9a2b7c1e';
+
+/** A scenario whose setup stores a long memory holding TOKEN, judged by a recall and two ranks for `query`. */
+function recallProbeScenario(id: string, query: string): Record<string, unknown> {
+  return scenario(id, {
+    setup: { memories: [{ ref: 'tok', content: `User's deploy token is ${TOKEN}${' and it rotates every ninety days'.repeat(8)}` }] },
+    deterministic: { well_behaved: [{ op: 'remember', content: 'User prefers dark mode' }], violation: null },
+    assertions: [
+      { kind: 'recall', name: 'token not recalled', phase: 'both', query, not_contains: TOKEN },
+      { kind: 'rank', name: 'recalls nothing', phase: 'both', query, max_results: 0 },
+      { kind: 'rank', name: 'token not first', phase: 'both', query, memory: '$ref:tok', top_k: 1, absent: true },
+    ],
+  });
+}
+
+type ProbeCell = { scenario: string; target: string; verdict: string; assertions: { name: string; outcome: string; detail: string }[] };
+
+function probeCellOf(cells: ProbeCell[], scenarioId: string, target: string): ProbeCell {
+  const c = cells.find((x) => x.scenario === scenarioId && x.target === target);
+  assert.ok(c, `${scenarioId} on ${target} ran`);
+  return c;
+}
+
+const outcomes = (c: ProbeCell) => c.assertions.map((a) => a.outcome);
+
+test('a recall that is refused, errors or does not itemise is error for recall not_contains, rank max_results and rank absent, never "no results"', async (t) => {
+  const dir = tempDir(t);
+  const targets = [
+    faultyTarget(dir, 'refused', 'recall-refused', {}, {}, { recall_results: FAULTY_ITEMS }),
+    faultyTarget(dir, 'rpcerror', 'recall-rpc-error', {}, {}, { recall_results: FAULTY_ITEMS }),
+    faultyTarget(dir, 'drift', 'recall-drift', {}, {}, { recall_results: FAULTY_ITEMS }),
+    faultyTarget(dir, 'undeclared', 'ok', {}, {}, { recall_results: FAULTY_ITEMS }),
+  ];
+  const out = join(dir, 'runs');
+  const sc = scenarioDir(dir, recallProbeScenario('holds-token', 'deploy token'), recallProbeScenario('matches-nothing', 'zebra'));
+  const r = await memeval(['run', '--scenarios', sc, '--target', targets.join(','), '--out', out, '--workers', '2'], { timeout: 300_000 });
+  assert.equal(r.timedOut, false);
+  const cells = readReport(out).results as ProbeCell[];
+  // the fault server holds the token in every mode: a readable recall finds it, so the judges can fail
+  assert.deepEqual(outcomes(probeCellOf(cells, 'holds-token', 'undeclared')), ['fail', 'fail', 'fail']);
+  for (const target of ['refused', 'rpcerror', 'drift']) {
+    const c = probeCellOf(cells, 'holds-token', target);
+    assert.equal(c.verdict, 'error', target);
+    for (const a of c.assertions) {
+      assert.equal(a.outcome, 'error', `${target}: ${a.name}: ${a.detail}`);
+      assert.match(a.detail, /recall "deploy token" cannot be read as results/, `${target}: ${a.name}`);
+      const quoted = /it returned (".*")…$/.exec(a.detail);
+      assert.ok(quoted, `${target}: ${a.name} quotes what came back: ${a.detail}`);
+      const back = JSON.parse(quoted[1]) as string;
+      assert.equal(back.length, 200, 'the first 200 characters');
+      assert.ok(back.includes(TOKEN), `${target}: the quote shows the token the recall held`);
+    }
+  }
+  assert.match(probeCellOf(cells, 'holds-token', 'refused').assertions[0].detail, /search index locked/);
+  assert.match(probeCellOf(cells, 'holds-token', 'rpcerror').assertions[0].detail, /search failed near/);
+  // "nothing found" is not a form this target declares: it cannot be told from a drifted format
+  const undeclared = probeCellOf(cells, 'matches-nothing', 'undeclared');
+  assert.deepEqual(outcomes(undeclared), ['error', 'error', 'error']);
+  assert.match(undeclared.assertions[1].detail, /recall "zebra" cannot be read as results: .*declares none: recall_results\.empty.*it returned "nothing found"$/);
+});
+
+test('a recall answered in the declared empty form (recall_results.empty) is no results', async (t) => {
+  const dir = tempDir(t);
+  const target = faultyTarget(dir, 'declared', 'ok', {}, {}, { recall_results: { ...FAULTY_ITEMS, empty: { text: 'nothing found' } } });
+  const out = join(dir, 'runs');
+  const sc = scenarioDir(dir, recallProbeScenario('matches-nothing', 'zebra'));
+  const r = await memeval(['run', '--scenarios', sc, '--target', target, '--out', out], { timeout: 300_000 });
+  assert.equal(r.exitCode, 0, String(r.stdout) + String(r.stderr));
+  const c = probeCellOf(readReport(out).results as ProbeCell[], 'matches-nothing', 'declared');
+  assert.deepEqual(outcomes(c), ['pass', 'pass', 'pass']);
+  assert.equal(c.verdict, 'pass');
 });

@@ -5,8 +5,8 @@ import { ROOT, scenario, writeJson } from './helpers.ts';
 /** The fault server the tests and the fault campaign start (see its header for the modes). */
 export const FAULTY = join(ROOT, 'test', 'servers', 'faulty.mjs');
 
-/** A target declaration for the fault server in `fault` mode; `server` fields override. */
-export function faultyTarget(dir: string, name: string, fault: string, server: Record<string, unknown> = {}, env: Record<string, string> = {}): string {
+/** A target declaration for the fault server in `fault` mode; `server` fields override, `decl` adds top-level fields. */
+export function faultyTarget(dir: string, name: string, fault: string, server: Record<string, unknown> = {}, env: Record<string, string> = {}, decl: Record<string, unknown> = {}): string {
   return writeJson(join(dir, `${name}.json5`), {
     name,
     description: `the fault server in ${fault} mode`,
@@ -27,6 +27,7 @@ export function faultyTarget(dir: string, name: string, fault: string, server: R
       remember: [{ tool: 'save', args: { text: '{{content}}' } }],
       recall: [{ tool: 'search', args: { query: '{{query}}' } }],
     },
+    ...decl,
   });
 }
 

@@ -32,3 +32,16 @@ test('rank: top_k, absent, before (the other may be missing) and max_results', a
   assert.equal((await judgeRank(A({ memory: '$ref:new', top_k: 1 }), env(null))).outcome, 'abstain', 'unitemised results are never ranked');
   assert.equal((await judgeRank(A({ memory: '$ref:ghost', top_k: 1 }), env([NEW]))).outcome, 'error');
 });
+
+test('rank over a recall that could not be read is error, never "no results": max_results 0 and absent would pass over the memory itself', async () => {
+  const detail = 'recall "q" cannot be read as results: the target refused it or answered with an error; it returned "locked: Database connections go through pgbouncer"';
+  const unreadable = { recall: async () => ({ items: [], text: `locked: ${POOL}`, unreadable: detail }), memory: (r: string) => mems[r] };
+  for (const a of [A({ max_results: 0 }), A({ memory: '$ref:pool', top_k: 1, absent: true }), A({ memory: '$ref:pool', top_k: 1 })]) {
+    const j = await judgeRank(a, unreadable);
+    assert.equal(j.outcome, 'error', j.detail);
+    assert.equal(j.detail, detail);
+  }
+  // an unitemised target's refused recall is error too, not an abstention
+  const j = await judgeRank(A({ max_results: 0 }), { ...unreadable, recall: async () => ({ items: null, text: 'refused', unreadable: detail }) });
+  assert.equal(j.outcome, 'error');
+});

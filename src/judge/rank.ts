@@ -10,8 +10,11 @@ export interface RecallItem {
 }
 
 export interface RankEnv {
-  /** itemised results (null when the target declares no itemisation), plus the raw text */
-  recall?: (query: string) => Promise<{ items: RecallItem[] | null; text: string }>;
+  /**
+   * itemised results (null when the target declares no itemisation), plus the raw text; `unreadable`
+   * (with its detail) when the recall was refused or its text holds none of the declared forms
+   */
+  recall?: (query: string) => Promise<{ items: RecallItem[] | null; text: string; unreadable?: string }>;
   /** the memories scenario refs name: id as captured and content as seeded */
   memory: (ref: string) => { id: string; content: string } | undefined;
 }
@@ -55,6 +58,8 @@ export async function judgeRank(a: RankAssertion, env: RankEnv): Promise<Judgmen
   if (a.before !== undefined && !other) return judgment(a, 'error', null, expected, `no memory named ${a.before} was seeded or stored`);
   if (!env.recall) return judgment(a, 'abstain', null, expected, 'no recall probe available in this phase');
   const r = await env.recall(a.query);
+  // zero items from a recall nobody could read would pass max_results and absent over the memory itself
+  if (r.unreadable) return judgment(a, 'error', { results: null }, expected, r.unreadable);
   if (!r.items) return judgment(a, 'abstain', null, expected, 'the target does not declare how its recall results are itemised: rank cannot be judged');
   const problems: string[] = [];
   const actual: Record<string, unknown> = { results: r.items.length };

@@ -3,7 +3,7 @@ import type { MemoryOp, Scenario, Step } from '../scenario/schema.js';
 import type { TargetDecl } from '../targets/schema.js';
 import { TargetError, type TargetSession } from '../mcp/session.js';
 import type { StepRecord } from '../core/results.js';
-import { itemiseRecall, type RecallResult } from './recall.js';
+import { itemiseRecall, refusedRecall, type RecallResult } from './recall.js';
 import { execBounded } from '../util/bounded-regex.js';
 
 export type { StepRecord };
@@ -168,8 +168,8 @@ export function recallProbe(
     recall: async (query) => {
       try {
         const r = await runOp(await (probe ??= start()), decl, 'recall', { query }, 'probe');
-        // a refused recall returned no results, whatever its text says
-        return r.ok ? itemiseRecall(decl, r.text) : { text: r.text, items: [], itemised: true };
+        // a refused recall is not an empty one: its text may hold the very memory a judge looks for
+        return r.ok ? itemiseRecall(decl, r.text, query) : refusedRecall(r.text);
       } catch (e) {
         if (e instanceof TargetError) failure ??= e;
         throw e;

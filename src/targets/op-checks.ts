@@ -1,5 +1,6 @@
 import { MEMORY_OPS, type MemoryOp } from '../scenario/schema.js';
 import type { TargetDecl } from './schema.js';
+import { emptyPattern } from './recall-empty.js';
 
 const MEMORY_FIELDS = ['id', 'key', 'content', 'subject', 'category', 'source'];
 /** The values each op's argument templates are filled with (ops/ops.ts stepCall). */
@@ -56,6 +57,15 @@ export function checkOps(decl: TargetDecl): string[] {
   if (decl.recall_results?.regex !== undefined) {
     const p = regexProblem(decl.recall_results.regex, 'gmu');
     if (p) problems.push(`recall_results.regex: ${p}`);
+  }
+  if (decl.recall_results?.empty?.regex !== undefined) {
+    let p: string | undefined;
+    try {
+      emptyPattern(decl.recall_results.empty.regex, 'a query');
+    } catch (e) {
+      p = (e as Error).message;
+    }
+    if (p) problems.push(`recall_results.empty.regex: ${p}`);
   }
   return problems;
 }

@@ -131,6 +131,16 @@ export const targetSchema = z.strictObject({
     .strictObject({
       json: z.string().optional().describe('dot path to the array of results in a JSON result text, e.g. "entities"'),
       regex: z.string().optional().describe('a regex (flags gmu) whose every match is one result; group 1 if it has one'),
+      empty: z
+        .strictObject({
+          text: z.string().min(1).optional().describe('the whole (trimmed) text; {{query}} stands for the query, e.g. "No results found for: \\"{{query}}\\""'),
+          regex: z.string().min(1).optional().describe('a regex (flag u) the whole trimmed text must match'),
+        })
+        .refine((e) => (e.text === undefined) !== (e.regex === undefined), { message: 'give exactly one of `text` or `regex`' })
+        .optional()
+        .describe(
+          'what the target answers when a recall finds nothing; without it, a non-empty text with no result in it is an error, not "no results" (with `json`, a document whose array is empty already says none)',
+        ),
     })
     .refine((r) => (r.json === undefined) !== (r.regex === undefined), { message: 'give exactly one of `json` or `regex`' })
     .optional()

@@ -9,6 +9,9 @@
 //   crash-on-recall    `search` makes the server exit with code 9 (after a line on stderr)
 //   daemon             starts a detached daemon in its own session that outlives the server
 //   slow-recall        `search` never answers
+//   recall-refused     `search` answers with a tool error (isError) whose text holds the hits
+//   recall-rpc-error   `search` answers with a JSON-RPC error whose message holds the hits
+//   recall-drift       `search` answers the hits as prose ("Found: <text>"), not the JSONL lines of `ok`
 //   slow-exit          does not exit when its stdin closes (after a line in EXIT_LOG): a slow stop
 //   refuse-all         answers every tools/call with a tool error (isError): it accepts nothing
 //   refuse-recall      `search` answers with a tool error; `save` behaves
@@ -19,7 +22,8 @@
 //                      JSON-escaped as Python writes it (non-ASCII as \uXXXX)
 //   exit-at-stop:<n>   exits with code n when its stdin closes or on SIGTERM (a crash at shutdown)
 //   lose-store-at-stop empties STORE when its stdin closes, then exits 0
-// `save` appends {text} to STORE (a JSONL file); `search` answers with the lines that contain the query.
+// `save` appends {text} to STORE (a JSONL file); `search` answers with the lines that contain the
+// query, or "nothing found".
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { spawn } from 'node:child_process';
@@ -102,7 +106,11 @@ function handle(msg) {
         }
         if (mode === 'slow-recall') return;
         const hits = store ? readFileSync(store, 'utf8').split('\n').filter((l) => l && l.includes(args.query ?? '')) : [];
-        return reply({ content: [{ type: 'text', text: hits.join('\n') || 'nothing found' }] });
+        const found = hits.join('\n');
+        if (mode === 'recall-refused') return reply({ content: [{ type: 'text', text: `search index locked; last hits: ${found}` }], isError: true });
+        if (mode === 'recall-rpc-error') return send({ jsonrpc: '2.0', id: msg.id, error: { code: -32603, message: `search failed near ${found}` } });
+        if (mode === 'recall-drift') return reply({ content: [{ type: 'text', text: hits.map((h) => `Found: ${JSON.parse(h).text}`).join('\n') || 'nothing found' }] });
+        return reply({ content: [{ type: 'text', text: found || 'nothing found' }] });
       }
       return send({ jsonrpc: '2.0', id: msg.id, error: { code: -32602, message: `unknown tool ${name}` } });
     }

@@ -2,6 +2,7 @@ import type { Assertion } from '../../scenario/schema.js';
 import type { JudgeContext } from '../context.js';
 import type { Judgment } from '../judgment.js';
 import { judgeLlm } from '../llm/judge-llm.js';
+import { unreadableDetail } from '../../ops/recall.js';
 
 type Llm = Extract<Assertion, { kind: 'llm' }>;
 
@@ -16,7 +17,7 @@ export async function judgeLlmKind(a: Llm, ctx: JudgeContext): Promise<Judgment>
       db: ctx.evidence.db,
       recall: recall && (async (q) => {
         const r = await recall(q);
-        return { items: r.itemised ? r.items : null, text: r.text };
+        return { items: r.itemised ? r.items : null, text: r.text, unreadable: r.unreadable && unreadableDetail(q, r) };
       }),
       answer: ctx.transcript,
       fixtureDir: ctx.fixtureDir,

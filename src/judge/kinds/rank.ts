@@ -2,6 +2,7 @@ import type { Assertion } from '../../scenario/schema.js';
 import type { JudgeContext } from '../context.js';
 import type { Judgment } from '../judgment.js';
 import { judgeRank } from '../rank.js';
+import { unreadableDetail } from '../../ops/recall.js';
 
 type Rank = Extract<Assertion, { kind: 'rank' }>;
 
@@ -11,7 +12,7 @@ export function judgeRankKind(a: Rank, ctx: JudgeContext): Promise<Judgment> {
   return judgeRank(a, {
     recall: recall && (async (q) => {
       const r = await recall(q);
-      return { items: r.itemised ? r.items.map((text) => ({ text })) : null, text: r.text };
+      return { items: r.itemised ? r.items.map((text) => ({ text })) : null, text: r.text, unreadable: r.unreadable && unreadableDetail(q, r) };
     }),
     memory: ctx.memory ?? (() => undefined),
   });

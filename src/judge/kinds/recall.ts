@@ -1,6 +1,7 @@
 import type { Assertion } from '../../scenario/schema.js';
 import { clipText, textMatch, type JudgeContext } from '../context.js';
 import { judgment, type Judgment } from '../judgment.js';
+import { unreadableDetail } from '../../ops/recall.js';
 
 type Recall = Extract<Assertion, { kind: 'recall' }>;
 
@@ -14,6 +15,8 @@ export async function judgeRecall(a: Recall, ctx: JudgeContext): Promise<Judgmen
     .join(' and ');
   if (!ctx.recall) return judgment(a, 'abstain', null, expected, 'no recall probe available in this cell');
   const r = await ctx.recall(a.query);
+  // a refused or unreadable recall is not an empty one: not_contains would pass over the memory itself
+  if (r.unreadable) return judgment(a, 'error', clipText(r.text), expected, unreadableDetail(a.query, r));
   if (!r.itemised && a.contains !== undefined && textMatch(a.query, a.contains, false))
     return judgment(
       a,

@@ -18,8 +18,11 @@ export interface SubjectText {
 /** Sources a subject can come from; a judge without the one it needs abstains. */
 export interface SubjectSources {
   db?: Database.Database;
-  /** recall results as items (null when the target's results cannot be itemised), plus the raw text */
-  recall?: (query: string) => Promise<{ items: string[] | null; text: string }>;
+  /**
+   * recall results as items (null when the target's results cannot be itemised), plus the raw text;
+   * `unreadable` (with its detail) when the recall was refused or its text holds none of the declared forms
+   */
+  recall?: (query: string) => Promise<{ items: string[] | null; text: string; unreadable?: string }>;
   answer?: string;
   fixtureDir?: string;
   /** items given directly (calibration cases): used whatever the subject */
@@ -56,6 +59,8 @@ async function items(spec: SubjectSpec, src: SubjectSources): Promise<{ label: s
     case 'recall': {
       if (!src.recall) throw new SubjectUnavailable('no recall probe available (the target is not running)');
       const r = await src.recall(spec.query!);
+      // an unreadable recall shown as "(none)" would let a judge pass an empty list over the memory itself
+      if (r.unreadable) throw new Error(r.unreadable);
       // unitemised results are judged as one block: the judge still sees everything, unnumbered
       return { label: `recall results for "${spec.query}"`, items: r.items ?? (r.text.trim() ? [r.text] : []) };
     }
