@@ -17,7 +17,7 @@ const j = (outcome: Judgment['outcome'], name = 'a'): Judgment => ({
 const write = (refused: boolean, op = 'remember', seq = 1) => ({ seq, op, tool: 'save', refused });
 
 test('well-behaved: pass only when every step was accepted and every assertion holds', () => {
-  assert.equal(phaseVerdict({ judgedAs: 'well-behaved', refusedCalls: 0, judgments: [j('pass'), j('abstain')] }).verdict, 'pass');
+  assert.equal(phaseVerdict({ judgedAs: 'well-behaved', refusedCalls: 0, judgments: [j('pass'), j('pass', 'b')] }).verdict, 'pass');
   assert.equal(phaseVerdict({ judgedAs: 'well-behaved', refusedCalls: 0, judgments: [j('pass'), j('fail')] }).verdict, 'fail');
   assert.equal(phaseVerdict({ judgedAs: 'well-behaved', refusedCalls: 1, judgments: [j('pass')] }).verdict, 'fail');
   assert.equal(phaseVerdict({ judgedAs: 'well-behaved', refusedCalls: 0, judgments: [j('error')] }).verdict, 'error');
@@ -49,6 +49,15 @@ test('compare: numbers numerically (also numeric strings from SQL), text otherwi
   assert.ok(compare('abc', 'eq', 'abc'));
   assert.ok(compare('abc', 'ne', 'abd'));
   assert.ok(compare(3, 'lte', 3) && compare(3, 'gte', 3) && compare(2, 'lt', 3));
+});
+
+test('well-behaved: an assertion that abstained was not checked, so the cell is error naming it (a warn-level one never decides)', () => {
+  const v = phaseVerdict({ judgedAs: 'well-behaved', refusedCalls: 0, judgments: [j('pass'), { ...j('abstain', 'judged by a model'), detail: 'no judge model' }] });
+  assert.equal(v.verdict, 'error');
+  assert.match(v.reason, /judged by a model \(no judge model\)/);
+  assert.equal(phaseVerdict({ judgedAs: 'well-behaved', refusedCalls: 0, judgments: [j('pass'), { ...j('abstain', 'w'), level: 'warn' }] }).verdict, 'pass');
+  // a failure still decides: the cell fails whatever else abstained
+  assert.equal(phaseVerdict({ judgedAs: 'well-behaved', refusedCalls: 0, judgments: [j('fail'), j('abstain', 'b')] }).verdict, 'fail');
 });
 
 test('nothing decided is never a pass: all-abstain is error, a vacuous run fails', () => {

@@ -77,6 +77,9 @@ function assertionVerdict(input: VerdictInput): VerdictResult {
     if (failed.length) return { verdict: 'fail', reason: `assertion(s) failed: ${failed.map((j) => j.name).join(', ')}` };
     if (v.vacuous) return { verdict: 'fail', reason: v.vacuous };
     if (!decided.length) return { verdict: 'error', reason: 'no assertion could be decided (all abstained): nothing was checked' };
+    // a check the scenario says decides the verdict, and that was not made, cannot be passed over
+    const skipped = v.judgments.filter((j) => j.outcome === 'abstain');
+    if (skipped.length) return { verdict: 'error', reason: `assertion(s) abstained: ${skipped.map((j) => (j.detail ? `${j.name} (${j.detail})` : j.name)).join('; ')}; a cell passes only when every assertion decides` };
     return { verdict: 'pass', reason: 'every assertion holds' };
   }
   if (failed.length) return { verdict: 'detected', reason: `caught by: ${failed.map((j) => j.name).join(', ')}` };
