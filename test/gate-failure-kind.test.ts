@@ -151,8 +151,11 @@ test('gate: real-model entries name the agent; a warn-level assertion never coun
   // a cell that ended before its agent reported is still that agent's (its id names it)
   const early = cell({ cell_id: 's1/faulty/real-model/codex-2', phase: 'real-model', driver: 'agent', verdict: 'error', assertions: [], reason: 'agent did not start: ENOENT' });
   const startFails = { ...entry, agent: 'codex', verdict: 'error' as const, assertions: [], reason_contains: 'agent did not start' };
-  assert.equal(gate(reportOf([early]), { expected: [startFails] }).exit_code, 0);
-  assert.equal(gate(reportOf([early]), { expected: [{ ...startFails, agent: 'claude-code' }] }).exit_code, 1);
+  // beside a cell that was checked (a run that checked nothing exits 1 whatever the list says)
+  const checked = cell({ cell_id: 's2/faulty/real-model/codex-1', scenario: 's2', phase: 'real-model', driver: 'agent', verdict: 'pass', fails_run: false, reason: 'every assertion holds', assertions: [] });
+  assert.equal(gate(reportOf([early, checked]), { expected: [startFails] }).exit_code, 0);
+  assert.equal(gate(reportOf([early, checked]), { expected: [{ ...startFails, agent: 'claude-code' }] }).exit_code, 1);
+  assert.equal(gate(reportOf([early]), { expected: [startFails] }).exit_code, 1, 'nothing was checked');
 
   // the failing set is the assertions that decided the verdict: a failing warn-level one is not in it
   const warned = cell({ assertions: [...cell({}).assertions, { name: 'w', kind: 'llm', phase: 'both', outcome: 'fail', passed: false, actual: null, expected: null, detail: '', level: 'warn' }] });
