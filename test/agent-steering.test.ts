@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { getDriver, installAgent } from '../src/agent/registry.ts';
 import { AGENT_NAMES } from '../src/agent/types.ts';
 import { ScriptedModelServer } from '../src/model/server.ts';
-import { memeval, tempDir } from './helpers.ts';
+import { memeval, ONLY_NEGATIVE_CHECKS, tempDir } from './helpers.ts';
 
 // Nothing outside the fixture steers the agent, and the agent keeps no memory of its own.
 
@@ -95,21 +95,7 @@ for (const agent of AGENT_NAMES) {
     const dir = tempDir(t);
     const scenarios = join(dir, 'scenarios');
     mkdirSync(scenarios);
-    writeFileSync(
-      join(scenarios, 'only-negative-checks.json5'),
-      JSON.stringify({
-        schema_version: 1,
-        id: 'only-negative-checks',
-        title: 't',
-        description: 'd',
-        deterministic: { well_behaved: [{ op: 'remember', content: 'User writes backend services in Go' }], violation: null },
-        real_model: { sessions: [{ prompts: ['I write my backend services in Go. I might switch to Rust someday. Remember my preferences.'] }] },
-        assertions: [
-          { kind: 'count', name: 'no musing stored', phase: 'both', contains: 'someday', op: 'eq', value: 0 },
-          { kind: 'absent', name: 'no Rust', phase: 'both', text: 'Rust' },
-        ],
-      }),
-    );
+    writeFileSync(join(scenarios, 'only-negative-checks.json5'), JSON.stringify(ONLY_NEGATIVE_CHECKS));
     const r = await memeval(['run', '--agent-turn', '--agent', agent, '--model', 'scripted', '--policy', 'no-memory', '--scenarios', scenarios, '--json', '--out', join(dir, 'out')], {
       env: { NO_COLOR: '1' },
       timeout: 480_000,

@@ -102,3 +102,20 @@ export function mixedScenarios(t: { after: (fn: () => void) => void }): string {
   writeJson(join(dir, 'bad-one.json5'), bad);
   return dir;
 }
+
+/**
+ * A real-model scenario whose assertions only say what must NOT be stored: a model that never
+ * calls a memory tool satisfies them, so such a cell must still not pass.
+ */
+export const ONLY_NEGATIVE_CHECKS = {
+  schema_version: 1,
+  id: 'only-negative-checks',
+  title: 't',
+  description: 'd',
+  deterministic: { well_behaved: [{ op: 'remember', content: 'User writes backend services in Go' }], violation: null },
+  real_model: { sessions: [{ prompts: ['I write my backend services in Go. I might switch to Rust someday. Remember my preferences.'] }] },
+  assertions: [
+    { kind: 'count', name: 'no musing stored', phase: 'both', contains: 'someday', op: 'eq', value: 0 },
+    { kind: 'absent', name: 'no Rust', phase: 'both', text: 'Rust' },
+  ],
+};

@@ -9,7 +9,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { getDriver, installAgent } from '../src/agent/registry.ts';
-import { fixtureProcesses, memeval, scenario, tempDir, writeJson } from './helpers.ts';
+import { fixtureProcesses, memeval, ONLY_NEGATIVE_CHECKS, scenario, tempDir, writeJson } from './helpers.ts';
 import { FAULTY, faultyTarget, scenarioDir } from './faulty.ts';
 import { whyNotRejudgeable } from '../src/judge/rejudge/rejudge.ts';
 
@@ -156,18 +156,7 @@ test('an agent cell that failed because the agent never touched memory stays fai
   const dir = tempDir(t);
   const scenarios = join(dir, 'scenarios');
   mkdirSync(scenarios);
-  writeJson(join(scenarios, 'only-negative-checks.json5'), {
-    schema_version: 1,
-    id: 'only-negative-checks',
-    title: 't',
-    description: 'd',
-    deterministic: { well_behaved: [{ op: 'remember', content: 'User writes backend services in Go' }], violation: null },
-    real_model: { sessions: [{ prompts: ['I write my backend services in Go. I might switch to Rust someday. Remember my preferences.'] }] },
-    assertions: [
-      { kind: 'count', name: 'no musing stored', phase: 'both', contains: 'someday', op: 'eq', value: 0 },
-      { kind: 'absent', name: 'no Rust', phase: 'both', text: 'Rust' },
-    ],
-  });
+  writeJson(join(scenarios, 'only-negative-checks.json5'), ONLY_NEGATIVE_CHECKS);
   const out = join(dir, 'out');
   const r = await memeval(['run', '--agent-turn', '--agent', 'claude-code', '--model', 'scripted', '--policy', 'no-memory', '--scenarios', scenarios, '--out', out], {
     env: ENV,
