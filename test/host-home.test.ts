@@ -5,6 +5,7 @@ import { homedir } from 'node:os';
 import { join, relative } from 'node:path';
 import { execaSync } from 'execa';
 import { AGENT_NAMES } from '../src/agent/types.ts';
+import { cacheDir } from '../src/targets/cache.ts';
 import { memeval, tempDir } from './helpers.ts';
 
 // Installs and runs leave the user's HOME alone: everything goes to memeval's cache or the fixture.
@@ -28,7 +29,9 @@ function fakeHome(t: { after: (fn: () => void) => void }): { home: string; env: 
   writeFileSync(join(home, '.profile'), '# the user\'s own file\n');
   // npm keeps its registry settings and download cache where the real user has them
   const npmCache = execaSync('npm', ['config', 'get', 'cache']).stdout.trim();
-  return { home, env: { HOME: home, npm_config_userconfig: join(homedir(), '.npmrc'), npm_config_cache: npmCache, NO_COLOR: '1' } };
+  // memeval's cache stays where the rest of the suite has it (its default is under the real HOME),
+  // so what lands in the fake HOME is only what an agent or an install wrote there
+  return { home, env: { HOME: home, MEMEVAL_CACHE_DIR: cacheDir(), npm_config_userconfig: join(homedir(), '.npmrc'), npm_config_cache: npmCache, NO_COLOR: '1' } };
 }
 
 test('agents install runs npm with HOME inside the cache: the host HOME is unchanged', { timeout: 600_000 }, async (t) => {

@@ -1,22 +1,23 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { memeval, tempDir } from './helpers.ts';
 import { faultyTarget, scenarioDir } from './faulty.ts';
 
-const fixturesLeft = () => readdirSync(tmpdir()).filter((f) => f.startsWith('memeval-s1-') || f.startsWith('memeval-s2-'));
+// each run gets its own TMPDIR, so fixtures of other tests running meanwhile are not counted
+const fixturesLeft = (tmp: string) => readdirSync(tmp).filter((f) => f.startsWith('memeval-s1-') || f.startsWith('memeval-s2-'));
 
 async function run(t: { after: (fn: () => void) => void }, fault: string, server: Record<string, unknown> = {}) {
   const dir = tempDir(t);
   const out = tempDir(t);
   const sc = scenarioDir(dir);
   const file = faultyTarget(dir, 'faulty', fault, server);
-  const r = await memeval(['run', '--scenarios', sc, '--target', file, '--out', out, '--json', '--workers', '1'], { timeout: 240000 });
+  const tmp = tempDir(t);
+  const r = await memeval(['run', '--scenarios', sc, '--target', file, '--out', out, '--json', '--workers', '1'], { timeout: 240000, env: { NO_COLOR: '1', FORCE_COLOR: '0', TMPDIR: tmp } });
   assert.doesNotMatch(String(r.stderr), /ReadBuffer|at .*\.(js|ts):\d+/, 'no stack trace');
   const report = JSON.parse(String(r.stdout));
   assert.equal(report.results.length, 4, 'every phase of both scenarios ran');
-  return { r, report };
+  return { r, report, tmp };
 }
 
 test('a message under server.max_message_bytes goes through', async (t) => {
@@ -26,15 +27,14 @@ test('a message under server.max_message_bytes goes through', async (t) => {
 });
 
 test('a message over server.max_message_bytes makes each cell an error with the reason; the run goes on', async (t) => {
-  const before = fixturesLeft().length;
-  const { r, report } = await run(t, 'big:1100000', { max_message_bytes: 1024 * 1024 });
+  const { r, report, tmp } = await run(t, 'big:1100000', { max_message_bytes: 1024 * 1024 });
   assert.equal(r.exitCode, 1);
   for (const res of report.results) {
     assert.equal(res.verdict, 'error');
     assert.match(res.reason, /save: server sent a JSON-RPC message over 1 MiB \(server.max_message_bytes/);
     assert.equal(res.fixture, 'removed');
   }
-  assert.equal(fixturesLeft().length, before);
+  assert.deepEqual(fixturesLeft(tmp), []);
 });
 
 test('the default limit takes a 12 MB message (the SDK stops at 10 MB) and stops a flood with no newline', async (t) => {
