@@ -6,7 +6,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { memeval, tempDir, writeJson } from './helpers.ts';
 
-const ENV = { NO_COLOR: '1', MEMEVAL_CACHE_DIR: process.env.MEMEVAL_CACHE_DIR ?? '/work/.memeval-cache' };
+// memeval's cache as the rest of the suite has it (MEMEVAL_CACHE_DIR when set, else the default)
+const ENV = { NO_COLOR: '1' };
 
 const SCENARIO = {
   schema_version: 1,

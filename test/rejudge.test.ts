@@ -13,7 +13,8 @@ import { fixtureProcesses, memeval, ONLY_NEGATIVE_CHECKS, scenario, tempDir, wri
 import { FAULTY, faultyTarget, scenarioDir } from './faulty.ts';
 import { whyNotRejudgeable } from '../src/judge/rejudge/rejudge.ts';
 
-const ENV = { NO_COLOR: '1', MEMEVAL_CACHE_DIR: process.env.MEMEVAL_CACHE_DIR ?? '/work/.memeval-cache' };
+// memeval's cache as the rest of the suite has it (MEMEVAL_CACHE_DIR when set, else the default)
+const ENV = { NO_COLOR: '1' };
 type T = { after: (fn: () => void) => void };
 
 const onlyRun = (out: string) => join(out, readdirSync(out).find((d) => !d.startsWith('rejudge-'))!);
