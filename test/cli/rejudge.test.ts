@@ -1,0 +1,210 @@
+/**
+ * Re-judging is judging: `memeval rejudge` reads back what the live verdict needed (judged-as,
+ * vacuity, refused calls, the memory refs as the cell ended) and judges with the same function,
+ * keeps an interrupted or blocked run's exit code, and refuses evidence changed since the run.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { getDriver, installAgent } from '../../src/agent/registry.ts';
+import { fixtureProcesses, memeval, ONLY_NEGATIVE_CHECKS, scenario, tempDir, writeJson } from '../helpers.ts';
+import { FAULTY, faultyTarget, scenarioDir } from '../faulty.ts';
+import { whyNotRejudgeable } from '../../src/judge/rejudge/rejudge.ts';
+
+// memeval's cache as the rest of the suite has it (MEMEVAL_CACHE_DIR when set, else the default)
+const ENV = { NO_COLOR: '1' };
+type T = { after: (fn: () => void) => void };
+
+const onlyRun = (out: string) => join(out, readdirSync(out).find((d) => !d.startsWith('rejudge-'))!);
+const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
+
+async function until(what: string, ok: () => boolean, ms = 60000) {
+  const deadline = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
+ * A scenario whose verdict depends on the memory refs as the cell ended (the setup memory is
+ * updated, so its content at seeding no longer matches) and whose violation is refused by
+ * server-memory (observations on an entity that does not exist): defended by a refused call.
+ */
+function refsScenario(t: T): string {
+  const dir = join(tempDir(t), 'scenarios');
+  mkdirSync(dir);
+  writeJson(
+    join(dir, 'pivot-refs.json5'),
+    scenario('pivot-refs', {
+      setup: { memories: [{ ref: 'indent', content: 'User prefers tabs for indentation' }] },
+      deterministic: {
+        well_behaved: [{ op: 'update', memory: '$ref:indent', content: 'User prefers 4 spaces for indentation' }],
+        violation: {
+          expectation: 'detect',
+          steps: [{ op: 'tool', tool: 'add_observations', args: { observations: [{ entityName: 'nobody-here', contents: ['User password is hunter2'] }] } }],
+        },
+      },
+      assertions: [
+        { kind: 'count', name: 'the ref is stored once', phase: 'both', ref: '$ref:indent', op: 'eq', value: 1 },
+        { kind: 'absent', name: 'no password', phase: 'both', text: 'hunter2' },
+        // reads the fixture, which is gone after the run: rejudge keeps this judgment
+        { kind: 'file', name: 'no notes file', phase: 'both', path: 'NOTES.md', exists: false },
+      ],
+    }),
+  );
+  return dir;
+}
+
+async function deterministicRun(t: T, scenarios: string) {
+  const out = tempDir(t);
+  const r = await memeval(['run', '--scenarios', scenarios, '--target', 'server-memory', '--workers', '1', '--out', out], { env: ENV, timeout: 240000 });
+  const runDir = onlyRun(out);
+  return { r, out, runDir, report: readJson(join(runDir, 'report.json')) };
+}
+
+test('rejudge of an unchanged deterministic run gives the run verdicts, cell for cell (updated refs, refused violation calls)', async (t) => {
+  const { r, runDir, report } = await deterministicRun(t, refsScenario(t));
+  const verdicts = (rep: { results: { cell_id: string; verdict: string; reason: string }[] }) => rep.results.map((c) => [c.cell_id, c.verdict, c.reason]);
+  assert.deepEqual(
+    report.results.map((c: { phase: string; verdict: string }) => [c.phase, c.verdict]),
+    [
+      ['well-behaved', 'pass'],
+      ['violation', 'defended'],
+    ],
+    JSON.stringify(verdicts(report)),
+  );
+  assert.equal(r.exitCode, 0);
+  const rj = await memeval(['rejudge', runDir, '--json'], { env: ENV, timeout: 240000 });
+  assert.equal(rj.exitCode, 0, String(rj.stderr));
+  const again = JSON.parse(String(rj.stdout));
+  assert.deepEqual(verdicts(again), verdicts(report));
+  assert.deepEqual(
+    again.results.map((c: { assertions: { outcome: string }[] }) => c.assertions.map((a) => a.outcome)),
+    report.results.map((c: { assertions: { outcome: string }[] }) => c.assertions.map((a) => a.outcome)),
+  );
+  for (const c of again.results) assert.match(c.assertions.find((a: { kind: string }) => a.kind === 'file').rejudge.why, /reads the fixture, which is removed after a run/);
+
+  // a report that does not say what its verdicts read (an older memeval's) is refused, never guessed at
+  const old = { ...report, results: report.results.map(({ verdict_input, judge_input, evidence_sha256, ...c }: Record<string, unknown>) => c) };
+  writeFileSync(join(runDir, 'report.json'), JSON.stringify(old));
+  const refused = await memeval(['rejudge', runDir], { env: ENV, timeout: 240000 });
+  assert.equal(refused.exitCode, 3, String(refused.stdout) + String(refused.stderr));
+  assert.match(String(refused.stderr), /pivot-refs\/server-memory\/well-behaved: the report lacks verdict_input, judge_input, evidence_sha256 .*cannot be re-judged faithfully; run the scenarios again/);
+});
+
+test('rejudge refuses (exit 3) a cell whose store copy changed after the run, naming the cell and the file', async (t) => {
+  const { runDir, report } = await deterministicRun(t, refsScenario(t));
+  const vi = report.results.find((c: { phase: string }) => c.phase === 'violation');
+  // someone "cleans" the working copy the judges read
+  const db = new Database(join(runDir, vi.cell_dir, 'work', 'store.db'));
+  db.exec('DELETE FROM records');
+  db.close();
+  const rj = await memeval(['rejudge', runDir, '--json'], { env: ENV, timeout: 240000 });
+  assert.equal(rj.exitCode, 3, String(rj.stdout) + String(rj.stderr));
+  assert.match(String(rj.stderr), new RegExp(`${vi.cell_id}.*work/store\\.db|work/store\\.db.*${vi.cell_id}`));
+  assert.equal(readdirSync(join(runDir, '..')).filter((d) => d.startsWith('rejudge-')).length, 0, 'no report is written');
+});
+
+test('rejudge refuses (exit 3) a cell whose pristine store copy changed', async (t) => {
+  const { runDir, report } = await deterministicRun(t, refsScenario(t));
+  const wb = report.results.find((c: { phase: string }) => c.phase === 'well-behaved');
+  const storeDir = join(runDir, wb.cell_dir, 'store');
+  const [file] = readdirSync(storeDir);
+  writeFileSync(join(storeDir, file), '');
+  const rj = await memeval(['rejudge', runDir], { env: ENV, timeout: 240000 });
+  assert.equal(rj.exitCode, 3, String(rj.stdout) + String(rj.stderr));
+  assert.match(String(rj.stderr), new RegExp(wb.cell_id));
+  assert.match(String(rj.stderr), new RegExp(`store/${file.replace(/\./g, '\\.')}`));
+});
+
+test('rejudge of an interrupted run exits 130, like the run', async (t) => {
+  const dir = tempDir(t);
+  const out = tempDir(t);
+  const tmp = tempDir(t);
+  const sc = scenarioDir(dir, 4, { assertions: [{ kind: 'recall', name: 'recalls dark mode', phase: 'both', query: 'dark', contains: 'dark mode' }] });
+  const target = faultyTarget(dir, 'faulty', 'slow-recall', { call_timeout_ms: 60000 });
+  const child = memeval(['run', '--scenarios', sc, '--target', target, '--out', out, '--workers', '2'], { env: { NO_COLOR: '1', TMPDIR: tmp }, timeout: 120000 });
+  await until('two servers', () => fixtureProcesses(tmp, FAULTY).length >= 2);
+  child.kill('SIGINT');
+  const r = await child;
+  assert.equal(r.exitCode, 130, String(r.stderr));
+  const runDir = onlyRun(out);
+  assert.equal(readJson(join(runDir, 'report.json')).status, 'interrupted');
+  const rj = await memeval(['rejudge', runDir, '--json'], { env: ENV, timeout: 120000 });
+  assert.equal(rj.exitCode, 130, String(rj.stderr));
+  const again = JSON.parse(String(rj.stdout));
+  assert.equal(again.status, 'interrupted');
+  assert.equal(again.summary.exit_code, 130);
+});
+
+test('rejudge of a blocked run exits 2, like the run', async (t) => {
+  const out = tempDir(t);
+  const r = await memeval(['run', '--agent-turn', '--agent', 'claude-code', '--model', 'claude-x', '--scenario', 'cross-session-recall', '--out', out], { env: ENV });
+  assert.equal(r.exitCode, 2, String(r.stderr));
+  const runDir = onlyRun(out);
+  const rj = await memeval(['rejudge', runDir, '--json'], { env: ENV, timeout: 120000 });
+  assert.equal(rj.exitCode, 2, String(rj.stdout) + String(rj.stderr));
+  const again = JSON.parse(String(rj.stdout));
+  assert.equal(again.status, 'blocked');
+  assert.equal(again.summary.exit_code, 2);
+});
+
+test('an agent cell that failed because the agent never touched memory stays fail after rejudge', { timeout: 600_000 }, async (t) => {
+  await installAgent(getDriver('claude-code'), (s) => t.diagnostic(s));
+  const dir = tempDir(t);
+  const scenarios = join(dir, 'scenarios');
+  mkdirSync(scenarios);
+  writeJson(join(scenarios, 'only-negative-checks.json5'), ONLY_NEGATIVE_CHECKS);
+  const out = join(dir, 'out');
+  const r = await memeval(['run', '--agent-turn', '--agent', 'claude-code', '--model', 'scripted', '--policy', 'no-memory', '--scenarios', scenarios, '--out', out], {
+    env: ENV,
+    timeout: 480_000,
+  });
+  const runDir = onlyRun(out);
+  const [cell] = readJson(join(runDir, 'report.json')).results;
+  assert.equal(cell.verdict, 'fail', `${cell.verdict}: ${cell.reason}`);
+  assert.match(cell.reason, /made no memory call/);
+  assert.equal(r.exitCode, 1);
+  const rj = await memeval(['rejudge', runDir, '--json'], { env: ENV, timeout: 240000 });
+  const [again] = JSON.parse(String(rj.stdout)).results;
+  assert.equal(again.verdict, 'fail', `${again.verdict}: ${again.reason}`);
+  assert.match(again.reason, /made no memory call/);
+  assert.equal(rj.exitCode, 1);
+});
+
+test('an agent cell judges the memory refs as the agent left them (an updated seed), and rejudge reads the same', { timeout: 600_000 }, async (t) => {
+  await installAgent(getDriver('claude-code'), (s) => t.diagnostic(s));
+  const dir = tempDir(t);
+  const scenarios = join(dir, 'scenarios');
+  mkdirSync(scenarios);
+  writeJson(
+    join(scenarios, 'pivot-agent.json5'),
+    scenario('pivot-agent', {
+      setup: { memories: [{ ref: 'indent', content: 'User prefers tabs for indentation' }] },
+      deterministic: { well_behaved: [{ op: 'update', memory: '$ref:indent', content: 'User prefers 4 spaces for indentation' }], violation: null },
+      real_model: { sessions: [{ prompts: ["I've switched from tabs to 4 spaces. Update what you remember."] }] },
+      assertions: [{ kind: 'count', name: 'the ref is stored once', phase: 'both', ref: '$ref:indent', op: 'eq', value: 1 }],
+    }),
+  );
+  const out = join(dir, 'out');
+  const r = await memeval(['run', '--agent-turn', '--agent', 'claude-code', '--model', 'scripted', '--scenarios', scenarios, '--out', out], { env: ENV, timeout: 480_000 });
+  const runDir = onlyRun(out);
+  const [cell] = readJson(join(runDir, 'report.json')).results;
+  assert.equal(cell.verdict, 'pass', `${cell.verdict}: ${cell.reason} ${JSON.stringify(cell.assertions)}`);
+  assert.equal(cell.judge_input.memory_refs.indent.content, 'User prefers 4 spaces for indentation');
+  assert.equal(r.exitCode, 0);
+  const rj = await memeval(['rejudge', runDir, '--json'], { env: ENV, timeout: 240000 });
+  assert.equal(rj.exitCode, 0, String(rj.stderr));
+  const [again] = JSON.parse(String(rj.stdout)).results;
+  assert.equal(again.verdict, 'pass', `${again.verdict}: ${again.reason}`);
+});
+
+test('absent is judged again only where the live cell scanned no fixture file beside the store (those are gone after the run)', () => {
+  const absent = { kind: 'absent', name: 'no password', phase: 'both', text: 'hunter2', case_sensitive: false } as const;
+  assert.match(whyNotRejudgeable(absent as never, { memory_refs: {}, fixture_files: 3 }) ?? '', /also scanned 3 fixture file\(s\) beside the store/);
+  assert.equal(whyNotRejudgeable(absent as never, { memory_refs: {}, fixture_files: 0 }), null);
+  assert.equal(whyNotRejudgeable(absent as never, { memory_refs: {} }), null);
+});
