@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { memeval, tempDir, writeJson, ROOT } from '../helpers.ts';
-import { metrics } from '../../src/judge/calibrate/metrics.ts';
 
 const FACT = 'transient run state or a credential';
 const c = (id: string, expected: 'pass' | 'fail', item: string) => ({ id, check: 'no-such-fact', fact: FACT, items: [item], expected, group: expected === 'fail' ? 'bad' : 'good' });
@@ -105,19 +104,4 @@ test('a judge off this machine needs --i-understand-model-cost: blocked, exit 2,
   const none = await memeval(['judge', 'calibrate', file, '--out', join(dir, 'out2')], { env: { NO_COLOR: '1' } });
   assert.equal(none.exitCode, 3);
   assert.match(String(none.stderr), /needs a judge model/);
-});
-
-test('metrics: kappa of a perfect and of a chance-level judge', () => {
-  const perfect = metrics([
-    { expected: 'pass', judged: 'pass' },
-    { expected: 'fail', judged: 'fail' },
-  ]);
-  assert.equal(perfect.kappa, 1);
-  const chance = metrics([
-    { expected: 'pass', judged: 'pass' },
-    { expected: 'pass', judged: 'fail' },
-    { expected: 'fail', judged: 'pass' },
-    { expected: 'fail', judged: 'fail' },
-  ]);
-  assert.equal(chance.kappa, 0);
 });

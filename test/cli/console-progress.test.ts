@@ -1,10 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Chalk } from 'chalk';
 import { execa } from 'execa';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { formatRecap, Progress, type ProgressCell } from '../../src/report/progress.js';
 import { faultyTargetWithout, scenarioDir } from '../faulty.js';
 import { ENTRY, freshRun, memeval, mixedScenarios, ROOT, tempDir } from '../helpers.js';
 
@@ -46,16 +44,6 @@ test('on a terminal: a live [n/N] passed, failed, ETA line; NO_COLOR and FORCE_C
   assert.match(String(colored.stdout), /\x1b\[32m/, 'FORCE_COLOR: colour even off a terminal');
 });
 
-test('the recap names a claimed defence that was only detected', () => {
-  const cell: ProgressCell = {
-    scenario: 'secret-api-keys-not-stored', target: 'memorix', phase: 'violation', verdict: 'detected', reason: 'caught by: no key', fails_run: true, duration_ms: 5,
-    claimed: true, defence: 'secret-redaction', assertions: [{ name: 'no key', outcome: 'fail', actual: 'found in memories.content (1 row)', expected: 'nowhere' }],
-  };
-  const text = formatRecap({ status: 'completed', summary: { cells: 1, passed: 0, failed: 1, by_verdict: { detected: 1 }, exit_code: 1 }, results: [cell] }, '/r/report.json', 65_000, new Chalk({ level: 0 }));
-  assert.match(text, /✗ secret-api-keys-not-stored \[memorix\] violation: detected — claims secret-redaction, only detected \(no key: actual found in memories\.content \(1 row\), expected nowhere\)/);
-  assert.match(text, /wall time 1m05s/);
-});
-
 test('--scenario globs and --tag select scenarios; list --json shows titles, tags and layers', { timeout: 60_000 }, async () => {
   const l = await memeval(['list', '--json', '--scenario', 'secret-*', '--tag', 'secrets,duplicates']);
   assert.equal(l.exitCode, 0, l.stderr);
@@ -95,14 +83,4 @@ test('a run whose every cell is unsupported is not "N passed": unsupported is co
   const [runId] = readdirSync(out);
   const { summary } = JSON.parse(readFileSync(join(out, runId, 'report.json'), 'utf8'));
   assert.deepEqual({ ...summary, by_verdict: undefined }, { cells: 4, passed: 0, failed: 0, unsupported: 4, skipped: 0, checked: 0, exit_code: 1, by_verdict: undefined });
-});
-
-test('the live line counts unsupported cells apart from passed ones', () => {
-  let text = '';
-  const p = new Progress({ total: 3, tty: true, color: 0, write: (s) => (text = s), now: () => 0 });
-  const cell = (verdict: ProgressCell['verdict'], fails_run = false): ProgressCell => ({ scenario: 's', target: 't', phase: 'well-behaved', verdict, reason: 'r', fails_run, duration_ms: 1, assertions: [] });
-  p.cell(cell('pass'));
-  p.cell(cell('unsupported'));
-  p.cell(cell('unsupported'));
-  assert.match(text, /\[3\/3\] 1 passed, 0 failed, 2 unsupported, ETA/);
 });

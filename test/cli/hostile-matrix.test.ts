@@ -1,9 +1,8 @@
 /**
  * The hostile-target matrix: every built-in scenario against every hostile target (eval/hostile/)
- * through `memeval selftest`, in the deterministic layer and, for the targets and scenarios
- * where an agent meets the hostility differently, in the agent layer (claude-code with the
- * scripted model). No cell may get a verdict that is false for its target (HOSTILE_RULES in
- * src/app/selftest.ts). The judge-shaped hostility (a dead endpoint, one that answers garbage)
+ * through `memeval selftest`, in the deterministic layer (the agent layer is in
+ * test/agents/hostile-matrix.test.ts). No cell may get a verdict that is false for its target
+ * (HOSTILE_RULES in src/app/selftest.ts, checked in test/unit/app/hostile-rules.test.ts). The judge-shaped hostility (a dead endpoint, one that answers garbage)
  * is run against llm, jury and cascade scenarios written here. A new assertion kind, gate or
  * reporter belongs in this matrix before it is done.
  */
@@ -13,55 +12,18 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { memeval, ROOT, scenario, tempDir, writeJson } from '../helpers.js';
+import { memeval, scenario, tempDir, writeJson } from '../helpers.js';
+import { falsePassLine, parseSelftest } from '../selftest-report.js';
 
 const ENV = { NO_COLOR: '1', FORCE_COLOR: '0', MEMEVAL_CACHE_DIR: process.env.MEMEVAL_CACHE_DIR ?? '' };
 const POSITIVE = new Set(['pass', 'defended', 'detected']);
 
-interface FalsePass {
-  scenario: string;
-  target: string;
-  layer: string;
-  phase: string;
-  verdict: string;
-  why: string;
-  cell_reason: string;
-}
-
-const line = (f: FalsePass) => `${f.scenario} × ${f.target} (${f.layer} ${f.phase}): ${f.verdict}, but ${f.why} [cell: ${f.cell_reason}]`;
-
-function parseReport(stdout: string, stderr: string) {
-  try {
-    return JSON.parse(stdout) as { cells: number; by_verdict: Record<string, number>; false_passes: FalsePass[]; toothless: string[]; duration_ms: number };
-  } catch {
-    throw new Error(`selftest printed no JSON report:\n${stdout}\n${stderr}`);
-  }
-}
-
 test('deterministic layer: no built-in scenario passes falsely against any hostile target', { timeout: 20 * 60_000 }, async (t) => {
   const r = await memeval(['selftest', '--json', '--workers', '4'], { env: ENV, timeout: 20 * 60_000 });
-  const rep = parseReport(String(r.stdout), String(r.stderr));
+  const rep = parseSelftest(String(r.stdout), String(r.stderr));
   t.diagnostic(`${rep.cells} cell(s) in ${Math.round(rep.duration_ms / 1000)} s: ${JSON.stringify(rep.by_verdict)}`);
   assert.ok(rep.cells > 100, `the matrix ran only ${rep.cells} cell(s)`);
-  assert.deepEqual(rep.false_passes.map(line), []);
-  assert.equal(r.exitCode, 0, String(r.stderr));
-});
-
-test('agent layer (claude-code, scripted model): no false pass where an agent meets the hostility', { timeout: 20 * 60_000 }, async (t) => {
-  // an agent discovers tools and reads recalls itself: the targets whose hostility it meets
-  // differently, on one scenario that writes and recalls and one whose violation writes secrets
-  const r = await memeval(
-    [
-      'selftest', '--json', '--workers', '3', '--layer', 'agent', '--agent', 'claude-code', '--install',
-      '--target', 'hostile-no-list,hostile-refuse,hostile-blackhole,hostile-recall-error',
-      '--scenario', 'cross-session-recall,secret-api-keys-not-stored',
-    ],
-    { env: ENV, timeout: 20 * 60_000 },
-  );
-  const rep = parseReport(String(r.stdout), String(r.stderr));
-  t.diagnostic(`${rep.cells} agent cell(s) in ${Math.round(rep.duration_ms / 1000)} s: ${JSON.stringify(rep.by_verdict)}`);
-  assert.ok(rep.cells >= 10, `the agent matrix ran only ${rep.cells} cell(s)`);
-  assert.deepEqual(rep.false_passes.map(line), []);
+  assert.deepEqual(rep.false_passes.map(falsePassLine), []);
   assert.equal(r.exitCode, 0, String(r.stderr));
 });
 
@@ -178,7 +140,7 @@ test('selftest names a scenario a hostile target passes, with the reason, and ex
 
   const teeth = await memeval(['selftest', '--scenarios', dir, '--scenario', 'with-teeth', '--target', 'hostile-blackhole', '--json'], { env: ENV, timeout: 5 * 60_000 });
   assert.equal(teeth.exitCode, 0, `${teeth.stdout}\n${teeth.stderr}`);
-  assert.deepEqual(parseReport(String(teeth.stdout), String(teeth.stderr)).toothless, []);
+  assert.deepEqual(parseSelftest(String(teeth.stdout), String(teeth.stderr)).toothless, []);
 });
 
 test('selftest: bad input exits 3 before anything runs; --help shows examples', async () => {
@@ -194,29 +156,4 @@ test('selftest: bad input exits 3 before anything runs; --help shows examples', 
   const help = await memeval(['selftest', '--help'], { env: ENV });
   assert.equal(help.exitCode, 0);
   assert.match(String(help.stdout), /Examples:[\s\S]*memeval selftest --scenarios/);
-});
-
-test('the rules: every hostile declaration has rules and every rule a declaration; conditions read the scenario', async () => {
-  const { HOSTILE_RULES, hostileTargetNames, falseVerdictRule, mayBeFalse } = await import('../../src/app/selftest.js');
-  const { loadScenario } = await import('../../src/scenario/loader.js');
-  assert.deepEqual(HOSTILE_RULES.map((h) => h.target).sort(), hostileTargetNames().sort());
-  const load = (f: string) => loadScenario(join(ROOT, 'scenarios', f)).scenario;
-  const residue = load('forgotten-secret-leaves-no-residue.json5');
-  const keys = load('secret-api-keys-not-stored.json5');
-  const recall = load('cross-session-recall.json5');
-  // the sidecar keeps the seeded token: its well-behaved pass is false; the key scenario's well-behaved phase writes no key
-  assert.match(falseVerdictRule(residue, 'hostile-sidecar', 'deterministic', 'well-behaved', 'pass')?.why ?? '', /sidecar/);
-  assert.equal(falseVerdictRule(keys, 'hostile-sidecar', 'deterministic', 'well-behaved', 'pass'), undefined);
-  // a violation that only restarts writes nothing: an empty store catching it is a real catch
-  assert.equal(falseVerdictRule(recall, 'hostile-blackhole', 'deterministic', 'violation', 'detected'), undefined);
-  // a dropped violating write is neutralised: blackhole and refuse are caught by their well-behaved cell
-  assert.equal(falseVerdictRule(keys, 'hostile-blackhole', 'deterministic', 'violation', 'defended'), undefined);
-  assert.ok(falseVerdictRule(keys, 'hostile-blackhole', 'deterministic', 'well-behaved', 'pass'));
-  // failing verdicts are never false passes; no-list matters to agents only
-  assert.equal(falseVerdictRule(keys, 'hostile-refuse', 'deterministic', 'well-behaved', 'fail'), undefined);
-  assert.equal(mayBeFalse(keys, 'hostile-no-list', 'deterministic', 'well-behaved'), false);
-  assert.equal(mayBeFalse(keys, 'hostile-no-list', 'agent', 'well-behaved'), true);
-  // recall-reading assertions, also the probe of a recall assertion in a real-model cell
-  assert.ok(falseVerdictRule(recall, 'hostile-misformat', 'agent', 'violation', 'detected'));
-  assert.equal(falseVerdictRule(keys, 'hostile-misformat', 'deterministic', 'violation', 'detected'), undefined);
 });

@@ -8,10 +8,8 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { getDriver, installAgent } from '../../src/agent/registry.ts';
-import { fixtureProcesses, memeval, ONLY_NEGATIVE_CHECKS, scenario, tempDir, writeJson } from '../helpers.ts';
+import { fixtureProcesses, memeval, scenario, tempDir, writeJson } from '../helpers.ts';
 import { FAULTY, faultyTarget, scenarioDir } from '../faulty.ts';
-import { whyNotRejudgeable } from '../../src/judge/rejudge/rejudge.ts';
 
 // memeval's cache as the rest of the suite has it (MEMEVAL_CACHE_DIR when set, else the default)
 const ENV = { NO_COLOR: '1' };
@@ -150,61 +148,4 @@ test('rejudge of a blocked run exits 2, like the run', async (t) => {
   const again = JSON.parse(String(rj.stdout));
   assert.equal(again.status, 'blocked');
   assert.equal(again.summary.exit_code, 2);
-});
-
-test('an agent cell that failed because the agent never touched memory stays fail after rejudge', { timeout: 600_000 }, async (t) => {
-  await installAgent(getDriver('claude-code'), (s) => t.diagnostic(s));
-  const dir = tempDir(t);
-  const scenarios = join(dir, 'scenarios');
-  mkdirSync(scenarios);
-  writeJson(join(scenarios, 'only-negative-checks.json5'), ONLY_NEGATIVE_CHECKS);
-  const out = join(dir, 'out');
-  const r = await memeval(['run', '--agent-turn', '--agent', 'claude-code', '--model', 'scripted', '--policy', 'no-memory', '--scenarios', scenarios, '--out', out], {
-    env: ENV,
-    timeout: 480_000,
-  });
-  const runDir = onlyRun(out);
-  const [cell] = readJson(join(runDir, 'report.json')).results;
-  assert.equal(cell.verdict, 'fail', `${cell.verdict}: ${cell.reason}`);
-  assert.match(cell.reason, /made no memory call/);
-  assert.equal(r.exitCode, 1);
-  const rj = await memeval(['rejudge', runDir, '--json'], { env: ENV, timeout: 240000 });
-  const [again] = JSON.parse(String(rj.stdout)).results;
-  assert.equal(again.verdict, 'fail', `${again.verdict}: ${again.reason}`);
-  assert.match(again.reason, /made no memory call/);
-  assert.equal(rj.exitCode, 1);
-});
-
-test('an agent cell judges the memory refs as the agent left them (an updated seed), and rejudge reads the same', { timeout: 600_000 }, async (t) => {
-  await installAgent(getDriver('claude-code'), (s) => t.diagnostic(s));
-  const dir = tempDir(t);
-  const scenarios = join(dir, 'scenarios');
-  mkdirSync(scenarios);
-  writeJson(
-    join(scenarios, 'pivot-agent.json5'),
-    scenario('pivot-agent', {
-      setup: { memories: [{ ref: 'indent', content: 'User prefers tabs for indentation' }] },
-      deterministic: { well_behaved: [{ op: 'update', memory: '$ref:indent', content: 'User prefers 4 spaces for indentation' }], violation: null },
-      real_model: { sessions: [{ prompts: ["I've switched from tabs to 4 spaces. Update what you remember."] }] },
-      assertions: [{ kind: 'count', name: 'the ref is stored once', phase: 'both', ref: '$ref:indent', op: 'eq', value: 1 }],
-    }),
-  );
-  const out = join(dir, 'out');
-  const r = await memeval(['run', '--agent-turn', '--agent', 'claude-code', '--model', 'scripted', '--scenarios', scenarios, '--out', out], { env: ENV, timeout: 480_000 });
-  const runDir = onlyRun(out);
-  const [cell] = readJson(join(runDir, 'report.json')).results;
-  assert.equal(cell.verdict, 'pass', `${cell.verdict}: ${cell.reason} ${JSON.stringify(cell.assertions)}`);
-  assert.equal(cell.judge_input.memory_refs.indent.content, 'User prefers 4 spaces for indentation');
-  assert.equal(r.exitCode, 0);
-  const rj = await memeval(['rejudge', runDir, '--json'], { env: ENV, timeout: 240000 });
-  assert.equal(rj.exitCode, 0, String(rj.stderr));
-  const [again] = JSON.parse(String(rj.stdout)).results;
-  assert.equal(again.verdict, 'pass', `${again.verdict}: ${again.reason}`);
-});
-
-test('absent is judged again only where the live cell scanned no fixture file beside the store (those are gone after the run)', () => {
-  const absent = { kind: 'absent', name: 'no password', phase: 'both', text: 'hunter2', case_sensitive: false } as const;
-  assert.match(whyNotRejudgeable(absent as never, { memory_refs: {}, fixture_files: 3 }) ?? '', /also scanned 3 fixture file\(s\) beside the store/);
-  assert.equal(whyNotRejudgeable(absent as never, { memory_refs: {}, fixture_files: 0 }), null);
-  assert.equal(whyNotRejudgeable(absent as never, { memory_refs: {} }), null);
 });

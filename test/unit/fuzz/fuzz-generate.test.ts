@@ -1,9 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { memeval, ROOT, scenario, tempDir, writeJson } from '../../helpers.ts';
-import { localDecl, writeDecl } from '../../fuzz-helpers.ts';
+import { ROOT, scenario, tempDir, writeJson } from '../../helpers.ts';
 import { loadScenarios, scenarioFiles } from '../../../src/scenario/loader.ts';
 import { loadTarget } from '../../../src/targets/loader.ts';
 import { buildVocabulary } from '../../../src/fuzz/vocabulary.ts';
@@ -83,31 +81,6 @@ test('--seed reproduces a run; the fingerprint names ingredients, not literal te
   for (let i = 0; i < 100 && b.fingerprint !== a.fingerprint; i++) b = g.next();
   assert.equal(b.fingerprint, a.fingerprint);
   assert.notDeepEqual(b.steps, a.steps, 'the literal case differs (its tokens)');
-});
-
-test('memeval fuzz: --seed with --no-history runs the same cases; progress is shown; bad input is exit 3', async (t) => {
-  const dir = tempDir(t);
-  const decl = writeDecl(dir, localDecl('calm', 'dedupe'));
-  const args = (flags: string) => ['fuzz', '--target', decl, '--budget', '4', '--seed', 'rep', '--no-history', '--flags', flags, '--out', join(dir, 'out'), '--recipe', 'exact-duplicate,secret-split'];
-  const one = await memeval(args(join(dir, 'a.db')), { timeout: 120000 });
-  const two = await memeval(args(join(dir, 'b.db')), { timeout: 120000 });
-  assert.equal(one.exitCode, 0, String(one.stderr));
-  const fps = (s: string) => [...s.matchAll(/^\[\d+\/4\] calm (\S+) ([0-9a-f]{16})/gm)].map((m) => `${m[1]} ${m[2]}`);
-  assert.equal(fps(String(one.stderr)).length, 4, String(one.stderr));
-  assert.deepEqual(fps(String(one.stderr)), fps(String(two.stderr)));
-  assert.match(String(one.stdout), /calm: 4 case\(s\) \(4 novel\)/);
-  // with history, the next run in the same flag store starts on fingerprints not yet tried
-  const three = await memeval(['fuzz', '--target', decl, '--budget', '4', '--seed', 'rep', '--flags', join(dir, 'a.db'), '--out', join(dir, 'out'), '--recipe', 'exact-duplicate,secret-split'], { timeout: 120000 });
-  const seenBefore = new Set(fps(String(one.stderr)));
-  assert.ok(fps(String(three.stderr)).every((x) => !seenBefore.has(x)), String(three.stderr));
-
-  mkdirSync(join(dir, 'x'));
-  for (const bad of [['--recipe', 'exact-duplicat'], ['--budget', '0'], ['--time', 'soon'], ['--assume-claim', 'recal']]) {
-    const r = await memeval(['fuzz', '--target', decl, '--flags', join(dir, 'c.db'), ...bad]);
-    assert.equal(r.exitCode, 3, `${bad.join(' ')}: ${r.stderr}`);
-  }
-  const r = await memeval(['fuzz', '--target', decl, '--flags', join(dir, 'c.db'), '--recipe', 'exact-duplicat']);
-  assert.match(String(r.stderr), /did you mean "exact-duplicate"/);
 });
 
 test('a token a case recalls opens the content that stores it (results that shorten long values still show it)', () => {

@@ -1,12 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { loadTarget } from '../../../src/targets/loader.js';
 import { targetSchema } from '../../../src/targets/schema.js';
 import { scenarioSchema, type Scenario } from '../../../src/scenario/schema.js';
 import { checkWiring } from '../../../src/scenario/wiring.js';
 import { needsProvider, providerConfig, providerUnsupported, usesProvider } from '../../../src/model/provider/cell.js';
-import { memeval, scenario, tempDir, writeJson } from '../../helpers.js';
+import { scenario } from '../../helpers.js';
 
 const withProvider = (over: Record<string, unknown> = {}): Scenario =>
   scenarioSchema.parse({
@@ -57,14 +56,4 @@ test('load-time checks: an unknown $ref in similarity or rules, a bad capture re
   assert.equal(badRule.success, false);
   const t = targetSchema.parse({ ...loadTarget('cipher').decl, store: { format: 'sqlite' } });
   assert.equal(t.store.path, undefined);
-});
-
-test('memeval validate accepts the provider scenarios and targets; a bad $ref is exit 3 naming the field', async (t) => {
-  const ok = await memeval(['validate', 'scenarios', 'eval/targets/cipher.json5', 'eval/targets/memorix-provider.json5']);
-  assert.equal(ok.exitCode, 0, ok.stdout + ok.stderr);
-  const dir = tempDir(t);
-  const file = writeJson(join(dir, 'bad-ref.json'), { ...scenario('bad-ref'), setup: { similarity: [{ a: '$ref:ghost', b: 'x', cosine: 0.9 }] } });
-  const r = await memeval(['validate', file]);
-  assert.equal(r.exitCode, 3, r.stdout + r.stderr);
-  assert.match(r.stdout + r.stderr, /setup\.similarity\[0\]\.a/);
 });

@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadScenario } from '../../../src/scenario/loader.ts';
 import { InputError } from '../../../src/util/errors.ts';
-import { memeval, ROOT, scenario, tempDir, writeJson } from '../../helpers.ts';
+import { ROOT, scenario, tempDir, writeJson } from '../../helpers.ts';
 import { loadCorpus } from '../../../src/scenario/corpus.ts';
 
 function corpus(dir: string, files: Record<string, string>): void {
@@ -36,7 +36,7 @@ test('memories_from seeds Markdown memories with YAML front matter, after the in
   assert.deepEqual(loadScenario(join(dir, 'g.json5')).scenario.setup.memories.map((m) => m.ref), ['two']);
 });
 
-test('bad corpus files are exit 3 naming the file (and the line of a YAML error) before anything runs', async (t) => {
+test('bad corpus files are load errors naming the file (and the line of a YAML error)', (t) => {
   const dir = tempDir(t);
   corpus(join(dir, 'mem'), {
     'noref.md': '---\ncategory: x\n---\nText\n',
@@ -55,8 +55,6 @@ test('bad corpus files are exit 3 naming the file (and the line of a YAML error)
   assert.match(text, /dup2\.md: ref "same" is also used by .*dup1\.md/);
   writeJson(join(dir, 's.json5'), scenario('s', { setup: { memories_from: 'nowhere/*.md' } }));
   assert.throws(() => loadScenario(join(dir, 's.json5')), (e: unknown) => e instanceof InputError && /matches no \.md file/.test(e.message));
-  const r = await memeval(['validate', join(dir, 's.json5')]);
-  assert.equal(r.exitCode, 3);
 });
 
 test('rank and count refs must name a seeded memory or a remember step (exit 3)', (t) => {
@@ -86,9 +84,7 @@ test('the shipped corpus: >= 120 memories over >= 8 domains, with duplicates, co
   for (const word of ['pool', 'spring', 'node']) assert.ok(memories.filter((m) => m.content.toLowerCase().includes(word)).length >= 3, word);
 });
 
-test('the six built-in recall scenarios validate, each with a rank assertion, a warn-level llm check and a violation phase', async () => {
-  const r = await memeval(['validate', ...['relevant', 'cross-domain', 'ambiguous-terms', 'gibberish', 'superseded', 'after-restart'].map((s) => join(ROOT, 'scenarios', 'recall', `recall-${s}.json5`))]);
-  assert.equal(r.exitCode, 0, String(r.stdout) + String(r.stderr));
+test('the six built-in recall scenarios load, each with a rank assertion, a warn-level llm check and a violation phase', () => {
   for (const s of ['relevant', 'cross-domain', 'ambiguous-terms', 'gibberish', 'superseded', 'after-restart']) {
     const sc = loadScenario(join(ROOT, 'scenarios', 'recall', `recall-${s}.json5`)).scenario;
     assert.ok(sc.setup.memories.length >= 120);

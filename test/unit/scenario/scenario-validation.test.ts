@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { loadScenario, loadScenarios } from '../../../src/scenario/loader.js';
 import { InputError } from '../../../src/util/errors.js';
-import { memeval, scenario, tempDir, writeJson } from '../../helpers.js';
+import { scenario, tempDir, writeJson } from '../../helpers.js';
 
 function problemsOf(fn: () => unknown): string[] {
   try {
@@ -98,7 +98,7 @@ test('wiring: a violation assertion without a violation phase, and setup files l
   assert.ok(problems.some((p) => p.includes('setup.files[0].path')), problems.join('\n'));
 });
 
-test('a well-behaved phase that calls the target nothing is refused (exit 3) naming the field and the fix', async (t) => {
+test('a well-behaved phase that calls the target nothing is refused naming the field and the fix', (t) => {
   const dir = tempDir(t);
   // only `absent` assertions and nothing to do: such a phase passed on a target that refuses every call
   const inert = scenario('inert', {
@@ -112,7 +112,4 @@ test('a well-behaved phase that calls the target nothing is refused (exit 3) nam
   // seeded memories are checked in the store, so a phase that only judges them exercises the target
   const seeded = scenario('seeded', { setup: { memories: [{ ref: 'm', content: 'User prefers dark mode' }] }, deterministic: { well_behaved: [], violation: null } });
   assert.equal(loadScenario(writeJson(join(dir, 'seeded.json'), seeded)).scenario.id, 'seeded');
-  const v = await memeval(['validate', join(dir, 'inert.json')]);
-  assert.equal(v.exitCode, 3, String(v.stdout) + String(v.stderr));
-  assert.match(String(v.stdout) + String(v.stderr), /deterministic\.well_behaved/);
 });
