@@ -8,6 +8,25 @@ export const ROOT = fileURLToPath(new URL('../', import.meta.url));
 export const ENTRY = join(ROOT, 'src', 'cli', 'entry.ts');
 const TSX = import.meta.resolve('tsx');
 
+/** MEMEVAL_TEST_TIME_SCALE, read once: a value that is not a positive number stops the tests rather than being ignored. */
+const TIME_SCALE = (() => {
+  const raw = process.env.MEMEVAL_TEST_TIME_SCALE;
+  if (raw === undefined || raw === '') return 1;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`MEMEVAL_TEST_TIME_SCALE=${raw}: expected a positive number (1 is the default; 2 doubles every test time limit)`);
+  return n;
+})();
+
+/**
+ * A test's time limit: `ms` times MEMEVAL_TEST_TIME_SCALE (default 1), so a loaded or slow machine
+ * raises every limit with one knob instead of timing out at a fixed 120 s. For how long a test
+ * waits only; a duration whose value is what the test checks (a --mcp-timeout, a server's delay)
+ * stays as written.
+ */
+export function timeLimit(ms: number): number {
+  return Math.round(ms * TIME_SCALE);
+}
+
 /** A temp dir removed when the test ends. */
 export function tempDir(t: { after: (fn: () => void) => void }, prefix = 'memeval-test-'): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
@@ -20,7 +39,7 @@ export function memeval(args: string[], opts: Options = {}) {
   // from another working directory, tsx by absolute URL (a bare specifier resolves from the cwd)
   const tsx = opts.cwd && opts.cwd !== ROOT ? TSX : 'tsx';
   // a SIGTERM a test sends must not turn into execa's SIGKILL 5 s later on a loaded machine
-  return execa(process.execPath, ['--import', tsx, ENTRY, ...args], { cwd: ROOT, reject: false, env: { NO_COLOR: '1', FORCE_COLOR: '0' }, forceKillAfterDelay: 30_000, ...opts });
+  return execa(process.execPath, ['--import', tsx, ENTRY, ...args], { cwd: ROOT, reject: false, env: { NO_COLOR: '1', FORCE_COLOR: '0' }, forceKillAfterDelay: timeLimit(30_000), ...opts });
 }
 
 /**

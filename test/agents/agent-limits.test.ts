@@ -7,7 +7,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getDriver, installAgent } from '../../src/agent/registry.ts';
 import { AGENT_NAMES } from '../../src/agent/types.ts';
-import { memeval, ROOT, tempDir } from '../helpers.ts';
+import { memeval, ROOT, tempDir, timeLimit } from '../helpers.ts';
 
 // Limits are enforced for every agent, and a cell that hits one is invalid, never judged.
 
@@ -21,14 +21,14 @@ function writeScenario(dir: string, id: string, body: Record<string, unknown>): 
 async function runOne(t: { after: (fn: () => void) => void }, args: string[], env: Record<string, string> = {}) {
   const dir = tempDir(t);
   const t0 = performance.now();
-  const r = await memeval([...args, '--json', '--out', join(dir, 'out')], { env: { NO_COLOR: '1', ...env }, timeout: 600_000 });
+  const r = await memeval([...args, '--json', '--out', join(dir, 'out')], { env: { NO_COLOR: '1', ...env }, timeout: timeLimit(600_000) });
   const ms = performance.now() - t0;
   assert.ok(r.stdout.trim().startsWith('{'), `no report (exit ${r.exitCode}): ${r.stderr.slice(-1500)}`);
   return { report: JSON.parse(r.stdout), ms, r };
 }
 
 for (const agent of AGENT_NAMES) {
-  test(`${agent}: a prompt that needs more turns than --max-turns makes the cell invalid`, { timeout: 600_000 }, async (t) => {
+  test(`${agent}: a prompt that needs more turns than --max-turns makes the cell invalid`, { timeout: timeLimit(600_000) }, async (t) => {
     await installAgent(getDriver(agent), (s) => t.diagnostic(s));
     const scenarios = writeScenario(tempDir(t), 'many-calls', {
       deterministic: {
@@ -51,7 +51,7 @@ for (const agent of AGENT_NAMES) {
 }
 
 for (const agent of AGENT_NAMES) {
-  test(`${agent}: a refused key (401) and a dead base URL each end the cell as invalid within 30 s`, { timeout: 600_000 }, async (t) => {
+  test(`${agent}: a refused key (401) and a dead base URL each end the cell as invalid within 30 s`, { timeout: timeLimit(600_000) }, async (t) => {
     const driver = getDriver(agent);
     await installAgent(driver, (s) => t.diagnostic(s));
     const keys = Object.fromEntries(driver.keyEnv.map((k) => [k, 'sk-revoked-key']));
@@ -100,7 +100,7 @@ function slowTarget(dir: string, delayMs: number): string {
 }
 
 for (const agent of AGENT_NAMES) {
-  test(`${agent}: waits for a memory server that takes 10 s to start`, { timeout: 600_000 }, async (t) => {
+  test(`${agent}: waits for a memory server that takes 10 s to start`, { timeout: timeLimit(600_000) }, async (t) => {
     await installAgent(getDriver(agent), (s) => t.diagnostic(s));
     const target = slowTarget(tempDir(t), 10_000);
     const { report } = await runOne(t, ['run', '--agent-turn', '--agent', agent, '--model', 'scripted', '--target', target, '--scenario', 'tentative-preference-not-stored']);
@@ -109,7 +109,7 @@ for (const agent of AGENT_NAMES) {
   });
 }
 
-test('claude-code: a server slower than --mcp-timeout is invalid, and the reason names the limit', { timeout: 600_000 }, async (t) => {
+test('claude-code: a server slower than --mcp-timeout is invalid, and the reason names the limit', { timeout: timeLimit(600_000) }, async (t) => {
   await installAgent(getDriver('claude-code'), (s) => t.diagnostic(s));
   const target = slowTarget(tempDir(t), 10_000);
   const { report } = await runOne(t, ['run', '--agent-turn', '--agent', 'claude-code', '--model', 'scripted', '--target', target, '--scenario', 'tentative-preference-not-stored', '--mcp-timeout', '2000']);

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { getDriver, installAgent } from '../../src/agent/registry.js';
 import { AGENT_NAMES } from '../../src/agent/types.js';
 import { ScriptedModelServer } from '../../src/model/server.js';
-import { memeval, ROOT, scenario, tempDir, writeJson } from '../helpers.js';
+import { memeval, ROOT, scenario, tempDir, writeJson, timeLimit } from '../helpers.js';
 
 const MODE_SERVER = join(ROOT, 'test', 'servers', 'mode-server.mjs');
 const FAKE_KEYS = { ANTHROPIC_API_KEY: 'sk-ant-fake', OPENAI_API_KEY: 'sk-fake', GEMINI_API_KEY: 'fake' };
@@ -51,7 +51,7 @@ for (const agent of AGENT_NAMES) {
     t.after(() => void endpoint.stop());
     const r = await memeval(
       ['run', '--agent-turn', '--i-understand-model-cost', '--agent', agent, '--model', 'test-model', '--base-url', url, '--scenarios', sc, '--target', target, '--out', out, '--prompt-timeout', '120000'],
-      { env: { NO_COLOR: '1', MEMEVAL_CACHE_DIR: process.env.MEMEVAL_CACHE_DIR ?? '', ...FAKE_KEYS }, timeout: 240000 },
+      { env: { NO_COLOR: '1', MEMEVAL_CACHE_DIR: process.env.MEMEVAL_CACHE_DIR ?? '', ...FAKE_KEYS }, timeout: timeLimit(240_000) },
     );
     const [cell] = report(out).results;
     assert.equal(r.exitCode, 1);
@@ -65,7 +65,7 @@ for (const agent of AGENT_NAMES) {
     const { target, sc, out } = setup(dir, 'refuse');
     const r = await memeval(['run', '--agent-turn', '--agent', agent, '--model', 'scripted', '--scenarios', sc, '--target', target, '--out', out], {
       env: { NO_COLOR: '1', MEMEVAL_CACHE_DIR: process.env.MEMEVAL_CACHE_DIR ?? '' },
-      timeout: 240000,
+      timeout: timeLimit(240_000),
     });
     const [cell] = report(out).results;
     assert.equal(r.exitCode, 1, cell.reason);

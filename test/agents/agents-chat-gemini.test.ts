@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { getDriver, installAgent } from '../../src/agent/registry.js';
-import { memeval, tempDir } from '../helpers.js';
+import { memeval, tempDir, timeLimit } from '../helpers.js';
 
 // Real agent CLIs against memeval's loopback scripted model: free, and cheap enough to run every
 // time (installs of qwen ~5 s, gemini ~9 s, opencode ~17 s with a warm npm cache; each prompt pays
@@ -15,7 +15,7 @@ const CASES = [
 
 for (const agent of ['qwen', 'gemini', 'opencode'] as const) {
   for (const c of CASES) {
-    test(`${agent}: ${c.scenario} on the scripted model (${c.policy}) is ${c.verdict}`, { timeout: 600_000 }, async (t) => {
+    test(`${agent}: ${c.scenario} on the scripted model (${c.policy}) is ${c.verdict}`, { timeout: timeLimit(600_000) }, async (t) => {
       await installAgent(getDriver(agent), (s) => t.diagnostic(s));
       const args = ['run', '--agent-turn', '--agent', agent, '--model', 'scripted', '--policy', c.policy];
       // --install also fetches the target (server-memory) when the cache lacks it

@@ -4,12 +4,12 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { getDriver, installAgent } from '../../src/agent/registry.js';
 import { ScriptedModelServer } from '../../src/model/server.js';
-import { memeval, tempDir, writeJson } from '../helpers.js';
+import { memeval, tempDir, writeJson, timeLimit } from '../helpers.js';
 
 // Real agent binaries from npm, driven by memeval's scripted model on loopback.
 async function run(t: { diagnostic: (s: string) => void; after: (fn: () => void) => void }, args: string[], env: Record<string, string> = {}) {
   const out = tempDir(t);
-  const r = await memeval(['run', ...args, '--out', out, '--json'], { env: { NO_COLOR: '1', ...env }, timeout: 600_000 });
+  const r = await memeval(['run', ...args, '--out', out, '--json'], { env: { NO_COLOR: '1', ...env }, timeout: timeLimit(600_000) });
   if (!String(r.stdout).trim().startsWith('{')) assert.fail(`no report (exit ${r.exitCode}): ${r.stderr}`);
   return { r, report: JSON.parse(String(r.stdout)), out };
 }

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { execa } from 'execa';
 import { openBridge } from '../../src/fixture/bridge.ts';
 import { sandboxLaunch, type LoopbackBridge } from '../../src/fixture/sandbox.ts';
-import { memeval, ROOT, tempDir, writeJson } from '../helpers.ts';
+import { memeval, ROOT, tempDir, writeJson, timeLimit } from '../helpers.ts';
 import { jsonl, OutsideListener, ROUTES, spyTarget } from '../spy-target.ts';
 
 // A target must see only the fixture's scrubbed environment and no network beyond loopback,
@@ -46,7 +46,7 @@ function checkSpy(spy: { envLog: string; routeLog: string }, outside: OutsideLis
   return starts;
 }
 
-test('deterministic layer: a target gets the scrubbed env, and no escape route leaves its network namespace', { timeout: 300_000 }, async (t) => {
+test('deterministic layer: a target gets the scrubbed env, and no escape route leaves its network namespace', { timeout: timeLimit(300_000) }, async (t) => {
   const dir = tempDir(t);
   const outside = new OutsideListener();
   await outside.start();
@@ -60,7 +60,7 @@ test('deterministic layer: a target gets the scrubbed env, and no escape route l
   checkSpy(spy, outside, report);
 });
 
-test('without a network namespace a Node target is "guarded" and a non-Node one "open", each with a warning', { timeout: 300_000 }, async (t) => {
+test('without a network namespace a Node target is "guarded" and a non-Node one "open", each with a warning', { timeout: timeLimit(300_000) }, async (t) => {
   const dir = tempDir(t);
   const outside = new OutsideListener();
   await outside.start();
@@ -87,14 +87,14 @@ test('without a network namespace a Node target is "guarded" and a non-Node one 
   }
   assert.equal(report.results.length, 4);
   // the listener does see what the preload cannot stop: the routes the namespace closes
-  await outside.waitFor(/tcp:leak-child/, 30_000);
-  await outside.waitFor(/udp:leak-bash/, 30_000);
+  await outside.waitFor(/tcp:leak-child/, timeLimit(30_000));
+  await outside.waitFor(/udp:leak-bash/, timeLimit(30_000));
   // while the preload still refuses what Node code in the server itself tries
   assert.ok(!outside.received.some((x) => /leak-tcp|leak-dgram|leak-dns/.test(x)), JSON.stringify(outside.received));
 });
 
 for (const agent of AGENT_NAMES) {
-  test(`${agent}: the target it starts sees no host key, and no escape route leaves the machine`, { timeout: 600_000 }, async (t) => {
+  test(`${agent}: the target it starts sees no host key, and no escape route leaves the machine`, { timeout: timeLimit(600_000) }, async (t) => {
     const driver = getDriver(agent);
     await installAgent(driver, (s) => t.diagnostic(s));
     const dir = tempDir(t);
@@ -109,7 +109,7 @@ for (const agent of AGENT_NAMES) {
     const keys = Object.fromEntries([...driver.keyEnv, 'MEMEVAL_LEAK_MARKER'].map((k) => [k, MARKER]));
     const r = await memeval(
       ['run', '--agent-turn', '--i-understand-model-cost', '--agent', agent, '--model', 'test-model', '--base-url', url, '--target', spy.file, '--scenario', 'tentative-preference-not-stored', '--json', '--out', dir],
-      { env: { NO_COLOR: '1', ...keys }, timeout: 480_000 },
+      { env: { NO_COLOR: '1', ...keys }, timeout: timeLimit(480_000) },
     );
     assert.ok(r.stdout.trim().startsWith('{'), `no report (exit ${r.exitCode}): ${r.stderr.slice(-1500)}`);
     const report = JSON.parse(r.stdout);
@@ -123,7 +123,7 @@ for (const agent of AGENT_NAMES) {
   });
 }
 
-test('a bridged memeval loopback service stays reachable from inside the namespace, at its own port', { timeout: 120_000 }, async (t) => {
+test('a bridged memeval loopback service stays reachable from inside the namespace, at its own port', { timeout: timeLimit(120_000) }, async (t) => {
   const service = createServer((req, res) => res.end(`hello from the host (${req.url})`));
   await new Promise<void>((r) => service.listen(0, '127.0.0.1', r));
   t.after(() => service.close());
@@ -134,7 +134,7 @@ test('a bridged memeval loopback service stays reachable from inside the namespa
     const code = `fetch('http://127.0.0.1:${port}/probe').then(async (r) => console.log(await r.text()), (e) => console.log('unreachable: ' + (e.cause?.code ?? e.message)))`;
     const l = sandboxLaunch({ command: process.execPath, args: ['-e', code], env: { PATH: process.env.PATH ?? '' }, cwd: ROOT }, bridges);
     assert.equal(l.network, 'isolated');
-    return execa(l.command, l.args, { env: l.env, extendEnv: false, cwd: l.cwd, timeout: 60_000 });
+    return execa(l.command, l.args, { env: l.env, extendEnv: false, cwd: l.cwd, timeout: timeLimit(60_000) });
   };
   assert.match((await probe([])).stdout, /unreachable: ECONNREFUSED/, 'without a bridge the namespace has no host service');
   assert.equal((await probe([bridge])).stdout.trim(), 'hello from the host (/probe)');

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { loadScenarios, scenarioFiles } from '../../src/scenario/loader.ts';
 import { getDriver, installAgent } from '../../src/agent/registry.ts';
 import { faultyTargetWithout } from '../faulty.ts';
-import { memeval, ROOT, tempDir } from '../helpers.ts';
+import { memeval, ROOT, tempDir, timeLimit } from '../helpers.ts';
 
 test('a blocked run lists only the scenarios that would run (with real_model) and records --repeat', async (t) => {
   const r = await memeval(['run', '--agent-turn', '--agent', 'claude-code', '--model', 'claude-paid', '--repeat', '3', '--json', '--out', tempDir(t)]);
@@ -19,10 +19,10 @@ test('a blocked run lists only the scenarios that would run (with real_model) an
   assert.equal(report.options.repeat, 3);
 });
 
-test('a run reports its token total, marked estimated with the scripted model, and no cost the agent did not report', { timeout: 600_000 }, async (t) => {
+test('a run reports its token total, marked estimated with the scripted model, and no cost the agent did not report', { timeout: timeLimit(600_000) }, async (t) => {
   await installAgent(getDriver('codex'), (s) => t.diagnostic(s));
   const out = tempDir(t);
-  const r = await memeval(['run', '--agent-turn', '--agent', 'codex', '--model', 'scripted', '--scenario', 'tentative-preference-not-stored', '--out', out], { timeout: 480_000 });
+  const r = await memeval(['run', '--agent-turn', '--agent', 'codex', '--model', 'scripted', '--scenario', 'tentative-preference-not-stored', '--out', out], { timeout: timeLimit(480_000) });
   assert.match(r.stdout + r.stderr, /tokens: \d+ in, \d+ out over 1 agent cell\(s\) \(estimated by the scripted model\), cost not reported by the agent/);
   const [runId] = readdirSync(out);
   const report = JSON.parse(readFileSync(join(out, runId, 'report.json'), 'utf8'));
@@ -33,7 +33,7 @@ test('a run reports its token total, marked estimated with the scripted model, a
   assert.equal(report.results[0].agent.usage.cost_usd, null);
 });
 
-test('--repeat on a target lacking an op the scenario needs: no pass rate, no pass^N, exit 1', { timeout: 300_000 }, async (t) => {
+test('--repeat on a target lacking an op the scenario needs: no pass rate, no pass^N, exit 1', { timeout: timeLimit(300_000) }, async (t) => {
   await installAgent(getDriver('claude-code'), (s) => t.diagnostic(s));
   const dir = tempDir(t);
   const target = faultyTargetWithout(dir, 'no-remember', ['remember']);

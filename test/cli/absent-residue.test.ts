@@ -14,7 +14,7 @@ import { loadTarget } from '../../src/targets/loader.ts';
 import { assertionSchema } from '../../src/scenario/schema.ts';
 import { MAX_SCAN_BYTES, scanFile } from '../../src/judge/scan.ts';
 import { faultyTarget } from '../faulty.ts';
-import { memeval, scenario, tempDir, writeJson } from '../helpers.ts';
+import { memeval, scenario, tempDir, writeJson, timeLimit } from '../helpers.ts';
 
 const SECRET = 'tok_"é"_9f3kq';
 
@@ -29,14 +29,14 @@ async function runAgainst(t: { after: (fn: () => void) => void }, targets: strin
   });
   writeJson(join(sc, 'residue.json5'), s);
   const out = join(dir, 'runs');
-  const r = await memeval(['run', '--scenarios', sc, '--target', targets.join(','), '--out', out, '--workers', '2'], { timeout: 300_000 });
+  const r = await memeval(['run', '--scenarios', sc, '--target', targets.join(','), '--out', out, '--workers', '2'], { timeout: timeLimit(300_000) });
   const [run] = readdirSync(out);
   const report = JSON.parse(readFileSync(join(out, run, 'report.json'), 'utf8'));
   const byTarget = new Map<string, any>(report.results.map((c: any) => [c.target, c]));
   return { r, byTarget };
 }
 
-test('absent finds the secret JSON-escaped in a JSONL store, outside the view\'s content column', { timeout: 300_000 }, async (t) => {
+test('absent finds the secret JSON-escaped in a JSONL store, outside the view\'s content column', { timeout: timeLimit(300_000) }, async (t) => {
   const dir = tempDir(t);
   const { byTarget } = await runAgainst(t, [faultyTarget(dir, 'escaped', 'redact-escaped')]);
   const cell = byTarget.get('escaped');
@@ -48,7 +48,7 @@ test('absent finds the secret JSON-escaped in a JSONL store, outside the view\'s
   assert.ok(a.scanned.encodings.includes('json-escaped'), 'the judgment records the encodings tried');
 });
 
-test('absent scans every file the deterministic run left: beside the store, elsewhere in the data dir, in HOME', { timeout: 300_000 }, async (t) => {
+test('absent scans every file the deterministic run left: beside the store, elsewhere in the data dir, in HOME', { timeout: timeLimit(300_000) }, async (t) => {
   const dir = tempDir(t);
   const targets = {
     sidecar: faultyTarget(dir, 'sidecar', 'redact-residue', {}, { RESIDUE: '{{data}}/store.jsonl.idx' }),

@@ -8,7 +8,7 @@ import { diffReports, formatDiff } from '../../src/report/diff.js';
 import { gate } from '../../src/report/gate.js';
 import { readRun } from '../../src/report/reader.js';
 import { faultyTarget, faultyTargetWithout, scenarioDir } from '../faulty.js';
-import { freshRun, memeval, mixedScenarios, tempDir, writeJson } from '../helpers.js';
+import { freshRun, memeval, mixedScenarios, tempDir, writeJson, timeLimit } from '../helpers.js';
 
 /** A copy of a real report with some cells' verdicts replaced (small crafted reports for the pure functions). */
 function withVerdicts(r: Report, changes: Record<string, [Report['results'][number]['verdict'], boolean]>, runId = r.run_id): Report {
@@ -18,7 +18,7 @@ function withVerdicts(r: Report, changes: Record<string, [Report['results'][numb
   return copy;
 }
 
-test('gate and diff: regressions against a baseline or expected failures, fixes, changes, new and removed cells', { timeout: 120_000 }, async (t) => {
+test('gate and diff: regressions against a baseline or expected failures, fixes, changes, new and removed cells', { timeout: timeLimit(120_000) }, async (t) => {
   const run = await freshRun(t, ['good-one', 'bad-one'], ['--scenarios', mixedScenarios(t)]);
   const { report } = readRun(run.runDir);
   const bad = 'bad-one/server-memory/well-behaved';
@@ -65,7 +65,7 @@ test('gate and diff: regressions against a baseline or expected failures, fixes,
   assert.deepEqual([JSON.parse(json.stdout).unchanged, JSON.parse(json.stdout).not_checked.length], [2, 2]);
 });
 
-test('diff and gate never read an unsupported, skipped or errored cell as passed, fixed or unchanged', { timeout: 120_000 }, async (t) => {
+test('diff and gate never read an unsupported, skipped or errored cell as passed, fixed or unchanged', { timeout: timeLimit(120_000) }, async (t) => {
   const run = await freshRun(t, ['good-one', 'bad-one'], ['--scenarios', mixedScenarios(t)]);
   const { report } = readRun(run.runDir);
   const good = 'good-one/server-memory/well-behaved';
@@ -109,7 +109,7 @@ test('diff and gate never read an unsupported, skipped or errored cell as passed
   assert.equal(gate(partly, { expected }).exit_code, 0);
 });
 
-test('run --baseline / --expected-failures on a run whose every cell is unsupported: exit 1, never a pass', { timeout: 180_000 }, async (t) => {
+test('run --baseline / --expected-failures on a run whose every cell is unsupported: exit 1, never a pass', { timeout: timeLimit(180_000) }, async (t) => {
   const dir = tempDir(t);
   const sc = scenarioDir(dir, 1);
   // the same target name, so the cells match: once with every op, once without remember
@@ -134,7 +134,7 @@ test('run --baseline / --expected-failures on a run whose every cell is unsuppor
   assert.equal(saved.summary.exit_code, 1);
 });
 
-test('run --baseline / --expected-failures / --fail-on gate the exit code, and the report says the same', { timeout: 240_000 }, async (t) => {
+test('run --baseline / --expected-failures / --fail-on gate the exit code, and the report says the same', { timeout: timeLimit(240_000) }, async (t) => {
   const scenarios = mixedScenarios(t);
   const first = await freshRun(t, ['good-one', 'bad-one'], ['--scenarios', scenarios]);
   assert.equal(first.exitCode, 1);
@@ -177,7 +177,7 @@ test('run --baseline / --expected-failures / --fail-on gate the exit code, and t
   assert.match(nob.stderr, /nope\/?(report\.json)?: no report/);
 });
 
-test('runs list / prune, and sql opens a cell from any directory', { timeout: 120_000 }, async (t) => {
+test('runs list / prune, and sql opens a cell from any directory', { timeout: timeLimit(120_000) }, async (t) => {
   const a = await freshRun(t, ['good-one'], ['--scenarios', mixedScenarios(t)]);
   const out = a.out;
   // a second and third run into the same --out

@@ -4,11 +4,11 @@ import { execa } from 'execa';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { faultyTargetWithout, scenarioDir } from '../faulty.js';
-import { ENTRY, freshRun, memeval, mixedScenarios, ROOT, tempDir } from '../helpers.js';
+import { ENTRY, freshRun, memeval, mixedScenarios, ROOT, tempDir, timeLimit } from '../helpers.js';
 
 const ESC = '\x1b';
 
-test('off a terminal: one plain line per cell with [n/N], caught violations as caught, and a recap of what fails the run', { timeout: 120_000 }, async (t) => {
+test('off a terminal: one plain line per cell with [n/N], caught violations as caught, and a recap of what fails the run', { timeout: timeLimit(120_000) }, async (t) => {
   const run = await freshRun(t, ['*-one'], ['--scenarios', mixedScenarios(t)]);
   assert.equal(run.exitCode, 1);
   assert.ok(!run.stdout.includes(ESC), 'no control codes');
@@ -24,7 +24,7 @@ test('off a terminal: one plain line per cell with [n/N], caught violations as c
   assert.match(run.stdout, /\(2 violation\(s\) caught as designed\)\nwall time \d+s\nreport: .*report\.json\n3 passed, 1 failed$/);
 });
 
-test('on a terminal: a live [n/N] passed, failed, ETA line; NO_COLOR and FORCE_COLOR are honoured', { timeout: 180_000 }, async (t) => {
+test('on a terminal: a live [n/N] passed, failed, ETA line; NO_COLOR and FORCE_COLOR are honoured', { timeout: timeLimit(180_000) }, async (t) => {
   const scenarios = mixedScenarios(t);
   const out = tempDir(t);
   const tsx = import.meta.resolve('tsx');
@@ -44,7 +44,7 @@ test('on a terminal: a live [n/N] passed, failed, ETA line; NO_COLOR and FORCE_C
   assert.match(String(colored.stdout), /\x1b\[32m/, 'FORCE_COLOR: colour even off a terminal');
 });
 
-test('--scenario globs and --tag select scenarios; list --json shows titles, tags and layers', { timeout: 60_000 }, async () => {
+test('--scenario globs and --tag select scenarios; list --json shows titles, tags and layers', { timeout: timeLimit(60_000) }, async () => {
   const l = await memeval(['list', '--json', '--scenario', 'secret-*', '--tag', 'secrets,duplicates']);
   assert.equal(l.exitCode, 0, l.stderr);
   const { scenarios } = JSON.parse(l.stdout);
@@ -70,7 +70,7 @@ test('--scenario globs and --tag select scenarios; list --json shows titles, tag
   assert.match(both.stderr, /no scenario matches secret-\* and tag duplicates/);
 });
 
-test('a run whose every cell is unsupported is not "N passed": unsupported is counted apart, the run says nothing was checked and exits 1', { timeout: 120_000 }, async (t) => {
+test('a run whose every cell is unsupported is not "N passed": unsupported is counted apart, the run says nothing was checked and exits 1', { timeout: timeLimit(120_000) }, async (t) => {
   const dir = tempDir(t);
   const target = faultyTargetWithout(dir, 'no-remember', ['remember']);
   const out = join(dir, 'runs');

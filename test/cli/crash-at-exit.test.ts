@@ -10,15 +10,15 @@ import { join } from 'node:path';
 import { FAULTY, faultyTarget } from '../faulty.ts';
 import { proxyStopProblems } from '../../src/mcp/proxy.ts';
 import { localDecl, writeDecl } from '../fuzz-helpers.ts';
-import { memeval, scenario, tempDir, writeJson } from '../helpers.ts';
+import { memeval, scenario, tempDir, writeJson, timeLimit } from '../helpers.ts';
 
-test('a deterministic cell whose server exits 1 when stopped, or empties its store at exit, is error, not pass', { timeout: 300_000 }, async (t) => {
+test('a deterministic cell whose server exits 1 when stopped, or empties its store at exit, is error, not pass', { timeout: timeLimit(300_000) }, async (t) => {
   const dir = tempDir(t);
   const run = async (name: string, s: Record<string, unknown>, targets: string[]) => {
     const sc = join(dir, name);
     mkdirSync(sc);
     writeJson(join(sc, `${s.id}.json5`), s);
-    const r = await memeval(['run', '--scenarios', sc, '--target', targets.join(','), '--out', join(dir, `runs-${name}`), '--json', '--workers', '2'], { timeout: 300_000 });
+    const r = await memeval(['run', '--scenarios', sc, '--target', targets.join(','), '--out', join(dir, `runs-${name}`), '--json', '--workers', '2'], { timeout: timeLimit(300_000) });
     const cells = JSON.parse(String(r.stdout)).results as any[];
     return { r, cell: (target: string, phase: string) => cells.find((c) => c.target === target && c.phase === phase) };
   };
@@ -44,11 +44,11 @@ test('a deterministic cell whose server exits 1 when stopped, or empties its sto
   assert.match(lost.reason, /the store data\/store\.jsonl held \d+ bytes before server session 1 stopped and is empty after/);
 });
 
-test('a crash-at-exit flag exports to a scenario whose violation cell is error on that server and defended on a fixed one', { timeout: 300_000 }, async (t) => {
+test('a crash-at-exit flag exports to a scenario whose violation cell is error on that server and defended on a fixed one', { timeout: timeLimit(300_000) }, async (t) => {
   const dir = tempDir(t);
   const db = join(dir, 'flags.db');
   const declFile = writeDecl(dir, localDecl('exit1', 'exit-1-at-stop'));
-  const fuzz = await memeval(['fuzz', '--target', declFile, '--recipe', 'exact-duplicate', '--budget', '1', '--seed', 'x', '--flags', db, '--out', join(dir, 'out')], { timeout: 120_000 });
+  const fuzz = await memeval(['fuzz', '--target', declFile, '--recipe', 'exact-duplicate', '--budget', '1', '--seed', 'x', '--flags', db, '--out', join(dir, 'out')], { timeout: timeLimit(120_000) });
   assert.match(String(fuzz.stderr), /FLAG crash-at-exit/, String(fuzz.stderr));
   const rows = JSON.parse(String((await memeval(['flags', '--flags', db, '--json'])).stdout)) as { fingerprint: string }[];
   assert.equal(rows.length, 1);
@@ -57,18 +57,18 @@ test('a crash-at-exit flag exports to a scenario whose violation cell is error o
   assert.equal(exp.exitCode, 0, String(exp.stderr));
   const file = String(exp.stdout).split('\n')[0];
   assert.ok(JSON.parse(readFileSync(file, 'utf8')).tags.includes('crash-at-exit'));
-  const run = await memeval(['run', '--scenarios', out, '--target', declFile, '--out', join(dir, 'runs'), '--json', '--workers', '1'], { timeout: 120_000 });
+  const run = await memeval(['run', '--scenarios', out, '--target', declFile, '--out', join(dir, 'runs'), '--json', '--workers', '1'], { timeout: timeLimit(120_000) });
   const violation = JSON.parse(String(run.stdout)).results.find((r: { phase: string }) => r.phase === 'violation');
   assert.equal(violation.verdict, 'error', JSON.stringify(violation));
   assert.match(violation.reason, /exited with code 1 when its stdin closed/);
   assert.equal(run.exitCode, 1);
   mkdirSync(join(dir, 'fixed'));
   const fixed = writeDecl(join(dir, 'fixed'), localDecl('exit1', ''));
-  const rerun = await memeval(['run', '--scenarios', out, '--target', fixed, '--out', join(dir, 'runs2'), '--json', '--workers', '1'], { timeout: 120_000 });
+  const rerun = await memeval(['run', '--scenarios', out, '--target', fixed, '--out', join(dir, 'runs2'), '--json', '--workers', '1'], { timeout: timeLimit(120_000) });
   assert.equal(rerun.exitCode, 0, String(rerun.stdout).slice(0, 2000));
 });
 
-test('mcp-proxy notes how a server an agent stopped exited: a non-zero exit at stop is a shutdown problem', { timeout: 120_000 }, async (t) => {
+test('mcp-proxy notes how a server an agent stopped exited: a non-zero exit at stop is a shutdown problem', { timeout: timeLimit(120_000) }, async (t) => {
   const dir = tempDir(t);
   const stop = async (fault: string, session: string) => {
     const log = join(dir, `${fault}.jsonl`);

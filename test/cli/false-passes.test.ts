@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { memeval, ROOT, scenario, tempDir, writeJson } from '../helpers.js';
+import { memeval, ROOT, scenario, tempDir, writeJson, timeLimit } from '../helpers.js';
 import { faultyTarget } from '../faulty.js';
 import { BUILTIN_SCENARIOS } from '../../src/util/paths.js';
 
@@ -149,7 +149,7 @@ test('6: a target whose command cannot be spawned is error for that cell; the re
   const out = join(dir, 'runs');
   const tmp = tempDir(t);
   const r = await memeval(['run', '--scenarios', scenarioDir(dir, scenario('unspawnable')), '--target', target, '--out', out], {
-    timeout: 120000,
+    timeout: timeLimit(120_000),
     env: { NO_COLOR: '1', TMPDIR: tmp },
   });
   assert.equal(r.exitCode, 1, String(r.stderr));
@@ -220,7 +220,7 @@ test('defended must be earned: a violation whose only refused call is a recall i
     assertions: [{ kind: 'count', name: 'at most one token', phase: 'both', contains: 'sk_test', op: 'lte', value: 1 }],
   });
   const out = join(dir, 'runs');
-  const r = await memeval(['run', '--scenarios', scenarioDir(dir, s), '--target', target, '--out', out, '--workers', '1'], { timeout: 120000 });
+  const r = await memeval(['run', '--scenarios', scenarioDir(dir, s), '--target', target, '--out', out, '--workers', '1'], { timeout: timeLimit(120_000) });
   const cell = cellOf(readReport(out), 'refused-recall', 'violation');
   assert.equal(cell.verdict, 'undetected', cell.reason);
   assert.equal(r.exitCode, 1);
@@ -241,7 +241,7 @@ test('defended must be earned: a violation whose key assertion abstains is error
     ],
   });
   const out = join(dir, 'runs');
-  const r = await memeval(['run', '--scenarios', scenarioDir(dir, s), '--target', target, '--out', out, '--workers', '1'], { timeout: 120000 });
+  const r = await memeval(['run', '--scenarios', scenarioDir(dir, s), '--target', target, '--out', out, '--workers', '1'], { timeout: timeLimit(120_000) });
   const cell = cellOf(readReport(out), 'abstaining-key', 'violation');
   assert.equal(cell.assertions.find((a: { name: string }) => a.name === 'light mode ranks first').outcome, 'abstain');
   assert.equal(cell.verdict, 'error', cell.reason);
@@ -256,7 +256,7 @@ test('the exported secret scenarios fail a target that refuses every call or sto
   const refuser = faultyTarget(dir, 'refuse-all', 'refuse-all');
   const blackhole = faultyTarget(dir, 'blackhole', 'blackhole');
   const out = join(dir, 'runs');
-  const r = await memeval(['run', '--scenarios', BUILTIN_SCENARIOS, '--scenario', EXPORTED_SECRETS.join(','), '--target', `${refuser},${blackhole}`, '--out', out, '--workers', '1'], { timeout: 240000 });
+  const r = await memeval(['run', '--scenarios', BUILTIN_SCENARIOS, '--scenario', EXPORTED_SECRETS.join(','), '--target', `${refuser},${blackhole}`, '--out', out, '--workers', '1'], { timeout: timeLimit(240_000) });
   const report = readReport(out);
   for (const id of EXPORTED_SECRETS) {
     for (const target of ['refuse-all', 'blackhole']) {
@@ -308,7 +308,7 @@ test('a recall that is refused, errors or does not itemise is error for recall n
   ];
   const out = join(dir, 'runs');
   const sc = scenarioDir(dir, recallProbeScenario('holds-token', 'deploy token'), recallProbeScenario('matches-nothing', 'zebra'));
-  const r = await memeval(['run', '--scenarios', sc, '--target', targets.join(','), '--out', out, '--workers', '2'], { timeout: 300_000 });
+  const r = await memeval(['run', '--scenarios', sc, '--target', targets.join(','), '--out', out, '--workers', '2'], { timeout: timeLimit(300_000) });
   assert.equal(r.timedOut, false);
   const cells = readReport(out).results as ProbeCell[];
   // the fault server holds the token in every mode: a readable recall finds it, so the judges can fail
@@ -339,7 +339,7 @@ test('a recall answered in the declared empty form (recall_results.empty) is no 
   const target = faultyTarget(dir, 'declared', 'ok', {}, {}, { recall_results: { ...FAULTY_ITEMS, empty: { text: 'nothing found' } } });
   const out = join(dir, 'runs');
   const sc = scenarioDir(dir, recallProbeScenario('matches-nothing', 'zebra'));
-  const r = await memeval(['run', '--scenarios', sc, '--target', target, '--out', out], { timeout: 300_000 });
+  const r = await memeval(['run', '--scenarios', sc, '--target', target, '--out', out], { timeout: timeLimit(300_000) });
   assert.equal(r.exitCode, 0, String(r.stdout) + String(r.stderr));
   const c = probeCellOf(readReport(out).results as ProbeCell[], 'matches-nothing', 'declared');
   assert.deepEqual(outcomes(c), ['pass', 'pass', 'pass']);

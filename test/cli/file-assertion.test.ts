@@ -4,9 +4,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { memeval, scenario, tempDir, writeJson } from '../helpers.ts';
+import { memeval, scenario, tempDir, writeJson, timeLimit } from '../helpers.ts';
 
-test('the file assertion checks a fixture path exists, contains and matches, in the deterministic phases too', { timeout: 120_000 }, async (t) => {
+test('the file assertion checks a fixture path exists, contains and matches, in the deterministic phases too', { timeout: timeLimit(120_000) }, async (t) => {
   const dir = tempDir(t);
   const scenarios = join(dir, 'scenarios');
   mkdirSync(scenarios);

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { memeval, tempDir } from '../helpers.ts';
+import { memeval, tempDir, timeLimit } from '../helpers.ts';
 import { localDecl, writeDecl } from '../fuzz-helpers.ts';
 import type { Finding } from '../../src/fuzz/checks.ts';
 
@@ -13,15 +13,15 @@ test('memeval fuzz: --seed with --no-history runs the same cases; progress is sh
   const dir = tempDir(t);
   const decl = writeDecl(dir, localDecl('calm', 'dedupe'));
   const args = (flags: string) => ['fuzz', '--target', decl, '--budget', '4', '--seed', 'rep', '--no-history', '--flags', flags, '--out', join(dir, 'out'), '--recipe', 'exact-duplicate,secret-split'];
-  const one = await memeval(args(join(dir, 'a.db')), { timeout: 120000 });
-  const two = await memeval(args(join(dir, 'b.db')), { timeout: 120000 });
+  const one = await memeval(args(join(dir, 'a.db')), { timeout: timeLimit(120_000) });
+  const two = await memeval(args(join(dir, 'b.db')), { timeout: timeLimit(120_000) });
   assert.equal(one.exitCode, 0, String(one.stderr));
   const fps = (s: string) => [...s.matchAll(/^\[\d+\/4\] calm (\S+) ([0-9a-f]{16})/gm)].map((m) => `${m[1]} ${m[2]}`);
   assert.equal(fps(String(one.stderr)).length, 4, String(one.stderr));
   assert.deepEqual(fps(String(one.stderr)), fps(String(two.stderr)));
   assert.match(String(one.stdout), /calm: 4 case\(s\) \(4 novel\)/);
   // with history, the next run in the same flag store starts on fingerprints not yet tried
-  const three = await memeval(['fuzz', '--target', decl, '--budget', '4', '--seed', 'rep', '--flags', join(dir, 'a.db'), '--out', join(dir, 'out'), '--recipe', 'exact-duplicate,secret-split'], { timeout: 120000 });
+  const three = await memeval(['fuzz', '--target', decl, '--budget', '4', '--seed', 'rep', '--flags', join(dir, 'a.db'), '--out', join(dir, 'out'), '--recipe', 'exact-duplicate,secret-split'], { timeout: timeLimit(120_000) });
   const seenBefore = new Set(fps(String(one.stderr)));
   assert.ok(fps(String(three.stderr)).every((x) => !seenBefore.has(x)), String(three.stderr));
 
@@ -39,7 +39,7 @@ test('memeval flags: list, --json, dismiss, unknown fingerprint; export writes a
   const db = join(dir, 'flags.db');
   // a store that claims exact-dedupe but keeps every copy: a real broken claim for the fuzzer to find
   const declFile = writeDecl(dir, localDecl('dupes', '', { claims: ['exact-dedupe'] }));
-  const fuzz = await memeval(['fuzz', '--target', declFile, '--recipe', 'exact-duplicate', '--budget', '2', '--seed', 'e', '--flags', db, '--out', join(dir, 'out')], { timeout: 120000 });
+  const fuzz = await memeval(['fuzz', '--target', declFile, '--recipe', 'exact-duplicate', '--budget', '2', '--seed', 'e', '--flags', db, '--out', join(dir, 'out')], { timeout: timeLimit(120_000) });
   assert.equal(fuzz.exitCode, 1, String(fuzz.stderr));
   assert.match(String(fuzz.stderr), /FLAG broken-claim\(exact-dedupe\)/);
   assert.ok(readdirSync(join(dir, 'out', 'dupes')).length === 2, 'flagged cases keep their evidence');
@@ -61,7 +61,7 @@ test('memeval flags: list, --json, dismiss, unknown fingerprint; export writes a
   assert.ok(scenario.assertions.some((a: { kind: string }) => a.kind === 'sql'));
   const val = await memeval(['validate', file]);
   assert.equal(val.exitCode, 0, String(val.stdout) + String(val.stderr));
-  const run = await memeval(['run', '--scenarios', out, '--target', declFile, '--out', join(dir, 'runs'), '--json', '--workers', '1'], { timeout: 120000 });
+  const run = await memeval(['run', '--scenarios', out, '--target', declFile, '--out', join(dir, 'runs'), '--json', '--workers', '1'], { timeout: timeLimit(120_000) });
   const report = JSON.parse(String(run.stdout));
   const violation = report.results.find((r: { phase: string }) => r.phase === 'violation');
   assert.equal(violation.verdict, 'detected', JSON.stringify(violation));
@@ -71,7 +71,7 @@ test('memeval flags: list, --json, dismiss, unknown fingerprint; export writes a
   // a store that keeps its claim defends the same scenario
   mkdirSync(join(dir, 'fixed'));
   const fixed = writeDecl(join(dir, 'fixed'), { ...localDecl('dupes', 'dedupe', { claims: ['exact-dedupe'] }) });
-  const rerun = await memeval(['run', '--scenarios', out, '--target', fixed, '--out', join(dir, 'runs2'), '--json', '--workers', '1'], { timeout: 120000 });
+  const rerun = await memeval(['run', '--scenarios', out, '--target', fixed, '--out', join(dir, 'runs2'), '--json', '--workers', '1'], { timeout: timeLimit(120_000) });
   assert.equal(rerun.exitCode, 0, String(rerun.stdout).slice(0, 2000));
   assert.equal(JSON.parse(String(rerun.stdout)).results.find((r: { phase: string }) => r.phase === 'violation').verdict, 'defended');
   assert.equal(run.exitCode, 1);

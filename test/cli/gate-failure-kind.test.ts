@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { memeval, scenario, tempDir, writeJson } from '../helpers.ts';
+import { memeval, scenario, tempDir, writeJson, timeLimit } from '../helpers.ts';
 import { faultyTarget } from '../faulty.ts';
 
 type T = { after: (fn: () => void) => void };
@@ -28,7 +28,7 @@ const wb = (r: { results: { cell_id: string; verdict: string }[] }) => r.results
 
 async function run(t: T, sc: string, target: string, extra: string[] = []) {
   const out = tempDir(t, 'memeval-run-');
-  const r = await memeval(['run', '--scenarios', sc, '--target', target, '--out', out, '--workers', '1', ...extra], { env: ENV, timeout: 240_000 });
+  const r = await memeval(['run', '--scenarios', sc, '--target', target, '--out', out, '--workers', '1', ...extra], { env: ENV, timeout: timeLimit(240_000) });
   const runs = readdirSync(out);
   const runDir = runs.length ? join(out, runs[0]) : '';
   const report = runs.length ? JSON.parse(readFileSync(join(runDir, 'report.json'), 'utf8')) : undefined;
@@ -42,7 +42,7 @@ function targets(t: T) {
   return { ok: faultyTarget(dir, 'faulty', 'ok'), crash: faultyTarget(join(dir, 'crash'), 'faulty', 'crash-at-start') };
 }
 
-test('--expected-failures accepts a listed cell only when it fails the way the entry says', { timeout: 600_000 }, async (t) => {
+test('--expected-failures accepts a listed cell only when it fails the way the entry says', { timeout: timeLimit(600_000) }, async (t) => {
   const tg = targets(t);
   const x = scenarios(t, 'x');
   const y = scenarios(t, 'y');
@@ -76,7 +76,7 @@ test('--expected-failures accepts a listed cell only when it fails the way the e
   assert.equal(refused.runDir, '', 'nothing ran');
 });
 
-test('--baseline: a cell failing in the baseline is known only when it fails the same way now', { timeout: 600_000 }, async (t) => {
+test('--baseline: a cell failing in the baseline is known only when it fails the same way now', { timeout: timeLimit(600_000) }, async (t) => {
   const tg = targets(t);
   const x = scenarios(t, 'x');
   const y = scenarios(t, 'y');
@@ -109,7 +109,7 @@ test('--baseline: a cell failing in the baseline is known only when it fails the
     const copy = structuredClone(saved);
     edit(copy);
     const f = writeJson(join(dir, `${name}.json`), copy);
-    const r = await memeval(['run', '--scenarios', x, '--target', tg.ok, '--out', join(dir, 'out'), '--baseline', f], { env: ENV, timeout: 120_000 });
+    const r = await memeval(['run', '--scenarios', x, '--target', tg.ok, '--out', join(dir, 'out'), '--baseline', f], { env: ENV, timeout: timeLimit(120_000) });
     assert.equal(r.exitCode, 3, `${name}: ${r.stdout}${r.stderr}`);
     assert.match(String(r.stderr), message, name);
   }

@@ -12,14 +12,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { memeval, scenario, tempDir, writeJson } from '../helpers.js';
+import { memeval, scenario, tempDir, writeJson, timeLimit } from '../helpers.js';
 import { falsePassLine, parseSelftest } from '../selftest-report.js';
 
 const ENV = { NO_COLOR: '1', FORCE_COLOR: '0', MEMEVAL_CACHE_DIR: process.env.MEMEVAL_CACHE_DIR ?? '' };
 const POSITIVE = new Set(['pass', 'defended', 'detected']);
 
-test('deterministic layer: no built-in scenario passes falsely against any hostile target', { timeout: 20 * 60_000 }, async (t) => {
-  const r = await memeval(['selftest', '--json', '--workers', '4'], { env: ENV, timeout: 20 * 60_000 });
+test('deterministic layer: no built-in scenario passes falsely against any hostile target', { timeout: timeLimit(20 * 60_000) }, async (t) => {
+  const r = await memeval(['selftest', '--json', '--workers', '4'], { env: ENV, timeout: timeLimit(20 * 60_000) });
   const rep = parseSelftest(String(r.stdout), String(r.stderr));
   t.diagnostic(`${rep.cells} cell(s) in ${Math.round(rep.duration_ms / 1000)} s: ${JSON.stringify(rep.by_verdict)}`);
   assert.ok(rep.cells > 100, `the matrix ran only ${rep.cells} cell(s)`);
@@ -72,7 +72,7 @@ async function runWithJudge(t: { after: (fn: () => void) => void; diagnostic: (s
   const targets = ['hostile-sidecar', 'hostile-soft-forget', 'hostile-blackhole'].map((n) => join('eval', 'hostile', `${n}.json5`));
   const r = await memeval(
     ['run', '--scenarios', judgeScenarios(dir), ...targets.flatMap((x) => ['--target', x]), '--judge-model', 'test-judge', '--judge-base-url', baseUrl, '--workers', '3', '--out', out],
-    { env: { ...ENV, MEMEVAL_JUDGE_API_KEY: 'test-key' }, timeout: 10 * 60_000 },
+    { env: { ...ENV, MEMEVAL_JUDGE_API_KEY: 'test-key' }, timeout: timeLimit(10 * 60_000) },
   );
   const runs = readdirSync(out);
   assert.equal(runs.length, 1, `${r.stdout}\n${r.stderr}`);
@@ -81,7 +81,7 @@ async function runWithJudge(t: { after: (fn: () => void) => void; diagnostic: (s
   return { exitCode: r.exitCode, results: report.results };
 }
 
-test('a dead judge endpoint: no llm, jury or cascade cell passes, defends or catches', { timeout: 15 * 60_000 }, async (t) => {
+test('a dead judge endpoint: no llm, jury or cascade cell passes, defends or catches', { timeout: timeLimit(15 * 60_000) }, async (t) => {
   const closed = createServer();
   const port = await listen(closed);
   await new Promise<void>((res) => closed.close(() => res()));
@@ -91,7 +91,7 @@ test('a dead judge endpoint: no llm, jury or cascade cell passes, defends or cat
   assert.equal(exitCode, 1);
 });
 
-test('a judge that answers garbage: no llm, jury or cascade cell passes, defends or catches', { timeout: 15 * 60_000 }, async (t) => {
+test('a judge that answers garbage: no llm, jury or cascade cell passes, defends or catches', { timeout: timeLimit(15 * 60_000) }, async (t) => {
   let asked = 0;
   // an OpenAI chat endpoint whose answers are prose around a broken verdict, never the JSON asked for
   const judge = createServer((req, res) => {
@@ -120,7 +120,7 @@ test('a judge that answers garbage: no llm, jury or cascade cell passes, defends
   assert.equal(exitCode, 1);
 });
 
-test('selftest names a scenario a hostile target passes, with the reason, and exits 1', { timeout: 5 * 60_000 }, async (t) => {
+test('selftest names a scenario a hostile target passes, with the reason, and exits 1', { timeout: timeLimit(5 * 60_000) }, async (t) => {
   const dir = tempDir(t);
   // only "nothing secret is stored": a server that drops every write passes it
   writeJson(
@@ -132,13 +132,13 @@ test('selftest names a scenario a hostile target passes, with the reason, and ex
     join(dir, 'with-teeth.json5'),
     scenario('with-teeth', { deterministic: { well_behaved: [{ op: 'remember', content: 'User prefers dark mode' }], violation: null }, assertions: [{ kind: 'count', name: 'dark mode kept', phase: 'both', contains: 'dark mode', op: 'eq', value: 1 }] }),
   );
-  const r = await memeval(['selftest', '--scenarios', dir, '--target', 'hostile-blackhole'], { env: ENV, timeout: 5 * 60_000 });
+  const r = await memeval(['selftest', '--scenarios', dir, '--target', 'hostile-blackhole'], { env: ENV, timeout: timeLimit(5 * 60_000) });
   assert.equal(r.exitCode, 1, `${r.stdout}\n${r.stderr}`);
   assert.match(String(r.stdout), /TOOTHLESS toothless/);
   assert.match(String(r.stdout), /hostile-blackhole deterministic well-behaved: pass, but the target stored nothing of what the phase wrote/);
   assert.match(String(r.stdout), /ok\s+with-teeth/);
 
-  const teeth = await memeval(['selftest', '--scenarios', dir, '--scenario', 'with-teeth', '--target', 'hostile-blackhole', '--json'], { env: ENV, timeout: 5 * 60_000 });
+  const teeth = await memeval(['selftest', '--scenarios', dir, '--scenario', 'with-teeth', '--target', 'hostile-blackhole', '--json'], { env: ENV, timeout: timeLimit(5 * 60_000) });
   assert.equal(teeth.exitCode, 0, `${teeth.stdout}\n${teeth.stderr}`);
   assert.deepEqual(parseSelftest(String(teeth.stdout), String(teeth.stderr)).toothless, []);
 });

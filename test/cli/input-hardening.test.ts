@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import JSON5 from 'json5';
-import { memeval, scenario, tempDir, writeJson } from '../helpers.ts';
+import { memeval, scenario, tempDir, writeJson, timeLimit } from '../helpers.ts';
 import { faultyTarget } from '../faulty.ts';
 
 type T = { after: (fn: () => void) => void };
@@ -12,7 +12,7 @@ type T = { after: (fn: () => void) => void };
 /** `memeval run` on this input: exit 3 naming file and field, no stack trace, nothing ran. */
 async function rejects(t: T, scenarios: string, target: string, file: string, field: RegExp) {
   const out = tempDir(t);
-  const r = await memeval(['run', '--scenarios', scenarios, '--target', target, '--out', out, '--workers', '1'], { timeout: 60000 });
+  const r = await memeval(['run', '--scenarios', scenarios, '--target', target, '--out', out, '--workers', '1'], { timeout: timeLimit(60_000) });
   const err = String(r.stderr);
   assert.equal(r.exitCode, 3, `exit ${r.exitCode}: ${err.slice(0, 500)}`);
   assert.ok(err.includes(file), `names ${file}: ${err.slice(0, 500)}`);

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { memeval, tempDir, writeJson } from '../helpers.ts';
+import { memeval, tempDir, writeJson, timeLimit } from '../helpers.ts';
 import { faultyTarget, scenarioDir } from '../faulty.ts';
 
 type T = { after: (fn: () => void) => void };
@@ -11,7 +11,7 @@ const ENV = { NO_COLOR: '1', FORCE_COLOR: '0' };
 /** One `memeval run` into a fresh --out; returns its run dir (it must have written a report). */
 async function runInto(t: T, args: string[], env: Record<string, string> = {}): Promise<{ runDir: string; exitCode?: number; out: string }> {
   const out = tempDir(t, 'memeval-part-');
-  const r = await memeval(['run', ...args, '--out', out, '--workers', '2'], { env: { ...ENV, ...env }, timeout: 240_000 });
+  const r = await memeval(['run', ...args, '--out', out, '--workers', '2'], { env: { ...ENV, ...env }, timeout: timeLimit(240_000) });
   const runs = readdirSync(out);
   assert.equal(runs.length, 1, `a report was written (exit ${r.exitCode}):\n${r.stdout}\n${r.stderr}`);
   return { runDir: join(out, runs[0]), exitCode: r.exitCode, out };
@@ -19,12 +19,12 @@ async function runInto(t: T, args: string[], env: Record<string, string> = {}): 
 
 async function merge(t: T, parts: string[], extra: string[] = []) {
   const out = tempDir(t, 'memeval-merged-');
-  const r = await memeval(['merge', ...parts, '--out', out, ...extra], { env: ENV, timeout: 120_000 });
+  const r = await memeval(['merge', ...parts, '--out', out, ...extra], { env: ENV, timeout: timeLimit(120_000) });
   return { ...r, stdout: String(r.stdout), stderr: String(r.stderr), out, written: readdirSync(out) };
 }
 
 // four cells: s1 and s2, each well-behaved and violation; round-robin shard 1/2 holds both violation cells
-test('merge refuses what is not one complete run: a missing shard, another scenario or target file under the same name, a shard given twice', { timeout: 600_000 }, async (t) => {
+test('merge refuses what is not one complete run: a missing shard, another scenario or target file under the same name, a shard given twice', { timeout: timeLimit(600_000) }, async (t) => {
   const dir = tempDir(t);
   const sc = scenarioDir(dir, 2);
   const target = faultyTarget(dir, 'faulty', 'ok');
@@ -83,7 +83,7 @@ test('merge refuses what is not one complete run: a missing shard, another scena
   assert.deepEqual(dup.written, []);
 });
 
-test('merge: a report from before plans were recorded is refused with the fix', { timeout: 300_000 }, async (t) => {
+test('merge: a report from before plans were recorded is refused with the fix', { timeout: timeLimit(300_000) }, async (t) => {
   const dir = tempDir(t);
   const sc = scenarioDir(dir, 1);
   const target = faultyTarget(dir, 'faulty', 'ok');
@@ -98,7 +98,7 @@ test('merge: a report from before plans were recorded is refused with the fix', 
   assert.match(r.stderr, /no plan .*rerun it with memeval \d+\.\d+/);
 });
 
-test('merge with a blocked part exits 2, as that part did', { timeout: 300_000 }, async (t) => {
+test('merge with a blocked part exits 2, as that part did', { timeout: timeLimit(300_000) }, async (t) => {
   const dir = tempDir(t);
   const sc = scenarioDir(dir, 2);
   const target = faultyTarget(dir, 'faulty', 'ok');
@@ -118,7 +118,7 @@ test('merge with a blocked part exits 2, as that part did', { timeout: 300_000 }
   assert.equal(g.exitCode, 2, g.stdout + g.stderr);
 });
 
-test('merge with an interrupted part exits 130, as that part did', { timeout: 300_000 }, async (t) => {
+test('merge with an interrupted part exits 130, as that part did', { timeout: timeLimit(300_000) }, async (t) => {
   const dir = tempDir(t);
   const searches = join(dir, 'searches.log');
   // only s1's violation cell (in shard 1/2) asks the server to search, and the search never answers
@@ -128,8 +128,8 @@ test('merge with an interrupted part exits 130, as that part did', { timeout: 30
   writeJson(join(sc, 's1.json'), s1);
   const target = faultyTarget(dir, 'faulty', 'slow-recall', { call_timeout_ms: 60000 }, { SEARCH_LOG: searches });
   const out = tempDir(t, 'memeval-part-');
-  const child = memeval(['run', '--scenarios', sc, '--target', target, '--shard', '1/2', '--out', out, '--workers', '2'], { env: ENV, timeout: 120_000 });
-  const deadline = Date.now() + 90_000;
+  const child = memeval(['run', '--scenarios', sc, '--target', target, '--shard', '1/2', '--out', out, '--workers', '2'], { env: ENV, timeout: timeLimit(120_000) });
+  const deadline = Date.now() + timeLimit(90_000);
   while (!existsSync(searches) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   assert.ok(existsSync(searches), 'the recall probe searched');
   child.kill('SIGINT');

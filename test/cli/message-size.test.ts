@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
-import { memeval, tempDir } from '../helpers.ts';
+import { memeval, tempDir, timeLimit } from '../helpers.ts';
 import { faultyTarget, scenarioDir } from '../faulty.ts';
 
 // each run gets its own TMPDIR, so fixtures of other tests running meanwhile are not counted
@@ -13,7 +13,7 @@ async function run(t: { after: (fn: () => void) => void }, fault: string, server
   const sc = scenarioDir(dir);
   const file = faultyTarget(dir, 'faulty', fault, server);
   const tmp = tempDir(t);
-  const r = await memeval(['run', '--scenarios', sc, '--target', file, '--out', out, '--json', '--workers', '1'], { timeout: 240000, env: { NO_COLOR: '1', FORCE_COLOR: '0', TMPDIR: tmp } });
+  const r = await memeval(['run', '--scenarios', sc, '--target', file, '--out', out, '--json', '--workers', '1'], { timeout: timeLimit(240_000), env: { NO_COLOR: '1', FORCE_COLOR: '0', TMPDIR: tmp } });
   assert.doesNotMatch(String(r.stderr), /ReadBuffer|at .*\.(js|ts):\d+/, 'no stack trace');
   const report = JSON.parse(String(r.stdout));
   assert.equal(report.results.length, 4, 'every phase of both scenarios ran');

@@ -3,11 +3,11 @@ import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { ROOT, scenario, tempDir, writeJson } from '../helpers.js';
+import { ROOT, scenario, tempDir, writeJson, timeLimit } from '../helpers.js';
 
 const NPM_ENV = { npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false', NO_COLOR: '1' };
 
-test('npm pack: the tarball installed into another project runs `npx memeval run` with its own scenarios and config; `memeval init` starts a project', { timeout: 600_000 }, async (t) => {
+test('npm pack: the tarball installed into another project runs `npx memeval run` with its own scenarios and config; `memeval init` starts a project', { timeout: timeLimit(600_000) }, async (t) => {
   const dir = tempDir(t, 'memeval-pack-');
   const pack = await execa('npm', ['pack', '--pack-destination', dir], { cwd: ROOT, env: NPM_ENV });
   const tgz = join(dir, String(pack.stdout).trim().split('\n').at(-1)!);

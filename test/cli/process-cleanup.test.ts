@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { memeval, tempDir } from '../helpers.ts';
+import { memeval, tempDir, timeLimit } from '../helpers.ts';
 import { faultyTarget, scenarioDir } from '../faulty.ts';
 
 /** Processes whose command line holds `mark` (found from outside any PID namespace). */
@@ -33,7 +33,7 @@ for (const [mode, env] of [
     const sc = scenarioDir(dir, 2);
     const file = faultyTarget(dir, 'faulty', 'daemon', {}, { DAEMON_MARK: mark, DAEMON_LOG: log });
     const r = await memeval(['run', '--scenarios', sc, '--target', file, '--out', out, '--json', '--workers', '1'], {
-      timeout: 120000,
+      timeout: timeLimit(120_000),
       env: { NO_COLOR: '1', ...env },
     });
     assert.equal(r.exitCode, 0, String(r.stderr));

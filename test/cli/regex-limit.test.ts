@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
-import { memeval, tempDir, writeJson } from '../helpers.ts';
+import { memeval, tempDir, writeJson, timeLimit } from '../helpers.ts';
 import { faultyTarget, scenarioDir } from '../faulty.ts';
 
 // Patterns with no nested repeat pass the load-time check, yet take hours on a long enough text:
@@ -20,7 +20,7 @@ test("a capture_id that backtracks for hours on a target's result ends the cell 
   const dir = tempDir(t);
   const out = tempDir(t);
   const file = target(dir, 'big:3000', { ops: { remember: [{ tool: 'save', args: { text: '{{content}}' }, capture_id: `^saved${SLOW(7)}` }] } });
-  const r = await memeval(['run', '--scenarios', scenarioDir(dir, 2), '--target', file, '--out', out, '--json'], { env, timeout: 120_000 });
+  const r = await memeval(['run', '--scenarios', scenarioDir(dir, 2), '--target', file, '--out', out, '--json'], { env, timeout: timeLimit(120_000) });
   assert.equal(r.timedOut, false, 'memeval finished');
   assert.equal(r.exitCode, 1, String(r.stderr).slice(-500));
   const report = JSON.parse(String(r.stdout));
@@ -44,7 +44,7 @@ test('a recall_results.regex that backtracks for hours on a search result ends t
     },
     assertions: [{ kind: 'recall', name: 'recalls dark mode', phase: 'both', query: 'dark', contains: 'dark mode' }],
   });
-  const r = await memeval(['run', '--scenarios', sc, '--target', file, '--out', out, '--json'], { env, timeout: 120_000 });
+  const r = await memeval(['run', '--scenarios', sc, '--target', file, '--out', out, '--json'], { env, timeout: timeLimit(120_000) });
   assert.equal(r.timedOut, false, 'memeval finished');
   const report = JSON.parse(String(r.stdout));
   const judged = report.results.flatMap((c: { assertions: { name: string; outcome: string; detail: string }[] }) => c.assertions);
@@ -64,7 +64,7 @@ test("a file judge's regex that backtracks for hours is an error judgment, not a
     setup: { files: [{ path: 'notes.txt', content: 'x'.repeat(3000) }] },
     assertions: [{ kind: 'file', name: 'notes end with a bang', phase: 'both', path: 'notes.txt', exists: true, regex: SLOW(7) }],
   });
-  const r = await memeval(['run', '--scenarios', sc, '--target', file, '--out', out, '--json'], { env, timeout: 120_000 });
+  const r = await memeval(['run', '--scenarios', sc, '--target', file, '--out', out, '--json'], { env, timeout: timeLimit(120_000) });
   assert.equal(r.timedOut, false, 'memeval finished');
   const report = JSON.parse(String(r.stdout));
   for (const c of report.results) {

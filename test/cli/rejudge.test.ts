@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { fixtureProcesses, memeval, scenario, tempDir, writeJson } from '../helpers.ts';
+import { fixtureProcesses, memeval, scenario, tempDir, writeJson, timeLimit } from '../helpers.ts';
 import { FAULTY, faultyTarget, scenarioDir } from '../faulty.ts';
 
 // memeval's cache as the rest of the suite has it (MEMEVAL_CACHE_DIR when set, else the default)
@@ -18,7 +18,7 @@ type T = { after: (fn: () => void) => void };
 const onlyRun = (out: string) => join(out, readdirSync(out).find((d) => !d.startsWith('rejudge-'))!);
 const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
 
-async function until(what: string, ok: () => boolean, ms = 60000) {
+async function until(what: string, ok: () => boolean, ms = timeLimit(60_000)) {
   const deadline = Date.now() + ms;
   while (!ok()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -58,7 +58,7 @@ function refsScenario(t: T): string {
 
 async function deterministicRun(t: T, scenarios: string) {
   const out = tempDir(t);
-  const r = await memeval(['run', '--scenarios', scenarios, '--target', 'server-memory', '--workers', '1', '--out', out], { env: ENV, timeout: 240000 });
+  const r = await memeval(['run', '--scenarios', scenarios, '--target', 'server-memory', '--workers', '1', '--out', out], { env: ENV, timeout: timeLimit(240_000) });
   const runDir = onlyRun(out);
   return { r, out, runDir, report: readJson(join(runDir, 'report.json')) };
 }
@@ -75,7 +75,7 @@ test('rejudge of an unchanged deterministic run gives the run verdicts, cell for
     JSON.stringify(verdicts(report)),
   );
   assert.equal(r.exitCode, 0);
-  const rj = await memeval(['rejudge', runDir, '--json'], { env: ENV, timeout: 240000 });
+  const rj = await memeval(['rejudge', runDir, '--json'], { env: ENV, timeout: timeLimit(240_000) });
   assert.equal(rj.exitCode, 0, String(rj.stderr));
   const again = JSON.parse(String(rj.stdout));
   assert.deepEqual(verdicts(again), verdicts(report));
@@ -88,7 +88,7 @@ test('rejudge of an unchanged deterministic run gives the run verdicts, cell for
   // a report that does not say what its verdicts read (an older memeval's) is refused, never guessed at
   const old = { ...report, results: report.results.map(({ verdict_input, judge_input, evidence_sha256, ...c }: Record<string, unknown>) => c) };
   writeFileSync(join(runDir, 'report.json'), JSON.stringify(old));
-  const refused = await memeval(['rejudge', runDir], { env: ENV, timeout: 240000 });
+  const refused = await memeval(['rejudge', runDir], { env: ENV, timeout: timeLimit(240_000) });
   assert.equal(refused.exitCode, 3, String(refused.stdout) + String(refused.stderr));
   assert.match(String(refused.stderr), /pivot-refs\/server-memory\/well-behaved: the report lacks verdict_input, judge_input, evidence_sha256 .*cannot be re-judged faithfully; run the scenarios again/);
 });
@@ -100,7 +100,7 @@ test('rejudge refuses (exit 3) a cell whose store copy changed after the run, na
   const db = new Database(join(runDir, vi.cell_dir, 'work', 'store.db'));
   db.exec('DELETE FROM records');
   db.close();
-  const rj = await memeval(['rejudge', runDir, '--json'], { env: ENV, timeout: 240000 });
+  const rj = await memeval(['rejudge', runDir, '--json'], { env: ENV, timeout: timeLimit(240_000) });
   assert.equal(rj.exitCode, 3, String(rj.stdout) + String(rj.stderr));
   assert.match(String(rj.stderr), new RegExp(`${vi.cell_id}.*work/store\\.db|work/store\\.db.*${vi.cell_id}`));
   assert.equal(readdirSync(join(runDir, '..')).filter((d) => d.startsWith('rejudge-')).length, 0, 'no report is written');
@@ -112,7 +112,7 @@ test('rejudge refuses (exit 3) a cell whose pristine store copy changed', async 
   const storeDir = join(runDir, wb.cell_dir, 'store');
   const [file] = readdirSync(storeDir);
   writeFileSync(join(storeDir, file), '');
-  const rj = await memeval(['rejudge', runDir], { env: ENV, timeout: 240000 });
+  const rj = await memeval(['rejudge', runDir], { env: ENV, timeout: timeLimit(240_000) });
   assert.equal(rj.exitCode, 3, String(rj.stdout) + String(rj.stderr));
   assert.match(String(rj.stderr), new RegExp(wb.cell_id));
   assert.match(String(rj.stderr), new RegExp(`store/${file.replace(/\./g, '\\.')}`));
@@ -124,14 +124,14 @@ test('rejudge of an interrupted run exits 130, like the run', async (t) => {
   const tmp = tempDir(t);
   const sc = scenarioDir(dir, 4, { assertions: [{ kind: 'recall', name: 'recalls dark mode', phase: 'both', query: 'dark', contains: 'dark mode' }] });
   const target = faultyTarget(dir, 'faulty', 'slow-recall', { call_timeout_ms: 60000 });
-  const child = memeval(['run', '--scenarios', sc, '--target', target, '--out', out, '--workers', '2'], { env: { NO_COLOR: '1', TMPDIR: tmp }, timeout: 120000 });
+  const child = memeval(['run', '--scenarios', sc, '--target', target, '--out', out, '--workers', '2'], { env: { NO_COLOR: '1', TMPDIR: tmp }, timeout: timeLimit(120_000) });
   await until('two servers', () => fixtureProcesses(tmp, FAULTY).length >= 2);
   child.kill('SIGINT');
   const r = await child;
   assert.equal(r.exitCode, 130, String(r.stderr));
   const runDir = onlyRun(out);
   assert.equal(readJson(join(runDir, 'report.json')).status, 'interrupted');
-  const rj = await memeval(['rejudge', runDir, '--json'], { env: ENV, timeout: 120000 });
+  const rj = await memeval(['rejudge', runDir, '--json'], { env: ENV, timeout: timeLimit(120_000) });
   assert.equal(rj.exitCode, 130, String(rj.stderr));
   const again = JSON.parse(String(rj.stdout));
   assert.equal(again.status, 'interrupted');
@@ -143,7 +143,7 @@ test('rejudge of a blocked run exits 2, like the run', async (t) => {
   const r = await memeval(['run', '--agent-turn', '--agent', 'claude-code', '--model', 'claude-x', '--scenario', 'cross-session-recall', '--out', out], { env: ENV });
   assert.equal(r.exitCode, 2, String(r.stderr));
   const runDir = onlyRun(out);
-  const rj = await memeval(['rejudge', runDir, '--json'], { env: ENV, timeout: 120000 });
+  const rj = await memeval(['rejudge', runDir, '--json'], { env: ENV, timeout: timeLimit(120_000) });
   assert.equal(rj.exitCode, 2, String(rj.stdout) + String(rj.stderr));
   const again = JSON.parse(String(rj.stdout));
   assert.equal(again.status, 'blocked');

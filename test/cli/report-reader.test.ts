@@ -4,9 +4,9 @@ import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { readRun } from '../../src/report/reader.js';
 import { InputError } from '../../src/util/errors.js';
-import { freshRun, memeval, tempDir } from '../helpers.js';
+import { freshRun, memeval, tempDir, timeLimit } from '../helpers.js';
 
-test('readRun reads a real run and names file and field when a report is damaged', { timeout: 120_000 }, async (t) => {
+test('readRun reads a real run and names file and field when a report is damaged', { timeout: timeLimit(120_000) }, async (t) => {
   const run = await freshRun(t, ['cross-session-recall']);
   const { report, runDir } = readRun(run.runDir);
   assert.equal(runDir, run.runDir);

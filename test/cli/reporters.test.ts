@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { validateXML } from 'xmllint-wasm';
 import { faultyTargetWithout, scenarioDir } from '../faulty.js';
-import { freshRun, memeval, mixedScenarios, tempDir } from '../helpers.js';
+import { freshRun, memeval, mixedScenarios, tempDir, timeLimit } from '../helpers.js';
 
 /**
  * The subset of the JUnit XSD that GitHub's and GitLab's test reporters read
@@ -60,7 +60,7 @@ const JUNIT_XSD = `<?xml version="1.0" encoding="UTF-8"?>
 </xs:schema>
 `;
 
-test('--reporter junit,markdown,github on a real run: valid JUnit, summary, annotations at the scenario file; a crashing reporter loses nothing else', { timeout: 180_000 }, async (t) => {
+test('--reporter junit,markdown,github on a real run: valid JUnit, summary, annotations at the scenario file; a crashing reporter loses nothing else', { timeout: timeLimit(180_000) }, async (t) => {
   const scenarios = mixedScenarios(t);
   const dir = tempDir(t);
   // a summary path that is a directory makes the github reporter throw (EISDIR) after its annotations
@@ -102,7 +102,7 @@ test('--reporter junit,markdown,github on a real run: valid JUnit, summary, anno
   assert.doesNotMatch(ok.stdout, /::error/);
 });
 
-test('--reporter json prints the report on stdout and the console on stderr; an unknown reporter is exit 3', { timeout: 120_000 }, async (t) => {
+test('--reporter json prints the report on stdout and the console on stderr; an unknown reporter is exit 3', { timeout: timeLimit(120_000) }, async (t) => {
   const run = await freshRun(t, ['cross-session-recall'], ['--reporter', 'json']);
   const report = JSON.parse(run.stdout);
   assert.equal(report.results.length, 2);
@@ -112,7 +112,7 @@ test('--reporter json prints the report on stdout and the console on stderr; an 
   assert.match(bad.stderr, /unknown reporter "junt" \(did you mean "junit"\?\)/);
 });
 
-test('reporters on a run whose every cell is unsupported: no pass, unsupported apart, a JUnit error and an annotation saying nothing was checked', { timeout: 120_000 }, async (t) => {
+test('reporters on a run whose every cell is unsupported: no pass, unsupported apart, a JUnit error and an annotation saying nothing was checked', { timeout: timeLimit(120_000) }, async (t) => {
   const dir = tempDir(t);
   const target = faultyTargetWithout(dir, 'no-remember', ['remember']);
   const summary = join(dir, 'step-summary.md');

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fixtureProcesses, memeval, ROOT, scenario, tempDir, writeJson } from '../helpers.js';
+import { fixtureProcesses, memeval, ROOT, scenario, tempDir, writeJson, timeLimit } from '../helpers.js';
 
 const SDK = join(ROOT, 'node_modules', '@modelcontextprotocol', 'sdk', 'dist', 'esm');
 
@@ -44,7 +44,7 @@ for (const [name, script, reason] of [
     writeJson(join(dir, 'sc', 'one.json'), scenario('one'));
     writeJson(join(dir, 'sc', 'two.json'), scenario('two'));
     const file = target(dir, name, script);
-    const r = await memeval(['run', '--scenarios', join(dir, 'sc'), '--target', file, '--out', out, '--json'], { timeout: 60000 });
+    const r = await memeval(['run', '--scenarios', join(dir, 'sc'), '--target', file, '--out', out, '--json'], { timeout: timeLimit(60_000) });
     assert.equal(r.exitCode, 1, String(r.stderr));
     const report = JSON.parse(String(r.stdout));
     assert.equal(report.results.length, 4, 'every phase of both scenarios still ran');
@@ -67,10 +67,10 @@ test('Ctrl-C writes a report marked interrupted, removes fixtures and leaves no 
   const file = target(dir, 'hang', HANG, { call_timeout_ms: 60000 });
   const child = memeval(['run', '--scenarios', join(dir, 'sc'), '--target', file, '--out', out, '--workers', '2'], {
     env: { NO_COLOR: '1', TMPDIR: tmp },
-    timeout: 60000,
+    timeout: timeLimit(60_000),
   });
   // wait until both workers have a server hanging on a call
-  const deadline = Date.now() + 20000;
+  const deadline = Date.now() + timeLimit(20_000);
   const servers = () => fixtureProcesses(tmp, join(dir, 'hang.mjs'));
   while (Date.now() < deadline && servers().length < 2) await new Promise((r) => setTimeout(r, 100));
   assert.equal(servers().length, 2, 'two servers were running');

@@ -4,13 +4,13 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { catchesSighup, fixtureProcesses, memeval, tempDir } from '../helpers.ts';
+import { catchesSighup, fixtureProcesses, memeval, tempDir, timeLimit } from '../helpers.ts';
 import { FAULTY, faultyTarget, scenarioDir } from '../faulty.ts';
 
 type T = { after: (fn: () => void) => void };
 const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function until(what: string, ok: () => boolean, ms = 30000) {
+async function until(what: string, ok: () => boolean, ms = timeLimit(30_000)) {
   const deadline = Date.now() + ms;
   while (!ok()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -42,7 +42,7 @@ function assertClean(r: { exitCode?: number; signal?: string; stderr: unknown },
 for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
   test(`${sig} while memeval is still loading ends it with 130 before anything runs, not by signal`, async (t) => {
     const c = setup(t, 'ok');
-    const child = memeval(['run', '--scenarios', c.sc, '--target', c.target, '--out', c.out], { env: { NO_COLOR: '1', TMPDIR: c.tmp }, timeout: 60000 });
+    const child = memeval(['run', '--scenarios', c.sc, '--target', c.target, '--out', c.out], { env: { NO_COLOR: '1', TMPDIR: c.tmp }, timeout: timeLimit(60_000) });
     // the entry's first statement installs the handlers; the rest of memeval takes seconds more to load
     await until('the entry to run', () => catchesSighup(child.pid!));
     child.kill(sig);
@@ -56,7 +56,7 @@ for (const sig of ['SIGTERM', 'SIGHUP'] as const)
     const c = setup(t, 'slow-recall', 4, {
       assertions: [{ kind: 'recall', name: 'recalls dark mode', phase: 'both', query: 'dark', contains: 'dark mode' }],
     });
-    const child = memeval(['run', '--scenarios', c.sc, '--target', c.target, '--out', c.out, '--workers', '2'], { env: { NO_COLOR: '1', TMPDIR: c.tmp }, timeout: 60000 });
+    const child = memeval(['run', '--scenarios', c.sc, '--target', c.target, '--out', c.out, '--workers', '2'], { env: { NO_COLOR: '1', TMPDIR: c.tmp }, timeout: timeLimit(60_000) });
     await until('two servers', () => fixtureProcesses(c.tmp, FAULTY).length >= 2);
     child.kill(sig);
     const report = assertClean(await child, c.out, c.tmp);
@@ -70,7 +70,7 @@ test('an interrupt while the driver stops its server starts no new server for th
   const c = setup(t, 'slow-exit', 2, {
     assertions: [{ kind: 'recall', name: 'recalls dark mode', phase: 'both', query: 'dark', contains: 'dark mode' }],
   }, { EXIT_LOG: exits, SEARCH_LOG: searches });
-  const child = memeval(['run', '--scenarios', c.sc, '--target', c.target, '--out', c.out, '--workers', '2'], { env: { NO_COLOR: '1', TMPDIR: c.tmp }, timeout: 120000, forceKillAfterDelay: false });
+  const child = memeval(['run', '--scenarios', c.sc, '--target', c.target, '--out', c.out, '--workers', '2'], { env: { NO_COLOR: '1', TMPDIR: c.tmp }, timeout: timeLimit(120_000), forceKillAfterDelay: false });
   // a worker is stopping the driver's server, which takes its time to exit; no probe has searched
   // yet (a cell's probe starts only after its driver's server is gone)
   await until('a slow exit', () => existsSync(exits));
@@ -85,7 +85,7 @@ test('a second Ctrl-C quits at once, and still writes the report, removes fixtur
   const c = setup(t, 'slow-recall', 4, {
     assertions: [{ kind: 'recall', name: 'recalls dark mode', phase: 'both', query: 'dark', contains: 'dark mode' }],
   });
-  const child = memeval(['run', '--scenarios', c.sc, '--target', c.target, '--out', c.out, '--workers', '2'], { env: { NO_COLOR: '1', TMPDIR: c.tmp }, timeout: 60000 });
+  const child = memeval(['run', '--scenarios', c.sc, '--target', c.target, '--out', c.out, '--workers', '2'], { env: { NO_COLOR: '1', TMPDIR: c.tmp }, timeout: timeLimit(60_000) });
   await until('two servers', () => fixtureProcesses(c.tmp, FAULTY).length >= 2);
   child.kill('SIGINT');
   await wait(30);
@@ -105,7 +105,7 @@ test('an interrupt during the recall probe makes that cell skipped, not error', 
       { kind: 'recall', name: 'recalls dark mode', phase: 'well-behaved', query: 'dark', contains: 'dark mode' },
     ],
   }, { SEARCH_LOG: searches });
-  const child = memeval(['run', '--scenarios', c.sc, '--target', c.target, '--out', c.out, '--workers', '1', '--json'], { env: { NO_COLOR: '1', TMPDIR: c.tmp }, timeout: 60000 });
+  const child = memeval(['run', '--scenarios', c.sc, '--target', c.target, '--out', c.out, '--workers', '1', '--json'], { env: { NO_COLOR: '1', TMPDIR: c.tmp }, timeout: timeLimit(60_000) });
   await until('the recall probe', () => existsSync(searches));
   child.kill('SIGINT');
   const report = assertClean(await child, c.out, c.tmp);
@@ -115,7 +115,7 @@ test('an interrupt during the recall probe makes that cell skipped, not error', 
 
 test('`memeval run | head -1`: a closed stdout does not kill the run', async (t) => {
   const c = setup(t, 'ok', 2);
-  const child = memeval(['run', '--scenarios', c.sc, '--target', c.target, '--out', c.out, '--workers', '1'], { env: { NO_COLOR: '1', TMPDIR: c.tmp }, timeout: 60000, buffer: false });
+  const child = memeval(['run', '--scenarios', c.sc, '--target', c.target, '--out', c.out, '--workers', '1'], { env: { NO_COLOR: '1', TMPDIR: c.tmp }, timeout: timeLimit(60_000), buffer: false });
   child.stdout!.once('data', () => child.stdout!.destroy());
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
@@ -171,7 +171,7 @@ test('the disk fills mid-run: cells and the run end as errors that say where the
   const c = setup(t, 'big:6000000', 2);
   const out = tmpfs(t, '20m');
   mkdirSync(join(out, 'runs'));
-  const r = await memeval(['run', '--scenarios', c.sc, '--target', c.target, '--out', join(out, 'runs'), '--workers', '1'], { env: { NO_COLOR: '1', TMPDIR: c.tmp }, timeout: 120000 });
+  const r = await memeval(['run', '--scenarios', c.sc, '--target', c.target, '--out', join(out, 'runs'), '--workers', '1'], { env: { NO_COLOR: '1', TMPDIR: c.tmp }, timeout: timeLimit(120_000) });
   assertClean(r, tempDir(t), c.tmp, 1);
   const err = String(r.stderr);
   const runs = readdirSync(join(out, 'runs'));

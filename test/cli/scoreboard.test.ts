@@ -10,7 +10,7 @@ import type { CellResult } from '../../src/core/results.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { faultyTarget, faultyTargetWithout, scenarioDir } from '../faulty.js';
-import { memeval, tempDir } from '../helpers.js';
+import { memeval, tempDir, timeLimit } from '../helpers.js';
 import { needsProvider } from '../../src/model/provider/cell.js';
 
 // The real third-party servers, installed from npm into the cache (once; later runs reuse it).
@@ -74,7 +74,7 @@ test('scoreboard: the built-in scenarios run unchanged against every real target
   assert.ok(!report.warnings.some((w) => /memories-sh: network refused/.test(w)), report.warnings.join('\n'));
 });
 
-test('scoreboard: unsupported cells are counted apart in the totals, the summary and the closing line, never as passed', { timeout: 120_000 }, async (t) => {
+test('scoreboard: unsupported cells are counted apart in the totals, the summary and the closing line, never as passed', { timeout: timeLimit(120_000) }, async (t) => {
   const dir = tempDir(t);
   const full = faultyTarget(dir, 'faulty', 'ok');
   const lacking = faultyTargetWithout(dir, 'no-remember', ['remember']);

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { memeval, tempDir } from '../helpers.ts';
+import { memeval, tempDir, timeLimit } from '../helpers.ts';
 import { faultyTarget, scenarioDir } from '../faulty.ts';
 
 const RECALL = {
@@ -17,7 +17,7 @@ async function run(t: { after: (fn: () => void) => void }, fault: string, over: 
   const out = tempDir(t);
   const sc = scenarioDir(dir, 1, over);
   const file = faultyTarget(dir, 'faulty', fault);
-  const r = await memeval(['run', '--scenarios', sc, '--target', file, '--out', out, '--json', '--workers', '1'], { timeout: 240000 });
+  const r = await memeval(['run', '--scenarios', sc, '--target', file, '--out', out, '--json', '--workers', '1'], { timeout: timeLimit(240_000) });
   const report = JSON.parse(String(r.stdout));
   return { r, report, out };
 }

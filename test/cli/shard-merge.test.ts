@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { readRun } from '../../src/report/reader.js';
-import { freshRun, memeval, mixedScenarios, tempDir, writeJson } from '../helpers.js';
+import { freshRun, memeval, mixedScenarios, tempDir, writeJson, timeLimit } from '../helpers.js';
 
-test('--shard 1/2 and 2/2 write partial reports that merge into one run; merge refuses mismatches', { timeout: 300_000 }, async (t) => {
+test('--shard 1/2 and 2/2 write partial reports that merge into one run; merge refuses mismatches', { timeout: timeLimit(300_000) }, async (t) => {
   const scenarios = mixedScenarios(t);
   const sel = ['good-one', 'bad-one'];
   const s1 = await freshRun(t, sel, ['--scenarios', scenarios, '--shard', '1/2']);

@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { findChromium } from '../setup/chromium.ts';
 import { faultyTargetWithout, scenarioDir } from '../faulty.js';
-import { freshRun, memeval, mixedScenarios, ROOT, tempDir } from '../helpers.js';
+import { freshRun, memeval, mixedScenarios, ROOT, tempDir, timeLimit } from '../helpers.js';
 
 // found as `npm test`'s pretest step found (or installed) it
 const CHROMIUM = findChromium();
@@ -14,7 +14,7 @@ const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '
 /** Screenshots land here (gitignored), so CI can keep them as artefacts. */
 const OUTPUT = join(ROOT, 'test-output', 'view');
 
-test('memeval view: the page works from file:// in real Chromium, and a failing cell opens to its failing assertion', { timeout: 240_000 }, async (t) => {
+test('memeval view: the page works from file:// in real Chromium, and a failing cell opens to its failing assertion', { timeout: timeLimit(240_000) }, async (t) => {
   assert.ok(CHROMIUM, 'no Chromium: `npm test` installs Debian\'s chromium as root, else run `sudo apt-get install chromium` or set CHROMIUM_PATH');
   const run = await freshRun(t, ['good-one', 'bad-one'], ['--scenarios', mixedScenarios(t)]);
   const v = await memeval(['view', run.runDir]);
@@ -40,7 +40,7 @@ test('memeval view: the page works from file:// in real Chromium, and a failing 
 
   await tab.locator('#title').filter({ hasText: '3 passed, 1 failed' }).waitFor();
   // 2 scenarios × 1 target × 2 phases
-  assert.equal(await tab.locator('button.cell').count(), 4);
+  assert.equal(await tab.locator('button.cell').count(), timeLimit(4));
   assert.equal(await tab.locator('button.cell.fails').count(), 1);
   assert.equal(await tab.locator('button.cell.caught').count(), 2, 'both violation cells show as caught');
 
@@ -58,7 +58,7 @@ test('memeval view: the page works from file:// in real Chromium, and a failing 
   await tab.locator('button[data-cell-id="bad-one/server-memory/well-behaved"]').click();
   await tab.locator('#detail h2').filter({ hasText: 'bad-one/server-memory/well-behaved' }).waitFor();
   const failing = tab.locator('#detail .assertion.failing');
-  assert.equal(await failing.count(), 1);
+  assert.equal(await failing.count(), timeLimit(1));
   await failing.waitFor({ state: 'visible' });
   const text = await failing.innerText();
   assert.match(text, /dark mode twice/);
@@ -85,7 +85,7 @@ test('memeval view: the page works from file:// in real Chromium, and a failing 
   assert.deepEqual(requests.filter((u) => !u.startsWith('file:') && !u.startsWith('data:')), [], 'no request leaves the file');
 });
 
-test('memeval view: unsupported cells are counted apart in the title and the totals, and a run that checked nothing says so', { timeout: 240_000 }, async (t) => {
+test('memeval view: unsupported cells are counted apart in the title and the totals, and a run that checked nothing says so', { timeout: timeLimit(240_000) }, async (t) => {
   assert.ok(CHROMIUM, 'no Chromium: `npm test` installs Debian\'s chromium as root, else run `sudo apt-get install chromium` or set CHROMIUM_PATH');
   const dir = tempDir(t);
   const target = faultyTargetWithout(dir, 'no-remember', ['remember']);
