@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { execa, type Options } from 'execa';
+import { execa, type Options, type ResultPromise } from 'execa';
 
 export const ROOT = fileURLToPath(new URL('../', import.meta.url));
 export const ENTRY = join(ROOT, 'src', 'cli', 'entry.ts');
@@ -34,12 +34,21 @@ export function tempDir(t: { after: (fn: () => void) => void }, prefix = 'memeva
   return dir;
 }
 
-/** Run the CLI from source (so tests never see a stale dist/). */
-export function memeval(args: string[], opts: Options = {}) {
+/** What memeval() resolves to: output as text, and a failed run as a result, never a rejection. */
+type MemevalRun = ResultPromise<{ reject: false }>;
+
+/**
+ * Run the CLI from source (so tests never see a stale dist/). The result is typed for the options
+ * every call shares (a call that sets `buffer: false` reads the streams, not `stdout`): execa types
+ * a result by the options object, and a caller's options would otherwise widen `stdout` to every
+ * shape execa can return.
+ */
+export function memeval(args: string[], opts: Options = {}): MemevalRun {
   // from another working directory, tsx by absolute URL (a bare specifier resolves from the cwd)
   const tsx = opts.cwd && opts.cwd !== ROOT ? TSX : 'tsx';
   // a SIGTERM a test sends must not turn into execa's SIGKILL 5 s later on a loaded machine
-  return execa(process.execPath, ['--import', tsx, ENTRY, ...args], { cwd: ROOT, reject: false, env: { NO_COLOR: '1', FORCE_COLOR: '0' }, forceKillAfterDelay: timeLimit(30_000), ...opts });
+  const run = execa(process.execPath, ['--import', tsx, ENTRY, ...args], { cwd: ROOT, reject: false, env: { NO_COLOR: '1', FORCE_COLOR: '0' }, forceKillAfterDelay: timeLimit(30_000), ...opts });
+  return run as unknown as MemevalRun;
 }
 
 /**

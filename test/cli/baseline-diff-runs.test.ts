@@ -98,7 +98,7 @@ test('diff and gate never read an unsupported, skipped or errored cell as passed
   assert.deepEqual(g.regressions.map((r) => r.cell_id).sort(), [bad, badV, good, goodV].sort());
   assert.equal(g.exit_code, 1);
   // expected failures: an unsupported listed cell is not an unexpected pass, and a run that checked nothing is exit 1
-  const expected = [{ scenario: 'bad-one', target: 'server-memory', phase: 'well-behaved' as const, reason: 'known defect' }];
+  const expected = [{ scenario: 'bad-one', target: 'server-memory', phase: 'well-behaved' as const, verdict: 'fail' as const, assertions: ['dark mode twice'], reason: 'known defect' }];
   const ge = gate(after, { expected });
   assert.deepEqual(ge.unexpected_passes, []);
   assert.deepEqual(ge.not_checked.map((r) => r.cell_id), [bad]);

@@ -28,6 +28,6 @@ for (const [label, args] of [
     assert.deepEqual(report.results, []);
     assert.doesNotMatch(text, /sk-ant-must-not-leak/);
     assert.deepEqual(readdirSync(tmp).filter((f) => f.startsWith('memeval-')), [], 'no fixture was made');
-    if (args.includes('--json')) assert.equal(JSON.parse(String(r.stdout)).status, 'blocked');
+    if ((args as readonly string[]).includes('--json')) assert.equal(JSON.parse(String(r.stdout)).status, 'blocked');
   });
 }

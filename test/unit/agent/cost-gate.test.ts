@@ -27,7 +27,7 @@ test('the gate: a real model needs both --agent-turn and --i-understand-model-co
 
 test('the runners refuse to start without an allowing gate decision, whoever calls them', async () => {
   const blocked = costGate({ agentTurn: true, agent: 'claude-code', model: 'claude-x' });
-  const common = { driver: claudeCode, agentBin: '/nonexistent', agentVersion: 'x', model: 'claude-x', policy: 'well-behaved' as const, promptTimeoutMs: 1000, keep: false };
+  const common = { driver: claudeCode, agentBin: '/nonexistent', agentVersion: 'x', model: 'claude-x', policy: 'well-behaved' as const, promptTimeoutMs: 1000, mcpTimeoutMs: 1000, keep: false };
   await assert.rejects(() => runRealModel({ ...common, gate: blocked, scenarios: [], targets: [], repeat: 1, workers: 1, outDir: '/nonexistent' }), CostGateError);
   assert.throws(() => agentDriver({ ...common, gate: { layer: 'deterministic' }, scenario: {} as never, repeat: 1 }), CostGateError);
 });

@@ -1,7 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Assertion } from '../../../src/index.js';
-import { assertionApplies } from '../../../src/scenario/schema.js';
+import { assertionApplies, type Assertion } from '../../../src/scenario/schema.js';
 
 test('which assertions judge which cell', () => {
   const a = (phase: Assertion['phase']) => ({ phase }) as Assertion;
