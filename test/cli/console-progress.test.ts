@@ -33,6 +33,7 @@ test('on a terminal: a live [n/N] passed, failed, ETA line; NO_COLOR and FORCE_C
   const tty = await execa('script', ['-qec', cmd, '/dev/null'], { cwd: ROOT, reject: false, env: { NO_COLOR: '1', FORCE_COLOR: undefined } });
   const text = String(tty.stdout);
   assert.equal(tty.exitCode, 1, text);
+  /* eslint-disable no-control-regex -- the terminal's escape sequences are what is checked */
   assert.match(text, /\r\x1b\[2K\[4\/4\] 3 passed, 1 failed, ETA 0s\r\x1b\[2K/);
   assert.match(text, /\[1\/4\] \d passed, \d failed, ETA \d+s/);
   // only the cell that needs attention is printed above the live line
@@ -42,6 +43,7 @@ test('on a terminal: a live [n/N] passed, failed, ETA line; NO_COLOR and FORCE_C
 
   const colored = await memeval(['run', '--scenarios', scenarios, '--scenario', 'good-one', '--target', 'server-memory', '--out', out], { env: { FORCE_COLOR: '1', NO_COLOR: '1' } });
   assert.match(String(colored.stdout), /\x1b\[32m/, 'FORCE_COLOR: colour even off a terminal');
+  /* eslint-enable no-control-regex */
 });
 
 test('--scenario globs and --tag select scenarios; list --json shows titles, tags and layers', { timeout: timeLimit(60_000) }, async () => {
