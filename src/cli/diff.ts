@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { diffReports, formatDiff } from '../report/diff.js';
 import { readReport } from '../report/reader.js';
-import { EXIT, type CliContext } from './main.js';
+import { EXIT } from '../core/results.js';
+import type { CliContext } from './options.js';
 
 export function registerDiff(program: Command, cli: CliContext): void {
   program

@@ -15,7 +15,8 @@ import { runCampaign, type CampaignSummary, type CaseReport } from '../fuzz/camp
 import { DEFAULT_CHECK_SETTINGS } from '../fuzz/checks.js';
 import { defaultFlagsFile, FlagStore } from '../fuzz/flags.js';
 import { RECIPES } from '../fuzz/recipes.js';
-import { collectList, EXIT, positiveInt, type CliContext } from './main.js';
+import { EXIT } from '../core/results.js';
+import { collectList, positiveInt, type CliContext } from './options.js';
 
 interface FuzzFlags {
   target: string[];

@@ -9,7 +9,7 @@ import { loadCalibrationFile } from '../judge/calibrate/cases.js';
 import { formatCalibration, runCalibration } from '../judge/calibrate/run.js';
 import { openJudgeModel } from '../judge/llm/client.js';
 import { addJudgeOptions, judgeFromFlags, type JudgeOptionFlags } from './judge-options.js';
-import { positiveInt, type CliContext } from './main.js';
+import { positiveInt, type CliContext } from './options.js';
 
 interface CalibrateFlags extends JudgeOptionFlags {
   repeat: number;

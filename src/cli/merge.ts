@@ -10,7 +10,8 @@ import { mergeReports } from '../report/merge.js';
 import { readRun } from '../report/reader.js';
 import { checkReporterNames, runReporters } from '../report/reporters/index.js';
 import { writeJsonAtomic } from '../report/write.js';
-import { collectList, EXIT, type CliContext } from './main.js';
+import { EXIT } from '../core/results.js';
+import { collectList, type CliContext } from './options.js';
 
 export function registerMerge(program: Command, cli: CliContext): void {
   program

@@ -13,7 +13,7 @@ import { newRunId } from '../report/report.js';
 import { InputError } from '../util/errors.js';
 import { BUILTIN_SCENARIOS } from '../util/paths.js';
 import { addJudgeOptions, judgeFromFlags, type JudgeOptionFlags } from './judge-options.js';
-import type { CliContext } from './main.js';
+import type { CliContext } from './options.js';
 
 interface RejudgeFlags extends JudgeOptionFlags {
   only?: string;

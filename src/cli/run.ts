@@ -20,7 +20,7 @@ import { formatMatrix } from '../report/matrix.js';
 import { DEFAULT_TARGET } from '../targets/loader.js';
 import { BUILTIN_SCENARIOS } from '../util/paths.js';
 import { interruptHandler } from './interrupt.js';
-import { collectList, positiveInt, type CliContext } from './main.js';
+import { collectList, positiveInt, type CliContext } from './options.js';
 
 export interface RunFlags {
   scenario?: string[];
