@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { killTree, track, untrack } from '../fixture/processes.js';
+import { killTree, track, untrack } from '../util/processes.js';
 import type { Invocation } from './types.js';
 
 export interface InvokeResult {

@@ -10,7 +10,7 @@ import { BUILTIN_SCENARIOS } from '../util/paths.js';
 import { loadScenarios, scenarioFiles } from '../scenario/loader.js';
 import { DEFAULT_TARGET, loadAllTargets, loadTarget } from '../targets/loader.js';
 import { NotInstalledError, resolveTargetBin } from '../targets/resolve-bin.js';
-import { killAllNow } from '../fixture/processes.js';
+import { killAllNow } from '../util/processes.js';
 import { runCampaign, type CampaignSummary, type CaseReport } from '../fuzz/campaign.js';
 import { DEFAULT_CHECK_SETTINGS } from '../fuzz/checks.js';
 import { defaultFlagsFile, FlagStore } from '../fuzz/flags.js';

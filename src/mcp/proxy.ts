@@ -8,7 +8,7 @@ import { describeExit } from './child-transport.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, LineFramer, OversizeMessage, type Frame } from './framing.js';
 import { CallRecorder } from './recorder.js';
 import { onSignal } from '../util/signals.js';
-import { isolatedCommand, killTagged, newOwnerTag, OWNER_VAR } from '../fixture/isolation.js';
+import { isolatedCommand, killTagged, newOwnerTag, OWNER_VAR } from '../util/isolation.js';
 
 export interface ProxyOptions {
   log: string;

@@ -6,7 +6,7 @@ import { readCalls } from '../drive/agent.js';
 import { buildEvidence, toolToOp, type BuiltEvidence } from '../evidence/build.js';
 import { createFixture, disposeFixture, gitInit, writeSetupFiles, type Fixture } from '../fixture/fixture.js';
 import { guardEnv, refusalWarnings } from '../fixture/netguard.js';
-import { isolationWarnings } from '../fixture/isolation.js';
+import { isolationWarnings } from '../util/isolation.js';
 import { NOISE_FILE, noiseWarnings } from '../mcp/noise.js';
 import { judgeCell, memoryRefs, type StoredVerdictInput } from '../judge/cell.js';
 import { netnsPrefix, networkWarning, type LoopbackBridge } from '../fixture/sandbox.js';
