@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { describeSightings, findEverywhere } from '../judge/absent.js';
+import { describeSightings, findEverywhere } from '../judge/store-scan.js';
 import type { CallRecord } from '../mcp/recorder.js';
 import type { TargetDecl } from '../targets/schema.js';
 import { leafSteps, type Expectation } from './case.js';
