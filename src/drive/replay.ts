@@ -1,5 +1,6 @@
 import type { DeterministicPhase } from '../core/results.js';
-import { afterStep, clip, roundMs, runOp, stepCall, type StepRecord } from '../ops/ops.js';
+import { afterStep, RESULT_CHARS, roundMs, runOp, stepCall, type StepRecord } from '../ops/ops.js';
+import { clip } from '../util/text.js';
 import { lookupRef } from '../ops/refs.js';
 import { resolveRefs } from '../scenario/refs.js';
 import type { Scenario, Step } from '../scenario/schema.js';
@@ -42,11 +43,11 @@ export async function replaySteps(env: CellEnv, steps: Step[], stage: 'setup' | 
     } else if (step.op === 'tool') {
       const args = resolveRefs(step.args, lookupRef(handles)) as Record<string, unknown>;
       const r = await (await session()).callTool(step.tool, args, { stage });
-      Object.assign(rec, { tools: [step.tool], ok: r.ok, ms: roundMs(r.ms), result: clip(r.text) });
+      Object.assign(rec, { tools: [step.tool], ok: r.ok, ms: roundMs(r.ms), result: clip(r.text, RESULT_CHARS) });
     } else {
       const { op, vars, handle } = stepCall(decl, step, handles);
       const r = await runOp(await session(), decl, op, vars, stage);
-      Object.assign(rec, { tools: r.tools, ok: r.ok, ms: roundMs(r.ms), result: clip(r.text) });
+      Object.assign(rec, { tools: r.tools, ok: r.ok, ms: roundMs(r.ms), result: clip(r.text, RESULT_CHARS) });
       if (r.ok) afterStep(step, handle, r.id, handles);
     }
     env.records.push(rec);
