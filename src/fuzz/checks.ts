@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { describeSightings, findEverywhere } from '../judge/store-scan.js';
-import type { CallRecord } from '../mcp/recorder.js';
+import type { CallRecord } from '../mcp/calls-log.js';
 import type { TargetDecl } from '../targets/schema.js';
 import { clip } from '../util/text.js';
 import { leafSteps, type Expectation } from './case.js';

@@ -2,7 +2,6 @@ import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'nod
 import { join, relative } from 'node:path';
 import type { CellResult } from '../core/results.js';
 import type { Driver, DriveOutcome, Sessions } from '../drive/types.js';
-import { readCalls } from '../drive/agent.js';
 import { buildEvidence, toolToOp, type BuiltEvidence } from '../evidence/build.js';
 import { createFixture, disposeFixture, gitInit, writeSetupFiles, type Fixture } from '../fixture/fixture.js';
 import { guardEnv, refusalWarnings } from '../fixture/netguard.js';
@@ -17,7 +16,7 @@ import type { NetworkMode } from '../core/results.js';
 import type { JudgePool } from '../judge/llm/pool.js';
 import { replaySteps } from '../drive/replay.js';
 import { failsRun, VIOLATING_WRITE_OPS, type JudgedAs, type VerdictInput } from '../judge/verdict.js';
-import type { CallRecord } from '../mcp/recorder.js';
+import { isToolCall, readCalls, type CallRecord } from '../mcp/calls-log.js';
 import { TargetError, TargetSession } from '../mcp/session.js';
 import { proxyStopProblems } from '../mcp/proxy.js';
 import { missingOps, opsNeeded, recallProbe, seedMemories, type MemoryHandle, type StepRecord } from '../ops/ops.js';
@@ -313,7 +312,7 @@ export function storedVerdictInput(o: {
   vacuous?: string;
 }): StoredVerdictInput {
   const opOf = toolToOp(o.decl);
-  const inPhase = (c: CallRecord) => (c.method ?? 'tools/call') === 'tools/call' && (c.stage === 'step' || c.stage === 'agent');
+  const inPhase = (c: CallRecord) => isToolCall(c) && (c.stage === 'step' || c.stage === 'agent');
   const phaseCalls = o.calls.filter(inPhase);
   // seq: the row of the evidence `calls` table (the call's place in the log, 1-based)
   const writes = o.calls.flatMap((c, i) => {
@@ -339,7 +338,7 @@ export class SetupError extends Error {}
 function missingStore(decl: TargetDecl, storePath: string, fixture: Fixture, calls: CallRecord[]): string | undefined {
   if (decl.store.format === 'none' || existsSync(storePath)) return undefined;
   const opOf = toolToOp(decl);
-  const writes = calls.filter((c) => (c.method ?? 'tools/call') === 'tools/call' && !c.is_error && WRITE_OPS.has(c.op ?? opOf.get(c.tool) ?? '')).length;
+  const writes = calls.filter((c) => isToolCall(c) && !c.is_error && WRITE_OPS.has(c.op ?? opOf.get(c.tool) ?? '')).length;
   if (!writes) return undefined;
   const found = listFiles(fixture.data, 40).map((f) => relative(fixture.root, f));
   return `store ${storePath} does not exist after ${writes} accepted write call(s); files in the data dir: ${found.length ? found.join(', ') : 'none'} (check store.path in the target declaration)`;
