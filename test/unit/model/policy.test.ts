@@ -132,3 +132,15 @@ test('offeredName finds the tool under each agent prefix, exact names first', ()
   assert.equal(offeredName(tool, ['mcp__memory__open_nodes', 'Bash']), undefined);
   assert.equal(offeredName('Write', ['Write', 'mcp__memory__Write']), 'Write');
 });
+
+test("offeredName never hands a memory tool's call to an agent built-in whose name merely ends the same", () => {
+  // Gemini CLI 0.61 offers its built-ins before the MCP tools (recorded order); Codex offers exec_command
+  const gemini = ['read_file', 'web_fetch', 'google_web_search', 'mcp_memory_search', 'mcp_memory_fetch', 'mcp_memory_file'];
+  assert.equal(offeredName('search', gemini), 'mcp_memory_search');
+  assert.equal(offeredName('fetch', gemini), 'mcp_memory_fetch');
+  assert.equal(offeredName('file', gemini), 'mcp_memory_file');
+  assert.equal(offeredName('command', ['exec_command', 'mcp__memory__command']), 'mcp__memory__command');
+  // and a memory tool the agent did not offer is missing, not replaced by a look-alike
+  assert.equal(offeredName('search', ['google_web_search', 'mcp_memory_search_nodes']), undefined);
+  assert.equal(offeredName('nodes', ['mcp__memory__search_nodes']), undefined);
+});
