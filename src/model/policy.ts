@@ -69,7 +69,13 @@ export function splitSessions(steps: Step[]): Step[][] {
   return out;
 }
 
-/** Match a target tool name to the name the agent offers it under (mcp__memory__x, mcp_memory_x, memory_x). */
+/** How the agents name the memory server's tools: Claude Code, Codex and Qwen; Gemini CLI; opencode. */
+const MEMORY_PREFIXES = ['mcp__memory__', 'mcp_memory_', 'memory_'];
+
+/**
+ * Match a target tool name to the name the agent offers it under. Only these prefixes: a bare
+ * suffix match would give a target's `search` to Gemini CLI's `google_web_search`.
+ */
 export function offeredName(tool: string, offered: string[]): string | undefined {
-  return offered.find((o) => o === tool) ?? offered.find((o) => o.endsWith(`__${tool}`) || o.endsWith(`_${tool}`));
+  return offered.find((o) => o === tool) ?? offered.find((o) => MEMORY_PREFIXES.some((p) => o === p + tool));
 }
