@@ -9,8 +9,19 @@ import { freshRun, memeval, mixedScenarios, tempDir } from './helpers.js';
 test('the programmatic API runs a scenario and its report reads back through the schema', async (t) => {
   const out = tempDir(t);
   const lines: string[] = [];
-  const r = await run({ scenarioIds: ['cross-session-recall'], outDir: out, workers: 2, log: (l) => lines.push(l) });
+  // a key in the environment is read where a call is made, never kept in the config or the report
+  const key = 'sk-memeval-test-never-in-a-report';
+  const before = process.env.MEMEVAL_JUDGE_API_KEY;
+  process.env.MEMEVAL_JUDGE_API_KEY = key;
+  t.after(() => (before === undefined ? delete process.env.MEMEVAL_JUDGE_API_KEY : (process.env.MEMEVAL_JUDGE_API_KEY = before)));
+  const r = await run({ scenarioIds: ['cross-session-recall'], outDir: out, workers: 2, judge: { model: 'scripted' }, log: (l) => lines.push(l) });
   assert.equal(r.exitCode, 0);
+  assert.ok(!readFileSync(r.reportPath, 'utf8').includes(key));
+  // the report keeps the resolved config: defaults filled, no agent group for a deterministic run
+  assert.deepEqual(r.report.config?.scenarioIds, ['cross-session-recall']);
+  assert.equal(r.report.config?.outDir, out);
+  assert.deepEqual(r.report.config?.judge, { model: 'scripted' });
+  assert.equal(r.report.config?.agent, undefined);
   assert.equal(r.report.summary.exit_code, 0);
   assert.deepEqual(
     r.report.results.map((c) => c.cell_id),
