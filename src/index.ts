@@ -1,10 +1,11 @@
 /** memeval's programmatic API: what the CLI calls, and what tests and other tools can call. */
-export { run, type RunRequest, type RunResponse } from './app/api.js';
-export { runDeterministic, runRealModel, type AgentRunOptions, type CommonRunOptions, type RunResult } from './app/run.js';
+export { run, type RunHooks, type RunRequest, type RunResponse } from './app/api.js';
+export { runConfigSchema, RUN_DEFAULTS, type RunConfig, type RunConfigInput } from './core/config.js';
+export { executeRun, runDeterministic, runRealModel, type AgentRunOptions, type CommonRunOptions, type RunExecution, type RunResult } from './app/run.js';
 export { selftest, HOSTILE_RULES, type SelftestRequest, type SelftestReport, type FalsePass } from './app/selftest.js';
 export { checkAgainstTargets, loadScenarioDir, resolveTargets, scenarioFilesIn, selectScenarios, validatePaths, type ValidateResult } from './app/load.js';
 export { runCell, type CellOptions } from './run/cell.js';
-export { planCells, type RunTarget } from './run/plan.js';
+export { planRun, type CellSpec, type PlanLayer, type RunTarget } from './run/plan.js';
 export { replayDriver } from './drive/replay.js';
 export { agentDriver } from './drive/agent.js';
 export type { Driver, CellEnv, DriveOutcome } from './drive/types.js';

@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { runConfigSchema, SCRIPTED_POLICIES } from './config.js';
+
+export { SCRIPTED_POLICIES, type ScriptedPolicy } from './config.js';
 
 /**
  * What a run produces, shared by every layer: the cell flow writes these, reporters, diff,
@@ -24,13 +27,6 @@ export type Outcome = (typeof OUTCOMES)[number];
 export const PHASES = ['well-behaved', 'violation', 'real-model'] as const;
 export type Phase = (typeof PHASES)[number];
 export type DeterministicPhase = Exclude<Phase, 'real-model'>;
-
-/**
- * What memeval's scripted model plays: the scenario's well-behaved or violation script, or
- * no-memory (answers without ever calling a memory tool: a model that must never pass).
- */
-export const SCRIPTED_POLICIES = ['well-behaved', 'violation', 'no-memory'] as const;
-export type ScriptedPolicy = (typeof SCRIPTED_POLICIES)[number];
 
 export const DRIVERS = ['replay', 'agent', 'fuzz'] as const;
 export type DriverKind = (typeof DRIVERS)[number];
@@ -235,6 +231,37 @@ export const runPlanSchema = z.looseObject({
 });
 export type RunPlan = z.infer<typeof runPlanSchema>;
 
+/**
+ * What a report says about how its cells ran, flat and snake_case: merge compares these across
+ * shards and rejudge reads the scenarios dir and judge from them. Every key is optional: blocked
+ * runs, merged runs and reports from older versions record different subsets.
+ */
+export const reportOptionsSchema = z.looseObject({
+  workers: z.number().optional(),
+  keep: z.boolean().optional(),
+  scenarios_dir: z.string().optional(),
+  /** judge/llm/config.ts JudgeModelConfig, or null: no judge model */
+  judge_model: z
+    .object({ model: z.string(), base_url: z.string().nullable().optional(), protocol: z.string().optional(), scripted: z.boolean().optional(), loopback: z.boolean().optional() })
+    .nullable()
+    .optional(),
+  /** "i/n" for one shard of a run */
+  shard: z.string().optional(),
+  agent: z.string().nullable().optional(),
+  agent_version: z.string().optional(),
+  model: z.string().nullable().optional(),
+  scripted_model: z.boolean().optional(),
+  policy: z.enum(SCRIPTED_POLICIES).optional(),
+  repeat: z.number().optional(),
+  agent_turn: z.boolean().optional(),
+  i_understand_model_cost: z.boolean().optional(),
+  selftest: z.boolean().optional(),
+  /** a merged run: its parts' run ids and shards */
+  merged_from: z.array(z.string()).optional(),
+  shards: z.array(z.unknown()).optional(),
+});
+export type ReportOptions = z.infer<typeof reportOptionsSchema>;
+
 export const REPORT_SCHEMA_VERSION = 2 as const;
 
 export const reportSchema = z.looseObject({
@@ -246,7 +273,9 @@ export const reportSchema = z.looseObject({
   layer: z.enum(['deterministic', 'real-model']),
   started_at: z.string(),
   ended_at: z.string(),
-  options: z.record(z.string(), z.unknown()),
+  options: reportOptionsSchema,
+  /** the resolved run config (core/config.ts; no secrets: keys come from the environment); absent in reports from before it, blocked and merged runs */
+  config: runConfigSchema.optional(),
   scenarios: z.array(z.string()),
   targets: z.array(targetInfoSchema),
   results: z.array(cellResultSchema),

@@ -92,7 +92,8 @@ export class CellRunner implements FuzzRunner {
     mkdirSync(cellDir, { recursive: true });
     writeFileSync(join(cellDir, 'case.json'), JSON.stringify(c, null, 2));
     const state: FuzzDriveState = { steps: new Map(), protocolErrors: [], toolSchemas: new Map(), guessedIds: [] };
-    const result = await runCell({ scenario: caseScenario(c), decl: this.o.decl, bin: this.o.bin, driver: fuzzDriver(c, state), cellDir, keep: this.o.keepFixtures ?? false, signal });
+    const scenario = caseScenario(c);
+    const result = await runCell({ cellId: `${scenario.id}/${this.o.decl.name}/fuzz-${c.fingerprint}`, scenario, decl: this.o.decl, bin: this.o.bin, driver: fuzzDriver(c, state), cellDir, keep: this.o.keepFixtures ?? false, signal });
     const out: CaseOutcome = {
       fuzzCase: c,
       target: this.o.decl.name,

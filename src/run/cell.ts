@@ -34,6 +34,8 @@ import { storeUnsupported } from '../targets/applicability.js';
 import { Teardown } from './teardown.js';
 
 export interface CellOptions {
+  /** the id the result carries: a planned cell's (run/plan.ts planRun), or the caller's own for a cell outside a run */
+  cellId: string;
   scenario: Scenario;
   decl: TargetDecl;
   bin: ResolvedBin;
@@ -75,7 +77,7 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
   };
   let fixtureState = 'not created';
   const base = {
-    cell_id: `${scenario.id}/${decl.name}/${driver.label}`,
+    cell_id: o.cellId,
     scenario: scenario.id,
     target: decl.name,
     phase: driver.phase,
