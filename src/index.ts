@@ -1,6 +1,7 @@
 /** memeval's programmatic API: what the CLI calls, and what tests and other tools can call. */
 export { run, type RunRequest, type RunResponse } from './app/api.js';
 export { runDeterministic, runRealModel, type AgentRunOptions, type CommonRunOptions, type RunResult } from './app/run.js';
+export { runFuzz, type FuzzConfig, type FuzzResult } from './app/fuzz.js';
 export { selftest, HOSTILE_RULES, type SelftestRequest, type SelftestReport, type FalsePass } from './app/selftest.js';
 export { checkAgainstTargets, loadScenarioDir, resolveTargets, scenarioFilesIn, selectScenarios, validatePaths, type ValidateResult } from './app/load.js';
 export { runCell, type CellOptions } from './run/cell.js';
