@@ -106,4 +106,7 @@ if (modes.has('abort-at-stop')) process.stdin.on('end', () => process.abort());
 // a store lost at exit: the server truncates it on its way out, and exits 0
 if (modes.has('lose-store-at-stop')) process.stdin.on('end', () => (writeFileSync(STORE, ''), process.exit(0)));
 
-await server.connect(new StdioServerTransport());
+// failures at start: exit before the handshake, or never answer it
+if (modes.has('exit-at-start')) process.exit(5);
+else if (modes.has('mute-at-start')) process.stdin.resume();
+else await server.connect(new StdioServerTransport());
