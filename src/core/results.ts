@@ -41,6 +41,42 @@ export type RunStatus = (typeof RUN_STATUSES)[number];
 /** Exit codes, as the README documents them. */
 export const EXIT = { ok: 0, failed: 1, blocked: 2, invalid: 3, interrupted: 130 } as const;
 
+/**
+ * What went wrong, for every error memeval raises on purpose (`util/errors.ts` MemevalError),
+ * with the exit code the CLI ends with when such an error reaches it. Callers switch on the
+ * code, never on message text; a cell that ends in `error` keeps it as `error_code`.
+ */
+export const ERROR_EXITS = {
+  /** a scenario, target, flag or report that is not valid; nothing ran */
+  INPUT: EXIT.invalid,
+  /** a target whose package is not installed (and --install was not given) */
+  NOT_INSTALLED: EXIT.invalid,
+  INSTALL: EXIT.failed,
+  /** the run cannot write its own results (a full or read-only disk) */
+  RUN_WRITE: EXIT.failed,
+  INTERRUPTED: EXIT.interrupted,
+  /** model-shaped work reached without a gate decision allowing it */
+  COST_GATE: EXIT.blocked,
+  /** the target server exited (or could not be spawned) */
+  TARGET_EXIT: EXIT.failed,
+  /** the target server did not answer within its startup or call timeout */
+  TARGET_TIMEOUT: EXIT.failed,
+  /** the target server answered in a way MCP does not allow, or memeval stopped listening to it */
+  TARGET_PROTOCOL: EXIT.failed,
+  OVERSIZE_MESSAGE: EXIT.failed,
+  /** the cell's setup or store, as the target left it, cannot be used */
+  SETUP: EXIT.failed,
+  EVIDENCE: EXIT.failed,
+  /** a file that could not be scanned for a text */
+  SCAN: EXIT.failed,
+  /** an llm judge's subject is not available in this cell */
+  SUBJECT_UNAVAILABLE: EXIT.failed,
+  TEMPLATE: EXIT.failed,
+  REGEX_TIMEOUT: EXIT.failed,
+} as const;
+export type ErrorCode = keyof typeof ERROR_EXITS;
+export const ERROR_CODES = Object.keys(ERROR_EXITS) as [ErrorCode, ...ErrorCode[]];
+
 export const judgmentSchema = z.looseObject({
   name: z.string(),
   kind: z.string(),
@@ -136,6 +172,8 @@ export const cellResultSchema = z.looseObject({
   fixture: z.string(),
   cell_dir: z.string(),
   stderr_tail: z.string().optional(),
+  /** a cell that ended in `error` because memeval raised an error: what kind (ERROR_EXITS) */
+  error_code: z.enum(ERROR_CODES).optional(),
   /** isolated: network namespace with only loopback; guarded: Node preload only; open: neither */
   network: z.enum(NETWORK_MODES).optional(),
   warnings: z.array(z.string()),

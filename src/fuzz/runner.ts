@@ -3,12 +3,13 @@ import { join } from 'node:path';
 import { readCalls } from '../drive/agent.js';
 import { openEvidence, type Evidence } from '../evidence/build.js';
 import type { CallRecord } from '../mcp/recorder.js';
+import { isTargetCode } from '../mcp/session.js';
 import { runCell } from '../run/cell.js';
 import { scenarioSchema, type Scenario } from '../scenario/schema.js';
 import type { ResolvedBin } from '../targets/resolve-bin.js';
 import type { TargetDecl } from '../targets/schema.js';
 import type { FuzzCase } from './case.js';
-import { fuzzDriver, type Failure, type FuzzDriveState, type StepOutcome } from './driver.js';
+import { FAILURE_KIND, fuzzDriver, type Failure, type FuzzDriveState, type StepOutcome } from './driver.js';
 
 export type { Failure, StepOutcome } from './driver.js';
 
@@ -114,8 +115,8 @@ export class CellRunner implements FuzzRunner {
     if (state.harnessError) out.harnessError = state.harnessError;
     else if (result.verdict === 'skipped') out.harnessError = 'interrupted';
     else if (result.verdict === 'error' && !hasEvidence && !out.failure) {
-      // the lifecycle itself failed: the server did not start, or its store is missing or unreadable
-      if (/server did not start|exit code|timed? ?out/i.test(result.reason)) out.failure = { kind: /timed? ?out/i.test(result.reason) ? 'hang' : /exit/i.test(result.reason) ? 'crash' : 'protocol', message: result.reason, stderr: result.stderr_tail ?? '' };
+      // the lifecycle itself failed: the server did not start (the target's failure), or its store is missing or unreadable
+      if (isTargetCode(result.error_code)) out.failure = { kind: FAILURE_KIND[result.error_code], message: result.reason, stderr: result.stderr_tail ?? '' };
       else out.harnessError = result.reason;
     }
     try {

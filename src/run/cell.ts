@@ -24,7 +24,7 @@ import { missingOps, opsNeeded, recallProbe, seedMemories, type MemoryHandle, ty
 import { assertionApplies, type Scenario } from '../scenario/schema.js';
 import type { ResolvedBin } from '../targets/resolve-bin.js';
 import type { TargetDecl } from '../targets/schema.js';
-import { Interrupted } from '../util/errors.js';
+import { Interrupted, MemevalError } from '../util/errors.js';
 import { fillString } from '../util/template.js';
 import { missingSeeds } from './seed-check.js';
 import { providerUnsupported, startProviderForCell } from '../model/provider/cell.js';
@@ -86,7 +86,7 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
     claimed,
     cell_dir: o.cellDir,
   };
-  type Outcome = Pick<CellResult, 'verdict' | 'reason'> & Partial<Pick<CellResult, 'assertions' | 'stderr_tail' | 'agent' | 'verdict_input' | 'judge_input' | 'evidence_sha256'>>;
+  type Outcome = Pick<CellResult, 'verdict' | 'reason'> & Partial<Pick<CellResult, 'assertions' | 'stderr_tail' | 'error_code' | 'agent' | 'verdict_input' | 'judge_input' | 'evidence_sha256'>>;
   const records: StepRecord[] = [];
   // how this cell's servers ended when stopped: a crash at shutdown, a store lost at exit
   const shutdown: string[] = [];
@@ -105,6 +105,7 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
     assertions: r.assertions ?? [],
     fixture: fixtureState,
     stderr_tail: r.stderr_tail,
+    ...(r.error_code ? { error_code: r.error_code } : {}),
     network,
     warnings: [...(network && networkWarning(network, decl.name) ? [networkWarning(network, decl.name)!] : []), ...refusalWarnings(join(o.cellDir, 'network.jsonl')), ...noiseWarnings(join(o.cellDir, NOISE_FILE)), ...isolationWarnings(), ...extraWarnings],
     duration_ms: Math.round(performance.now() - t0),
@@ -283,6 +284,7 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
     outcome = {
       verdict: interrupted ? 'skipped' : 'error',
       reason: interrupted ? 'run interrupted' : (e as Error).message,
+      error_code: !interrupted && e instanceof MemevalError ? e.code : undefined,
       stderr_tail: (e instanceof TargetError ? e.stderrTail : session?.stderr()) || undefined,
       agent: agentInfo,
     };
@@ -332,7 +334,11 @@ export function storedVerdictInput(o: {
 }
 
 /** A failure of the cell's setup or evidence that the target caused: the cell is `error`. */
-export class SetupError extends Error {}
+export class SetupError extends MemevalError {
+  constructor(message: string) {
+    super('SETUP', message);
+  }
+}
 
 /**
  * A store that does not exist after calls that wrote to it is not an empty store: the
