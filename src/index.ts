@@ -16,3 +16,22 @@ export { openEvidence, type Evidence } from './evidence/open.js';
 export { readReport, ReportError } from './report/reader.js';
 export { JUDGES, runJudges, checkAssertion } from './judge/registry.js';
 export * from './core/results.js';
+// the commands besides run, each as the CLI calls it
+export { rejudge, type RejudgeRequest, type RejudgeResponse } from './app/rejudge.js';
+export { calibrate, type CalibrateRequest, type CalibrateResponse } from './app/calibrate.js';
+export type { CalibrationResult, CaseJudgment } from './judge/calibrate/run.js';
+export type { JudgeRequest } from './app/judge-config.js';
+export { merge, type MergeRequest, type MergeResponse } from './app/merge.js';
+export type { FailOn, GateResult } from './report/gate.js';
+export { diffRuns } from './app/diff.js';
+export type { ReportDiff } from './report/diff.js';
+export { writeRunPage, type ViewRequest } from './app/view.js';
+export { listRuns, pruneRuns, type RunEntry } from './report/runs.js';
+export { openCellEvidence, queryCell, queryEvidence, type CellRef } from './app/sql.js';
+export { initProject, type InitFiles } from './app/init.js';
+export { jsonSchemaFor } from './app/schema.js';
+export { targetStatus, installTargetsNamed, type TargetStatus } from './app/targets.js';
+export { agentStatus, installAgentsNamed, type AgentStatus } from './app/agents.js';
+// the main types of docs/architecture.md
+export type { Scenario, Assertion, Step } from './scenario/schema.js';
+export type { TargetDecl } from './targets/schema.js';
