@@ -40,7 +40,7 @@ before(async () => {
   const scenarios = join(ROOT_TMP, 'scenarios');
   mkdirSync(scenarios);
   writeJson(join(scenarios, 'app-api.json5'), scenario('app-api', { assertions: [...(scenario('x').assertions as object[]), LLM] }));
-  const r = await run({ scenariosDir: scenarios, targets: ['server-memory'], workers: 1, outDir: join(ROOT_TMP, 'runs'), judgeModel: 'scripted' });
+  const r = await run({ scenariosDir: scenarios, targets: ['server-memory'], workers: 1, outDir: join(ROOT_TMP, 'runs'), judge: { model: 'scripted' } });
   assert.equal(r.exitCode, 0, JSON.stringify(r.report.results.map((c) => [c.cell_id, c.verdict, c.reason])));
   runDir = join(ROOT_TMP, 'runs', r.report.run_id);
   source = r.report;
