@@ -1,15 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { StepRecord } from '../src/core/results.ts';
-import { replayDriver } from '../src/drive/replay.ts';
-import type { CellEnv, Sessions } from '../src/drive/types.ts';
-import type { Fixture } from '../src/fixture/fixture.ts';
-import type { TargetSession } from '../src/mcp/session.ts';
-import { handleFor } from '../src/ops/ops.ts';
-import { scenarioSchema } from '../src/scenario/schema.ts';
-import type { ResolvedBin } from '../src/targets/resolve-bin.ts';
-import { loadTarget } from '../src/targets/loader.ts';
-import { scenario } from './helpers.ts';
+import type { StepRecord } from '../../../src/core/results.js';
+import { replayDriver } from '../../../src/drive/replay.js';
+import type { CellEnv, Sessions } from '../../../src/drive/types.js';
+import type { Fixture } from '../../../src/fixture/fixture.js';
+import type { TargetSession } from '../../../src/mcp/session.js';
+import { handleFor } from '../../../src/ops/ops.js';
+import { scenarioSchema } from '../../../src/scenario/schema.js';
+import type { ResolvedBin } from '../../../src/targets/resolve-bin.js';
+import { loadTarget } from '../../../src/targets/loader.js';
+import { scenario } from '../../helpers.js';
 
 // A driver returns the memories as its phase left them; the env it was handed stays as it was.
 test('the replay driver returns the handles its steps changed and leaves env.handles alone', async () => {
