@@ -1,6 +1,6 @@
 import type { CellEnv, Driver } from '../drive/types.js';
 import { TargetError, type TargetErrorCode } from '../mcp/session.js';
-import { captureId, expandOp, handleFor } from '../ops/ops.js';
+import { captureId, copyHandles, expandOp, handleFor } from '../ops/ops.js';
 import type { MemoryOp } from '../scenario/schema.js';
 import type { FuzzCase, FuzzStep } from './case.js';
 
@@ -55,7 +55,8 @@ export function fuzzDriver(c: FuzzCase, state: FuzzDriveState): Driver {
     steps: [],
     usesSession: true,
     drive: async (env: CellEnv) => {
-      const { decl, handles, sessions } = env;
+      const { decl, sessions } = env;
+      const handles = copyHandles(env.handles);
       const guessed = new Set<string>();
       const capturesId = (decl.ops.remember ?? []).some((c) => c.capture_id);
       const session = async () => {
@@ -150,7 +151,7 @@ export function fuzzDriver(c: FuzzCase, state: FuzzDriveState): Driver {
         if (e instanceof TargetError) state.failure ??= failureOf(e, (e as { step?: number }).step);
         else state.harnessError = (e as Error).message;
       }
-      return { invalid: [] };
+      return { handles, invalid: [] };
     },
   };
 }
