@@ -3,10 +3,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa, type Options } from 'execa';
+import { staleBuiltFile } from './setup/built-cli.ts';
 
 export const ROOT = fileURLToPath(new URL('../', import.meta.url));
 export const ENTRY = join(ROOT, 'src', 'cli', 'entry.ts');
 const TSX = import.meta.resolve('tsx');
+/** The built entry when dist/ is current with src/ (pretest builds it), else undefined. */
+const BUILT_ENTRY =
+  process.env.MEMEVAL_TEST_FROM_SOURCE === '1' || staleBuiltFile(ROOT) ? undefined : join(ROOT, 'dist', 'cli', 'entry.js');
+
+/** argv (after node) that starts memeval: the built CLI when current, else the source through tsx. */
+export function memevalArgv(tsx: string = TSX): string[] {
+  return BUILT_ENTRY ? [BUILT_ENTRY] : ['--import', tsx, ENTRY];
+}
 
 /** A temp dir removed when the test ends. */
 export function tempDir(t: { after: (fn: () => void) => void }, prefix = 'memeval-test-'): string {
@@ -15,12 +24,12 @@ export function tempDir(t: { after: (fn: () => void) => void }, prefix = 'memeva
   return dir;
 }
 
-/** Run the CLI from source (so tests never see a stale dist/). */
+/** Run the CLI: built when dist/ is current with src/, else from source (never a stale dist/). */
 export function memeval(args: string[], opts: Options = {}) {
   // from another working directory, tsx by absolute URL (a bare specifier resolves from the cwd)
   const tsx = opts.cwd && opts.cwd !== ROOT ? TSX : 'tsx';
   // a SIGTERM a test sends must not turn into execa's SIGKILL 5 s later on a loaded machine
-  return execa(process.execPath, ['--import', tsx, ENTRY, ...args], { cwd: ROOT, reject: false, env: { NO_COLOR: '1', FORCE_COLOR: '0' }, forceKillAfterDelay: 30_000, ...opts });
+  return execa(process.execPath, [...memevalArgv(tsx), ...args], { cwd: ROOT, reject: false, env: { NO_COLOR: '1', FORCE_COLOR: '0' }, forceKillAfterDelay: 30_000, ...opts });
 }
 
 /**

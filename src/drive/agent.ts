@@ -11,6 +11,7 @@ import { isToolCall, readCalls } from '../mcp/calls-log.js';
 import { cappedCalls, writeLaunchFile } from '../mcp/proxy.js';
 import { serverLaunch } from '../mcp/session.js';
 import { isolatedEnv } from '../fixture/fixture.js';
+import type { MemoryHandle } from '../ops/ops.js';
 import { handlesAfter, splitSessions, type Script } from '../model/policy.js';
 import { ScriptedModelServer } from '../model/server.js';
 import type { Scenario } from '../scenario/schema.js';
@@ -79,7 +80,7 @@ export function agentDriver(o: AgentDriveOptions): Driver {
       // a dead endpoint or a refused key ends the cell now, not after the agent's own retries
       if (!scripted) {
         const refused = await preflight(o.driver.name, o.baseUrl);
-        if (refused) return { invalid: [refused], agent };
+        if (refused) return { handles: env.handles, invalid: [refused], agent };
       }
       server = scripted ? new ScriptedModelServer() : undefined;
       const baseUrl = server ? await server.start() : o.baseUrl;
@@ -108,7 +109,8 @@ export function agentDriver(o: AgentDriveOptions): Driver {
       mkdirSync(ctx.profileDir, { recursive: true });
       await o.driver.prepare(ctx);
 
-      let handles = env.handles;
+      // the memories each session starts from: the seeds, then what the sessions before named
+      let handles: ReadonlyMap<string, MemoryHandle> = env.handles;
       const chunks = splitSessions(steps);
       for (const [si, session] of rm.sessions.entries()) {
         // one restart-separated part per session: scenario validation refuses a mismatch
@@ -186,11 +188,6 @@ export function agentDriver(o: AgentDriveOptions): Driver {
         handles = handlesAfter(script, results.map((c) => ({ text: c.result_text, isError: c.is_error })));
       }
       await server?.stop();
-      // the memories as the agent left them (ids it was given, contents it updated), for the judges
-      if (handles !== env.handles) {
-        env.handles.clear();
-        for (const [ref, h] of handles) env.handles.set(ref, h);
-      }
 
       const invalid = agent.turns.flatMap((t) => t.invalid.map((i) => `session ${t.session} prompt ${t.prompt}: ${i}`));
       const agentCalls = readCalls(env.callsLog).filter((c) => c.stage === 'agent' && isToolCall(c)).length;
@@ -200,6 +197,8 @@ export function agentDriver(o: AgentDriveOptions): Driver {
           ? `the agent made no memory call, though the scenario's well-behaved script makes ${scriptedCalls}: nothing it did was checked`
           : undefined;
       return {
+        // the memories as the agent left them (ids it was given, contents it updated), for the judges
+        handles,
         invalid,
         transcript: agent.turns[agent.turns.length - 1]?.final_text ?? '',
         agent,

@@ -4,12 +4,13 @@ import { openEvidence, type Evidence } from '../evidence/build.js';
 import { isToolCall, readCalls, type CallRecord } from '../mcp/calls-log.js';
 import { readNetworkLog, type NetworkAttempt } from '../fixture/netguard.js';
 import { JsonlError } from '../util/jsonl.js';
+import { isTargetCode } from '../mcp/session.js';
 import { runCell } from '../run/cell.js';
 import { scenarioSchema, type Scenario } from '../scenario/schema.js';
 import type { ResolvedBin } from '../targets/resolve-bin.js';
 import type { TargetDecl } from '../targets/schema.js';
 import type { FuzzCase } from './case.js';
-import { fuzzDriver, type Failure, type FuzzDriveState, type StepOutcome } from './driver.js';
+import { FAILURE_KIND, fuzzDriver, type Failure, type FuzzDriveState, type StepOutcome } from './driver.js';
 
 export type { Failure, StepOutcome } from './driver.js';
 
@@ -78,7 +79,8 @@ export class CellRunner implements FuzzRunner {
     mkdirSync(cellDir, { recursive: true });
     writeFileSync(join(cellDir, 'case.json'), JSON.stringify(c, null, 2));
     const state: FuzzDriveState = { steps: new Map(), protocolErrors: [], toolSchemas: new Map(), guessedIds: [] };
-    const result = await runCell({ scenario: caseScenario(c), decl: this.o.decl, bin: this.o.bin, driver: fuzzDriver(c, state), cellDir, keep: this.o.keepFixtures ?? false, signal });
+    const scenario = caseScenario(c);
+    const result = await runCell({ cellId: `${scenario.id}/${this.o.decl.name}/fuzz-${c.fingerprint}`, scenario, decl: this.o.decl, bin: this.o.bin, driver: fuzzDriver(c, state), cellDir, keep: this.o.keepFixtures ?? false, signal });
     const out: CaseOutcome = {
       fuzzCase: c,
       target: this.o.decl.name,
@@ -99,8 +101,8 @@ export class CellRunner implements FuzzRunner {
     if (state.harnessError) out.harnessError = state.harnessError;
     else if (result.verdict === 'skipped') out.harnessError = 'interrupted';
     else if (result.verdict === 'error' && !hasEvidence && !out.failure) {
-      // the lifecycle itself failed: the server did not start, or its store is missing or unreadable
-      if (/server did not start|exit code|timed? ?out/i.test(result.reason)) out.failure = { kind: /timed? ?out/i.test(result.reason) ? 'hang' : /exit/i.test(result.reason) ? 'crash' : 'protocol', message: result.reason, stderr: result.stderr_tail ?? '' };
+      // the lifecycle itself failed: the server did not start (the target's failure), or its store is missing or unreadable
+      if (isTargetCode(result.error_code)) out.failure = { kind: FAILURE_KIND[result.error_code], message: result.reason, stderr: result.stderr_tail ?? '' };
       else out.harnessError = result.reason;
     }
     try {

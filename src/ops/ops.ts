@@ -21,6 +21,10 @@ export interface MemoryHandle {
   source: string;
 }
 
+/** A working copy of handles a driver may change (ids captured, contents updated) without touching the ones it was given. */
+export function copyHandles(handles: ReadonlyMap<string, MemoryHandle>): Map<string, MemoryHandle> {
+  return new Map([...handles].map(([ref, h]) => [ref, { ...h }]));
+}
 
 export const roundMs = (ms: number): number => Math.round(ms * 100) / 100;
 

@@ -1,8 +1,10 @@
 import { join, relative } from 'node:path';
-import type { CellResult, Report, RunPlan, TargetInfo } from '../core/results.js';
+import type { RunConfig } from '../core/config.js';
+import type { CellResult, Report, ReportOptions, RunPlan, TargetInfo } from '../core/results.js';
 import { readCallsLog } from '../mcp/calls-log.js';
 import { JsonlError, tornLine } from '../util/jsonl.js';
 import { MEMEVAL_VERSION } from '../util/paths.js';
+import { gate, type GateInput, type GateResult } from './gate.js';
 import { buildMatrix } from './matrix.js';
 import { REPORT_SCHEMA_VERSION, summarize } from './report.js';
 import { writeFileAtomic, writeJsonAtomic } from './write.js';
@@ -12,7 +14,9 @@ export interface RunOutcome {
   runDir: string;
   layer: Report['layer'];
   startedAt: string;
-  options: Record<string, unknown>;
+  options: ReportOptions;
+  /** the resolved config the run was started with (API and CLI runs) */
+  config?: RunConfig;
   scenarios: string[];
   targets: TargetInfo[];
   results: CellResult[];
@@ -21,6 +25,8 @@ export interface RunOutcome {
   warnings?: string[];
   /** what the run set out to do (every planned cell, shard, file hashes) */
   plan?: RunPlan;
+  /** a baseline or expected failures: the gate decides the exit code the report records */
+  gate?: GateInput;
 }
 
 /**
@@ -28,7 +34,7 @@ export interface RunOutcome {
  * (each line labelled with its cell), cell dirs made relative to the run, and report.json
  * written atomically.
  */
-export function writeRunReport<X extends object>(o: RunOutcome, extra: X): { report: Report & X; reportPath: string } {
+export function writeRunReport<X extends object>(o: RunOutcome, extra: X): { report: Report & X & { gate?: GateResult }; reportPath: string } {
   const allCalls: string[] = [];
   const logProblems: string[] = [];
   for (const r of o.results) {
@@ -54,6 +60,7 @@ export function writeRunReport<X extends object>(o: RunOutcome, extra: X): { rep
     started_at: o.startedAt,
     ended_at: new Date().toISOString(),
     options: o.options,
+    ...(o.config ? { config: o.config } : {}),
     scenarios: o.scenarios,
     targets: o.targets,
     results: o.results,
@@ -63,7 +70,11 @@ export function writeRunReport<X extends object>(o: RunOutcome, extra: X): { rep
     ...(o.plan ? { plan: o.plan } : {}),
     ...extra,
   };
+  // the report says what the run exits with, so the gate's decision goes into it
+  const gated = o.gate ? gate(report, o.gate) : undefined;
+  if (gated) report.summary.exit_code = gated.exit_code;
   const reportPath = join(o.runDir, 'report.json');
-  writeJsonAtomic(reportPath, report);
-  return { report, reportPath };
+  const written = gated ? { ...report, gate: gated } : report;
+  writeJsonAtomic(reportPath, written);
+  return { report: written, reportPath };
 }
