@@ -9,7 +9,7 @@ import { resolveTargetBin } from '../src/targets/resolve-bin.ts';
 import { loadScenarios, scenarioFiles } from '../src/scenario/loader.ts';
 import { ROOT } from './helpers.ts';
 import { LatencyHistory, type Finding } from '../src/fuzz/checks.ts';
-import type { CallRecord } from '../src/mcp/recorder.ts';
+import type { CallRecord } from '../src/mcp/calls-log.ts';
 
 const only = (fs: Finding[], check: string) => fs.filter((f) => f.check === check);
 const threeWrites = handCase('t', (b) => {

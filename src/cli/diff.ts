@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { diffRuns } from '../app/diff.js';
 import { formatDiff } from '../report/diff.js';
-import type { CliContext } from './main.js';
+import type { CliContext } from './options.js';
 
 export function registerDiff(program: Command, cli: CliContext): void {
   program

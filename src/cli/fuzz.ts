@@ -10,7 +10,7 @@ import type { CampaignSummary, CaseReport } from '../fuzz/campaign.js';
 import { DEFAULT_CHECK_SETTINGS } from '../fuzz/checks.js';
 import { defaultFlagsFile } from '../fuzz/flags.js';
 import { RECIPES } from '../fuzz/recipes.js';
-import { collectList, positiveInt, type CliContext } from './main.js';
+import { collectList, positiveInt, type CliContext } from './options.js';
 
 interface FuzzFlags {
   target: string[];

@@ -4,7 +4,7 @@ import { calibrate, type CalibrateResponse } from '../app/calibrate.js';
 import { formatCalibration } from '../judge/calibrate/run.js';
 import { addJudgeOptions, type JudgeOptionFlags } from './judge-options.js';
 import { interruptHandler } from './interrupt.js';
-import { positiveInt, type CliContext } from './main.js';
+import { positiveInt, type CliContext } from './options.js';
 
 interface CalibrateFlags extends JudgeOptionFlags {
   repeat: number;

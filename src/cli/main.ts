@@ -1,4 +1,4 @@
-import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { Command, CommanderError } from 'commander';
 import { EXIT } from '../core/results.js';
 import chalk from 'chalk';
 import { resolve } from 'node:path';
@@ -23,25 +23,7 @@ import { registerRejudge } from './rejudge.js';
 import { registerFuzz } from './fuzz.js';
 import { registerFlags } from './flags.js';
 import { registerSelftest } from './selftest.js';
-
-export { EXIT };
-
-/** What commands share with the entry: the exit code to end with, and how to quit at once. */
-export interface CliContext {
-  exitCode: number;
-  hardExit: (code: number) => never;
-}
-
-export function positiveInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number of 1 or more');
-  return n;
-}
-
-/** Repeatable, comma-separated list options (`--scenario a,b --scenario c`). */
-export function collectList(value: string, prev: string[] = []): string[] {
-  return [...prev, ...value.split(',').map((s) => s.trim()).filter(Boolean)];
-}
+import type { CliContext } from './options.js';
 
 export function buildProgram(cli: CliContext): Command {
   const program = new Command();

@@ -5,7 +5,7 @@ import type { Report as LegacyReport } from '../report/report.js';
 import { formatClosing } from '../report/console.js';
 import type { FailOn } from '../report/gate.js';
 import { formatMatrix } from '../report/matrix.js';
-import { collectList, type CliContext } from './main.js';
+import { collectList, type CliContext } from './options.js';
 
 export function registerMerge(program: Command, cli: CliContext): void {
   program

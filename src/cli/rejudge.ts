@@ -5,7 +5,7 @@ import { formatPhase } from '../report/console.js';
 import { InputError } from '../util/errors.js';
 import { addJudgeOptions, type JudgeOptionFlags } from './judge-options.js';
 import { interruptHandler } from './interrupt.js';
-import type { CliContext } from './main.js';
+import type { CliContext } from './options.js';
 
 interface RejudgeFlags extends JudgeOptionFlags {
   only?: string;

@@ -15,7 +15,7 @@ import { EXIT } from '../core/results.js';
 import { configInput, loadConfig } from './config.js';
 import { formatMatrix } from '../report/matrix.js';
 import { interruptHandler } from './interrupt.js';
-import { collectList, positiveInt, type CliContext } from './main.js';
+import { collectList, positiveInt, type CliContext } from './options.js';
 
 type CliOnly = 'json';
 

@@ -1,9 +1,10 @@
 import type { DeterministicPhase } from '../core/results.js';
-import { afterStep, clip, copyHandles, roundMs, runOp, stepCall, type MemoryHandle, type StepRecord } from '../ops/ops.js';
+import { afterStep, copyHandles, RESULT_CHARS, roundMs, runOp, stepCall, type MemoryHandle, type StepRecord } from '../ops/ops.js';
 import { lookupRef } from '../ops/refs.js';
 import { resolveRefs } from '../scenario/refs.js';
 import type { Scenario, Step } from '../scenario/schema.js';
 import { Interrupted } from '../util/errors.js';
+import { clip } from '../util/text.js';
 import type { CellEnv, Driver } from './types.js';
 
 /** The deterministic layer: the scenario's steps of one phase, issued by memeval itself. */
@@ -41,11 +42,11 @@ export async function replaySteps(env: CellEnv, steps: Step[], stage: 'setup' | 
     } else if (step.op === 'tool') {
       const args = resolveRefs(step.args, lookupRef(handles)) as Record<string, unknown>;
       const r = await (await session()).callTool(step.tool, args, { stage });
-      Object.assign(rec, { tools: [step.tool], ok: r.ok, ms: roundMs(r.ms), result: clip(r.text) });
+      Object.assign(rec, { tools: [step.tool], ok: r.ok, ms: roundMs(r.ms), result: clip(r.text, RESULT_CHARS) });
     } else {
       const { op, vars, handle } = stepCall(decl, step, handles);
       const r = await runOp(await session(), decl, op, vars, stage);
-      Object.assign(rec, { tools: r.tools, ok: r.ok, ms: roundMs(r.ms), result: clip(r.text) });
+      Object.assign(rec, { tools: r.tools, ok: r.ok, ms: roundMs(r.ms), result: clip(r.text, RESULT_CHARS) });
       if (r.ok) afterStep(step, handle, r.id, handles);
     }
     env.record(rec);

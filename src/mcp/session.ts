@@ -9,6 +9,7 @@ import { MEMEVAL_VERSION, PROJECT_ROOT } from '../util/paths.js';
 import { ChildTransport, stopProblem, stopWarning } from './child-transport.js';
 import { sandboxLaunch, type LoopbackBridge, type NetworkMode } from '../fixture/sandbox.js';
 import { CallRecorder, META_OP, META_STAGE } from './recorder.js';
+import { binCommand } from '../util/processes.js';
 import type { ResolvedBin } from '../targets/resolve-bin.js';
 import type { TargetDecl } from '../targets/schema.js';
 
@@ -47,12 +48,7 @@ export function serverLaunch(decl: TargetDecl, bin: ResolvedBin, fixture: Fixtur
   const cwd = fillString(decl.server.cwd, vars);
   if (decl.server.command)
     return sandboxLaunch({ command: fillString(decl.server.command, vars), args: decl.server.args.map((a) => fillString(a, vars)), env, cwd }, bridges);
-  // run JS bins with this very node, so a shebang or PATH cannot pick another one
-  const isJs = /\.(c|m)?js$/.test(bin.file);
-  return sandboxLaunch(
-    { command: isJs ? process.execPath : bin.file, args: [...(isJs ? [bin.file] : []), ...decl.server.args.map((a) => fillString(a, vars))], env, cwd },
-    bridges,
-  );
+  return sandboxLaunch({ ...binCommand(bin.file, decl.server.args.map((a) => fillString(a, vars))), env, cwd }, bridges);
 }
 
 /** A running target server with an MCP client attached through a call recorder. */

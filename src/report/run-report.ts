@@ -1,7 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { RunConfig } from '../core/config.js';
 import type { CellResult, Report, ReportOptions, RunPlan, TargetInfo } from '../core/results.js';
+import { readCallsLog } from '../mcp/calls-log.js';
+import { JsonlError, tornLine } from '../util/jsonl.js';
 import { MEMEVAL_VERSION } from '../util/paths.js';
 import { gate, type GateInput, type GateResult } from './gate.js';
 import { buildMatrix } from './matrix.js';
@@ -35,19 +36,18 @@ export interface RunOutcome {
  */
 export function writeRunReport<X extends object>(o: RunOutcome, extra: X): { report: Report & X & { gate?: GateResult }; reportPath: string } {
   const allCalls: string[] = [];
+  const logProblems: string[] = [];
   for (const r of o.results) {
     const label = { cell_id: r.cell_id, scenario: r.scenario, target: r.target, phase: r.phase, ...(r.agent ? { repeat: r.agent.repeat } : {}) };
     const f = join(r.cell_dir, 'calls.jsonl');
-    if (existsSync(f))
-      for (const l of readFileSync(f, 'utf8').split('\n').filter(Boolean)) {
-        let rec: object;
-        try {
-          rec = JSON.parse(l);
-        } catch {
-          continue; // a line torn by a full disk or a killed writer: the cell already says so
-        }
-        allCalls.push(JSON.stringify({ ...label, ...rec }) + '\n');
-      }
+    try {
+      const log = readCallsLog(f);
+      for (const rec of log.calls) allCalls.push(JSON.stringify({ ...label, ...rec }) + '\n');
+      if (log.torn !== undefined) logProblems.push(`${r.cell_id}: ${tornLine(f, log.torn)}; that call is not in the run's calls.jsonl`);
+    } catch (e) {
+      if (!(e instanceof JsonlError)) throw e;
+      logProblems.push(`${r.cell_id}: its calls are not in the run's calls.jsonl: ${e.message}`);
+    }
     r.cell_dir = relative(o.runDir, r.cell_dir);
   }
   writeFileAtomic(join(o.runDir, 'calls.jsonl'), allCalls.join(''));
@@ -66,7 +66,7 @@ export function writeRunReport<X extends object>(o: RunOutcome, extra: X): { rep
     results: o.results,
     matrix: buildMatrix(o.results, o.targets.map((t) => t.name)),
     summary: summarize(o.results, o.interrupted),
-    warnings: [...(o.warnings ?? []), ...new Set(o.results.flatMap((r) => r.warnings.map((w) => `${r.target}: ${w}`)))],
+    warnings: [...(o.warnings ?? []), ...logProblems, ...new Set(o.results.flatMap((r) => r.warnings.map((w) => `${r.target}: ${w}`)))],
     ...(o.plan ? { plan: o.plan } : {}),
     ...extra,
   };

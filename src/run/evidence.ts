@@ -1,9 +1,8 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { readCalls } from '../drive/agent.js';
 import { buildEvidence, toolToOp, type BuiltEvidence } from '../evidence/build.js';
 import type { Fixture } from '../fixture/fixture.js';
-import type { CallRecord } from '../mcp/recorder.js';
+import { isToolCall, readCalls, type CallRecord } from '../mcp/calls-log.js';
 import type { ProviderHandle } from '../model/provider/cell.js';
 import type { TargetDecl } from '../targets/schema.js';
 import type { Teardown } from './teardown.js';
@@ -41,7 +40,7 @@ export function collectEvidence(
 function missingStore(decl: TargetDecl, storePath: string, fixture: Fixture, calls: CallRecord[]): string | undefined {
   if (decl.store.format === 'none' || existsSync(storePath)) return undefined;
   const opOf = toolToOp(decl);
-  const writes = calls.filter((c) => (c.method ?? 'tools/call') === 'tools/call' && !c.is_error && WRITE_OPS.has(c.op ?? opOf.get(c.tool) ?? '')).length;
+  const writes = calls.filter((c) => isToolCall(c) && !c.is_error && WRITE_OPS.has(c.op ?? opOf.get(c.tool) ?? '')).length;
   if (!writes) return undefined;
   const found = listFiles(fixture.data, 40).map((f) => relative(fixture.root, f));
   return `store ${storePath} does not exist after ${writes} accepted write call(s); files in the data dir: ${found.length ? found.join(', ') : 'none'} (check store.path in the target declaration)`;

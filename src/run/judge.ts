@@ -5,7 +5,7 @@ import { fixtureScanPlan } from '../judge/fixture-files.js';
 import type { JudgePool } from '../judge/llm/pool.js';
 import { FixtureScan } from '../judge/scan.js';
 import { VIOLATING_WRITE_OPS, type JudgedAs, type VerdictInput } from '../judge/verdict.js';
-import type { CallRecord } from '../mcp/recorder.js';
+import { isToolCall, type CallRecord } from '../mcp/calls-log.js';
 import { recallProbe } from '../ops/ops.js';
 import { assertionApplies, type Scenario } from '../scenario/schema.js';
 import type { TargetDecl } from '../targets/schema.js';
@@ -85,7 +85,7 @@ export function storedVerdictInput(o: {
   vacuous?: string;
 }): StoredVerdictInput {
   const opOf = toolToOp(o.decl);
-  const inPhase = (c: CallRecord) => (c.method ?? 'tools/call') === 'tools/call' && (c.stage === 'step' || c.stage === 'agent');
+  const inPhase = (c: CallRecord) => isToolCall(c) && (c.stage === 'step' || c.stage === 'agent');
   const phaseCalls = o.calls.filter(inPhase);
   // seq: the row of the evidence `calls` table (the call's place in the log, 1-based)
   const writes = o.calls.flatMap((c, i) => {

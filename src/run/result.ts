@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { AgentRunInfo, CellResult } from '../core/results.js';
 import type { Driver, Sessions } from '../drive/types.js';
-import { isolationWarnings } from '../fixture/isolation.js';
+import { isolationWarnings } from '../util/isolation.js';
 import { refusalWarnings } from '../fixture/netguard.js';
 import { networkWarning } from '../fixture/sandbox.js';
 import { failsRun } from '../judge/verdict.js';

@@ -1,4 +1,4 @@
-import { readCalls } from '../drive/agent.js';
+import { readCalls } from '../mcp/calls-log.js';
 import { replaySteps } from '../drive/replay.js';
 import type { CellEnv } from '../drive/types.js';
 import { seedMemories, type MemoryHandle } from '../ops/ops.js';
