@@ -3,10 +3,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa, type Options, type ResultPromise } from 'execa';
+import { staleBuiltFile } from './setup/built-cli.ts';
 
 export const ROOT = fileURLToPath(new URL('../', import.meta.url));
 export const ENTRY = join(ROOT, 'src', 'cli', 'entry.ts');
 const TSX = import.meta.resolve('tsx');
+/** The built entry when dist/ is current with src/ (pretest builds it), else undefined. */
+const BUILT_ENTRY =
+  process.env.MEMEVAL_TEST_FROM_SOURCE === '1' || staleBuiltFile(ROOT) ? undefined : join(ROOT, 'dist', 'cli', 'entry.js');
+
+/** argv (after node) that starts memeval: the built CLI when current, else the source through tsx. */
+export function memevalArgv(tsx: string = TSX): string[] {
+  return BUILT_ENTRY ? [BUILT_ENTRY] : ['--import', tsx, ENTRY];
+}
 
 /** MEMEVAL_TEST_TIME_SCALE, read once: a value that is not a positive number stops the tests rather than being ignored. */
 const TIME_SCALE = (() => {
@@ -38,16 +47,16 @@ export function tempDir(t: { after: (fn: () => void) => void }, prefix = 'memeva
 type MemevalRun = ResultPromise<{ reject: false }>;
 
 /**
- * Run the CLI from source (so tests never see a stale dist/). The result is typed for the options
- * every call shares (a call that sets `buffer: false` reads the streams, not `stdout`): execa types
- * a result by the options object, and a caller's options would otherwise widen `stdout` to every
- * shape execa can return.
+ * Run the CLI: built when dist/ is current with src/, else from source (never a stale dist/). The
+ * result is typed for the options every call shares (a call that sets `buffer: false` reads the
+ * streams, not `stdout`): execa types a result by the options object, and a caller's options would
+ * otherwise widen `stdout` to every shape execa can return.
  */
 export function memeval(args: string[], opts: Options = {}): MemevalRun {
   // from another working directory, tsx by absolute URL (a bare specifier resolves from the cwd)
   const tsx = opts.cwd && opts.cwd !== ROOT ? TSX : 'tsx';
   // a SIGTERM a test sends must not turn into execa's SIGKILL 5 s later on a loaded machine
-  const run = execa(process.execPath, ['--import', tsx, ENTRY, ...args], { cwd: ROOT, reject: false, env: { NO_COLOR: '1', FORCE_COLOR: '0' }, forceKillAfterDelay: timeLimit(30_000), ...opts });
+  const run = execa(process.execPath, [...memevalArgv(tsx), ...args], { cwd: ROOT, reject: false, env: { NO_COLOR: '1', FORCE_COLOR: '0' }, forceKillAfterDelay: timeLimit(30_000), ...opts });
   return run as unknown as MemevalRun;
 }
 

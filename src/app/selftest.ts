@@ -4,7 +4,7 @@ import { basename, extname, join } from 'node:path';
 import type { CellResult, ScriptedPolicy, Verdict } from '../core/results.js';
 import { costGate, SCRIPTED_MODEL } from '../agent/cost-gate.js';
 import { getDriver, installAgents, resolveAgentBin } from '../agent/registry.js';
-import { DEFAULT_MCP_TIMEOUT_MS } from '../agent/types.js';
+import { AGENT_DEFAULTS } from '../core/config.js';
 import { resolveJudgeConfig, type JudgeModelConfig } from '../judge/llm/config.js';
 import { openJudgeModel } from '../judge/llm/client.js';
 import { JudgePool } from '../judge/llm/pool.js';
@@ -16,9 +16,8 @@ import { selectScenarios } from '../scenario/select.js';
 import { InputError } from '../util/errors.js';
 import { BUILTIN_SCENARIOS, PROJECT_ROOT } from '../util/paths.js';
 import { checkAgainstTargets, loadScenarioDir, resolveTargets } from './load.js';
-import { agentCellId, runDeterministic, runRealModel } from './run.js';
-import { planCells } from '../run/plan.js';
-import { plannedCellId } from '../run/shard.js';
+import { runDeterministic, runRealModel } from './run.js';
+import type { CellSpec } from '../run/plan.js';
 
 /**
  * `memeval selftest`: every scenario against a family of hostile targets (eval/hostile/: one
@@ -335,9 +334,15 @@ export async function selftest(req: SelftestRequest = {}): Promise<SelftestRepor
   const common = { targets, workers, keep: Boolean(req.keep), outDir, signal: req.signal, judgePool: pool, onResult: req.onResult };
   try {
     if (layers.includes('deterministic')) {
-      const only = planCells(scenarios, targets).filter((c) => mayBeFalse(c.s.scenario, c.t.decl.name, 'deterministic', c.phase));
-      log(`memeval selftest: ${scenarios.length} scenario(s) × ${targets.length} hostile target(s), deterministic layer: ${only.length} cell(s) that could pass falsely, ${workers} worker(s)`);
-      const r = await runDeterministic({ ...common, scenarios, onlyCells: new Set(only.map(plannedCellId)), options: { selftest: true, judge_model: judge } });
+      const only = (c: CellSpec) => mayBeFalse(c.scenario.scenario, c.target.decl.name, 'deterministic', c.phase as JudgedAs);
+      const r = await runDeterministic({
+        ...common,
+        scenarios,
+        only,
+        onPlan: (cells) =>
+          log(`memeval selftest: ${scenarios.length} scenario(s) × ${targets.length} hostile target(s), deterministic layer: ${cells.length} cell(s) that could pass falsely, ${workers} worker(s)`),
+        options: { selftest: true, judge_model: judge },
+      });
       runDirs.push(r.runDir);
       for (const c of r.report.results) judgeCell('deterministic', c.phase === 'violation' ? 'violation' : 'well-behaved')(c);
     }
@@ -347,14 +352,12 @@ export async function selftest(req: SelftestRequest = {}): Promise<SelftestRepor
         if (req.signal?.aborted) break;
         if (!withPrompts.length) break;
         const judgedAs: JudgedAs = policy === 'violation' ? 'violation' : 'well-behaved';
-        const only = withPrompts.flatMap((s) =>
-          targets.filter((t) => mayBeFalse(s.scenario, t.decl.name, 'agent', judgedAs)).map((t) => agentCellId(s.scenario.id, t.decl.name, agentSetup!.driver.name, 1)),
-        );
-        if (!only.length) continue;
-        log(`memeval selftest: agent layer (${agentSetup.driver.name}, scripted model, policy ${policy}): ${only.length} cell(s), ${workers} worker(s)`);
+        const only = (c: CellSpec) => mayBeFalse(c.scenario.scenario, c.target.decl.name, 'agent', judgedAs);
+        if (!withPrompts.some((s) => targets.some((t) => mayBeFalse(s.scenario, t.decl.name, 'agent', judgedAs)))) continue;
         const r = await runRealModel({
           ...common,
-          onlyCells: new Set(only),
+          only,
+          onPlan: (cells) => log(`memeval selftest: agent layer (${agentSetup!.driver.name}, scripted model, policy ${policy}): ${cells.length} cell(s), ${workers} worker(s)`),
           scenarios: withPrompts,
           options: { selftest: true, judge_model: judge },
           gate: costGate({ agentTurn: true, model: SCRIPTED_MODEL }),
@@ -364,8 +367,8 @@ export async function selftest(req: SelftestRequest = {}): Promise<SelftestRepor
           model: SCRIPTED_MODEL,
           policy,
           repeat: 1,
-          promptTimeoutMs: req.promptTimeoutMs ?? 300000,
-          mcpTimeoutMs: DEFAULT_MCP_TIMEOUT_MS,
+          promptTimeoutMs: req.promptTimeoutMs ?? AGENT_DEFAULTS.promptTimeoutMs,
+          mcpTimeoutMs: AGENT_DEFAULTS.mcpTimeoutMs,
         });
         runDirs.push(r.runDir);
         for (const c of r.report.results) judgeCell('agent', policy === 'violation' ? 'violation' : 'well-behaved')(c);

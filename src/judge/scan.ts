@@ -1,4 +1,5 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { MemevalError } from '../util/errors.js';
 
 /**
  * A file larger than this is `error` rather than scanned: reading it would take longer than the
@@ -67,7 +68,11 @@ export function textForms(text: string): { encoding: string; text: string }[] {
 }
 
 /** A file that could not be scanned, and why. */
-export class ScanError extends Error {}
+export class ScanError extends MemevalError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('SCAN', message, options);
+  }
+}
 
 /** One read of a file: the encodings each query was found in, and how many bytes were read. */
 export interface FileHits {
@@ -92,7 +97,7 @@ export function scanFile(path: string, queries: Query[]): FileHits {
   try {
     fd = openSync(path, 'r');
   } catch (e) {
-    throw new ScanError(`cannot open (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    throw new ScanError(`cannot open (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, { cause: e });
   }
   let bytes = 0;
   try {
@@ -105,7 +110,7 @@ export function scanFile(path: string, queries: Query[]): FileHits {
       try {
         n = readSync(fd, buf, 0, CHUNK, bytes);
       } catch (e) {
-        throw new ScanError(`read failed at byte ${bytes} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+        throw new ScanError(`read failed at byte ${bytes} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, { cause: e });
       }
       if (n === 0) break;
       bytes += n;

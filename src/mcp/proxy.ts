@@ -8,7 +8,8 @@ import { describeExit } from './child-transport.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, LineFramer, OversizeMessage, type Frame } from './framing.js';
 import { CallRecorder } from './recorder.js';
 import { onSignal } from '../util/signals.js';
-import { isolatedCommand, killTagged, newOwnerTag, OWNER_VAR } from '../fixture/isolation.js';
+import { isolatedCommand, killTagged, newOwnerTag, OWNER_VAR } from '../util/isolation.js';
+import { JsonlError, readJsonl, tornLine } from '../util/jsonl.js';
 
 export interface ProxyOptions {
   log: string;
@@ -45,21 +46,37 @@ export function proxyStopProblem(r: { asked: string; code: number | null; signal
   return `${how} on ${r.asked} (asked to stop)`;
 }
 
-/** The shutdown problems of the servers an agent ran through the proxy, from the exit notes beside the calls log. */
+const capNoteSchema = z.object({ tool: z.string(), call: z.number(), cap: z.number(), ts: z.string() });
+
+/**
+ * How many tools/call the proxy refused over the cap, from its notes beside the calls log. A torn
+ * last note counts: the cap was hit when it was written.
+ */
+export function cappedCalls(log: string): number {
+  const { records, torn } = readJsonl(capLog(log), capNoteSchema);
+  return records.length + (torn === undefined ? 0 : 1);
+}
+
+const exitNoteSchema = z.object({ session: z.number(), asked: z.string(), code: z.number().nullable(), signal: z.string().nullable() });
+
+/**
+ * The shutdown problems of the servers an agent ran through the proxy, from the exit notes beside
+ * the calls log. A note that cannot be read is a problem too: how that server ended is unknown.
+ */
 export function proxyStopProblems(log: string): string[] {
-  if (!existsSync(exitLog(log))) return [];
-  return readFileSync(exitLog(log), 'utf8')
-    .split('\n')
-    .filter((l) => l.trim())
-    .flatMap((l) => {
-      try {
-        const r = JSON.parse(l) as { session: number; asked: string; code: number | null; signal: string | null };
-        const p = proxyStopProblem(r);
-        return p ? [`the agent's server session ${r.session} ${p}`] : [];
-      } catch {
-        return [`an exit note of the proxy does not parse: ${l.slice(0, 80)}`];
-      }
-    });
+  let notes: ReturnType<typeof readJsonl<typeof exitNoteSchema>>;
+  try {
+    notes = readJsonl(exitLog(log), exitNoteSchema);
+  } catch (e) {
+    if (!(e instanceof JsonlError)) throw e;
+    return [`the proxy's exit notes cannot be read: ${e.message}`];
+  }
+  const problems = notes.records.flatMap((r) => {
+    const p = proxyStopProblem(r);
+    return p ? [`the agent's server session ${r.session} ${p}`] : [];
+  });
+  if (notes.torn !== undefined) problems.push(`an exit note of the proxy is lost: ${tornLine(exitLog(log), notes.torn)}`);
+  return problems;
 }
 
 const launchSchema = z.object({

@@ -1,6 +1,6 @@
 import type { Step } from '../scenario/schema.js';
 import type { TargetDecl } from '../targets/schema.js';
-import { afterStep, captureId, expandOp, stepCall, type MemoryHandle } from '../ops/ops.js';
+import { afterStep, captureId, copyHandles, expandOp, stepCall, type MemoryHandle } from '../ops/ops.js';
 import { resolveRefs } from '../scenario/refs.js';
 import { lookupRef } from '../ops/refs.js';
 
@@ -9,7 +9,7 @@ export interface Script {
   decl: TargetDecl;
   steps: Step[];
   /** memories seeded before the session (setup, earlier sessions), by ref */
-  handles: Map<string, MemoryHandle>;
+  handles: ReadonlyMap<string, MemoryHandle>;
 }
 
 export interface SeenResult {
@@ -35,7 +35,7 @@ export function handlesAfter(script: Script, results: SeenResult[]): Map<string,
 }
 
 function walk(script: Script, results: SeenResult[]): { decision: PolicyDecision; handles: Map<string, MemoryHandle> } {
-  const handles = new Map([...script.handles].map(([k, h]) => [k, { ...h }]));
+  const handles = copyHandles(script.handles);
   const call = (tool: string, args: Record<string, unknown>) => ({ decision: { kind: 'tool_call' as const, tool, args }, handles });
   let k = 0;
   const lookup = lookupRef(handles, false);
@@ -69,7 +69,13 @@ export function splitSessions(steps: Step[]): Step[][] {
   return out;
 }
 
-/** Match a target tool name to the name the agent offers it under (mcp__memory__x, mcp_memory_x, memory_x). */
+/** How the agents name the memory server's tools: Claude Code, Codex and Qwen; Gemini CLI; opencode. */
+const MEMORY_PREFIXES = ['mcp__memory__', 'mcp_memory_', 'memory_'];
+
+/**
+ * Match a target tool name to the name the agent offers it under. Only these prefixes: a bare
+ * suffix match would give a target's `search` to Gemini CLI's `google_web_search`.
+ */
 export function offeredName(tool: string, offered: string[]): string | undefined {
-  return offered.find((o) => o === tool) ?? offered.find((o) => o.endsWith(`__${tool}`) || o.endsWith(`_${tool}`));
+  return offered.find((o) => o === tool) ?? offered.find((o) => MEMORY_PREFIXES.some((p) => o === p + tool));
 }

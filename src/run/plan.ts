@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import type { DeterministicPhase, RunPlan } from '../core/results.js';
+import { join, resolve } from 'node:path';
+import type { DriverKind, Phase, RunPlan } from '../core/results.js';
 import type { LoadedScenario } from '../scenario/loader.js';
 import type { LoadedTarget } from '../targets/loader.js';
 import type { ResolvedBin } from '../targets/resolve-bin.js';
@@ -13,19 +13,49 @@ export interface RunTarget extends LoadedTarget {
   serverEnv?: Record<string, string>;
 }
 
-export interface PlannedCell {
-  s: LoadedScenario;
-  t: RunTarget;
-  phase: DeterministicPhase;
+/** Which layer a run plans: the replay phases, or an agent's cells repeated. */
+export type PlanLayer = { layer: 'deterministic' } | { layer: 'real-model'; agent: string; repeat: number };
+
+/**
+ * One cell of a run as planned: the only place a cell's id and dir are made. The report's plan,
+ * a shard's cut, the partial report and the cell's result all name the cell by this `id`.
+ */
+export interface CellSpec {
+  /** scenario/target/phase, or scenario/target/real-model/agent-repeat */
+  id: string;
+  /** where the cell writes its calls log and evidence: <runDir>/cells/<scenario>/<target>/<phase or agent-repeat> */
+  dir: string;
+  scenario: LoadedScenario;
+  target: RunTarget;
+  phase: Phase;
+  driver: Extract<DriverKind, 'replay' | 'agent'>;
+  /** real-model cells: 1..repeat */
+  repeat?: number;
 }
 
-/** The deterministic layer's cells: each scenario × target × its phases, in a stable order. */
-export function planCells(scenarios: LoadedScenario[], targets: RunTarget[]): PlannedCell[] {
-  const cells: PlannedCell[] = [];
+/**
+ * Every cell of a run in a stable order: each scenario × target × its phases (deterministic), or
+ * each scenario with a real_model block × target × repeat (real-model).
+ */
+export function planRun(plan: PlanLayer, scenarios: LoadedScenario[], targets: RunTarget[], runDir: string): CellSpec[] {
+  const cell = (s: LoadedScenario, t: RunTarget, phase: Phase, last: string, repeat?: number): CellSpec => ({
+    id: `${s.scenario.id}/${t.decl.name}/${phase === 'real-model' ? `real-model/${last}` : last}`,
+    dir: join(runDir, 'cells', s.scenario.id, t.decl.name, last),
+    scenario: s,
+    target: t,
+    phase,
+    driver: phase === 'real-model' ? 'agent' : 'replay',
+    ...(repeat === undefined ? {} : { repeat }),
+  });
+  const cells: CellSpec[] = [];
   for (const s of scenarios)
     for (const t of targets) {
-      cells.push({ s, t, phase: 'well-behaved' });
-      if (s.scenario.deterministic.violation) cells.push({ s, t, phase: 'violation' });
+      if (plan.layer === 'real-model') {
+        if (s.scenario.real_model) for (let i = 1; i <= plan.repeat; i++) cells.push(cell(s, t, 'real-model', `${plan.agent}-${i}`, i));
+        continue;
+      }
+      cells.push(cell(s, t, 'well-behaved', 'well-behaved'));
+      if (s.scenario.deterministic.violation) cells.push(cell(s, t, 'violation', 'violation'));
     }
   return cells;
 }

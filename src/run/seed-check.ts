@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { snapshotStore, workingCopy, writeCallsTable } from '../evidence/build.js';
-import type { CallRecord } from '../mcp/recorder.js';
+import type { CallRecord } from '../mcp/calls-log.js';
 import type { MemoryHandle } from '../ops/ops.js';
 import type { TargetDecl } from '../targets/schema.js';
 

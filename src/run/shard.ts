@@ -1,10 +1,4 @@
 import { InputError } from '../util/errors.js';
-import type { PlannedCell } from './plan.js';
-
-/** The id a planned cell's result will carry (cell.ts: scenario/target/driver label). */
-export function plannedCellId(c: PlannedCell): string {
-  return `${c.s.scenario.id}/${c.t.decl.name}/${c.phase}`;
-}
 
 export interface Shard {
   /** 1-based */

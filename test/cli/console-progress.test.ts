@@ -4,7 +4,7 @@ import { execa } from 'execa';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { faultyTargetWithout, scenarioDir } from '../faulty.js';
-import { ENTRY, freshRun, memeval, mixedScenarios, ROOT, tempDir, timeLimit } from '../helpers.js';
+import { freshRun, memevalArgv, memeval, mixedScenarios, ROOT, tempDir, timeLimit } from '../helpers.js';
 
 const ESC = '\x1b';
 
@@ -27,8 +27,8 @@ test('off a terminal: one plain line per cell with [n/N], caught violations as c
 test('on a terminal: a live [n/N] passed, failed, ETA line; NO_COLOR and FORCE_COLOR are honoured', { timeout: timeLimit(180_000) }, async (t) => {
   const scenarios = mixedScenarios(t);
   const out = tempDir(t);
-  const tsx = import.meta.resolve('tsx');
-  const cmd = `'${process.execPath}' --import '${tsx}' '${ENTRY}' run --scenarios '${scenarios}' --target server-memory --out '${out}'`;
+  const argv = memevalArgv(import.meta.resolve('tsx')).map((a) => `'${a}'`).join(' ');
+  const cmd = `'${process.execPath}' ${argv} run --scenarios '${scenarios}' --target server-memory --out '${out}'`;
   // script(1) gives the CLI a real pseudo-terminal
   const tty = await execa('script', ['-qec', cmd, '/dev/null'], { cwd: ROOT, reject: false, env: { NO_COLOR: '1', FORCE_COLOR: undefined } });
   const text = String(tty.stdout);

@@ -60,6 +60,16 @@ test('hang: a call without an answer within the per-call timeout is flagged', as
   assert.match(fs[0].reason, /save: .*timed out/i);
 });
 
+test('a server that exits before the handshake is a crash, one that never answers it a hang (by error code, not message text)', async (t) => {
+  const crash = only(await checkCase(t, localDecl('dies', 'exit-at-start'), threeWrites), 'crash');
+  assert.equal(crash.length, 1);
+  assert.match(crash[0].reason, /server did not start/);
+  const mute = localDecl('mute', 'mute-at-start');
+  mute.server.startup_timeout_ms = 1500;
+  const fs = await checkCase(t, mute, threeWrites);
+  assert.deepEqual(fs.map((f) => f.check), ['hang'], 'memeval stopping the server after its timeout is no crash');
+});
+
 test('store-integrity: a JSONL line that does not parse is flagged', async (t) => {
   const fs = only(await checkCase(t, localDecl('torn', 'torn'), threeWrites), 'store-integrity');
   assert.equal(fs.length, 1);

@@ -52,11 +52,11 @@ test('mcp-proxy: an oversize message from the server ends the session with the r
   const { spawn } = await import('node:child_process');
   const { readFileSync } = await import('node:fs');
   const { join } = await import('node:path');
-  const { ENTRY, ROOT } = await import('../helpers.ts');
+  const { memevalArgv, ROOT } = await import('../helpers.ts');
   const { FAULTY } = await import('../faulty.ts');
   const dir = tempDir(t);
   const log = join(dir, 'calls.jsonl');
-  const proxy = spawn(process.execPath, ['--import', 'tsx', ENTRY, 'mcp-proxy', '--log', log, '--max-message-bytes', '1048576', '--', process.execPath, FAULTY], {
+  const proxy = spawn(process.execPath, [...memevalArgv(), 'mcp-proxy', '--log', log, '--max-message-bytes', '1048576', '--', process.execPath, FAULTY], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', FAULT: 'big:1100000' },
   });

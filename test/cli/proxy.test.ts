@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ENTRY, ROOT, tempDir } from '../helpers.js';
+import { memevalArgv, ROOT, tempDir } from '../helpers.js';
 
 test('mcp-proxy forwards a real server and logs every tools/call with its result', async (t) => {
   const dir = tempDir(t);
@@ -12,7 +12,7 @@ test('mcp-proxy forwards a real server and logs every tools/call with its result
   const server = join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-memory', 'dist', 'index.js');
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ['--import', 'tsx', ENTRY, 'mcp-proxy', '--log', log, '--session', '3', '--', process.execPath, server],
+    args: [...memevalArgv(), 'mcp-proxy', '--log', log, '--session', '3', '--', process.execPath, server],
     env: { PATH: process.env.PATH ?? '', MEMORY_FILE_PATH: join(dir, 'memory.jsonl') },
     cwd: ROOT,
   });

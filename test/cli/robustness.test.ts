@@ -32,10 +32,11 @@ function target(dir: string, name: string, script: string, timeouts: Record<stri
   });
 }
 
-for (const [name, script, reason] of [
-  ['crash', CRASH, /server did not start/],
-  ['garbage', GARBAGE, /server did not start/],
-  ['hang', HANG, /save: .*timed out/i],
+// the error code says how the target failed, so no reader has to parse the reason
+for (const [name, script, reason, code] of [
+  ['crash', CRASH, /server did not start/, 'TARGET_EXIT'],
+  ['garbage', GARBAGE, /server did not start/, 'TARGET_TIMEOUT'],
+  ['hang', HANG, /save: .*timed out/i, 'TARGET_TIMEOUT'],
 ] as const) {
   test(`a target that ${name === 'hang' ? 'hangs' : name === 'crash' ? 'crashes' : 'speaks garbage'} gives the phase an error verdict and the run goes on`, async (t) => {
     const dir = tempDir(t);
@@ -51,6 +52,7 @@ for (const [name, script, reason] of [
     for (const res of report.results) {
       assert.equal(res.verdict, 'error');
       assert.match(res.reason, reason);
+      assert.equal(res.error_code, code);
       assert.equal(res.fixture, 'removed');
     }
     if (name === 'crash') assert.match(report.results[0].stderr_tail, /fatal: cannot open store/);

@@ -1,7 +1,22 @@
 // `npm test` runs this first: the browser test needs a Chromium. When none is found and this runs
 // as root with apt-get, it installs Debian's chromium; otherwise it stops the tests with one line.
+// It also builds dist/ when the source is newer, so the tests spawn the built CLI (see built-cli.ts).
 import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { staleBuiltFile } from './built-cli.ts';
 import { findChromium } from './chromium.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const stale = staleBuiltFile(ROOT);
+if (stale) {
+  console.error(`memeval tests: building dist/ (${stale} is newer than its build)…`);
+  try {
+    execFileSync(process.execPath, [fileURLToPath(import.meta.resolve('typescript/bin/tsc')), '-p', 'tsconfig.json'], { cwd: ROOT, stdio: 'inherit' });
+  } catch {
+    console.error('memeval tests: `npm run build` failed; fix the type errors above, then npm test again');
+    process.exit(1);
+  }
+}
 
 const HOW = 'apt-get install -y --no-install-recommends chromium';
 

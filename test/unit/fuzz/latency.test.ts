@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LatencyHistory } from '../../../src/fuzz/checks.ts';
-import type { CallRecord } from '../../../src/mcp/recorder.ts';
+import type { CallRecord } from '../../../src/mcp/calls-log.ts';
 
 const call = (m: number, i: number): CallRecord => ({ seq: i + 1, session: 1, stage: 'fuzz:0', op: 'remember', tool: 'save', arguments: {}, result_text: '', is_error: false, ms: m, ts: `2026-01-01T00:00:00.${String(i).padStart(3, '0')}Z` });
 /** one case's calls: a quick first call of the session (its own history), then `ms` */

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { assertionSchema, type Assertion } from '../../../src/scenario/schema.ts';
-import { judgeRank, positionOf, type RankAssertion } from '../../../src/judge/rank.ts';
+import { judgeRank, positionOf, type RankAssertion } from '../../../src/judge/kinds/rank.ts';
 
 const POOL = 'Database connections go through pgbouncer in transaction mode; the connection pool size is 20 per service instance.';
 const OLD = 'Production data was on PostgreSQL 13 before the 2024 upgrade.';
