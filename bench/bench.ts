@@ -20,6 +20,7 @@ import { loadAllTargets, loadTarget, DEFAULT_TARGET } from '../src/targets/loade
 import { installTarget } from '../src/targets/install-target.js';
 import { isInstalled } from '../src/targets/resolve-bin.js';
 import { DRIVERS, resolveAgentBin } from '../src/agent/registry.js';
+import { DEFAULT_MCP_TIMEOUT_MS } from '../src/agent/types.js';
 import { runRealModel } from '../src/app/run.js';
 import { costGate, SCRIPTED_MODEL } from '../src/agent/cost-gate.js';
 import { resolveTargetBin } from '../src/targets/resolve-bin.js';
@@ -204,6 +205,7 @@ if (argv.includes('--agents')) {
       policy: 'well-behaved',
       repeat: 1,
       promptTimeoutMs: 300000,
+      mcpTimeoutMs: DEFAULT_MCP_TIMEOUT_MS,
       workers: 1,
       keep: false,
       outDir: out,

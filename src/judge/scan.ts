@@ -28,6 +28,7 @@ const hex4 = (c: number, upper: boolean) => {
 /** The inside of a JSON string literal as JSON.stringify (and most encoders) writes it. */
 const jsonInner = (t: string) => JSON.stringify(t).slice(1, -1);
 /** Every UTF-16 unit above ASCII as \uXXXX: Python's json.dumps default (ensure_ascii). */
+// eslint-disable-next-line no-control-regex -- every unit outside ASCII, NUL included
 const asciiOnly = (s: string, upper: boolean) => s.replace(/[^\x00-\x7e]/g, (ch) => hex4(ch.charCodeAt(0), upper));
 /** Go's encoding/json escapes <, >, & (and U+2028/9) for HTML safety. */
 const htmlSafe = (s: string) => s.replace(/[<>&\u2028\u2029]/g, (ch) => hex4(ch.charCodeAt(0), false));
@@ -48,6 +49,7 @@ export function formsOf(text: string): Form[] {
     if (bytes.length && !seen.has(key)) (seen.add(key), forms.push({ encoding, bytes }));
   };
   add('utf-8', Buffer.from(text, 'utf8'));
+  // eslint-disable-next-line no-control-regex -- byte ranges: non-ASCII, and all of it within latin1
   if (/[^\x00-\x7f]/.test(text) && /^[\x00-\xff]*$/.test(text)) add('latin1', Buffer.from(text, 'latin1'));
   const inner = jsonInner(text);
   const json = [inner, asciiOnly(inner, false), asciiOnly(inner, true), htmlSafe(inner), asciiOnly(htmlSafe(inner), false)];

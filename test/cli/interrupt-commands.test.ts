@@ -11,7 +11,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { run } from '../../src/index.js';
-import { memeval, scenario, tempDir, writeJson } from '../helpers.js';
+import { memeval, scenario, tempDir, writeJson, timeLimit } from '../helpers.js';
 
 type T = { after: (fn: () => void | Promise<void>) => void };
 
@@ -67,7 +67,7 @@ async function interruptWhileJudging(child: ReturnType<typeof memeval>, judge: A
   return child;
 }
 
-test('Ctrl-C during judge calibrate writes calibration.json marked interrupted with the judgments made, and exits 130', { timeout: 120_000 }, async (t) => {
+test('Ctrl-C during judge calibrate writes calibration.json marked interrupted with the judgments made, and exits 130', { timeout: timeLimit(120_000) }, async (t) => {
   const dir = tempDir(t);
   const judge = await heldJudge(t);
   const cases = writeJson(join(dir, 'cases.json5'), {
@@ -76,7 +76,7 @@ test('Ctrl-C during judge calibrate writes calibration.json marked interrupted w
     cases: ['a', 'b', 'c'].map((id) => ({ id, check: 'no-such-fact', fact: 'a credential', items: [`item ${id}`], expected: 'pass' })),
   });
   const out = join(dir, 'out');
-  const child = memeval(['judge', 'calibrate', cases, '--judge-model', 'held-judge', '--judge-base-url', judge.url, '--out', out], { env: { NO_COLOR: '1' }, timeout: 100_000 });
+  const child = memeval(['judge', 'calibrate', cases, '--judge-model', 'held-judge', '--judge-base-url', judge.url, '--out', out], { env: { NO_COLOR: '1' }, timeout: timeLimit(100_000) });
   const r = await interruptWhileJudging(child, judge);
   assert.equal(r.exitCode, 130, String(r.stderr));
   const [sub] = readdirSync(out);
@@ -86,19 +86,19 @@ test('Ctrl-C during judge calibrate writes calibration.json marked interrupted w
   assert.equal(judge.requests(), 1);
 });
 
-test('Ctrl-C during rejudge writes the new report marked interrupted (the cells not reached keep their verdicts) and exits 130', { timeout: 240_000 }, async (t) => {
+test('Ctrl-C during rejudge writes the new report marked interrupted (the cells not reached keep their verdicts) and exits 130', { timeout: timeLimit(240_000) }, async (t) => {
   const dir = tempDir(t);
   const scenarios = join(dir, 'scenarios');
   mkdirSync(scenarios);
   const llm = { kind: 'llm', name: 'no run noise', phase: 'both', check: 'no-such-fact', subject: 'memories', fact: 'transient run state', scripted: { verdict: 'pass' } };
   writeJson(join(scenarios, 'held.json5'), scenario('held', { assertions: [...(scenario('x').assertions as object[]), llm] }));
-  const done = await run({ scenariosDir: scenarios, targets: ['server-memory'], workers: 1, outDir: join(dir, 'runs'), judgeModel: 'scripted' });
+  const done = await run({ scenariosDir: scenarios, targets: ['server-memory'], workers: 1, outDir: join(dir, 'runs'), judge: { model: 'scripted' } });
   assert.equal(done.exitCode, 0);
   const runDir = join(dir, 'runs', done.report.run_id);
 
   const judge = await heldJudge(t);
   const out = join(dir, 'rejudged');
-  const child = memeval(['rejudge', runDir, '--judge-model', 'held-judge', '--judge-base-url', judge.url, '--out', out, '--json'], { env: { NO_COLOR: '1' }, timeout: 200_000 });
+  const child = memeval(['rejudge', runDir, '--judge-model', 'held-judge', '--judge-base-url', judge.url, '--out', out, '--json'], { env: { NO_COLOR: '1' }, timeout: timeLimit(200_000) });
   const r = await interruptWhileJudging(child, judge);
   assert.equal(r.exitCode, 130, String(r.stderr));
   const [sub] = readdirSync(out);
