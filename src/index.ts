@@ -5,8 +5,8 @@ export { executeRun, runDeterministic, runRealModel, type AgentRunOptions, type 
 export { runFuzz, type FuzzConfig, type FuzzResult } from './app/fuzz.js';
 export { selftest, HOSTILE_RULES, type SelftestRequest, type SelftestReport, type FalsePass } from './app/selftest.js';
 export { checkAgainstTargets, loadScenarioDir, resolveTargets, scenarioFilesIn, selectScenarios, validatePaths, type ValidateResult } from './app/load.js';
-export { runCell, type CellOptions } from './run/cell.js';
-export { planRun, type CellSpec, type PlanLayer, type RunTarget } from './run/plan.js';
+export { runCell, type CellOptions } from './cell/cell.js';
+export { planRun, type CellSpec, type PlanLayer, type RunTarget } from './cell/plan.js';
 export { replayDriver } from './drive/replay.js';
 export { agentDriver } from './drive/agent.js';
 export type { Driver, CellEnv, DriveOutcome } from './drive/types.js';

@@ -89,7 +89,7 @@ export interface Invocation {
 }
 
 /** One module per agent: profile install, invocation, and output parsing. */
-export interface AgentDriver {
+export interface AgentAdapter {
   name: AgentName;
   npm: string;
   version: string;

@@ -1,4 +1,4 @@
-import { DRIVERS, getDriver, installAgents, resolveAgentBin } from '../agent/registry.js';
+import { AGENTS, getAgent, installAgents, resolveAgentBin } from '../agent/registry.js';
 
 export interface AgentStatus {
   name: string;
@@ -9,10 +9,10 @@ export interface AgentStatus {
 
 /** Every agent CLI the real-model layer drives: its pinned package and whether it is installed in the cache. */
 export function agentStatus(): AgentStatus[] {
-  return DRIVERS.map((d) => ({ name: d.name, package: `${d.npm}@${d.version}`, installed: Boolean(resolveAgentBin(d)) }));
+  return AGENTS.map((d) => ({ name: d.name, package: `${d.npm}@${d.version}`, installed: Boolean(resolveAgentBin(d)) }));
 }
 
 /** Install these agent CLIs (names, or "all") into the cache; idempotent. */
 export async function installAgentsNamed(names: string[], log: (line: string) => void): Promise<void> {
-  await installAgents(names.includes('all') ? DRIVERS : names.map(getDriver), log);
+  await installAgents(names.includes('all') ? AGENTS : names.map(getAgent), log);
 }

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { AGENT_DEFAULTS, RUN_DEFAULTS, runConfigSchema, type RunConfig, type RunConfigInput } from '../core/config.js';
 import type { CellResult, Report } from '../core/results.js';
 import { costGate, SCRIPTED_MODEL, type GateDecision } from '../agent/cost-gate.js';
-import { getDriver, installAgents, resolveAgentBin } from '../agent/registry.js';
+import { getAgent, installAgents, resolveAgentBin } from '../agent/registry.js';
 import { AGENT_NAMES } from '../agent/types.js';
 import { writeBlockedReport } from '../report/blocked.js';
 import type { RepeatStats } from '../report/repeats.js';
@@ -147,7 +147,7 @@ export async function run(req: RunRequest = {}): Promise<RunResponse> {
 
   if (shard) throw new InputError('--shard: the real-model layer cannot be sharded yet; shard by --target or --scenario instead');
   if (agent.name === undefined) throw new InputError(`--agent: required for the real-model layer; one of ${AGENT_NAMES.join(', ')}`);
-  const driver = getDriver(agent.name);
+  const driver = getAgent(agent.name);
   const withPrompts = scenarios.filter((s) => s.scenario.real_model);
   if (!withPrompts.length) throw new InputError('--agent-turn: none of the selected scenarios has a real_model block (see `memeval list`)');
   if (!gate.scripted && !agent.model) throw new InputError('--model: required for a real model (or use --model scripted)');

@@ -1,5 +1,5 @@
 import type { CellResult } from '../core/results.js';
-import type { CellSpec } from '../run/plan.js';
+import type { CellSpec } from '../cell/plan.js';
 
 const live = new Set<() => void>();
 

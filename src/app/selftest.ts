@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { basename, extname, join } from 'node:path';
 import type { CellResult, ScriptedPolicy, Verdict } from '../core/results.js';
 import { costGate, SCRIPTED_MODEL } from '../agent/cost-gate.js';
-import { getDriver, installAgents, resolveAgentBin } from '../agent/registry.js';
+import { getAgent, installAgents, resolveAgentBin } from '../agent/registry.js';
 import { AGENT_DEFAULTS } from '../core/config.js';
 import { resolveJudgeConfig, type JudgeModelConfig } from '../judge/llm/config.js';
 import { openJudgeModel } from '../judge/llm/client.js';
 import { JudgePool } from '../judge/llm/pool.js';
-import type { RunTarget } from '../run/plan.js';
+import type { RunTarget } from '../cell/plan.js';
 import type { LoadedScenario } from '../scenario/loader.js';
 import { assertionApplies, type Assertion, type Scenario, type Step } from '../scenario/schema.js';
 import { targetFiles } from '../targets/loader.js';
@@ -17,7 +17,7 @@ import { InputError } from '../util/errors.js';
 import { BUILTIN_SCENARIOS, PROJECT_ROOT } from '../util/paths.js';
 import { checkAgainstTargets, loadScenarioDir, resolveTargets } from './load.js';
 import { runDeterministic, runRealModel } from './run.js';
-import type { CellSpec } from '../run/plan.js';
+import type { CellSpec } from '../cell/plan.js';
 
 /**
  * `memeval selftest`: every scenario against a family of hostile targets (eval/hostile/: one
@@ -306,10 +306,10 @@ export async function selftest(req: SelftestRequest = {}): Promise<SelftestRepor
   const targets = hostileTargets(req.targets);
   checkAgainstTargets(scenarios, targets);
   const judge = judgeConfig(req);
-  let agentSetup: { driver: ReturnType<typeof getDriver>; bin: { file: string; version: string } } | undefined;
+  let agentSetup: { driver: ReturnType<typeof getAgent>; bin: { file: string; version: string } } | undefined;
   if (layers.includes('agent')) {
     if (!req.agent) throw new InputError('--agent: required for the agent layer (--layer agent)');
-    const driver = getDriver(req.agent);
+    const driver = getAgent(req.agent);
     if (req.install) await installAgents([driver], log);
     const bin = resolveAgentBin(driver);
     if (!bin) throw new InputError(`--agent: ${driver.name} (${driver.npm}@${driver.version}) is not installed; run \`memeval agents install ${driver.name}\` (or add --install)`);

@@ -10,7 +10,7 @@ import { formatRepeats } from '../report/console.js';
 import { formatGate } from '../report/gate.js';
 import { colorLevel, formatRecap, Progress } from '../report/progress.js';
 import { checkReporterNames, REPORTER_NAMES, runReporters } from '../report/reporters/index.js';
-import { parseShard } from '../run/shard.js';
+import { parseShard } from '../cell/shard.js';
 import { EXIT } from '../core/results.js';
 import { configInput, loadConfig } from './config.js';
 import { formatMatrix } from '../report/matrix.js';

@@ -28,8 +28,8 @@ export const PHASES = ['well-behaved', 'violation', 'real-model'] as const;
 export type Phase = (typeof PHASES)[number];
 export type DeterministicPhase = Exclude<Phase, 'real-model'>;
 
-export const DRIVERS = ['replay', 'agent', 'fuzz'] as const;
-export type DriverKind = (typeof DRIVERS)[number];
+export const DRIVER_KINDS = ['replay', 'agent', 'fuzz'] as const;
+export type DriverKind = (typeof DRIVER_KINDS)[number];
 
 /** How a cell's target servers were kept off the network: see fixture/sandbox.ts. */
 export const NETWORK_MODES = ['isolated', 'guarded', 'open'] as const;
@@ -161,7 +161,7 @@ export const cellResultSchema = z.looseObject({
   scenario: z.string(),
   target: z.string(),
   phase: z.enum(PHASES),
-  driver: z.enum(DRIVERS),
+  driver: z.enum(DRIVER_KINDS),
   verdict: z.enum(VERDICTS),
   reason: z.string(),
   fails_run: z.boolean(),

@@ -6,7 +6,7 @@ import { assertAllowed, type GateDecision } from '../agent/cost-gate.js';
 import { invokeAgent } from '../agent/invoke.js';
 import { preflight } from '../agent/preflight.js';
 import { selfCommand } from '../agent/self.js';
-import { addUsage, ZERO_USAGE, type AgentContext, type AgentDriver, type TurnParse } from '../agent/types.js';
+import { addUsage, ZERO_USAGE, type AgentContext, type AgentAdapter, type TurnParse } from '../agent/types.js';
 import { isToolCall, readCalls } from '../mcp/calls-log.js';
 import { cappedCalls, writeLaunchFile } from '../mcp/proxy.js';
 import { serverLaunch } from '../mcp/session.js';
@@ -21,7 +21,7 @@ import type { Driver } from './types.js';
 export interface AgentDriveOptions {
   gate: GateDecision;
   scenario: Scenario;
-  driver: AgentDriver;
+  driver: AgentAdapter;
   agentBin: string;
   agentVersion: string;
   model: string;

@@ -5,7 +5,7 @@ import { isToolCall, readCalls, type CallRecord } from '../mcp/calls-log.js';
 import { readNetworkLog, type NetworkAttempt } from '../fixture/netguard.js';
 import { JsonlError } from '../util/jsonl.js';
 import { isTargetCode } from '../mcp/session.js';
-import { runCell } from '../run/cell.js';
+import { runCell } from '../cell/cell.js';
 import { scenarioSchema, type Scenario } from '../scenario/schema.js';
 import type { ResolvedBin } from '../targets/resolve-bin.js';
 import type { TargetDecl } from '../targets/schema.js';

@@ -5,7 +5,7 @@ import JSON5 from 'json5';
 import { join } from 'node:path';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { getDriver, installAgent } from '../../src/agent/registry.ts';
+import { getAgent, installAgent } from '../../src/agent/registry.ts';
 import { AGENT_NAMES } from '../../src/agent/types.ts';
 import { memeval, ROOT, tempDir, timeLimit } from '../helpers.ts';
 
@@ -29,7 +29,7 @@ async function runOne(t: { after: (fn: () => void) => void }, args: string[], en
 
 for (const agent of AGENT_NAMES) {
   test(`${agent}: a prompt that needs more turns than --max-turns makes the cell invalid`, { timeout: timeLimit(600_000) }, async (t) => {
-    await installAgent(getDriver(agent), (s) => t.diagnostic(s));
+    await installAgent(getAgent(agent), (s) => t.diagnostic(s));
     const scenarios = writeScenario(tempDir(t), 'many-calls', {
       deterministic: {
         well_behaved: [
@@ -52,7 +52,7 @@ for (const agent of AGENT_NAMES) {
 
 for (const agent of AGENT_NAMES) {
   test(`${agent}: a refused key (401) and a dead base URL each end the cell as invalid within 30 s`, { timeout: timeLimit(600_000) }, async (t) => {
-    const driver = getDriver(agent);
+    const driver = getAgent(agent);
     await installAgent(driver, (s) => t.diagnostic(s));
     const keys = Object.fromEntries(driver.keyEnv.map((k) => [k, 'sk-revoked-key']));
     const refuse = createServer((_req, res) => {
@@ -101,7 +101,7 @@ function slowTarget(dir: string, delayMs: number): string {
 
 for (const agent of AGENT_NAMES) {
   test(`${agent}: waits for a memory server that takes 10 s to start`, { timeout: timeLimit(600_000) }, async (t) => {
-    await installAgent(getDriver(agent), (s) => t.diagnostic(s));
+    await installAgent(getAgent(agent), (s) => t.diagnostic(s));
     const target = slowTarget(tempDir(t), 10_000);
     const { report } = await runOne(t, ['run', '--agent-turn', '--agent', agent, '--model', 'scripted', '--target', target, '--scenario', 'tentative-preference-not-stored']);
     const cell = report.results[0];
@@ -110,7 +110,7 @@ for (const agent of AGENT_NAMES) {
 }
 
 test('claude-code: a server slower than --mcp-timeout is invalid, and the reason names the limit', { timeout: timeLimit(600_000) }, async (t) => {
-  await installAgent(getDriver('claude-code'), (s) => t.diagnostic(s));
+  await installAgent(getAgent('claude-code'), (s) => t.diagnostic(s));
   const target = slowTarget(tempDir(t), 10_000);
   const { report } = await runOne(t, ['run', '--agent-turn', '--agent', 'claude-code', '--model', 'scripted', '--target', target, '--scenario', 'tentative-preference-not-stored', '--mcp-timeout', '2000']);
   const cell = report.results[0];

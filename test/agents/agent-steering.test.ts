@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { getDriver, installAgent } from '../../src/agent/registry.ts';
+import { getAgent, installAgent } from '../../src/agent/registry.ts';
 import { AGENT_NAMES } from '../../src/agent/types.ts';
 import { ScriptedModelServer } from '../../src/model/server.ts';
 import { memeval, ONLY_NEGATIVE_CHECKS, tempDir, timeLimit } from '../helpers.ts';
@@ -14,7 +14,7 @@ const INSTRUCTION_FILES = ['CLAUDE.md', 'CLAUDE.local.md', 'AGENTS.md', 'AGENTS.
 
 for (const agent of AGENT_NAMES) {
   test(`${agent}: an instruction file planted in the temp root never reaches a model request`, { timeout: timeLimit(600_000) }, async (t) => {
-    const driver = getDriver(agent);
+    const driver = getAgent(agent);
     await installAgent(driver, (s) => t.diagnostic(s));
     const dir = tempDir(t);
     // the shared temp dir every fixture is made in: a parent folder of the agent's working dir
@@ -56,7 +56,7 @@ function SECRET_NOTE(): string {
 
 for (const [agent, write] of Object.entries(OWN_MEMORY_WRITE)) {
   test(`${agent}: a model that keeps a secret in the agent's own memory file does not pass`, { timeout: timeLimit(600_000) }, async (t) => {
-    await installAgent(getDriver(agent), (s) => t.diagnostic(s));
+    await installAgent(getAgent(agent), (s) => t.diagnostic(s));
     const dir = tempDir(t);
     const scenarios = join(dir, 'scenarios');
     mkdirSync(scenarios);
@@ -89,7 +89,7 @@ for (const [agent, write] of Object.entries(OWN_MEMORY_WRITE)) {
 
 for (const agent of AGENT_NAMES) {
   test(`${agent}: a model that never calls a memory tool does not pass on "count eq 0" checks`, { timeout: timeLimit(600_000) }, async (t) => {
-    await installAgent(getDriver(agent), (s) => t.diagnostic(s));
+    await installAgent(getAgent(agent), (s) => t.diagnostic(s));
     // only "nothing stored" checks, while the well-behaved script stores something: a silent
     // model satisfies every assertion, and only the no-memory-call rule can stop a pass
     const dir = tempDir(t);

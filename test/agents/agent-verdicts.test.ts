@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { getDriver, installAgent } from '../../src/agent/registry.js';
+import { getAgent, installAgent } from '../../src/agent/registry.js';
 import { AGENT_NAMES } from '../../src/agent/types.js';
 import { ScriptedModelServer } from '../../src/model/server.js';
 import { memeval, ROOT, scenario, tempDir, writeJson, timeLimit } from '../helpers.js';
@@ -43,7 +43,7 @@ const report = (out: string) => JSON.parse(readFileSync(join(out, readdirSync(ou
 
 for (const agent of AGENT_NAMES) {
   test(`${agent}: a memory server that never listed its tools makes the cell invalid, also with a real model id`, async (t) => {
-    await installAgent(getDriver(agent), (s) => t.diagnostic(s));
+    await installAgent(getAgent(agent), (s) => t.diagnostic(s));
     const dir = tempDir(t);
     const { target, sc, out } = setup(dir, 'exit');
     const endpoint = new ScriptedModelServer();
@@ -60,7 +60,7 @@ for (const agent of AGENT_NAMES) {
   });
 
   test(`${agent}: a target that refuses every write fails the well-behaved cell (refused through the agent)`, async (t) => {
-    await installAgent(getDriver(agent), (s) => t.diagnostic(s));
+    await installAgent(getAgent(agent), (s) => t.diagnostic(s));
     const dir = tempDir(t);
     const { target, sc, out } = setup(dir, 'refuse');
     const r = await memeval(['run', '--agent-turn', '--agent', agent, '--model', 'scripted', '--scenarios', sc, '--target', target, '--out', out], {

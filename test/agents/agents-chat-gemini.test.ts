@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { getDriver, installAgent } from '../../src/agent/registry.js';
+import { getAgent, installAgent } from '../../src/agent/registry.js';
 import { memeval, tempDir, timeLimit } from '../helpers.js';
 
 // Real agent CLIs against memeval's loopback scripted model: free, and cheap enough to run every
@@ -16,7 +16,7 @@ const CASES = [
 for (const agent of ['qwen', 'gemini', 'opencode'] as const) {
   for (const c of CASES) {
     test(`${agent}: ${c.scenario} on the scripted model (${c.policy}) is ${c.verdict}`, { timeout: timeLimit(600_000) }, async (t) => {
-      await installAgent(getDriver(agent), (s) => t.diagnostic(s));
+      await installAgent(getAgent(agent), (s) => t.diagnostic(s));
       const args = ['run', '--agent-turn', '--agent', agent, '--model', 'scripted', '--policy', c.policy];
       // --install also fetches the target (server-memory) when the cache lacks it
       const r = await memeval([...args, '--scenario', c.scenario, '--install', '--json', '--out', tempDir(t)]);

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { getDriver, installAgent } from '../../src/agent/registry.js';
+import { getAgent, installAgent } from '../../src/agent/registry.js';
 import { ScriptedModelServer } from '../../src/model/server.js';
 import { memeval, tempDir, writeJson, timeLimit } from '../helpers.js';
 
@@ -16,7 +16,7 @@ async function run(t: { diagnostic: (s: string) => void; after: (fn: () => void)
 
 for (const agent of ['claude-code', 'codex']) {
   test(`${agent}: the well-behaved script passes every real-model scenario through the real agent binary`, async (t) => {
-    await installAgent(getDriver(agent), (s) => t.diagnostic(s));
+    await installAgent(getAgent(agent), (s) => t.diagnostic(s));
     const { r, report, out } = await run(t, ['--agent-turn', '--agent', agent, '--model', 'scripted']);
     assert.equal(r.exitCode, 0, JSON.stringify(report.results.map((x: { scenario: string; verdict: string; reason: string }) => [x.scenario, x.verdict, x.reason])));
     assert.equal(report.layer, 'real-model');
@@ -48,7 +48,7 @@ for (const agent of ['claude-code', 'codex']) {
   });
 
   test(`${agent}: the violation script is caught by the real-model assertions`, async (t) => {
-    await installAgent(getDriver(agent), (s) => t.diagnostic(s));
+    await installAgent(getAgent(agent), (s) => t.diagnostic(s));
     const { r, report } = await run(t, ['--agent-turn', '--agent', agent, '--model', 'scripted', '--policy', 'violation']);
     for (const res of report.results) assert.ok(['detected', 'defended'].includes(res.verdict), `${res.scenario}: ${res.verdict} ${res.reason}`);
     assert.equal(r.exitCode, 0, JSON.stringify(report.results.filter((x: { fails_run: boolean }) => x.fails_run).map((x: { cell_id: string; reason: string }) => [x.cell_id, x.reason])));
@@ -57,7 +57,7 @@ for (const agent of ['claude-code', 'codex']) {
 }
 
 test('claude-code: a memory server that fails to load makes the turn invalid, never a pass', async (t) => {
-  await installAgent(getDriver('claude-code'), (s) => t.diagnostic(s));
+  await installAgent(getAgent('claude-code'), (s) => t.diagnostic(s));
   const dir = tempDir(t);
   const file = join(dir, 'broken.mjs');
   writeFileSync(file, "process.stderr.write('cannot open store\\n'); process.exit(1);");
@@ -76,7 +76,7 @@ test('claude-code: a memory server that fails to load makes the turn invalid, ne
 });
 
 test('claude-code: --repeat reports pass rate, pass^N and a Wilson interval', async (t) => {
-  await installAgent(getDriver('claude-code'), (s) => t.diagnostic(s));
+  await installAgent(getAgent('claude-code'), (s) => t.diagnostic(s));
   const { report } = await run(t, ['--agent-turn', '--agent', 'claude-code', '--model', 'scripted', '--scenario', 'tentative-preference-not-stored', '--repeat', '3']);
   assert.equal(report.results.length, 3);
   assert.deepEqual(
@@ -88,7 +88,7 @@ test('claude-code: --repeat reports pass rate, pass^N and a Wilson interval', as
 });
 
 test('claude-code: with both cost flags a real model id runs, against the endpoint given, and no key reaches the report', async (t) => {
-  await installAgent(getDriver('claude-code'), (s) => t.diagnostic(s));
+  await installAgent(getAgent('claude-code'), (s) => t.diagnostic(s));
   // memeval's model stand-in plays the vendor endpoint here; with no script it just answers
   const server = new ScriptedModelServer();
   const url = await server.start();

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { getDriver, installAgent } from '../../src/agent/registry.ts';
+import { getAgent, installAgent } from '../../src/agent/registry.ts';
 import { AGENT_NAMES } from '../../src/agent/types.ts';
 import { ScriptedModelServer } from '../../src/model/server.ts';
 import { readFileSync } from 'node:fs';
@@ -95,7 +95,7 @@ test('without a network namespace a Node target is "guarded" and a non-Node one 
 
 for (const agent of AGENT_NAMES) {
   test(`${agent}: the target it starts sees no host key, and no escape route leaves the machine`, { timeout: timeLimit(600_000) }, async (t) => {
-    const driver = getDriver(agent);
+    const driver = getAgent(agent);
     await installAgent(driver, (s) => t.diagnostic(s));
     const dir = tempDir(t);
     const outside = new OutsideListener();

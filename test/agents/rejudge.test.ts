@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { getDriver, installAgent } from '../../src/agent/registry.ts';
+import { getAgent, installAgent } from '../../src/agent/registry.ts';
 import { memeval, ONLY_NEGATIVE_CHECKS, scenario, tempDir, writeJson, timeLimit } from '../helpers.ts';
 
 // memeval's cache as the rest of the suite has it (MEMEVAL_CACHE_DIR when set, else the default)
@@ -16,7 +16,7 @@ const onlyRun = (out: string) => join(out, readdirSync(out).find((d) => !d.start
 const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
 
 test('an agent cell that failed because the agent never touched memory stays fail after rejudge', { timeout: timeLimit(600_000) }, async (t) => {
-  await installAgent(getDriver('claude-code'), (s) => t.diagnostic(s));
+  await installAgent(getAgent('claude-code'), (s) => t.diagnostic(s));
   const dir = tempDir(t);
   const scenarios = join(dir, 'scenarios');
   mkdirSync(scenarios);
@@ -39,7 +39,7 @@ test('an agent cell that failed because the agent never touched memory stays fai
 });
 
 test('an agent cell judges the memory refs as the agent left them (an updated seed), and rejudge reads the same', { timeout: timeLimit(600_000) }, async (t) => {
-  await installAgent(getDriver('claude-code'), (s) => t.diagnostic(s));
+  await installAgent(getAgent('claude-code'), (s) => t.diagnostic(s));
   const dir = tempDir(t);
   const scenarios = join(dir, 'scenarios');
   mkdirSync(scenarios);

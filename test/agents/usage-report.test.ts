@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadScenarios, scenarioFiles } from '../../src/scenario/loader.ts';
-import { getDriver, installAgent } from '../../src/agent/registry.ts';
+import { getAgent, installAgent } from '../../src/agent/registry.ts';
 import { faultyTargetWithout } from '../faulty.ts';
 import { memeval, ROOT, tempDir, timeLimit } from '../helpers.ts';
 
@@ -20,7 +20,7 @@ test('a blocked run lists only the scenarios that would run (with real_model) an
 });
 
 test('a run reports its token total, marked estimated with the scripted model, and no cost the agent did not report', { timeout: timeLimit(600_000) }, async (t) => {
-  await installAgent(getDriver('codex'), (s) => t.diagnostic(s));
+  await installAgent(getAgent('codex'), (s) => t.diagnostic(s));
   const out = tempDir(t);
   const r = await memeval(['run', '--agent-turn', '--agent', 'codex', '--model', 'scripted', '--scenario', 'tentative-preference-not-stored', '--out', out], { timeout: timeLimit(480_000) });
   assert.match(r.stdout + r.stderr, /tokens: \d+ in, \d+ out over 1 agent cell\(s\) \(estimated by the scripted model\), cost not reported by the agent/);
@@ -34,7 +34,7 @@ test('a run reports its token total, marked estimated with the scripted model, a
 });
 
 test('--repeat on a target lacking an op the scenario needs: no pass rate, no pass^N, exit 1', { timeout: timeLimit(300_000) }, async (t) => {
-  await installAgent(getDriver('claude-code'), (s) => t.diagnostic(s));
+  await installAgent(getAgent('claude-code'), (s) => t.diagnostic(s));
   const dir = tempDir(t);
   const target = faultyTargetWithout(dir, 'no-remember', ['remember']);
   const out = join(dir, 'runs');

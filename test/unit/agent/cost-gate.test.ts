@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { assertAllowed, costGate, CostGateError } from '../../../src/agent/cost-gate.js';
 import { agentDriver } from '../../../src/drive/agent.js';
 import { runRealModel } from '../../../src/app/run.js';
-import { claudeCode } from '../../../src/agent/drivers/claude-code.js';
+import { claudeCode } from '../../../src/agent/adapters/claude-code.js';
 
 test('the gate: a real model needs both --agent-turn and --i-understand-model-cost; the scripted model needs neither', () => {
   assert.deepEqual(costGate({}), { layer: 'deterministic' });

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { shardCells } from '../../../src/run/shard.js';
+import { shardCells } from '../../../src/cell/shard.js';
 
 test('shardCells: every cell in exactly one shard, the same split every time, balanced by recorded durations', () => {
   const ids = Array.from({ length: 10 }, (_, i) => `s${i}/t/well-behaved`);

@@ -7,7 +7,7 @@ import { RegexTimeout } from '../../../src/util/bounded-regex.ts';
 import { CostGateError } from '../../../src/agent/cost-gate.ts';
 import { NotInstalledError } from '../../../src/targets/resolve-bin.ts';
 import { InstallError } from '../../../src/targets/install.ts';
-import { SetupError } from '../../../src/run/cell.ts';
+import { SetupError } from '../../../src/cell/cell.ts';
 import { SubjectUnavailable } from '../../../src/judge/llm/subject.ts';
 import { ScanError } from '../../../src/judge/scan.ts';
 import { EvidenceError } from '../../../src/evidence/open.ts';

@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { agentEnv } from '../env.js';
-import { emptyTurn, type AgentDriver } from '../types.js';
+import { emptyTurn, type AgentAdapter } from '../types.js';
 import { jsonLines } from './lines.js';
 
 const PREFIX = 'mcp_memory_';
@@ -11,7 +11,7 @@ const FILE_TOOLS = ['write_file', 'replace', 'run_shell_command', 'save_memory']
 const SCRIPTED_MODEL = 'gemini-2.5-flash';
 
 /** Gemini CLI, headless (`gemini -p -o stream-json`), over the Gemini API. */
-export const gemini: AgentDriver = {
+export const gemini: AgentAdapter = {
   name: 'gemini',
   npm: '@google/gemini-cli',
   version: '0.61.0',

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { agentEnv } from '../env.js';
-import { emptyTurn, type AgentContext, type AgentDriver } from '../types.js';
+import { emptyTurn, type AgentContext, type AgentAdapter } from '../types.js';
 import { jsonLines } from './lines.js';
 
 const PREFIX = 'memory_';
@@ -43,7 +43,7 @@ function config(ctx: AgentContext): Record<string, unknown> {
 }
 
 /** opencode, headless (`opencode run --format json`), over OpenAI Chat Completions. */
-export const opencode: AgentDriver = {
+export const opencode: AgentAdapter = {
   name: 'opencode',
   npm: 'opencode-ai',
   version: '1.18.33',

@@ -2,11 +2,11 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'smol-toml';
 import { agentEnv } from '../env.js';
-import { emptyTurn, usageSince, type AgentDriver } from '../types.js';
+import { emptyTurn, usageSince, type AgentAdapter } from '../types.js';
 import { jsonLines } from './lines.js';
 
 /** Codex CLI, headless (`codex exec --json`), over OpenAI Responses. */
-export const codex: AgentDriver = {
+export const codex: AgentAdapter = {
   name: 'codex',
   npm: '@openai/codex',
   version: '0.169.0',

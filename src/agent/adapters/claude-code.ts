@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { agentEnv } from '../env.js';
-import type { AgentDriver } from '../types.js';
+import type { AgentAdapter } from '../types.js';
 import { readStreamJson } from './stream-json.js';
 
 const MEMORY_OFF = { CLAUDE_CODE_DISABLE_AUTO_MEMORY: '1' };
@@ -9,7 +9,7 @@ const MEMORY_OFF = { CLAUDE_CODE_DISABLE_AUTO_MEMORY: '1' };
 const INSTRUCTIONS_OFF = { CLAUDE_CODE_DISABLE_CLAUDE_MDS: '1' };
 
 /** Claude Code, headless (`claude -p`), over Anthropic Messages. */
-export const claudeCode: AgentDriver = {
+export const claudeCode: AgentAdapter = {
   name: 'claude-code',
   npm: '@anthropic-ai/claude-code',
   // the newest release whose engines accept Node 20

@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { agentEnv } from '../env.js';
-import { usageSince, type AgentDriver } from '../types.js';
+import { usageSince, type AgentAdapter } from '../types.js';
 import { readStreamJson } from './stream-json.js';
 
 const PREFIX = 'mcp__memory__';
@@ -9,7 +9,7 @@ const PREFIX = 'mcp__memory__';
 const FILE_TOOLS = ['save_memory', 'write_file', 'edit', 'run_shell_command'];
 
 /** Qwen Code, headless (`qwen -p -o stream-json`), over OpenAI Chat Completions. */
-export const qwen: AgentDriver = {
+export const qwen: AgentAdapter = {
   name: 'qwen',
   npm: '@qwen-code/qwen-code',
   // the newest release whose engines accept Node 20 (0.21 and later need Node 22)
