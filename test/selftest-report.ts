@@ -10,11 +10,18 @@ export interface FalsePass {
   cell_reason: string;
 }
 
-export const falsePassLine = (f: FalsePass) => `${f.scenario} × ${f.target} (${f.layer} ${f.phase}): ${f.verdict}, but ${f.why} [cell: ${f.cell_reason}]`;
+export const falsePassLine = (f: FalsePass) =>
+  `${f.scenario} × ${f.target} (${f.layer} ${f.phase}): ${f.verdict}, but ${f.why} [cell: ${f.cell_reason}]`;
 
 export function parseSelftest(stdout: string, stderr: string) {
   try {
-    return JSON.parse(stdout) as { cells: number; by_verdict: Record<string, number>; false_passes: FalsePass[]; toothless: string[]; duration_ms: number };
+    return JSON.parse(stdout) as {
+      cells: number;
+      by_verdict: Record<string, number>;
+      false_passes: FalsePass[];
+      toothless: string[];
+      duration_ms: number;
+    };
   } catch {
     throw new Error(`selftest printed no JSON report:\n${stdout}\n${stderr}`);
   }

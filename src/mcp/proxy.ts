@@ -40,7 +40,8 @@ export function exitLog(log: string): string {
 /** What was wrong with how a server ended when the agent stopped it (closed stdin, or signalled the proxy). */
 export function proxyStopProblem(r: { asked: string; code: number | null; signal: string | null }): string | undefined {
   const how = r.signal ? `was killed by ${r.signal}` : `exited with code ${r.code}`;
-  if (r.asked === 'stdin') return r.code === 0 && !r.signal ? undefined : `${how} when its stdin closed (asked to stop)`;
+  if (r.asked === 'stdin')
+    return r.code === 0 && !r.signal ? undefined : `${how} when its stdin closed (asked to stop)`;
   const signum = (osConstants.signals as Record<string, number>)[r.asked];
   if (r.code === 0 || r.signal === r.asked || (signum !== undefined && r.code === 128 + signum)) return undefined;
   return `${how} on ${r.asked} (asked to stop)`;
@@ -57,7 +58,12 @@ export function cappedCalls(log: string): number {
   return records.length + (torn === undefined ? 0 : 1);
 }
 
-const exitNoteSchema = z.object({ session: z.number(), asked: z.string(), code: z.number().nullable(), signal: z.string().nullable() });
+const exitNoteSchema = z.object({
+  session: z.number(),
+  asked: z.string(),
+  code: z.number().nullable(),
+  signal: z.string().nullable(),
+});
 
 /**
  * The shutdown problems of the servers an agent ran through the proxy, from the exit notes beside
@@ -75,7 +81,8 @@ export function proxyStopProblems(log: string): string[] {
     const p = proxyStopProblem(r);
     return p ? [`the agent's server session ${r.session} ${p}`] : [];
   });
-  if (notes.torn !== undefined) problems.push(`an exit note of the proxy is lost: ${tornLine(exitLog(log), notes.torn)}`);
+  if (notes.torn !== undefined)
+    problems.push(`an exit note of the proxy is lost: ${tornLine(exitLog(log), notes.torn)}`);
   return problems;
 }
 
@@ -123,7 +130,12 @@ export function runProxy(o: ProxyOptions): Promise<number> {
   let asked: string | undefined;
   const tag = newOwnerTag();
   const launch = isolatedCommand(o.command, o.args);
-  const child = spawn(launch.command, launch.args, { stdio: ['pipe', 'pipe', 'inherit'], env: { ...(o.env ?? process.env), [OWNER_VAR]: tag }, cwd: o.cwd, detached: true });
+  const child = spawn(launch.command, launch.args, {
+    stdio: ['pipe', 'pipe', 'inherit'],
+    env: { ...(o.env ?? process.env), [OWNER_VAR]: tag },
+    cwd: o.cwd,
+    detached: true,
+  });
   const max = o.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   const fromClient = new LineFramer(max);
   const fromServer = new LineFramer(max);
@@ -157,8 +169,20 @@ export function runProxy(o: ProxyOptions): Promise<number> {
       if ('method' in m && m.method === 'tools/call' && 'id' in m && o.maxCalls !== undefined && ++calls > o.maxCalls) {
         // the cap memeval enforces for every agent, whatever its own turn switch does
         const tool = String((m.params as { name?: string } | undefined)?.name ?? '');
-        appendFileSync(capLog(o.log), JSON.stringify({ tool, call: calls, cap: o.maxCalls, ts: new Date().toISOString() }) + '\n');
-        process.stdout.write(serializeMessage({ jsonrpc: '2.0', id: m.id, error: { code: -32000, message: `memeval: turn cap reached (${o.maxCalls} memory calls per prompt; --max-turns)` } }));
+        appendFileSync(
+          capLog(o.log),
+          JSON.stringify({ tool, call: calls, cap: o.maxCalls, ts: new Date().toISOString() }) + '\n',
+        );
+        process.stdout.write(
+          serializeMessage({
+            jsonrpc: '2.0',
+            id: m.id,
+            error: {
+              code: -32000,
+              message: `memeval: turn cap reached (${o.maxCalls} memory calls per prompt; --max-turns)`,
+            },
+          }),
+        );
         continue;
       }
       child.stdin.write(serializeMessage(recorder.outgoing(m)));
