@@ -7,10 +7,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { once } from 'node:events';
+import { execa } from 'execa';
 import { FAULTY, faultyTarget } from './faulty.ts';
 import { proxyStopProblems } from '../src/mcp/proxy.ts';
 import { localDecl, writeDecl } from './fuzz-helpers.ts';
-import { memeval, scenario, tempDir, writeJson } from './helpers.ts';
+import { memeval, memevalArgv, ROOT, scenario, tempDir, writeJson } from './helpers.ts';
 
 test('a deterministic cell whose server exits 1 when stopped, or empties its store at exit, is error, not pass', { timeout: 300_000 }, async (t) => {
   const dir = tempDir(t);
@@ -82,4 +84,42 @@ test('mcp-proxy notes how a server an agent stopped exited: a non-zero exit at s
   const fine = await stop('ok', '1');
   assert.equal(fine.r.exitCode, 0, String(fine.r.stderr));
   assert.deepEqual(fine.problems, []);
+});
+
+/** Start the proxy in front of the hostile crash-exit server (PID 1 of its namespace where there is one) and wait until it answers. */
+async function proxyUp(dir: string, log: string) {
+  const proxy = execa(process.execPath, [...memevalArgv(), 'mcp-proxy', '--log', log, '--session', '1', '--', process.execPath, join(ROOT, 'eval', 'hostile', 'hostile.mjs')], {
+    cwd: ROOT,
+    reject: false,
+    env: { NO_COLOR: '1', HOSTILE: 'crash-exit', STORE: join(dir, 'store.jsonl') },
+    timeout: 120_000,
+  });
+  proxy.stdin!.write(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }) + '\n');
+  await once(proxy.stdout!, 'data');
+  // wrapped: an async function returning the subprocess itself would wait for it to end
+  return { proxy };
+}
+
+test('an agent that stops its server with SIGINT (Claude Code) reaches a server that is PID 1 of its namespace: the crash at exit is noted', { timeout: 180_000 }, async (t) => {
+  const dir = tempDir(t);
+  const log = join(dir, 'calls.jsonl');
+  const { proxy } = await proxyUp(dir, log);
+  // the agent keeps the proxy's stdin open and signals it; the server ignores a signal it has no handler for
+  proxy.kill('SIGINT');
+  const r = await proxy;
+  assert.equal(r.timedOut, false, 'the proxy never stopped its server');
+  assert.deepEqual(proxyStopProblems(log), ["the agent's server session 1 exited with code 70 on SIGINT (asked to stop)"]);
+});
+
+test('an agent that kills the recording proxy before its server has ended leaves a shutdown problem, never a clean exit', { timeout: 180_000 }, async (t) => {
+  const dir = tempDir(t);
+  const log = join(dir, 'calls.jsonl');
+  const { proxy } = await proxyUp(dir, log);
+  proxy.kill('SIGINT');
+  proxy.kill('SIGKILL');
+  await proxy;
+  const problems = proxyStopProblems(log);
+  // whether the proxy noted the crash before it died or not, the cell cannot call this shutdown clean
+  assert.equal(problems.length, 1, JSON.stringify(problems));
+  assert.match(problems[0], /session 1 (exited with code 70 on SIGINT|was never seen to end)/);
 });

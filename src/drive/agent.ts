@@ -8,7 +8,7 @@ import { preflight } from '../agent/preflight.js';
 import { selfCommand } from '../agent/self.js';
 import { addUsage, ZERO_USAGE, type AgentContext, type AgentDriver, type TurnParse } from '../agent/types.js';
 import type { CallRecord } from '../mcp/recorder.js';
-import { capLog, writeLaunchFile } from '../mcp/proxy.js';
+import { capLog, proxiesSettled, writeLaunchFile } from '../mcp/proxy.js';
 import { serverLaunch } from '../mcp/session.js';
 import { isolatedEnv } from '../fixture/fixture.js';
 import { handlesAfter, splitSessions, type Script } from '../model/policy.js';
@@ -44,6 +44,9 @@ export function readCalls(file: string): CallRecord[] {
 function lineCount(file: string): number {
   return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).length : 0;
 }
+
+/** How long a proxy the agent left behind gets to see its server end before the cell calls that unseen. */
+const PROXY_SETTLE_MS = 10_000;
 
 const isToolCall = (c: CallRecord) => (c.method ?? 'tools/call') === 'tools/call';
 
@@ -200,6 +203,8 @@ export function agentDriver(o: AgentDriveOptions): Driver {
         handles = handlesAfter(script, results.map((c) => ({ text: c.result_text, isError: c.is_error })));
       }
       await server?.stop();
+      // an agent can exit while its proxy still waits for the server to end: the cell reads how it ended next
+      await proxiesSettled(env.callsLog, PROXY_SETTLE_MS);
       // the memories as the agent left them (ids it was given, contents it updated), for the judges
       if (handles !== env.handles) {
         env.handles.clear();

@@ -36,30 +36,76 @@ export function exitLog(log: string): string {
   return `${log}.exits`;
 }
 
-/** What was wrong with how a server ended when the agent stopped it (closed stdin, or signalled the proxy). */
-export function proxyStopProblem(r: { asked: string; code: number | null; signal: string | null }): string | undefined {
+/** What was wrong with how a server ended: asked to stop (closed stdin, or a signal to the proxy), or not asked at all. */
+export function proxyStopProblem(r: { asked: string | null; code: number | null; signal: string | null }): string | undefined {
   const how = r.signal ? `was killed by ${r.signal}` : `exited with code ${r.code}`;
+  if (r.asked === null) return r.code === 0 && !r.signal ? undefined : `${how} before it was asked to stop`;
   if (r.asked === 'stdin') return r.code === 0 && !r.signal ? undefined : `${how} when its stdin closed (asked to stop)`;
   const signum = (osConstants.signals as Record<string, number>)[r.asked];
   if (r.code === 0 || r.signal === r.asked || (signum !== undefined && r.code === 128 + signum)) return undefined;
   return `${how} on ${r.asked} (asked to stop)`;
 }
 
-/** The shutdown problems of the servers an agent ran through the proxy, from the exit notes beside the calls log. */
+/** A line of the exit-notes file: a proxy that started its server, or how that server exited. */
+type ExitNote = { session: number; started: true; pid: number } | { session: number; asked: string | null; code: number | null; signal: string | null; fault?: string };
+
+function readExitNotes(log: string): { notes: ExitNote[]; unparsed: string[] } {
+  if (!existsSync(exitLog(log))) return { notes: [], unparsed: [] };
+  const notes: ExitNote[] = [];
+  const unparsed: string[] = [];
+  for (const l of readFileSync(exitLog(log), 'utf8').split('\n')) {
+    if (!l.trim()) continue;
+    try {
+      notes.push(JSON.parse(l) as ExitNote);
+    } catch {
+      unparsed.push(l);
+    }
+  }
+  return { notes, unparsed };
+}
+
+/** The proxies that started a server and have not noted its exit yet. */
+function unfinished(notes: ExitNote[]): { session: number; pid: number }[] {
+  const exited = new Set(notes.filter((n) => !('started' in n)).map((n) => n.session));
+  return notes.flatMap((n) => ('started' in n && !exited.has(n.session) ? [{ session: n.session, pid: n.pid }] : []));
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Wait until every proxy that logged to this calls log has noted how its server ended or is
+ * gone: an agent may exit while its proxy still waits for the server, and the cell reads the
+ * notes right after. Polls, for at most `timeoutMs`.
+ */
+export async function proxiesSettled(log: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (unfinished(readExitNotes(log).notes).some((p) => alive(p.pid)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+}
+
+/**
+ * The shutdown problems of the servers an agent ran through the proxy, from the notes beside
+ * the calls log. A started server whose exit was never noted (the agent killed the proxy
+ * before the server ended) is one: nobody saw whether it crashed on the way out.
+ */
 export function proxyStopProblems(log: string): string[] {
-  if (!existsSync(exitLog(log))) return [];
-  return readFileSync(exitLog(log), 'utf8')
-    .split('\n')
-    .filter((l) => l.trim())
-    .flatMap((l) => {
-      try {
-        const r = JSON.parse(l) as { session: number; asked: string; code: number | null; signal: string | null };
-        const p = proxyStopProblem(r);
-        return p ? [`the agent's server session ${r.session} ${p}`] : [];
-      } catch {
-        return [`an exit note of the proxy does not parse: ${l.slice(0, 80)}`];
-      }
-    });
+  const { notes, unparsed } = readExitNotes(log);
+  return [
+    ...notes.flatMap((r) => {
+      // a fault (oversize message, unwritable calls log) is reported where it happened
+      if ('started' in r || r.fault) return [];
+      const p = proxyStopProblem(r);
+      return p ? [`the agent's server session ${r.session} ${p}`] : [];
+    }),
+    ...unfinished(notes).map((p) => `the agent's server session ${p.session} was never seen to end (the agent killed memeval's proxy before the server exited), so it may have crashed at shutdown`),
+    ...unparsed.map((l) => `an exit note of the proxy does not parse: ${l.slice(0, 80)}`),
+  ];
 }
 
 const launchSchema = z.object({
@@ -107,6 +153,14 @@ export function runProxy(o: ProxyOptions): Promise<number> {
   const tag = newOwnerTag();
   const launch = isolatedCommand(o.command, o.args);
   const child = spawn(launch.command, launch.args, { stdio: ['pipe', 'pipe', 'inherit'], env: { ...(o.env ?? process.env), [OWNER_VAR]: tag }, cwd: o.cwd, detached: true });
+  const note = (n: ExitNote) => {
+    try {
+      appendFileSync(exitLog(o.log), JSON.stringify(n) + '\n');
+    } catch {
+      /* no start note: no exit is expected; no exit note after a start note: the cell says it was not seen */
+    }
+  };
+  if (child.pid !== undefined) note({ session, started: true, pid: process.pid });
   const max = o.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   const fromClient = new LineFramer(max);
   const fromServer = new LineFramer(max);
@@ -172,6 +226,8 @@ export function runProxy(o: ProxyOptions): Promise<number> {
   });
   onSignal((sig) => {
     asked ??= sig;
+    // the stdio shutdown too: a server that is PID 1 of its namespace ignores a signal it has no handler for
+    child.stdin.end();
     killGroup(sig);
   });
   return new Promise((resolve) => {
@@ -181,13 +237,7 @@ export function runProxy(o: ProxyOptions): Promise<number> {
     });
     child.on('exit', (code, signal) => {
       recorder.flushPending(`${fault ?? describeExit({ code, signal })} before answering`);
-      if (asked && !fault) {
-        try {
-          appendFileSync(exitLog(o.log), JSON.stringify({ session, asked, code, signal }) + '\n');
-        } catch {
-          /* the cell reads no note: no shutdown problem is claimed */
-        }
-      }
+      note({ session, asked: asked ?? null, code, signal, ...(fault ? { fault } : {}) });
       killGroup('SIGKILL'); // whatever the server left in its group
       killTagged(tag); // and in its own sessions
       resolve(fault ? PROXY_FAULT_EXIT : (code ?? 1));
