@@ -5,12 +5,12 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { execa } from 'execa';
 import { FAULTY, faultyTarget } from './faulty.ts';
-import { proxyStopProblems } from '../src/mcp/proxy.ts';
+import { exitLog, proxiesSettled, proxyStopProblems } from '../src/mcp/proxy.ts';
 import { localDecl, writeDecl } from './fuzz-helpers.ts';
 import { memeval, memevalArgv, ROOT, scenario, tempDir, writeJson } from './helpers.ts';
 
@@ -86,12 +86,12 @@ test('mcp-proxy notes how a server an agent stopped exited: a non-zero exit at s
   assert.deepEqual(fine.problems, []);
 });
 
-/** Start the proxy in front of the hostile crash-exit server (PID 1 of its namespace where there is one) and wait until it answers. */
-async function proxyUp(dir: string, log: string) {
-  const proxy = execa(process.execPath, [...memevalArgv(), 'mcp-proxy', '--log', log, '--session', '1', '--', process.execPath, join(ROOT, 'eval', 'hostile', 'hostile.mjs')], {
+/** Start the proxy in front of a server and wait until it answers the agent's first message. */
+async function proxyUp(dir: string, log: string, server: string[], env: Record<string, string>) {
+  const proxy = execa(process.execPath, [...memevalArgv(), 'mcp-proxy', '--log', log, '--session', '1', '--', process.execPath, ...server], {
     cwd: ROOT,
     reject: false,
-    env: { NO_COLOR: '1', HOSTILE: 'crash-exit', STORE: join(dir, 'store.jsonl') },
+    env: { NO_COLOR: '1', STORE: join(dir, 'store.jsonl'), ...env },
     timeout: 120_000,
   });
   proxy.stdin!.write(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }) + '\n');
@@ -100,26 +100,40 @@ async function proxyUp(dir: string, log: string) {
   return { proxy };
 }
 
-test('an agent that stops its server with SIGINT (Claude Code) reaches a server that is PID 1 of its namespace: the crash at exit is noted', { timeout: 180_000 }, async (t) => {
+const HOSTILE = [join(ROOT, 'eval', 'hostile', 'hostile.mjs')];
+
+test('an agent that stops its server with SIGINT (Claude Code) stops a server without a SIGINT handler: it is not PID 1 of its namespace', { timeout: 180_000 }, async (t) => {
   const dir = tempDir(t);
   const log = join(dir, 'calls.jsonl');
-  const { proxy } = await proxyUp(dir, log);
-  // the agent keeps the proxy's stdin open and signals it; the server ignores a signal it has no handler for
+  // exits 1 on a closed stdin or SIGTERM, and has no SIGINT handler: the default action ends it
+  const { proxy } = await proxyUp(dir, log, [FAULTY], { FAULT: 'exit-at-stop:1' });
   proxy.kill('SIGINT');
   const r = await proxy;
-  assert.equal(r.timedOut, false, 'the proxy never stopped its server');
-  assert.deepEqual(proxyStopProblems(log), ["the agent's server session 1 exited with code 70 on SIGINT (asked to stop)"]);
+  assert.equal(r.timedOut, false, 'the server never got the signal');
+  assert.deepEqual(proxyStopProblems(log), []);
 });
 
-test('an agent that kills the recording proxy before its server has ended leaves a shutdown problem, never a clean exit', { timeout: 180_000 }, async (t) => {
+test('an agent that kills the recording proxy as it stops the server (Codex, Claude Code) leaves the crash at exit noted', { timeout: 180_000 }, async (t) => {
   const dir = tempDir(t);
   const log = join(dir, 'calls.jsonl');
-  const { proxy } = await proxyUp(dir, log);
+  const { proxy } = await proxyUp(dir, log, HOSTILE, { HOSTILE: 'crash-exit' });
   proxy.kill('SIGINT');
   proxy.kill('SIGKILL');
   await proxy;
+  await proxiesSettled(log, 60_000);
   const problems = proxyStopProblems(log);
-  // whether the proxy noted the crash before it died or not, the cell cannot call this shutdown clean
   assert.equal(problems.length, 1, JSON.stringify(problems));
-  assert.match(problems[0], /session 1 (exited with code 70 on SIGINT|was never seen to end)/);
+  assert.match(problems[0], /session 1 exited with code 70 (on SIGINT|when its stdin closed)/);
+});
+
+test('an agent that closes the stdin of an honest server and kills the proxy at once leaves no shutdown problem', { timeout: 180_000 }, async (t) => {
+  const dir = tempDir(t);
+  const log = join(dir, 'calls.jsonl');
+  const { proxy } = await proxyUp(dir, log, HOSTILE, { HOSTILE: 'honest' });
+  proxy.stdin!.end();
+  proxy.kill('SIGKILL');
+  await proxy;
+  await proxiesSettled(log, 60_000);
+  assert.deepEqual(proxyStopProblems(log), []);
+  assert.ok(existsSync(exitLog(log)), 'the proxy noted no start');
 });

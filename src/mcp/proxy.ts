@@ -8,7 +8,7 @@ import { describeExit } from './child-transport.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, LineFramer, OversizeMessage, type Frame } from './framing.js';
 import { CallRecorder } from './recorder.js';
 import { onSignal } from '../util/signals.js';
-import { isolatedCommand, killTagged, newOwnerTag, OWNER_VAR } from '../fixture/isolation.js';
+import { isolatedCommand, isolationMode, killTagged, newOwnerTag, OWNER_VAR } from '../fixture/isolation.js';
 
 export interface ProxyOptions {
   log: string;
@@ -46,8 +46,22 @@ export function proxyStopProblem(r: { asked: string | null; code: number | null;
   return `${how} on ${r.asked} (asked to stop)`;
 }
 
-/** A line of the exit-notes file: a proxy that started its server, or how that server exited. */
-type ExitNote = { session: number; started: true; pid: number } | { session: number; asked: string | null; code: number | null; signal: string | null; fault?: string };
+/**
+ * A line of the exit-notes file: a proxy started its server (`watcher`: the process whose life
+ * is the server's), the agent asked it to stop, or how the server exited as the proxy saw it.
+ */
+type ExitNote =
+  | { session: number; started: true; pid: number; watcher: number }
+  | { session: number; asked: string; stopping: true }
+  | { session: number; asked: string | null; code: number | null; signal: string | null; fault?: string };
+
+/**
+ * Where the server's exit status is written from inside its PID namespace, by the shell that is
+ * PID 1 there: it outlives a proxy the agent kills (Codex kills it as it closes its stdin).
+ */
+export function statusFile(log: string, session: number): string {
+  return `${log}.status-${session}`;
+}
 
 function readExitNotes(log: string): { notes: ExitNote[]; unparsed: string[] } {
   if (!existsSync(exitLog(log))) return { notes: [], unparsed: [] };
@@ -64,10 +78,27 @@ function readExitNotes(log: string): { notes: ExitNote[]; unparsed: string[] } {
   return { notes, unparsed };
 }
 
-/** The proxies that started a server and have not noted its exit yet. */
-function unfinished(notes: ExitNote[]): { session: number; pid: number }[] {
-  const exited = new Set(notes.filter((n) => !('started' in n)).map((n) => n.session));
-  return notes.flatMap((n) => ('started' in n && !exited.has(n.session) ? [{ session: n.session, pid: n.pid }] : []));
+/** The status the shell in the namespace wrote, if it did. */
+function readStatus(log: string, session: number): number | undefined {
+  const f = statusFile(log, session);
+  if (!existsSync(f)) return undefined;
+  const n = Number(readFileSync(f, 'utf8').trim());
+  return Number.isInteger(n) ? n : undefined;
+}
+
+type Ended = { session: number; asked: string | null; code: number | null; signal: string | null; fault?: string };
+
+/** How each started server ended: as the proxy saw it, else as the shell in its namespace wrote it; undefined when nobody saw. */
+function endings(log: string, notes: ExitNote[]): { session: number; watcher: number; proxy: number; ended?: Ended }[] {
+  return notes.flatMap((n): { session: number; watcher: number; proxy: number; ended?: Ended }[] => {
+    if (!('started' in n)) return [];
+    const seen = notes.find((x): x is Ended => x.session === n.session && 'code' in x);
+    if (seen) return [{ session: n.session, watcher: n.watcher, proxy: n.pid, ended: seen }];
+    const code = readStatus(log, n.session);
+    // no stop request noted: the proxy died first, and its death closed the server's stdin
+    const asked = notes.find((x): x is Extract<ExitNote, { stopping: true }> => x.session === n.session && 'stopping' in x)?.asked ?? 'stdin';
+    return [{ session: n.session, watcher: n.watcher, proxy: n.pid, ended: code === undefined ? undefined : { session: n.session, asked, code, signal: null } }];
+  });
 }
 
 function alive(pid: number): boolean {
@@ -80,30 +111,30 @@ function alive(pid: number): boolean {
 }
 
 /**
- * Wait until every proxy that logged to this calls log has noted how its server ended or is
- * gone: an agent may exit while its proxy still waits for the server, and the cell reads the
- * notes right after. Polls, for at most `timeoutMs`.
+ * Wait until every server an agent started through the proxy has ended and been noted, or
+ * nothing is left that could note it: an agent may exit while its server is still on its way
+ * out, and the cell reads the notes right after. Polls, for at most `timeoutMs`.
  */
 export async function proxiesSettled(log: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (unfinished(readExitNotes(log).notes).some((p) => alive(p.pid)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  const pending = () => endings(log, readExitNotes(log).notes).some((e) => !e.ended && (alive(e.proxy) || alive(e.watcher)));
+  while (pending() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
 }
 
 /**
  * The shutdown problems of the servers an agent ran through the proxy, from the notes beside
- * the calls log. A started server whose exit was never noted (the agent killed the proxy
- * before the server ended) is one: nobody saw whether it crashed on the way out.
+ * the calls log. A started server whose end nobody saw is one: it may have crashed on the way out.
  */
 export function proxyStopProblems(log: string): string[] {
   const { notes, unparsed } = readExitNotes(log);
   return [
-    ...notes.flatMap((r) => {
+    ...endings(log, notes).flatMap(({ session, ended }) => {
+      if (!ended) return [`the agent's server session ${session} was never seen to end (the agent killed memeval's proxy, and nothing noted the server's exit), so it may have crashed at shutdown`];
       // a fault (oversize message, unwritable calls log) is reported where it happened
-      if ('started' in r || r.fault) return [];
-      const p = proxyStopProblem(r);
-      return p ? [`the agent's server session ${r.session} ${p}`] : [];
+      if (ended.fault) return [];
+      const p = proxyStopProblem(ended);
+      return p ? [`the agent's server session ${session} ${p}`] : [];
     }),
-    ...unfinished(notes).map((p) => `the agent's server session ${p.session} was never seen to end (the agent killed memeval's proxy before the server exited), so it may have crashed at shutdown`),
     ...unparsed.map((l) => `an exit note of the proxy does not parse: ${l.slice(0, 80)}`),
   ];
 }
@@ -141,6 +172,17 @@ function nextSession(log: string): number {
 }
 
 /**
+ * In a PID namespace, the server runs under a shell that is PID 1 there and writes the server's
+ * exit status to `status` when it ends: PID 1 ignores the signals meant for the server, and the
+ * namespace outlives a proxy the agent kills. Without a namespace the shell would die with the
+ * signals the server gets and hide its status: the server runs as it is.
+ */
+function statusRecorded(command: string, args: string[], status: string): [string, string[]] {
+  if (isolationMode().mode !== 'pid-namespace') return [command, args];
+  return ['/bin/sh', ['-c', '"$@"; s=$?; echo "$s" > "$0"; exit "$s"', status, command, ...args]];
+}
+
+/**
  * A stdio MCP proxy: the agent talks to us as if we were the server; we forward every
  * message to the real server and log each tools/call with the same recorder the
  * deterministic layer uses. Resolves with the server's exit code.
@@ -151,7 +193,7 @@ export function runProxy(o: ProxyOptions): Promise<number> {
   // how the agent asked the server to stop: its stdin closed, or a signal to the proxy
   let asked: string | undefined;
   const tag = newOwnerTag();
-  const launch = isolatedCommand(o.command, o.args);
+  const launch = isolatedCommand(...statusRecorded(o.command, o.args, statusFile(o.log, session)));
   const child = spawn(launch.command, launch.args, { stdio: ['pipe', 'pipe', 'inherit'], env: { ...(o.env ?? process.env), [OWNER_VAR]: tag }, cwd: o.cwd, detached: true });
   const note = (n: ExitNote) => {
     try {
@@ -160,7 +202,12 @@ export function runProxy(o: ProxyOptions): Promise<number> {
       /* no start note: no exit is expected; no exit note after a start note: the cell says it was not seen */
     }
   };
-  if (child.pid !== undefined) note({ session, started: true, pid: process.pid });
+  if (child.pid !== undefined) note({ session, started: true, pid: process.pid, watcher: child.pid });
+  const stopping = (how: string) => {
+    if (asked) return;
+    asked = how;
+    note({ session, asked, stopping: true });
+  };
   const max = o.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   const fromClient = new LineFramer(max);
   const fromServer = new LineFramer(max);
@@ -202,12 +249,12 @@ export function runProxy(o: ProxyOptions): Promise<number> {
     }
   });
   process.stdin.on('end', () => {
-    asked ??= 'stdin';
+    stopping('stdin');
     child.stdin.end();
   });
   child.stdin.on('error', () => {});
   process.stdout.on('error', () => {
-    asked ??= 'SIGTERM';
+    stopping('SIGTERM');
     killGroup('SIGTERM'); // the agent went away
   });
   child.stdout.on('data', (chunk: Buffer) => {
@@ -225,9 +272,7 @@ export function runProxy(o: ProxyOptions): Promise<number> {
     }
   });
   onSignal((sig) => {
-    asked ??= sig;
-    // the stdio shutdown too: a server that is PID 1 of its namespace ignores a signal it has no handler for
-    child.stdin.end();
+    stopping(sig);
     killGroup(sig);
   });
   return new Promise((resolve) => {
