@@ -1,7 +1,6 @@
 /**
  * The hostile-target matrix: every built-in scenario against every hostile target (eval/hostile/)
- * through `memeval selftest`, in the deterministic layer and, for the targets and scenarios
- * where an agent meets the hostility differently, in the agent layer (claude-code with the
+ * through `memeval selftest`, in the deterministic layer and in the agent layer (codex with the
  * scripted model). No cell may get a verdict that is false for its target (HOSTILE_RULES in
  * src/app/selftest.ts). The judge-shaped hostility (a dead endpoint, one that answers garbage)
  * is run against llm, jury and cascade scenarios written here. A new assertion kind, gate or
@@ -17,6 +16,8 @@ import { memeval, ROOT, scenario, tempDir, writeJson } from './helpers.js';
 
 const ENV = { NO_COLOR: '1', FORCE_COLOR: '0', MEMEVAL_CACHE_DIR: process.env.MEMEVAL_CACHE_DIR ?? '' };
 const POSITIVE = new Set(['pass', 'defended', 'detected']);
+/** agent cells wait on the agent's and the proxy's start more than they compute */
+const AGENT_WORKERS = '4';
 
 interface FalsePass {
   scenario: string;
@@ -30,37 +31,65 @@ interface FalsePass {
 
 const line = (f: FalsePass) => `${f.scenario} × ${f.target} (${f.layer} ${f.phase}): ${f.verdict}, but ${f.why} [cell: ${f.cell_reason}]`;
 
+interface Coverage {
+  layer: string;
+  cross_product: number;
+  planned: number;
+  ran: number;
+  cannot_be_false: number;
+}
+
 function parseReport(stdout: string, stderr: string) {
   try {
-    return JSON.parse(stdout) as { cells: number; by_verdict: Record<string, number>; false_passes: FalsePass[]; toothless: string[]; duration_ms: number };
+    return JSON.parse(stdout) as {
+      cells: number;
+      coverage: Coverage[];
+      scenarios: { id: string }[];
+      by_verdict: Record<string, number>;
+      false_passes: FalsePass[];
+      toothless: string[];
+      duration_ms: number;
+    };
   } catch {
     throw new Error(`selftest printed no JSON report:\n${stdout}\n${stderr}`);
   }
+}
+
+/**
+ * The layer covered the whole cross product of the built-in scenarios (counted here from the
+ * folders) × the hostile declarations × each scenario's phases: every cell a rule could make
+ * false ran, so the matrix cannot shrink silently.
+ */
+async function assertCoverage(rep: ReturnType<typeof parseReport>, layer: 'deterministic' | 'agent') {
+  const { BUILTIN_SCENARIO_DIRS, hostileTargetNames, mayBeFalse } = await import('../src/app/selftest.js');
+  const { loadScenarioDir } = await import('../src/app/load.js');
+  const files = BUILTIN_SCENARIO_DIRS.flatMap((d) => readdirSync(d).filter((f) => /\.json5?$/.test(f)));
+  const scenarios = BUILTIN_SCENARIO_DIRS.flatMap((d) => loadScenarioDir(d)).map((s) => s.scenario);
+  const targets = hostileTargetNames();
+  assert.equal(rep.scenarios.length, files.length, 'selftest left built-in scenario files out');
+  assert.equal(targets.length, readdirSync(join(ROOT, 'eval', 'hostile')).filter((f) => f.endsWith('.json5')).length);
+  const cells = scenarios.flatMap((s) => targets.flatMap((t) => (['well-behaved', ...(s.deterministic.violation ? ['violation'] : [])] as const).map((p) => ({ s, t, p }))));
+  const planned = cells.filter((c) => mayBeFalse(c.s, c.t, layer, c.p)).length;
+  const cov = rep.coverage.find((c) => c.layer === layer);
+  assert.deepEqual(cov, { layer, cross_product: cells.length, planned, ran: planned, cannot_be_false: cells.length - planned });
 }
 
 test('deterministic layer: no built-in scenario passes falsely against any hostile target', { timeout: 20 * 60_000 }, async (t) => {
   const r = await memeval(['selftest', '--json', '--workers', '4'], { env: ENV, timeout: 20 * 60_000 });
   const rep = parseReport(String(r.stdout), String(r.stderr));
   t.diagnostic(`${rep.cells} cell(s) in ${Math.round(rep.duration_ms / 1000)} s: ${JSON.stringify(rep.by_verdict)}`);
-  assert.ok(rep.cells > 100, `the matrix ran only ${rep.cells} cell(s)`);
+  await assertCoverage(rep, 'deterministic');
   assert.deepEqual(rep.false_passes.map(line), []);
   assert.equal(r.exitCode, 0, String(r.stderr));
 });
 
-test('agent layer (claude-code, scripted model): no false pass where an agent meets the hostility', { timeout: 20 * 60_000 }, async (t) => {
-  // an agent discovers tools and reads recalls itself: the targets whose hostility it meets
-  // differently, on one scenario that writes and recalls and one whose violation writes secrets
-  const r = await memeval(
-    [
-      'selftest', '--json', '--workers', '3', '--layer', 'agent', '--agent', 'claude-code', '--install',
-      '--target', 'hostile-no-list,hostile-refuse,hostile-blackhole,hostile-recall-error',
-      '--scenario', 'cross-session-recall,secret-api-keys-not-stored',
-    ],
-    { env: ENV, timeout: 20 * 60_000 },
-  );
+test('agent layer (codex, scripted model): no built-in scenario passes falsely against any hostile target', { timeout: 20 * 60_000 }, async (t) => {
+  // every scenario, also those without prompts of their own, through one real agent; codex is the
+  // cheapest per cell, and it stops servers as agents do (closes stdin, signals, kills the proxy)
+  const r = await memeval(['selftest', '--json', '--workers', AGENT_WORKERS, '--layer', 'agent', '--agent', 'codex', '--install'], { env: ENV, timeout: 20 * 60_000 });
   const rep = parseReport(String(r.stdout), String(r.stderr));
   t.diagnostic(`${rep.cells} agent cell(s) in ${Math.round(rep.duration_ms / 1000)} s: ${JSON.stringify(rep.by_verdict)}`);
-  assert.ok(rep.cells >= 10, `the agent matrix ran only ${rep.cells} cell(s)`);
+  await assertCoverage(rep, 'agent');
   assert.deepEqual(rep.false_passes.map(line), []);
   assert.equal(r.exitCode, 0, String(r.stderr));
 });

@@ -4,7 +4,7 @@ import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs
 import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { describeExit } from './child-transport.js';
+import { describeExit, stopProblem } from './child-transport.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, LineFramer, OversizeMessage, type Frame } from './framing.js';
 import { CallRecorder } from './recorder.js';
 import { onSignal } from '../util/signals.js';
@@ -36,14 +36,20 @@ export function exitLog(log: string): string {
   return `${log}.exits`;
 }
 
-/** What was wrong with how a server ended: asked to stop (closed stdin, or a signal to the proxy), or not asked at all. */
-export function proxyStopProblem(r: { asked: string | null; code: number | null; signal: string | null }): string | undefined {
-  const how = r.signal ? `was killed by ${r.signal}` : `exited with code ${r.code}`;
-  if (r.asked === null) return r.code === 0 && !r.signal ? undefined : `${how} before it was asked to stop`;
-  if (r.asked === 'stdin') return r.code === 0 && !r.signal ? undefined : `${how} when its stdin closed (asked to stop)`;
-  const signum = (osConstants.signals as Record<string, number>)[r.asked];
-  if (r.code === 0 || r.signal === r.asked || (signum !== undefined && r.code === 128 + signum)) return undefined;
-  return `${how} on ${r.asked} (asked to stop)`;
+/** How long a server gets after its stdin closes, then after SIGTERM, as memeval's own sessions give it. */
+const STOP_GRACE_MS = 2000;
+
+type Took = 'exit' | 'SIGTERM' | 'SIGKILL';
+
+/**
+ * What was wrong with how a server ended: asked to stop (the proxy closed its stdin, then
+ * SIGTERM, then SIGKILL, as memeval stops its own sessions), or not asked at all.
+ */
+export function proxyStopProblem(r: { asked: string | null; took?: Took; code: number | null; signal: string | null }): string | undefined {
+  if (r.asked === null) return r.code === 0 && !r.signal ? undefined : `${r.signal ? `was killed by ${r.signal}` : `exited with code ${r.code}`} before it was asked to stop`;
+  // a server SIGKILLed after ignoring both is a shutdown problem here: the agent's run is over, no load explains it
+  if (r.took === 'SIGKILL') return `did not end within ${STOP_GRACE_MS} ms of its stdin closing nor of SIGTERM: killed by SIGKILL`;
+  return stopProblem({ took: r.took ?? 'exit', code: r.code, signal: r.signal as NodeJS.Signals | null });
 }
 
 /**
@@ -53,7 +59,7 @@ export function proxyStopProblem(r: { asked: string | null; code: number | null;
 type ExitNote =
   | { session: number; started: true; pid: number; watcher: number }
   | { session: number; asked: string; stopping: true }
-  | { session: number; asked: string | null; code: number | null; signal: string | null; fault?: string };
+  | { session: number; asked: string | null; took?: Took; code: number | null; signal: string | null; fault?: string };
 
 /**
  * Where the server's exit status is written from inside its PID namespace, by the shell that is
@@ -86,7 +92,7 @@ function readStatus(log: string, session: number): number | undefined {
   return Number.isInteger(n) ? n : undefined;
 }
 
-type Ended = { session: number; asked: string | null; code: number | null; signal: string | null; fault?: string };
+type Ended = { session: number; asked: string | null; took?: Took; code: number | null; signal: string | null; fault?: string };
 
 /** How each started server ended: as the proxy saw it, else as the shell in its namespace wrote it; undefined when nobody saw. */
 function endings(log: string, notes: ExitNote[]): { session: number; watcher: number; proxy: number; ended?: Ended }[] {
@@ -95,7 +101,8 @@ function endings(log: string, notes: ExitNote[]): { session: number; watcher: nu
     const seen = notes.find((x): x is Ended => x.session === n.session && 'code' in x);
     if (seen) return [{ session: n.session, watcher: n.watcher, proxy: n.pid, ended: seen }];
     const code = readStatus(log, n.session);
-    // no stop request noted: the proxy died first, and its death closed the server's stdin
+    // no stop request noted: the proxy died first, and its death closed the server's stdin; a
+    // proxy killed this early never escalated to SIGTERM
     const asked = notes.find((x): x is Extract<ExitNote, { stopping: true }> => x.session === n.session && 'stopping' in x)?.asked ?? 'stdin';
     return [{ session: n.session, watcher: n.watcher, proxy: n.pid, ended: code === undefined ? undefined : { session: n.session, asked, code, signal: null } }];
   });
@@ -173,9 +180,9 @@ function nextSession(log: string): number {
 
 /**
  * In a PID namespace, the server runs under a shell that is PID 1 there and writes the server's
- * exit status to `status` when it ends: PID 1 ignores the signals meant for the server, and the
- * namespace outlives a proxy the agent kills. Without a namespace the shell would die with the
- * signals the server gets and hide its status: the server runs as it is.
+ * exit status to `status` when it ends: the namespace outlives a proxy the agent kills, and the
+ * server's stdin closes when the proxy dies, so its exit is still written. Without a namespace
+ * the shell would die with the SIGTERM the server gets and hide its status: the server runs as it is.
  */
 function statusRecorded(command: string, args: string[], status: string): [string, string[]] {
   if (isolationMode().mode !== 'pid-namespace') return [command, args];
@@ -203,10 +210,26 @@ export function runProxy(o: ProxyOptions): Promise<number> {
     }
   };
   if (child.pid !== undefined) note({ session, started: true, pid: process.pid, watcher: child.pid });
+  // The agent's stop request, however it comes, reaches the server as MCP's stdio shutdown:
+  // its stdin closes, SIGTERM if it is still there after the grace, then SIGKILL. A signal is
+  // not passed on: a server that is PID 1 of its namespace would not get it, and the shell that
+  // is PID 1 in its place must live to write the status (see statusRecorded).
+  let took: Took = 'exit';
   const stopping = (how: string) => {
     if (asked) return;
     asked = how;
     note({ session, asked, stopping: true });
+    child.stdin.end();
+    const term = setTimeout(() => {
+      took = 'SIGTERM';
+      killGroup('SIGTERM');
+      const kill = setTimeout(() => {
+        took = 'SIGKILL';
+        killGroup('SIGKILL');
+      }, STOP_GRACE_MS);
+      child.once('exit', () => clearTimeout(kill));
+    }, STOP_GRACE_MS);
+    child.once('exit', () => clearTimeout(term));
   };
   const max = o.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   const fromClient = new LineFramer(max);
@@ -248,15 +271,9 @@ export function runProxy(o: ProxyOptions): Promise<number> {
       child.stdin.write(serializeMessage(recorder.outgoing(m)));
     }
   });
-  process.stdin.on('end', () => {
-    stopping('stdin');
-    child.stdin.end();
-  });
+  process.stdin.on('end', () => stopping('stdin'));
   child.stdin.on('error', () => {});
-  process.stdout.on('error', () => {
-    stopping('SIGTERM');
-    killGroup('SIGTERM'); // the agent went away
-  });
+  process.stdout.on('error', () => stopping('SIGTERM')); // the agent went away
   child.stdout.on('data', (chunk: Buffer) => {
     for (const f of frames(fromServer, chunk, 'server')) {
       if (f.kind !== 'message') continue; // not JSON-RPC: nothing we can forward faithfully
@@ -271,10 +288,7 @@ export function runProxy(o: ProxyOptions): Promise<number> {
       process.stdout.write(serializeMessage(f.message));
     }
   });
-  onSignal((sig) => {
-    stopping(sig);
-    killGroup(sig);
-  });
+  onSignal((sig) => stopping(sig));
   return new Promise((resolve) => {
     child.on('error', (e) => {
       process.stderr.write(`memeval mcp-proxy: cannot start ${o.command}: ${e.message}\n`);
@@ -282,7 +296,7 @@ export function runProxy(o: ProxyOptions): Promise<number> {
     });
     child.on('exit', (code, signal) => {
       recorder.flushPending(`${fault ?? describeExit({ code, signal })} before answering`);
-      note({ session, asked: asked ?? null, code, signal, ...(fault ? { fault } : {}) });
+      note({ session, asked: asked ?? null, took, code, signal, ...(fault ? { fault } : {}) });
       killGroup('SIGKILL'); // whatever the server left in its group
       killTagged(tag); // and in its own sessions
       resolve(fault ? PROXY_FAULT_EXIT : (code ?? 1));
