@@ -1,4 +1,4 @@
-import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { Command, CommanderError } from 'commander';
 import { EXIT } from '../core/results.js';
 import chalk from 'chalk';
 import { resolve } from 'node:path';
@@ -33,11 +33,7 @@ export interface CliContext {
   hardExit: (code: number) => never;
 }
 
-export function positiveInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number of 1 or more');
-  return n;
-}
+export { positiveInt } from './options.js';
 
 /** Repeatable, comma-separated list options (`--scenario a,b --scenario c`). */
 export function collectList(value: string, prev: string[] = []): string[] {
