@@ -19,7 +19,8 @@ import { loadScenarios, scenarioFiles } from '../src/scenario/loader.js';
 import { loadAllTargets, loadTarget, DEFAULT_TARGET } from '../src/targets/loader.js';
 import { installTarget } from '../src/targets/install-target.js';
 import { isInstalled } from '../src/targets/resolve-bin.js';
-import { DRIVERS, resolveAgentBin } from '../src/agent/registry.js';
+import { AGENTS, resolveAgentBin } from '../src/agent/registry.js';
+import { DEFAULT_MCP_TIMEOUT_MS } from '../src/agent/types.js';
 import { runRealModel } from '../src/app/run.js';
 import { costGate, SCRIPTED_MODEL } from '../src/agent/cost-gate.js';
 import { resolveTargetBin } from '../src/targets/resolve-bin.js';
@@ -186,7 +187,7 @@ if (argv.includes('--targets')) {
 if (argv.includes('--agents')) {
   console.log('\nper agent on the scripted model against server-memory, well-behaved policy (ms):');
   const withPrompts = scenarios.filter((s) => s.scenario.real_model);
-  for (const driver of DRIVERS) {
+  for (const driver of AGENTS) {
     const bin = resolveAgentBin(driver);
     if (!bin) {
       console.log(`  ${driver.name}: not installed (memeval agents install ${driver.name})`);
@@ -204,6 +205,7 @@ if (argv.includes('--agents')) {
       policy: 'well-behaved',
       repeat: 1,
       promptTimeoutMs: 300000,
+      mcpTimeoutMs: DEFAULT_MCP_TIMEOUT_MS,
       workers: 1,
       keep: false,
       outDir: out,

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { execa, type Options } from 'execa';
+import { execa, type Options, type ResultPromise } from 'execa';
 import { staleBuiltFile } from './setup/built-cli.ts';
 
 export const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -17,6 +17,25 @@ export function memevalArgv(tsx: string = TSX): string[] {
   return BUILT_ENTRY ? [BUILT_ENTRY] : ['--import', tsx, ENTRY];
 }
 
+/** MEMEVAL_TEST_TIME_SCALE, read once: a value that is not a positive number stops the tests rather than being ignored. */
+const TIME_SCALE = (() => {
+  const raw = process.env.MEMEVAL_TEST_TIME_SCALE;
+  if (raw === undefined || raw === '') return 1;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`MEMEVAL_TEST_TIME_SCALE=${raw}: expected a positive number (1 is the default; 2 doubles every test time limit)`);
+  return n;
+})();
+
+/**
+ * A test's time limit: `ms` times MEMEVAL_TEST_TIME_SCALE (default 1), so a loaded or slow machine
+ * raises every limit with one knob instead of timing out at a fixed 120 s. For how long a test
+ * waits only; a duration whose value is what the test checks (a --mcp-timeout, a server's delay)
+ * stays as written.
+ */
+export function timeLimit(ms: number): number {
+  return Math.round(ms * TIME_SCALE);
+}
+
 /** A temp dir removed when the test ends. */
 export function tempDir(t: { after: (fn: () => void) => void }, prefix = 'memeval-test-'): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
@@ -24,12 +43,21 @@ export function tempDir(t: { after: (fn: () => void) => void }, prefix = 'memeva
   return dir;
 }
 
-/** Run the CLI: built when dist/ is current with src/, else from source (never a stale dist/). */
-export function memeval(args: string[], opts: Options = {}) {
+/** What memeval() resolves to: output as text, and a failed run as a result, never a rejection. */
+type MemevalRun = ResultPromise<{ reject: false }>;
+
+/**
+ * Run the CLI: built when dist/ is current with src/, else from source (never a stale dist/). The
+ * result is typed for the options every call shares (a call that sets `buffer: false` reads the
+ * streams, not `stdout`): execa types a result by the options object, and a caller's options would
+ * otherwise widen `stdout` to every shape execa can return.
+ */
+export function memeval(args: string[], opts: Options = {}): MemevalRun {
   // from another working directory, tsx by absolute URL (a bare specifier resolves from the cwd)
   const tsx = opts.cwd && opts.cwd !== ROOT ? TSX : 'tsx';
   // a SIGTERM a test sends must not turn into execa's SIGKILL 5 s later on a loaded machine
-  return execa(process.execPath, [...memevalArgv(tsx), ...args], { cwd: ROOT, reject: false, env: { NO_COLOR: '1', FORCE_COLOR: '0' }, forceKillAfterDelay: 30_000, ...opts });
+  const run = execa(process.execPath, [...memevalArgv(tsx), ...args], { cwd: ROOT, reject: false, env: { NO_COLOR: '1', FORCE_COLOR: '0' }, forceKillAfterDelay: timeLimit(30_000), ...opts });
+  return run as unknown as MemevalRun;
 }
 
 /**

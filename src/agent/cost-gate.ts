@@ -1,3 +1,5 @@
+import { MemevalError } from '../util/errors.js';
+
 /** The model id that names memeval's own loopback scripted model: free, so never gated. */
 export const SCRIPTED_MODEL = 'scripted';
 
@@ -35,7 +37,11 @@ export function costGate(f: GateFlags): GateDecision {
 }
 
 /** Raised by anything model-shaped that is reached without a gate decision allowing it. */
-export class CostGateError extends Error {}
+export class CostGateError extends MemevalError {
+  constructor(message: string) {
+    super('COST_GATE', message);
+  }
+}
 
 export function assertAllowed(d: GateDecision): asserts d is Extract<GateDecision, { allowed: true }> {
   if (d.layer !== 'real-model' || !d.allowed) throw new CostGateError('model-shaped work reached without passing the cost gate');

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { killTree, track, untrack } from '../fixture/processes.js';
+import { binCommand, killTree, track, untrack } from '../util/processes.js';
 import type { Invocation } from './types.js';
 
 export interface InvokeResult {
@@ -23,10 +23,10 @@ export async function invokeAgent(
   inv: Invocation,
   o: { timeoutMs: number; stdoutFile: string; stderrFile: string; signal?: AbortSignal },
 ): Promise<InvokeResult> {
-  const isJs = /\.(c|m)?js$/.test(bin);
   const startedAt = Date.now();
   const t0 = performance.now();
-  const child = spawn(isJs ? process.execPath : bin, isJs ? [bin, ...inv.args] : inv.args, {
+  const run = binCommand(bin, inv.args);
+  const child = spawn(run.command, run.args, {
     cwd: inv.cwd,
     env: inv.env,
     stdio: [inv.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],

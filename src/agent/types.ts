@@ -60,7 +60,7 @@ export interface AgentContext {
 }
 
 /** Long enough for the slowest built-in target to start on a loaded 2-core machine. */
-export const DEFAULT_MCP_TIMEOUT_MS = 60_000;
+export { DEFAULT_MCP_TIMEOUT_MS } from '../core/config.js';
 
 /** What one prompt's raw output says, in the agent's own format. */
 export interface TurnParse {
@@ -89,7 +89,7 @@ export interface Invocation {
 }
 
 /** One module per agent: profile install, invocation, and output parsing. */
-export interface AgentDriver {
+export interface AgentAdapter {
   name: AgentName;
   npm: string;
   version: string;

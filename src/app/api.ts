@@ -1,17 +1,19 @@
 import { resolve } from 'node:path';
-import type { CellResult, Report, ScriptedPolicy } from '../core/results.js';
+import { AGENT_DEFAULTS, RUN_DEFAULTS, runConfigSchema, type RunConfig, type RunConfigInput } from '../core/config.js';
+import type { CellResult, Report } from '../core/results.js';
 import { costGate, SCRIPTED_MODEL, type GateDecision } from '../agent/cost-gate.js';
-import { getDriver, installAgents, resolveAgentBin } from '../agent/registry.js';
-import { AGENT_NAMES, DEFAULT_MCP_TIMEOUT_MS } from '../agent/types.js';
+import { getAgent, installAgents, resolveAgentBin } from '../agent/registry.js';
+import { AGENT_NAMES } from '../agent/types.js';
 import { writeBlockedReport } from '../report/blocked.js';
 import type { RepeatStats } from '../report/repeats.js';
 import { installTargets, targetNames } from '../targets/install-many.js';
-import { DEFAULT_TARGET, loadTarget } from '../targets/loader.js';
+import { loadTarget } from '../targets/loader.js';
 import { InputError } from '../util/errors.js';
-import { BUILTIN_SCENARIOS } from '../util/paths.js';
+import { parseWith } from '../util/json5-file.js';
 import { checkAgainstTargets, loadScenarioDir, resolveTargets } from './load.js';
-import { planCells } from '../run/plan.js';
-import { plannedCellId, shardCells, type Shard } from '../run/shard.js';
+import { readBaseline, readExpectedFailures, type GateInput, type GateResult } from '../report/gate.js';
+import { readReport } from '../report/reader.js';
+import { checkReporterNames } from '../report/reporters/index.js';
 import type { LoadedScenario } from '../scenario/loader.js';
 import { selectScenarios } from '../scenario/select.js';
 import { runDeterministic, runRealModel } from './run.js';
@@ -20,95 +22,101 @@ import { resolveJudgeConfig, type JudgeModelConfig } from '../judge/llm/config.j
 import { openJudgeModel } from '../judge/llm/client.js';
 import { JudgePool, judgeGateAll } from '../judge/llm/pool.js';
 
-export interface RunRequest {
-  /** folder of scenario files (default: the built-in ones) */
-  scenariosDir?: string;
-  /** scenario ids or globs (`secret-*`) */
-  scenarioIds?: string[];
-  /** keep scenarios carrying any of these tags */
-  tags?: string[];
-  /** run one deterministic slice of the planned cells; durations (by cell id) balance the slices */
-  shard?: Shard & { durations?: Map<string, number> };
+/** What a caller hears while the run goes; not part of the config (nothing of it is reported). */
+export interface RunHooks {
+  signal?: AbortSignal;
   /** called once the cells are planned, with how many will run (for progress) */
   onPlan?: (cells: number) => void;
-  /** target names or declaration paths, or "all" (default: server-memory) */
-  targets?: string[];
-  workers?: number;
-  keep?: boolean;
-  outDir?: string;
-  install?: boolean;
-  agentTurn?: boolean;
-  iUnderstandModelCost?: boolean;
-  agent?: string;
-  model?: string;
-  repeat?: number;
-  maxTurns?: number;
-  policy?: ScriptedPolicy;
-  baseUrl?: string;
-  promptTimeoutMs?: number;
-  /** how long an agent waits for the memory server to connect (default DEFAULT_MCP_TIMEOUT_MS) */
-  mcpTimeoutMs?: number;
-  /** the model for `llm` assertions ("scripted" or a model id; env MEMEVAL_JUDGE_MODEL) */
-  judgeModel?: string;
-  judgeBaseUrl?: string;
-  judgeProtocol?: string;
-  signal?: AbortSignal;
   onResult?: (r: CellResult) => void;
   /** progress lines (installs, the run's header) */
   log?: (line: string) => void;
 }
 
+/** A run's config (core/config.ts, every default there) and its hooks. */
+export type RunRequest = RunConfigInput & RunHooks;
+
 export interface RunResponse {
-  report: Report & { repeats?: RepeatStats[] };
+  report: Report & { repeats?: RepeatStats[]; gate?: GateResult };
   reportPath: string;
-  /** what the CLI exits with: the report's own summary.exit_code */
+  /** what the CLI exits with: the report's own summary.exit_code (the gate's, with a baseline or expected failures) */
   exitCode: number;
   gate: GateDecision;
+  /** the resolved config the run used */
+  config: RunConfig;
   /** the scenarios selected (with their files, for reporters that point at them) */
   scenarios: LoadedScenario[];
 }
 
+/** The gate's inputs, read before anything runs: a bad baseline or list is exit 3, never "no gate". */
+function exitGateOf(g: RunConfig['gate']): GateInput | undefined {
+  if (!g || !(g.baseline || g.expectedFailures || g.failOn)) return undefined;
+  return {
+    baseline: g.baseline ? readBaseline(g.baseline) : undefined,
+    expected: g.expectedFailures ? readExpectedFailures(g.expectedFailures) : undefined,
+    failOn: g.failOn,
+  };
+}
+
 /**
- * Run memeval as the CLI does: load and check every input (InputError before anything runs),
- * apply the cost gate (a blocked report and exit 2 before anything model-shaped starts), then
- * run the deterministic or the real-model layer and write the report.
+ * Run memeval as the CLI does: resolve the config, load and check every input (InputError before
+ * anything runs), apply the cost gate (a blocked report and exit 2 before anything model-shaped
+ * starts), then run the deterministic or the real-model layer, gate its exit code on the baseline
+ * or expected failures, and write the report.
  */
 export async function run(req: RunRequest = {}): Promise<RunResponse> {
-  const log = req.log ?? (() => {});
-  const scenarios = selectScenarios(loadScenarioDir(req.scenariosDir ?? BUILTIN_SCENARIOS), { ids: req.scenarioIds, tags: req.tags });
-  const outDir = resolve(req.outDir ?? 'runs');
+  const { signal, onPlan, onResult, log: logTo, ...input } = req;
+  const log = logTo ?? (() => {});
+  const config = parseWith('run config', input, runConfigSchema);
+  checkReporterNames(config.reporters);
+  const exitGate = exitGateOf(config.gate);
+  const shard = config.shard
+    ? { ...config.shard, durations: config.shardDurations ? new Map(readReport(config.shardDurations).results.map((r) => [r.cell_id, r.duration_ms])) : undefined }
+    : undefined;
+  const scenarios = selectScenarios(loadScenarioDir(config.scenariosDir), { ids: config.scenarioIds, tags: config.tags });
+  const outDir = resolve(config.outDir);
   checkRunDirs(outDir);
   let judge: JudgeModelConfig | null;
   try {
-    judge = resolveJudgeConfig(req);
+    judge = resolveJudgeConfig({ judgeModel: config.judge?.model, judgeBaseUrl: config.judge?.baseUrl, judgeProtocol: config.judge?.protocol });
   } catch (e) {
     throw new InputError(`--judge-protocol: ${(e as Error).message}`);
   }
+  const agent = config.agent ?? AGENT_DEFAULTS;
+  const flags = { agentTurn: agent.turn, agent: agent.name, model: agent.model, iUnderstandModelCost: config.iUnderstandModelCost };
   // --i-understand-model-cost given only for a remote judge does not ask for agent turns
-  const forAgent = Boolean(req.agentTurn || req.agent || req.model);
-  const gate = costGate({ ...req, iUnderstandModelCost: judge && !forAgent ? false : req.iUnderstandModelCost });
-  const judgeGate = judgeGateAll(judge, scenarios.flatMap((s) => s.scenario.assertions), Boolean(req.iUnderstandModelCost));
+  const forAgent = Boolean(flags.agentTurn || flags.agent || flags.model);
+  const gate = costGate({ ...flags, iUnderstandModelCost: judge && !forAgent ? false : flags.iUnderstandModelCost });
+  const judgeGate = judgeGateAll(judge, scenarios.flatMap((s) => s.scenario.assertions), config.iUnderstandModelCost);
   if (!judgeGate.allowed) {
     const { report, reportPath } = writeBlockedReport(outDir, judgeGate.reason, scenarios.map((s) => s.scenario.id), {
       judge_model: judge,
-      i_understand_model_cost: Boolean(req.iUnderstandModelCost),
+      i_understand_model_cost: config.iUnderstandModelCost,
     }, gate.layer);
-    return { report, reportPath, exitCode: report.summary.exit_code, gate, scenarios };
+    return { report, reportPath, exitCode: report.summary.exit_code, gate, config, scenarios };
   }
   if (gate.layer === 'real-model' && !gate.allowed) {
     // only the scenarios that would really have run: those with prompts for an agent
     const wouldRun = scenarios.filter((s) => s.scenario.real_model).map((s) => s.scenario.id);
     const { report, reportPath } = writeBlockedReport(outDir, gate.reason, wouldRun, {
-      agent: req.agent ?? null,
-      model: req.model ?? null,
-      agent_turn: Boolean(req.agentTurn),
-      i_understand_model_cost: Boolean(req.iUnderstandModelCost),
-      repeat: req.repeat ?? 1,
+      agent: agent.name ?? null,
+      model: agent.model ?? null,
+      agent_turn: agent.turn,
+      i_understand_model_cost: config.iUnderstandModelCost,
+      repeat: agent.repeat,
     });
-    return { report, reportPath, exitCode: report.summary.exit_code, gate, scenarios };
+    return { report, reportPath, exitCode: report.summary.exit_code, gate, config, scenarios };
   }
-  const names = targetNames(req.targets?.length ? req.targets : [DEFAULT_TARGET]);
-  const common = { workers: req.workers ?? 1, keep: Boolean(req.keep), outDir, signal: req.signal, onResult: req.onResult, judgePool: undefined as JudgePool | undefined };
+  const names = targetNames(config.targets.length ? config.targets : RUN_DEFAULTS.targets);
+  const common = {
+    workers: config.workers,
+    keep: config.keep,
+    outDir,
+    signal,
+    onResult,
+    config,
+    exitGate,
+    judgePool: undefined as JudgePool | undefined,
+  };
   const withJudge = async <T>(fn: () => Promise<T>): Promise<T> => {
     common.judgePool = new JudgePool(judge ? await openJudgeModel(judge) : null);
     try {
@@ -119,33 +127,31 @@ export async function run(req: RunRequest = {}): Promise<RunResponse> {
   };
 
   if (gate.layer === 'deterministic') {
-    if (req.install) await installTargets(names.map((n) => loadTarget(n).decl), log);
+    if (config.install) await installTargets(names.map((n) => loadTarget(n).decl), log);
     const targets = resolveTargets(names);
     checkAgainstTargets(scenarios, targets);
     log(`memeval: ${scenarios.length} scenario(s) × ${targets.map((t) => t.decl.name).join(', ')}, ${common.workers} worker(s)`);
-    const planned = planCells(scenarios, targets).map(plannedCellId);
-    const only = req.shard ? new Set(shardCells(planned, req.shard, req.shard.durations)) : undefined;
-    if (req.shard) log(`memeval: shard ${req.shard.index}/${req.shard.count}: ${only!.size} of ${planned.length} cell(s)`);
-    req.onPlan?.(only ? only.size : planned.length);
     const r = await withJudge(() => runDeterministic({
       ...common,
       scenarios,
       targets,
-      onlyCells: only,
-      shard: req.shard ? { index: req.shard.index, count: req.shard.count } : undefined,
-      options: { scenarios_dir: req.scenariosDir ?? BUILTIN_SCENARIOS, judge_model: judge, ...(req.shard ? { shard: `${req.shard.index}/${req.shard.count}` } : {}) },
-      extra: req.shard ? { shard: { index: req.shard.index, count: req.shard.count, planned: planned.length } } : undefined,
+      shard,
+      onPlan: (cells, planned) => {
+        if (shard) log(`memeval: shard ${shard.index}/${shard.count}: ${cells.length} of ${planned.length} cell(s)`);
+        onPlan?.(cells.length);
+      },
+      options: { scenarios_dir: config.scenariosDir, judge_model: judge, ...(shard ? { shard: `${shard.index}/${shard.count}` } : {}) },
     }));
-    return { report: r.report, reportPath: r.reportPath, exitCode: r.report.summary.exit_code, gate, scenarios };
+    return { report: r.report, reportPath: r.reportPath, exitCode: r.report.summary.exit_code, gate, config, scenarios };
   }
 
-  if (req.shard) throw new InputError('--shard: the real-model layer cannot be sharded yet; shard by --target or --scenario instead');
-  if (req.agent === undefined) throw new InputError(`--agent: required for the real-model layer; one of ${AGENT_NAMES.join(', ')}`);
-  const driver = getDriver(req.agent);
+  if (shard) throw new InputError('--shard: the real-model layer cannot be sharded yet; shard by --target or --scenario instead');
+  if (agent.name === undefined) throw new InputError(`--agent: required for the real-model layer; one of ${AGENT_NAMES.join(', ')}`);
+  const driver = getAgent(agent.name);
   const withPrompts = scenarios.filter((s) => s.scenario.real_model);
   if (!withPrompts.length) throw new InputError('--agent-turn: none of the selected scenarios has a real_model block (see `memeval list`)');
-  if (!gate.scripted && !req.model) throw new InputError('--model: required for a real model (or use --model scripted)');
-  if (req.install) {
+  if (!gate.scripted && !agent.model) throw new InputError('--model: required for a real model (or use --model scripted)');
+  if (config.install) {
     await installTargets(names.map((n) => loadTarget(n).decl), log);
     await installAgents([driver], log);
   }
@@ -153,29 +159,27 @@ export async function run(req: RunRequest = {}): Promise<RunResponse> {
   checkAgainstTargets(withPrompts, targets);
   const bin = resolveAgentBin(driver);
   if (!bin) throw new InputError(`--agent: ${driver.name} (${driver.npm}@${driver.version}) is not installed; run \`memeval agents install ${driver.name}\` (or add --install)`);
-  const policy = req.policy ?? 'well-behaved';
-  const repeat = req.repeat ?? 1;
-  req.onPlan?.(withPrompts.length * targets.length * repeat);
   log(
-    `memeval: real-model layer, ${driver.name} ${bin.version} with ${gate.scripted ? `memeval's scripted model (policy ${policy})` : `model ${req.model}`}, ` +
-      `${withPrompts.length} scenario(s) × ${targets.map((t) => t.decl.name).join(', ')} × ${repeat}, ${common.workers} worker(s)`,
+    `memeval: real-model layer, ${driver.name} ${bin.version} with ${gate.scripted ? `memeval's scripted model (policy ${agent.policy})` : `model ${agent.model}`}, ` +
+      `${withPrompts.length} scenario(s) × ${targets.map((t) => t.decl.name).join(', ')} × ${agent.repeat}, ${common.workers} worker(s)`,
   );
   const r = await withJudge(() => runRealModel({
     ...common,
-    options: { judge_model: judge, scenarios_dir: req.scenariosDir ?? BUILTIN_SCENARIOS },
+    onPlan: (cells) => onPlan?.(cells.length),
+    options: { judge_model: judge, scenarios_dir: config.scenariosDir },
     gate,
     scenarios: withPrompts,
     targets,
     driver,
     agentBin: bin.file,
     agentVersion: bin.version,
-    model: req.model ?? SCRIPTED_MODEL,
-    baseUrl: req.baseUrl,
-    policy,
-    repeat,
-    maxTurns: req.maxTurns,
-    promptTimeoutMs: req.promptTimeoutMs ?? 300000,
-    mcpTimeoutMs: req.mcpTimeoutMs ?? DEFAULT_MCP_TIMEOUT_MS,
+    model: agent.model ?? SCRIPTED_MODEL,
+    baseUrl: agent.baseUrl,
+    policy: agent.policy,
+    repeat: agent.repeat,
+    maxTurns: agent.maxTurns,
+    promptTimeoutMs: agent.promptTimeoutMs,
+    mcpTimeoutMs: agent.mcpTimeoutMs,
   }));
-  return { report: r.report, reportPath: r.reportPath, exitCode: r.report.summary.exit_code, gate, scenarios };
+  return { report: r.report, reportPath: r.reportPath, exitCode: r.report.summary.exit_code, gate, config, scenarios };
 }

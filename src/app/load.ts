@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { checkAssertion } from '../judge/registry.js';
-import type { RunTarget } from '../run/plan.js';
+import type { RunTarget } from '../cell/plan.js';
 import { loadScenario, loadScenarios, type LoadedScenario } from '../scenario/loader.js';
 import { loadTarget, loadTargetFile, type LoadedTarget } from '../targets/loader.js';
 import { NotInstalledError, resolveTargetBin } from '../targets/resolve-bin.js';

@@ -1,14 +1,5 @@
 import type { CellResult } from '../core/results.js';
-
-/** A cell the run planned, enough to report it as skipped. */
-export interface PlannedCell {
-  cell_id: string;
-  scenario: string;
-  target: string;
-  phase: CellResult['phase'];
-  driver: CellResult['driver'];
-  cell_dir: string;
-}
+import type { CellSpec } from '../cell/plan.js';
 
 const live = new Set<() => void>();
 
@@ -32,12 +23,12 @@ export class PartialRun {
   private readonly done: CellResult[] = [];
   private readonly flush = () => {
     const finished = new Set(this.done.map((r) => r.cell_id));
-    const rest = this.planned.filter((p) => !finished.has(p.cell_id)).map(skipped);
+    const rest = this.planned.filter((p) => !finished.has(p.id)).map(skipped);
     this.write([...this.done, ...rest]);
   };
 
   constructor(
-    private readonly planned: PlannedCell[],
+    private readonly planned: CellSpec[],
     private readonly write: (results: CellResult[]) => void,
   ) {
     live.add(this.flush);
@@ -53,9 +44,14 @@ export class PartialRun {
   }
 }
 
-function skipped(p: PlannedCell): CellResult {
+function skipped(p: CellSpec): CellResult {
   return {
-    ...p,
+    cell_id: p.id,
+    scenario: p.scenario.scenario.id,
+    target: p.target.decl.name,
+    phase: p.phase,
+    driver: p.driver,
+    cell_dir: p.dir,
     verdict: 'skipped',
     reason: 'run stopped by a second interrupt before this cell finished',
     fails_run: false,

@@ -1,18 +1,20 @@
 import { dirname, join } from 'node:path';
 import type { JudgePool } from '../judge/llm/pool.js';
 import { judgeRunSummary, type JudgeRunSummary } from '../judge/llm/summary.js';
-import type { CellResult, Report, TokenUsage, UsageTotal } from '../core/results.js';
+import type { RunConfig } from '../core/config.js';
+import type { CellResult, DeterministicPhase, Report, ReportOptions, TokenUsage, UsageTotal } from '../core/results.js';
 import { assertAllowed } from '../agent/cost-gate.js';
 import { addUsage, ZERO_USAGE } from '../agent/types.js';
 import { agentDriver, type AgentDriveOptions } from '../drive/agent.js';
 import { replayDriver } from '../drive/replay.js';
 import type { Driver } from '../drive/types.js';
+import type { GateInput, GateResult } from '../report/gate.js';
 import { repeatStats, type RepeatStats } from '../report/repeats.js';
 import { newRunId } from '../report/report.js';
-import { writeRunReport } from '../report/run-report.js';
-import { runCell } from '../run/cell.js';
-import { planCells, runPlan, targetInfo, type RunTarget } from '../run/plan.js';
-import { plannedCellId } from '../run/shard.js';
+import { writeRunReport, type RunOutcome } from '../report/run-report.js';
+import { runCell } from '../cell/cell.js';
+import { planRun, runPlan, targetInfo, type CellSpec, type RunTarget } from '../cell/plan.js';
+import { shardCells, type Shard } from '../cell/shard.js';
 import type { LoadedScenario } from '../scenario/loader.js';
 import { mapPool } from '../util/pool.js';
 import { RunWriteError } from '../util/errors.js';
@@ -36,81 +38,113 @@ export interface CommonRunOptions {
   runId?: string;
   signal?: AbortSignal;
   onResult?: (r: CellResult) => void;
-  options?: Record<string, unknown>;
+  /** report options beside the layer's own (scenarios dir, judge model, shard) */
+  options?: ReportOptions;
+  /** the resolved run config, kept in the report */
+  config?: RunConfig;
   /** the judge models for `llm` assertions; absent or without a default: none configured, they abstain */
   judgePool?: JudgePool;
-  /** run only these planned cell ids (one shard); the rest is left to other machines */
-  onlyCells?: Set<string>;
-  /** which shard onlyCells is, recorded in the report's plan */
-  shard?: { index: number; count: number };
-  /** extra top-level report fields (a shard's index and count) */
-  extra?: Record<string, unknown>;
+  /** run only the planned cells this accepts (the selftest's); the plan still records them all */
+  only?: (c: CellSpec) => boolean;
+  /** run one deterministic slice of the planned cells; durations (by cell id) balance the slices */
+  shard?: Shard & { durations?: Map<string, number> };
+  /** called once the cells are planned, before any runs: those that will run, and all planned */
+  onPlan?: (cells: CellSpec[], planned: CellSpec[]) => void;
+  /** a baseline or expected failures: decides the exit code the report records */
+  exitGate?: GateInput;
 }
 
 export interface RunResult<X = object> {
-  report: Report & X;
+  report: Report & X & { gate?: GateResult };
   reportPath: string;
   runDir: string;
 }
 
-/** The deterministic layer: every scenario × target × phase through the replay driver. */
-export async function runDeterministic(o: CommonRunOptions): Promise<RunResult<{ judges: JudgeRunSummary }>> {
-  const runId = o.runId ?? newRunId();
-  const runDir = join(o.outDir, runId);
+/** A planned run, ready to execute: its cells, how each is driven, and what its report adds. */
+export interface RunExecution<X extends object> extends CommonRunOptions {
+  layer: Report['layer'];
+  runId: string;
+  runDir: string;
+  /** every cell the run planned (all shards'): the report's plan */
+  planned: CellSpec[];
+  /** the driver of one cell */
+  driverFor: (c: CellSpec) => Driver;
+  /** the layer's own report fields, over the results so far */
+  extra: (results: CellResult[]) => X;
+}
+
+/**
+ * The one run pipeline: run the planned cells (those of this shard) in the pool, report each as
+ * it ends, keep them for a second Ctrl-C's partial report, and write the report once at the end
+ * with the judges' summary and the gate's exit code.
+ */
+export async function executeRun<X extends object>(o: RunExecution<X>): Promise<RunResult<X & { judges: JudgeRunSummary }>> {
   const startedAt = new Date().toISOString();
-  const all = planCells(o.scenarios, o.targets);
-  const cells = all.filter((c) => !o.onlyCells || o.onlyCells.has(plannedCellId(c)));
-  const plan = runPlan(all.map(plannedCellId), o.scenarios, o.targets, o.shard ?? null);
-  const cellDir = (c: (typeof cells)[number]) => join(runDir, 'cells', c.s.scenario.id, c.t.decl.name, c.phase);
-  const outcome = (results: CellResult[], interrupted: boolean) => ({
-    runId,
-    runDir,
-    layer: 'deterministic' as const,
+  const mine = o.shard ? new Set(shardCells(o.planned.map((c) => c.id), o.shard, o.shard.durations)) : undefined;
+  const cells = o.planned.filter((c) => (!mine || mine.has(c.id)) && (!o.only || o.only(c)));
+  o.onPlan?.(cells, o.planned);
+  const scenarios = [...new Set(o.planned.map((c) => c.scenario))];
+  const plan = runPlan(o.planned.map((c) => c.id), scenarios, o.targets, o.shard ? { index: o.shard.index, count: o.shard.count } : null);
+  const outcome = (results: CellResult[], interrupted: boolean, warnings: string[] = []): RunOutcome => ({
+    runId: o.runId,
+    runDir: o.runDir,
+    layer: o.layer,
     startedAt,
     plan,
     options: { workers: o.workers, keep: o.keep, ...o.options },
-    scenarios: o.scenarios.map((s) => s.scenario.id),
+    ...(o.config ? { config: o.config } : {}),
+    scenarios: scenarios.map((s) => s.scenario.id),
     targets: o.targets.map(targetInfo),
     results,
     interrupted,
+    warnings,
   });
-  const partial = new PartialRun(
-    cells.map((c) => ({ cell_id: plannedCellId(c), scenario: c.s.scenario.id, target: c.t.decl.name, phase: c.phase, driver: 'replay', cell_dir: cellDir(c) })),
-    (results) => writeRunReport(outcome(results, true), o.extra ?? {}),
-  );
-  const results = await runPlanned(cells, o, partial, (c) => ({ s: c.s, t: c.t, driver: replayDriver(c.s.scenario, c.phase), cellDir: cellDir(c) }));
-  const judges = judgeRunSummary(results, o.judgePool?.defaultModel?.config ?? null);
-  const { report, reportPath } = writeReport(runDir, () =>
-    writeRunReport({ ...outcome(results, Boolean(o.signal?.aborted)), warnings: judges.warnings }, { ...(o.extra ?? {}), judges: judges.summary }),
-  );
-  return { report, reportPath, runDir };
-}
-
-/** Run planned cells in the pool; each is reported as it ends and kept for a second Ctrl-C's report. */
-async function runPlanned<C>(
-  cells: C[],
-  o: CommonRunOptions,
-  partial: PartialRun,
-  plan: (c: C) => { s: LoadedScenario; t: RunTarget; driver: Driver; cellDir: string },
-): Promise<CellResult[]> {
-  return mapPool(cells, o.workers, async (c) => {
-    const { s, t, driver, cellDir } = plan(c);
+  // a second Ctrl-C quits at once: what finished is still reported, the rest as skipped
+  const partial = new PartialRun(cells, (results) => writeRunReport(outcome(results, true), o.extra(results)));
+  const results = await mapPool(cells, o.workers, async (c) => {
     const r = await runCell({
-      scenario: s.scenario,
-      decl: t.decl,
-      bin: t.bin,
-      driver,
-      cellDir,
+      cellId: c.id,
+      scenario: c.scenario.scenario,
+      decl: c.target.decl,
+      bin: c.target.bin,
+      driver: o.driverFor(c),
+      cellDir: c.dir,
       keep: o.keep,
       signal: o.signal,
-      serverEnv: t.serverEnv,
+      serverEnv: c.target.serverEnv,
       judgePool: o.judgePool,
-      scenarioDir: dirname(s.file),
+      scenarioDir: dirname(c.scenario.file),
     });
     partial.add(r);
     o.onResult?.(r);
     return r;
   }).finally(() => partial.close());
+  const judges = judgeRunSummary(results, o.judgePool?.defaultModel?.config ?? null);
+  const { report, reportPath } = writeReport(o.runDir, () =>
+    writeRunReport({ ...outcome(results, Boolean(o.signal?.aborted), judges.warnings), gate: o.exitGate }, { ...o.extra(results), judges: judges.summary }),
+  );
+  return { report, reportPath, runDir: o.runDir };
+}
+
+const runDirOf = (o: CommonRunOptions) => {
+  const runId = o.runId ?? newRunId();
+  return { runId, runDir: join(o.outDir, runId) };
+};
+
+/** The deterministic layer: every scenario × target × phase through the replay driver. */
+export async function runDeterministic(o: CommonRunOptions): Promise<RunResult<{ judges: JudgeRunSummary }>> {
+  const { runId, runDir } = runDirOf(o);
+  const planned = planRun({ layer: 'deterministic' }, o.scenarios, o.targets, runDir);
+  const shard = o.shard ? { shard: { index: o.shard.index, count: o.shard.count, planned: planned.length } } : {};
+  return executeRun({
+    ...o,
+    layer: 'deterministic',
+    runId,
+    runDir,
+    planned,
+    driverFor: (c) => replayDriver(c.scenario.scenario, c.phase as DeterministicPhase),
+    extra: () => shard,
+  });
 }
 
 /** The agent settings of every cell, plus how many times each cell runs. */
@@ -119,27 +153,17 @@ export interface AgentRunOptions extends CommonRunOptions, Omit<AgentDriveOption
 /** The real-model layer: every scenario with a real_model block × target × repeat through an agent. */
 export async function runRealModel(o: AgentRunOptions): Promise<RunResult<{ repeats: RepeatStats[]; judges: JudgeRunSummary; usage_total: UsageTotal }>> {
   assertAllowed(o.gate);
-  const runId = o.runId ?? newRunId();
-  const runDir = join(o.outDir, runId);
-  const startedAt = new Date().toISOString();
-  const cells = o.scenarios
-    .filter((s) => s.scenario.real_model)
-    .flatMap((s) => o.targets.flatMap((t) => Array.from({ length: o.repeat }, (_, i) => ({ s, t, repeat: i + 1 }))))
-    .filter((c) => !o.onlyCells || o.onlyCells.has(agentCellId(c.s.scenario.id, c.t.decl.name, o.driver.name, c.repeat)));
-  const label = (repeat: number) => `${o.driver.name}-${repeat}`;
-  const cellId = (c: (typeof cells)[number]) => agentCellId(c.s.scenario.id, c.t.decl.name, o.driver.name, c.repeat);
-  const plan = runPlan(cells.map(cellId), [...new Set(cells.map((c) => c.s))], o.targets, null);
-  const cellDir = (c: (typeof cells)[number]) => join(runDir, 'cells', c.s.scenario.id, c.t.decl.name, label(c.repeat));
+  const { runId, runDir } = runDirOf(o);
+  // a real-model run plans only the cells it runs: it is never sharded
+  const planned = planRun({ layer: 'real-model', agent: o.driver.name, repeat: o.repeat }, o.scenarios, o.targets, runDir).filter((c) => !o.only || o.only(c));
   const scripted = o.gate.scripted;
-  const outcome = (results: CellResult[], interrupted: boolean, warnings: string[] = []) => ({
+  return executeRun({
+    ...o,
+    layer: 'real-model',
     runId,
     runDir,
-    layer: 'real-model' as const,
-    startedAt,
-    plan,
+    planned,
     options: {
-      workers: o.workers,
-      keep: o.keep,
       agent: o.driver.name,
       agent_version: o.agentVersion,
       model: scripted ? 'scripted' : o.model,
@@ -148,44 +172,9 @@ export async function runRealModel(o: AgentRunOptions): Promise<RunResult<{ repe
       repeat: o.repeat,
       ...o.options,
     },
-    scenarios: [...new Set(cells.map((c) => c.s.scenario.id))],
-    targets: o.targets.map(targetInfo),
-    results,
-    interrupted,
-    warnings,
+    driverFor: (c) => agentDriver({ ...o, scenario: c.scenario.scenario, repeat: c.repeat! }),
+    extra: (results) => ({ repeats: repeatStats(results), usage_total: usageTotal(results, scripted) }),
   });
-  // a second Ctrl-C quits at once: what finished is still reported, the rest as skipped
-  const partial = new PartialRun(
-    cells.map((c) => ({
-      cell_id: cellId(c),
-      scenario: c.s.scenario.id,
-      target: c.t.decl.name,
-      phase: 'real-model',
-      driver: 'agent',
-      cell_dir: cellDir(c),
-    })),
-    (results) => writeRunReport(outcome(results, true), { repeats: repeatStats(results), usage_total: usageTotal(results, scripted) }),
-  );
-  const results = await runPlanned(cells, o, partial, (c) => ({
-    s: c.s,
-    t: c.t,
-    driver: agentDriver({ ...o, scenario: c.s.scenario, repeat: c.repeat }),
-    cellDir: cellDir(c),
-  }));
-  const judges = judgeRunSummary(results, o.judgePool?.defaultModel?.config ?? null);
-  const { report, reportPath } = writeReport(runDir, () =>
-    writeRunReport(outcome(results, Boolean(o.signal?.aborted), judges.warnings), {
-      repeats: repeatStats(results),
-      judges: judges.summary,
-      usage_total: usageTotal(results, scripted),
-    }),
-  );
-  return { report, reportPath, runDir };
-}
-
-/** A real-model cell's id (its `onlyCells` key): scenario/target/real-model/agent-repeat. */
-export function agentCellId(scenario: string, target: string, agent: string, repeat: number): string {
-  return `${scenario}/${target}/real-model/${agent}-${repeat}`;
 }
 
 /**

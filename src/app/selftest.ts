@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { basename, extname, join } from 'node:path';
 import type { CellResult, ScriptedPolicy, Verdict } from '../core/results.js';
 import { costGate, SCRIPTED_MODEL } from '../agent/cost-gate.js';
-import { getDriver, installAgents, resolveAgentBin } from '../agent/registry.js';
-import { DEFAULT_MCP_TIMEOUT_MS } from '../agent/types.js';
+import { getAgent, installAgents, resolveAgentBin } from '../agent/registry.js';
+import { AGENT_DEFAULTS } from '../core/config.js';
 import { resolveJudgeConfig, type JudgeModelConfig } from '../judge/llm/config.js';
 import { openJudgeModel } from '../judge/llm/client.js';
 import { JudgePool } from '../judge/llm/pool.js';
-import type { RunTarget } from '../run/plan.js';
+import type { RunTarget } from '../cell/plan.js';
 import type { LoadedScenario } from '../scenario/loader.js';
 import { assertionApplies, type Assertion, type Scenario, type Step } from '../scenario/schema.js';
 import { targetFiles } from '../targets/loader.js';
@@ -16,9 +16,8 @@ import { selectScenarios } from '../scenario/select.js';
 import { InputError } from '../util/errors.js';
 import { BUILTIN_SCENARIOS, PROJECT_ROOT } from '../util/paths.js';
 import { checkAgainstTargets, loadScenarioDir, resolveTargets } from './load.js';
-import { agentCellId, runDeterministic, runRealModel } from './run.js';
-import { planCells } from '../run/plan.js';
-import { plannedCellId } from '../run/shard.js';
+import { runDeterministic, runRealModel } from './run.js';
+import type { CellSpec } from '../cell/plan.js';
 import { splitSessions } from '../model/policy.js';
 
 /**
@@ -339,10 +338,10 @@ export async function selftest(req: SelftestRequest = {}): Promise<SelftestRepor
   const targets = hostileTargets(req.targets);
   checkAgainstTargets(scenarios, targets);
   const judge = judgeConfig(req);
-  let agentSetup: { driver: ReturnType<typeof getDriver>; bin: { file: string; version: string } } | undefined;
+  let agentSetup: { driver: ReturnType<typeof getAgent>; bin: { file: string; version: string } } | undefined;
   if (layers.includes('agent')) {
     if (!req.agent) throw new InputError('--agent: required for the agent layer (--layer agent)');
-    const driver = getDriver(req.agent);
+    const driver = getAgent(req.agent);
     if (req.install) await installAgents([driver], log);
     const bin = resolveAgentBin(driver);
     if (!bin) throw new InputError(`--agent: ${driver.name} (${driver.npm}@${driver.version}) is not installed; run \`memeval agents install ${driver.name}\` (or add --install)`);
@@ -375,10 +374,17 @@ export async function selftest(req: SelftestRequest = {}): Promise<SelftestRepor
   const common = { targets, workers, keep: Boolean(req.keep), outDir, signal: req.signal, judgePool: pool, onResult: req.onResult };
   try {
     if (layers.includes('deterministic')) {
-      const only = planCells(scenarios, targets).filter((c) => mayBeFalse(c.s.scenario, c.t.decl.name, 'deterministic', c.phase));
-      plannedIn('deterministic', only.length);
-      log(`memeval selftest: ${scenarios.length} scenario(s) × ${targets.length} hostile target(s), deterministic layer: ${only.length} cell(s) that could pass falsely, ${workers} worker(s)`);
-      const r = await runDeterministic({ ...common, scenarios, onlyCells: new Set(only.map(plannedCellId)), options: { selftest: true, judge_model: judge } });
+      const only = (c: CellSpec) => mayBeFalse(c.scenario.scenario, c.target.decl.name, 'deterministic', c.phase as JudgedAs);
+      const r = await runDeterministic({
+        ...common,
+        scenarios,
+        only,
+        onPlan: (cells) => {
+          plannedIn('deterministic', cells.length);
+          log(`memeval selftest: ${scenarios.length} scenario(s) × ${targets.length} hostile target(s), deterministic layer: ${cells.length} cell(s) that could pass falsely, ${workers} worker(s)`);
+        },
+        options: { selftest: true, judge_model: judge },
+      });
       runDirs.push(r.runDir);
       for (const c of r.report.results) judgeCell('deterministic', c.phase === 'violation' ? 'violation' : 'well-behaved')(c);
     }
@@ -388,15 +394,15 @@ export async function selftest(req: SelftestRequest = {}): Promise<SelftestRepor
         const judgedAs: JudgedAs = policy === 'violation' ? 'violation' : 'well-behaved';
         // a scenario without a violation has no violation cell in this layer either
         const played = scenarios.filter((s) => judgedAs === 'well-behaved' || s.scenario.deterministic.violation).map((s) => agentLayerScenario(s, policy));
-        const only = played.flatMap((s) =>
-          targets.filter((t) => mayBeFalse(s.scenario, t.decl.name, 'agent', judgedAs)).map((t) => agentCellId(s.scenario.id, t.decl.name, agentSetup!.driver.name, 1)),
-        );
-        plannedIn('agent', only.length);
-        if (!only.length) continue;
-        log(`memeval selftest: agent layer (${agentSetup.driver.name}, scripted model, policy ${policy}): ${only.length} cell(s), ${workers} worker(s)`);
+        const only = (c: CellSpec) => mayBeFalse(c.scenario.scenario, c.target.decl.name, 'agent', judgedAs);
+        if (!played.some((s) => targets.some((t) => mayBeFalse(s.scenario, t.decl.name, 'agent', judgedAs)))) continue;
         const r = await runRealModel({
           ...common,
-          onlyCells: new Set(only),
+          only,
+          onPlan: (cells) => {
+            plannedIn('agent', cells.length);
+            log(`memeval selftest: agent layer (${agentSetup!.driver.name}, scripted model, policy ${policy}): ${cells.length} cell(s), ${workers} worker(s)`);
+          },
           scenarios: played,
           options: { selftest: true, judge_model: judge },
           gate: costGate({ agentTurn: true, model: SCRIPTED_MODEL }),
@@ -406,8 +412,8 @@ export async function selftest(req: SelftestRequest = {}): Promise<SelftestRepor
           model: SCRIPTED_MODEL,
           policy,
           repeat: 1,
-          promptTimeoutMs: req.promptTimeoutMs ?? 300000,
-          mcpTimeoutMs: DEFAULT_MCP_TIMEOUT_MS,
+          promptTimeoutMs: req.promptTimeoutMs ?? AGENT_DEFAULTS.promptTimeoutMs,
+          mcpTimeoutMs: AGENT_DEFAULTS.mcpTimeoutMs,
         });
         runDirs.push(r.runDir);
         for (const c of r.report.results) judgeCell('agent', judgedAs)(c);

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import chalk from 'chalk';
-import { DRIVERS, getDriver, installAgents, resolveAgentBin } from '../agent/registry.js';
+import { agentStatus, installAgentsNamed } from '../app/agents.js';
 import { cacheDir } from '../targets/cache.js';
 
 
@@ -10,10 +10,11 @@ export function registerAgents(program: Command): void {
     .command('list')
     .description('each agent: package and pinned version, installed or not')
     .action(() => {
-      const w = Math.max(...DRIVERS.map((d) => d.name.length));
-      for (const d of DRIVERS) {
-        const inst = resolveAgentBin(d) ? chalk.green('installed    ') : chalk.yellow('not installed');
-        process.stdout.write(`${d.name.padEnd(w)}  ${inst}  ${d.npm}@${d.version}\n`);
+      const all = agentStatus();
+      const w = Math.max(...all.map((a) => a.name.length));
+      for (const a of all) {
+        const inst = a.installed ? chalk.green('installed    ') : chalk.yellow('not installed');
+        process.stdout.write(`${a.name.padEnd(w)}  ${inst}  ${a.package}\n`);
       }
       process.stdout.write(chalk.dim(`cache: ${cacheDir()}\n`));
     });
@@ -22,7 +23,6 @@ export function registerAgents(program: Command): void {
     .description('install pinned agent CLIs with npm into the per-user cache (idempotent)')
     .argument('<names...>', 'agent names, or "all"')
     .action(async (names: string[]) => {
-      const drivers = names.includes('all') ? DRIVERS : names.map(getDriver);
-      await installAgents(drivers, (s) => process.stdout.write(s + '\n'));
+      await installAgentsNamed(names, (s) => process.stdout.write(s + '\n'));
     });
 }

@@ -1,22 +1,40 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
+import { RUN_DEFAULTS, runFields, type RunConfigInput } from '../core/config.js';
 import { InputError } from '../util/errors.js';
 import { parseWith, readJson5File } from '../util/json5-file.js';
 
-/** Project defaults for `memeval run`; flags on the command line win. Paths are relative to the config file. */
+/**
+ * Project defaults for `memeval run`; flags on the command line win. Paths are relative to the
+ * config file. Each field is the run config's own (core/config.ts runFields), under the file's
+ * snake_case name, and without a default: what the file leaves out, the run config fills.
+ */
 export const configSchema = z.strictObject({
   $schema: z.string().optional(),
-  scenarios: z.string().optional().describe('folder of scenario files'),
-  targets: z.array(z.string()).optional().describe('targets to run against (names, files, or "all")'),
-  reporters: z.array(z.string()).optional().describe('console, json, junit, markdown, github'),
-  baseline: z.string().optional().describe('a previous run dir or report.json: fail only on regressions'),
-  expected_failures: z.string().optional().describe('file of {scenario, target, phase, [agent], verdict, assertions, [reason_contains], reason}'),
-  fail_on: z.enum(['regressions', 'failures']).optional(),
-  out: z.string().optional().describe('where run directories are written'),
-  workers: z.number().int().positive().optional(),
+  scenarios: runFields.scenariosDir.optional(),
+  targets: runFields.targets.optional(),
+  reporters: runFields.reporters.optional(),
+  baseline: runFields.baseline.optional(),
+  expected_failures: runFields.expectedFailures.optional(),
+  fail_on: runFields.failOn.optional(),
+  out: runFields.outDir.optional(),
+  workers: runFields.workers.optional(),
 });
 export type MemevalConfig = z.infer<typeof configSchema>;
+
+/** A config file's settings as run config input (only those it sets). */
+export function configInput(c: MemevalConfig): RunConfigInput {
+  const gate = { baseline: c.baseline, expectedFailures: c.expected_failures, failOn: c.fail_on };
+  return {
+    scenariosDir: c.scenarios,
+    targets: c.targets,
+    reporters: c.reporters,
+    outDir: c.out,
+    workers: c.workers,
+    ...(Object.values(gate).some((v) => v !== undefined) ? { gate } : {}),
+  };
+}
 
 export const CONFIG_FILES = ['memeval.config.json', 'memeval.config.json5'];
 
@@ -46,5 +64,5 @@ function absolutise(c: MemevalConfig, base: string): MemevalConfig {
 
 /** Where runs are: --runs when given, else the config's `out`, else ./runs. */
 export function runsDir(flag: string | undefined): string {
-  return flag ?? loadConfig()?.config.out ?? 'runs';
+  return flag ?? loadConfig()?.config.out ?? RUN_DEFAULTS.outDir;
 }

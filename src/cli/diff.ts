@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { diffReports, formatDiff } from '../report/diff.js';
-import { readReport } from '../report/reader.js';
-import { EXIT, type CliContext } from './main.js';
+import { diffRuns } from '../app/diff.js';
+import { formatDiff } from '../report/diff.js';
+import type { CliContext } from './options.js';
 
 export function registerDiff(program: Command, cli: CliContext): void {
   program
@@ -11,8 +11,8 @@ export function registerDiff(program: Command, cli: CliContext): void {
     .description('cells that regressed (now failing the run, or checked before and not now), were fixed, changed verdict or were not checked between two runs, and new or removed cells; exit 1 when any regressed')
     .option('--json', 'print the diff as JSON')
     .action((a: string, b: string, opts: { json?: boolean }) => {
-      const d = diffReports(readReport(a), readReport(b));
-      process.stdout.write((opts.json ? JSON.stringify(d, null, 2) : formatDiff(d)) + '\n');
-      cli.exitCode = d.regressed.length ? EXIT.failed : EXIT.ok;
+      const { diff, exitCode } = diffRuns(a, b);
+      process.stdout.write((opts.json ? JSON.stringify(diff, null, 2) : formatDiff(diff)) + '\n');
+      cli.exitCode = exitCode;
     });
 }

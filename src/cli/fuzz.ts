@@ -1,21 +1,16 @@
-import { randomBytes } from 'node:crypto';
-import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import chalk from 'chalk';
 import { writeOut } from './output.js';
-import { InputError, nearest } from '../util/errors.js';
+import { interruptHandler } from './interrupt.js';
+import { runFuzz } from '../app/fuzz.js';
 import { CHECKED_CLAIMS } from '../fuzz/case.js';
 import { BUILTIN_SCENARIOS } from '../util/paths.js';
-import { loadScenarios, scenarioFiles } from '../scenario/loader.js';
-import { DEFAULT_TARGET, loadAllTargets, loadTarget } from '../targets/loader.js';
-import { NotInstalledError, resolveTargetBin } from '../targets/resolve-bin.js';
-import { killAllNow } from '../fixture/processes.js';
-import { runCampaign, type CampaignSummary, type CaseReport } from '../fuzz/campaign.js';
+import type { CampaignSummary, CaseReport } from '../fuzz/campaign.js';
 import { DEFAULT_CHECK_SETTINGS } from '../fuzz/checks.js';
-import { defaultFlagsFile, FlagStore } from '../fuzz/flags.js';
+import { defaultFlagsFile } from '../fuzz/flags.js';
 import { RECIPES } from '../fuzz/recipes.js';
-import { collectList, EXIT, positiveInt, type CliContext } from './main.js';
+import { collectList, positiveInt, type CliContext } from './options.js';
 
 interface FuzzFlags {
   target: string[];
@@ -88,70 +83,26 @@ export function registerFuzz(program: Command, cli: CliContext): void {
     .option('--latency-floor <ms>', 'never call a call an outlier below this', positiveInt, DEFAULT_CHECK_SETTINGS.latencyFloorMs)
     .option('--json', 'print the summary as JSON', false)
     .action(async (flags: FuzzFlags) => {
-      for (const c of flags.assumeClaim ?? []) {
-        if (!(CHECKED_CLAIMS as string[]).includes(c)) {
-          const guess = nearest(c, CHECKED_CLAIMS);
-          throw new InputError(`--assume-claim: unknown claim "${c}"${guess ? ` (did you mean "${guess}"?)` : ''}; known: ${CHECKED_CLAIMS.join(', ')}`);
-        }
-      }
-      const scenarios = loadScenarios(scenarioFiles(flags.scenarios));
-      const asked = flags.target?.length ? flags.target : [DEFAULT_TARGET];
-      const names = asked.includes('all') ? loadAllTargets().map((t) => t.decl.name) : asked;
-      const problems: string[] = [];
-      const targets = names.flatMap((n) => {
-        const t = loadTarget(n);
-        try {
-          const decl = flags.callTimeout ? { ...t.decl, server: { ...t.decl.server, call_timeout_ms: flags.callTimeout } } : t.decl;
-          return [{ decl, bin: resolveTargetBin(t.decl) }];
-        } catch (e) {
-          if (e instanceof NotInstalledError) problems.push(e.message);
-          else throw e;
-          return [];
-        }
-      });
-      if (problems.length) throw new InputError(problems.join('\n'), problems);
-      const seed = flags.seed ?? randomBytes(4).toString('hex');
-      const outDir = resolve(flags.out ?? `runs/fuzz-${new Date().toISOString().replace(/[:.]/g, '-')}`);
-      const store = new FlagStore(resolve(flags.flags ?? defaultFlagsFile()));
-      const abort = new AbortController();
-      const onSignal = () => {
-        if (abort.signal.aborted) {
-          killAllNow();
-          cli.hardExit(130);
-        }
-        process.stderr.write('\ninterrupted: finishing the current case (Ctrl-C again to stop now)\n');
-        abort.abort();
-      };
-      process.on('SIGINT', onSignal);
-      const summaries: CampaignSummary[] = [];
-      try {
-        process.stderr.write(chalk.dim(`memeval fuzz: seed ${seed}, flags ${store.file}, evidence of flagged cases under ${outDir}\n`));
-        for (const t of targets) {
-          summaries.push(
-            await runCampaign({
-              ...t,
-              scenarios,
-              seed,
-              budget: flags.budget,
-              timeMs: flags.time,
-              recipes: flags.recipe,
-              flags: store,
-              history: flags.history,
-              outDir,
-              keep: flags.keep,
-              settings: { assumeClaims: flags.assumeClaim, latencyFactor: flags.latencyFactor, latencyMinSamples: flags.latencyMinSamples, latencyFloorMs: flags.latencyFloor },
-              signal: abort.signal,
-              onCase: (p) => process.stderr.write(progressLine(p) + '\n'),
-            }),
-          );
-        }
-      } finally {
-        process.off('SIGINT', onSignal);
-        store.close();
-      }
-      if (flags.json) await writeOut(JSON.stringify({ seed, flags: store.file, out: outDir, targets: summaries }, null, 2) + '\n');
-      else for (const s of summaries) await writeOut(summaryLines(s) + '\n');
-      if (abort.signal.aborted) cli.exitCode = 130;
-      else if (summaries.some((s) => s.flagged > 0 || s.harness_errors > 0)) cli.exitCode = EXIT.failed;
+      const { abort, dispose } = interruptHandler((s) => process.stderr.write(s + '\n'), cli.hardExit);
+      const r = await runFuzz({
+        targets: flags.target,
+        scenariosDir: flags.scenarios,
+        budget: flags.budget,
+        timeMs: flags.time,
+        seed: flags.seed,
+        recipes: flags.recipe,
+        flagsFile: flags.flags,
+        outDir: flags.out,
+        keep: flags.keep,
+        history: flags.history,
+        callTimeoutMs: flags.callTimeout,
+        settings: { assumeClaims: flags.assumeClaim, latencyFactor: flags.latencyFactor, latencyMinSamples: flags.latencyMinSamples, latencyFloorMs: flags.latencyFloor },
+        signal: abort.signal,
+        onCase: (p) => process.stderr.write(progressLine(p) + '\n'),
+        log: (s) => process.stderr.write(chalk.dim(s) + '\n'),
+      }).finally(dispose);
+      if (flags.json) await writeOut(JSON.stringify({ seed: r.seed, flags: r.flags, out: r.out, targets: r.targets }, null, 2) + '\n');
+      else for (const s of r.targets) await writeOut(summaryLines(s) + '\n');
+      cli.exitCode = r.exitCode;
     });
 }

@@ -1,6 +1,6 @@
 import chalk from 'chalk';
 import { removeAllFixturesNow } from '../fixture/fixture.js';
-import { killAllNow } from '../fixture/processes.js';
+import { killAllNow } from '../util/processes.js';
 import { onSignal } from '../util/signals.js';
 import { writePartialReportsNow } from '../app/partial.js';
 

@@ -1,15 +1,10 @@
-import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import chalk from 'chalk';
-import { InputError } from '../util/errors.js';
-import { EXIT } from '../core/results.js';
-import { newRunId } from '../report/report.js';
-import { writeJsonAtomic } from '../report/write.js';
-import { loadCalibrationFile } from '../judge/calibrate/cases.js';
-import { formatCalibration, runCalibration } from '../judge/calibrate/run.js';
-import { openJudgeModel } from '../judge/llm/client.js';
-import { addJudgeOptions, judgeFromFlags, type JudgeOptionFlags } from './judge-options.js';
-import { positiveInt, type CliContext } from './main.js';
+import { calibrate, type CalibrateResponse } from '../app/calibrate.js';
+import { formatCalibration } from '../judge/calibrate/run.js';
+import { addJudgeOptions, type JudgeOptionFlags } from './judge-options.js';
+import { interruptHandler } from './interrupt.js';
+import { positiveInt, type CliContext } from './options.js';
 
 interface CalibrateFlags extends JudgeOptionFlags {
   repeat: number;
@@ -28,24 +23,21 @@ export function registerJudge(program: Command, cli: CliContext): void {
       .option('--out <dir>', 'where calibration results are written', 'runs')
       .option('--json', 'print the result as JSON'),
   ).action(async (casesFile: string, f: CalibrateFlags) => {
-    const file = loadCalibrationFile(casesFile);
-    const { config, gate } = judgeFromFlags(f);
-    if (!config) throw new InputError('judge calibrate needs a judge model: --judge-model <id> (or --judge-model scripted), or MEMEVAL_JUDGE_MODEL');
-    const dir = join(resolve(f.out), `calibrate-${newRunId()}`);
-    if (!gate.allowed) {
-      writeJsonAtomic(join(dir, 'calibration.json'), { status: 'blocked', reason: gate.reason, cases_file: resolve(casesFile), judge: config });
-      process.stderr.write(chalk.yellow(`blocked: ${gate.reason}\n`) + chalk.dim(`written: ${join(dir, 'calibration.json')}\n`));
-      cli.exitCode = EXIT.blocked;
+    const log = (s: string) => process.stderr.write(s + '\n');
+    const { abort, dispose } = interruptHandler(log, cli.hardExit);
+    let r: CalibrateResponse;
+    try {
+      r = await calibrate({ ...f, casesFile, outDir: f.out, signal: abort.signal });
+    } finally {
+      dispose();
+    }
+    cli.exitCode = r.exitCode;
+    if (r.status === 'blocked') {
+      process.stderr.write(chalk.yellow(`blocked: ${r.reason}\n`) + chalk.dim(`written: ${r.file}\n`));
       return;
     }
-    const model = await openJudgeModel(config);
-    try {
-      const result = await runCalibration(file, resolve(casesFile), model, f.repeat);
-      writeJsonAtomic(join(dir, 'calibration.json'), { status: 'completed', ...result });
-      if (f.json) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
-      else process.stdout.write(formatCalibration(result) + chalk.dim(`written: ${join(dir, 'calibration.json')}\n`));
-    } finally {
-      await model.close();
-    }
+    if (r.status === 'interrupted') log(chalk.yellow(`interrupted after ${r.result.judgments.length} judgment(s): the figures cover those only`));
+    if (f.json) process.stdout.write(JSON.stringify(r.result, null, 2) + '\n');
+    else process.stdout.write(formatCalibration(r.result) + chalk.dim(`written: ${r.file}\n`));
   });
 }

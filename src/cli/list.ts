@@ -5,7 +5,7 @@ import { loadScenarioDir } from '../app/load.js';
 import { scenarioLayers, selectScenarios } from '../scenario/select.js';
 import { loadAllTargets } from '../targets/loader.js';
 import { isInstalled } from '../targets/resolve-bin.js';
-import { collectList } from './main.js';
+import { collectList } from './options.js';
 
 export function registerList(program: Command): void {
   program

@@ -2,8 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { EXIT } from '../core/results.js';
 import chalk from 'chalk';
 import { resolve } from 'node:path';
-import { InputError, RunWriteError } from '../util/errors.js';
-import { InstallError } from '../targets/install.js';
+import { InputError, MemevalError, type ErrorCode } from '../util/errors.js';
 import { MEMEVAL_VERSION } from '../util/paths.js';
 import { registerRun } from './run.js';
 import { registerValidate } from './validate.js';
@@ -24,21 +23,7 @@ import { registerRejudge } from './rejudge.js';
 import { registerFuzz } from './fuzz.js';
 import { registerFlags } from './flags.js';
 import { registerSelftest } from './selftest.js';
-
-export { EXIT };
-
-/** What commands share with the entry: the exit code to end with, and how to quit at once. */
-export interface CliContext {
-  exitCode: number;
-  hardExit: (code: number) => never;
-}
-
-export { positiveInt } from './options.js';
-
-/** Repeatable, comma-separated list options (`--scenario a,b --scenario c`). */
-export function collectList(value: string, prev: string[] = []): string[] {
-  return [...prev, ...value.split(',').map((s) => s.trim()).filter(Boolean)];
-}
+import type { CliContext } from './options.js';
 
 export function buildProgram(cli: CliContext): Command {
   const program = new Command();
@@ -84,6 +69,9 @@ export function buildProgram(cli: CliContext): Command {
   return program;
 }
 
+/** How main() introduces an error of memeval's that reached it (default `error:`). */
+const PREFIX: Partial<Record<ErrorCode, string>> = { RUN_WRITE: 'run error', INSTALL: 'install failed' };
+
 /** Run the CLI; resolves with the exit code (the entry is the one place that exits). */
 export async function main(argv = process.argv, hardExit: (code: number) => never = (c) => process.exit(c)): Promise<number> {
   const cli: CliContext = { exitCode: EXIT.ok, hardExit };
@@ -97,16 +85,13 @@ export async function main(argv = process.argv, hardExit: (code: number) => neve
     }
     if (e instanceof InputError) {
       for (const p of e.problems) process.stderr.write(chalk.red('error: ') + p + '\n');
-      return EXIT.invalid;
+      return e.exit;
     }
-    if (e instanceof RunWriteError) {
-      process.stderr.write(chalk.red('run error: ') + e.message + '\n');
-      return EXIT.failed;
+    if (e instanceof MemevalError) {
+      process.stderr.write(chalk.red(`${PREFIX[e.code] ?? 'error'}: `) + e.message + '\n');
+      return e.exit;
     }
-    if (e instanceof InstallError) {
-      process.stderr.write(chalk.red('install failed: ') + e.message + '\n');
-      return EXIT.failed;
-    }
+    // not raised on purpose: a bug, whose stack says where
     process.stderr.write(chalk.red('memeval: ') + ((e as Error).stack ?? String(e)) + '\n');
     return EXIT.failed;
   }

@@ -1,8 +1,18 @@
 import { InvalidArgumentError } from 'commander';
 
-/** A whole-number option of 1 or more; here, not in main.ts, so the lean proxy entry can parse its flags without the whole CLI. */
+/** What commands share with the entry: the exit code to end with, and how to quit at once. */
+export interface CliContext {
+  exitCode: number;
+  hardExit: (code: number) => never;
+}
+
 export function positiveInt(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number of 1 or more');
   return n;
+}
+
+/** Repeatable, comma-separated list options (`--scenario a,b --scenario c`). */
+export function collectList(value: string, prev: string[] = []): string[] {
+  return [...prev, ...value.split(',').map((s) => s.trim()).filter(Boolean)];
 }

@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { readLaunchFile, runProxy } from '../mcp/proxy.js';
-import type { CliContext } from './main.js';
-import { positiveInt } from './options.js';
+import { positiveInt, type CliContext } from './options.js';
 import { InputError } from '../util/errors.js';
 
 export function registerProxy(program: Command, cli: CliContext): void {

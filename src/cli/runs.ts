@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { runsDir } from './config.js';
 import { listRuns, pruneRuns } from '../report/runs.js';
-import { positiveInt } from './main.js';
+import { positiveInt } from './options.js';
 
 const mb = (n: number) => (n < 1e6 ? `${(n / 1e3).toFixed(1)} kB` : `${(n / 1e6).toFixed(1)} MB`);
 

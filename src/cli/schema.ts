@@ -1,11 +1,5 @@
 import type { Command } from 'commander';
-import { z } from 'zod';
-import { scenarioSchema } from '../scenario/schema.js';
-import { targetSchema } from '../targets/schema.js';
-
-export function jsonSchemaFor(kind: 'scenario' | 'target'): unknown {
-  return z.toJSONSchema(kind === 'scenario' ? scenarioSchema : targetSchema, { io: 'input', unrepresentable: 'any' });
-}
+import { jsonSchemaFor } from '../app/schema.js';
 
 export function registerSchema(program: Command): void {
   program

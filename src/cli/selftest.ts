@@ -7,7 +7,7 @@ import { EXIT } from '../core/results.js';
 import { AGENT_NAMES } from '../agent/types.js';
 import { InputError } from '../util/errors.js';
 import { interruptHandler } from './interrupt.js';
-import { collectList, positiveInt, type CliContext } from './main.js';
+import { collectList, positiveInt, type CliContext } from './options.js';
 
 interface SelftestFlags {
   scenarios?: string;

@@ -1,9 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
 import { runsDir } from './config.js';
-import { readRun } from '../report/reader.js';
-import { writeHtmlReport } from '../report/html/view.js';
-import { latestRunDir } from '../report/runs.js';
+import { writeRunPage } from '../app/view.js';
 
 export function registerView(program: Command): void {
   program
@@ -14,8 +12,8 @@ export function registerView(program: Command): void {
     .option('--out <file>', 'where to write the page (default <run-dir>/report.html)')
     .option('--open', 'open the page in the default browser')
     .action((runDir: string | undefined, opts: { runs?: string; out?: string; open?: boolean }) => {
-      const { report, runDir: dir } = readRun(runDir ?? latestRunDir(runsDir(opts.runs)));
-      const file = writeHtmlReport(report, dir, opts.out);
+      // the config is read only to find the latest run
+      const file = writeRunPage({ runDir, runsDir: runDir ? undefined : runsDir(opts.runs), out: opts.out });
       process.stdout.write(file + '\n');
       if (opts.open) {
         const opener = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';

@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { runConfigSchema, SCRIPTED_POLICIES } from './config.js';
+
+export { SCRIPTED_POLICIES, type ScriptedPolicy } from './config.js';
 
 /**
  * What a run produces, shared by every layer: the cell flow writes these, reporters, diff,
@@ -25,15 +28,8 @@ export const PHASES = ['well-behaved', 'violation', 'real-model'] as const;
 export type Phase = (typeof PHASES)[number];
 export type DeterministicPhase = Exclude<Phase, 'real-model'>;
 
-/**
- * What memeval's scripted model plays: the scenario's well-behaved or violation script, or
- * no-memory (answers without ever calling a memory tool: a model that must never pass).
- */
-export const SCRIPTED_POLICIES = ['well-behaved', 'violation', 'no-memory'] as const;
-export type ScriptedPolicy = (typeof SCRIPTED_POLICIES)[number];
-
-export const DRIVERS = ['replay', 'agent', 'fuzz'] as const;
-export type DriverKind = (typeof DRIVERS)[number];
+export const DRIVER_KINDS = ['replay', 'agent', 'fuzz'] as const;
+export type DriverKind = (typeof DRIVER_KINDS)[number];
 
 /** How a cell's target servers were kept off the network: see fixture/sandbox.ts. */
 export const NETWORK_MODES = ['isolated', 'guarded', 'open'] as const;
@@ -44,6 +40,42 @@ export type RunStatus = (typeof RUN_STATUSES)[number];
 
 /** Exit codes, as the README documents them. */
 export const EXIT = { ok: 0, failed: 1, blocked: 2, invalid: 3, interrupted: 130 } as const;
+
+/**
+ * What went wrong, for every error memeval raises on purpose (`util/errors.ts` MemevalError),
+ * with the exit code the CLI ends with when such an error reaches it. Callers switch on the
+ * code, never on message text; a cell that ends in `error` keeps it as `error_code`.
+ */
+export const ERROR_EXITS = {
+  /** a scenario, target, flag or report that is not valid; nothing ran */
+  INPUT: EXIT.invalid,
+  /** a target whose package is not installed (and --install was not given) */
+  NOT_INSTALLED: EXIT.invalid,
+  INSTALL: EXIT.failed,
+  /** the run cannot write its own results (a full or read-only disk) */
+  RUN_WRITE: EXIT.failed,
+  INTERRUPTED: EXIT.interrupted,
+  /** model-shaped work reached without a gate decision allowing it */
+  COST_GATE: EXIT.blocked,
+  /** the target server exited (or could not be spawned) */
+  TARGET_EXIT: EXIT.failed,
+  /** the target server did not answer within its startup or call timeout */
+  TARGET_TIMEOUT: EXIT.failed,
+  /** the target server answered in a way MCP does not allow, or memeval stopped listening to it */
+  TARGET_PROTOCOL: EXIT.failed,
+  OVERSIZE_MESSAGE: EXIT.failed,
+  /** the cell's setup or store, as the target left it, cannot be used */
+  SETUP: EXIT.failed,
+  EVIDENCE: EXIT.failed,
+  /** a file that could not be scanned for a text */
+  SCAN: EXIT.failed,
+  /** an llm judge's subject is not available in this cell */
+  SUBJECT_UNAVAILABLE: EXIT.failed,
+  TEMPLATE: EXIT.failed,
+  REGEX_TIMEOUT: EXIT.failed,
+} as const;
+export type ErrorCode = keyof typeof ERROR_EXITS;
+export const ERROR_CODES = Object.keys(ERROR_EXITS) as [ErrorCode, ...ErrorCode[]];
 
 export const judgmentSchema = z.looseObject({
   name: z.string(),
@@ -129,7 +161,7 @@ export const cellResultSchema = z.looseObject({
   scenario: z.string(),
   target: z.string(),
   phase: z.enum(PHASES),
-  driver: z.enum(DRIVERS),
+  driver: z.enum(DRIVER_KINDS),
   verdict: z.enum(VERDICTS),
   reason: z.string(),
   fails_run: z.boolean(),
@@ -140,6 +172,8 @@ export const cellResultSchema = z.looseObject({
   fixture: z.string(),
   cell_dir: z.string(),
   stderr_tail: z.string().optional(),
+  /** a cell that ended in `error` because memeval raised an error: what kind (ERROR_EXITS) */
+  error_code: z.enum(ERROR_CODES).optional(),
   /** isolated: network namespace with only loopback; guarded: Node preload only; open: neither */
   network: z.enum(NETWORK_MODES).optional(),
   warnings: z.array(z.string()),
@@ -235,6 +269,37 @@ export const runPlanSchema = z.looseObject({
 });
 export type RunPlan = z.infer<typeof runPlanSchema>;
 
+/**
+ * What a report says about how its cells ran, flat and snake_case: merge compares these across
+ * shards and rejudge reads the scenarios dir and judge from them. Every key is optional: blocked
+ * runs, merged runs and reports from older versions record different subsets.
+ */
+export const reportOptionsSchema = z.looseObject({
+  workers: z.number().optional(),
+  keep: z.boolean().optional(),
+  scenarios_dir: z.string().optional(),
+  /** judge/llm/config.ts JudgeModelConfig, or null: no judge model */
+  judge_model: z
+    .object({ model: z.string(), base_url: z.string().nullable().optional(), protocol: z.string().optional(), scripted: z.boolean().optional(), loopback: z.boolean().optional() })
+    .nullable()
+    .optional(),
+  /** "i/n" for one shard of a run */
+  shard: z.string().optional(),
+  agent: z.string().nullable().optional(),
+  agent_version: z.string().optional(),
+  model: z.string().nullable().optional(),
+  scripted_model: z.boolean().optional(),
+  policy: z.enum(SCRIPTED_POLICIES).optional(),
+  repeat: z.number().optional(),
+  agent_turn: z.boolean().optional(),
+  i_understand_model_cost: z.boolean().optional(),
+  selftest: z.boolean().optional(),
+  /** a merged run: its parts' run ids and shards */
+  merged_from: z.array(z.string()).optional(),
+  shards: z.array(z.unknown()).optional(),
+});
+export type ReportOptions = z.infer<typeof reportOptionsSchema>;
+
 export const REPORT_SCHEMA_VERSION = 2 as const;
 
 export const reportSchema = z.looseObject({
@@ -246,7 +311,9 @@ export const reportSchema = z.looseObject({
   layer: z.enum(['deterministic', 'real-model']),
   started_at: z.string(),
   ended_at: z.string(),
-  options: z.record(z.string(), z.unknown()),
+  options: reportOptionsSchema,
+  /** the resolved run config (core/config.ts; no secrets: keys come from the environment); absent in reports from before it, blocked and merged runs */
+  config: runConfigSchema.optional(),
   scenarios: z.array(z.string()),
   targets: z.array(targetInfoSchema),
   results: z.array(cellResultSchema),

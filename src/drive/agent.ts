@@ -1,16 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentRunInfo, ScriptedPolicy } from '../core/results.js';
 import { assertAllowed, type GateDecision } from '../agent/cost-gate.js';
 import { invokeAgent } from '../agent/invoke.js';
 import { preflight } from '../agent/preflight.js';
 import { selfCommand } from '../agent/self.js';
-import { addUsage, ZERO_USAGE, type AgentContext, type AgentDriver, type TurnParse } from '../agent/types.js';
-import type { CallRecord } from '../mcp/recorder.js';
-import { capLog, proxiesSettled, writeLaunchFile } from '../mcp/proxy.js';
+import { addUsage, ZERO_USAGE, type AgentContext, type AgentAdapter, type TurnParse } from '../agent/types.js';
+import { isToolCall, readCalls } from '../mcp/calls-log.js';
+import { cappedCalls, proxiesSettled, writeLaunchFile } from '../mcp/proxy.js';
 import { serverLaunch } from '../mcp/session.js';
 import { isolatedEnv } from '../fixture/fixture.js';
+import type { MemoryHandle } from '../ops/ops.js';
 import { handlesAfter, splitSessions, type Script } from '../model/policy.js';
 import { ScriptedModelServer } from '../model/server.js';
 import type { Scenario } from '../scenario/schema.js';
@@ -20,7 +21,7 @@ import type { Driver } from './types.js';
 export interface AgentDriveOptions {
   gate: GateDecision;
   scenario: Scenario;
-  driver: AgentDriver;
+  driver: AgentAdapter;
   agentBin: string;
   agentVersion: string;
   model: string;
@@ -33,22 +34,8 @@ export interface AgentDriveOptions {
   mcpTimeoutMs: number;
 }
 
-export function readCalls(file: string): CallRecord[] {
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as CallRecord);
-}
-
-function lineCount(file: string): number {
-  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).length : 0;
-}
-
 /** How long a proxy the agent left behind gets to see its server end before the cell calls that unseen. */
 const PROXY_SETTLE_MS = 10_000;
-
-const isToolCall = (c: CallRecord) => (c.method ?? 'tools/call') === 'tools/call';
 
 /**
  * The real-model layer: a real agent binary, registered with the target behind memeval's
@@ -96,7 +83,7 @@ export function agentDriver(o: AgentDriveOptions): Driver {
       // a dead endpoint or a refused key ends the cell now, not after the agent's own retries
       if (!scripted) {
         const refused = await preflight(o.driver.name, o.baseUrl);
-        if (refused) return { invalid: [refused], agent };
+        if (refused) return { handles: env.handles, invalid: [refused], agent };
       }
       server = scripted ? new ScriptedModelServer() : undefined;
       const baseUrl = server ? await server.start() : o.baseUrl;
@@ -125,7 +112,8 @@ export function agentDriver(o: AgentDriveOptions): Driver {
       mkdirSync(ctx.profileDir, { recursive: true });
       await o.driver.prepare(ctx);
 
-      let handles = env.handles;
+      // the memories each session starts from: the seeds, then what the sessions before named
+      let handles: ReadonlyMap<string, MemoryHandle> = env.handles;
       const chunks = splitSessions(steps);
       for (const [si, session] of rm.sessions.entries()) {
         // one restart-separated part per session: scenario validation refuses a mismatch
@@ -140,7 +128,7 @@ export function agentDriver(o: AgentDriveOptions): Driver {
           const requestsBefore = server?.log.length ?? 0;
           const missingBefore = server?.missingTools.size ?? 0;
           const loggedBefore = readCalls(env.callsLog).length;
-          const cappedBefore = lineCount(capLog(env.callsLog));
+          const cappedBefore = cappedCalls(env.callsLog);
           const inv = o.driver.invoke(ctx, prompt, { first: pi === 0, id: conversationId });
           const stem = `s${si + 1}p${pi + 1}`;
           const r = await invokeAgent(ctx.bin, inv, {
@@ -168,7 +156,7 @@ export function agentDriver(o: AgentDriveOptions): Driver {
             if (newlyMissing.length) invalid.push(`the agent did not offer the memory tool(s) ${newlyMissing.join(', ')}: the MCP server did not load`);
           }
           const logged = readCalls(env.callsLog).slice(loggedBefore);
-          const capped = lineCount(capLog(env.callsLog)) - cappedBefore;
+          const capped = cappedCalls(env.callsLog) - cappedBefore;
           if (capped > 0)
             invalid.push(`max turns hit: the model asked for more than ${maxTurns} memory calls in one prompt and memeval's proxy refused ${capped} (raise --max-turns or the scenario's real_model.max_turns)`);
           // whatever the agent says about its MCP servers, the recording point saw the handshake or not
@@ -205,11 +193,6 @@ export function agentDriver(o: AgentDriveOptions): Driver {
       await server?.stop();
       // an agent can exit while its proxy still waits for the server to end: the cell reads how it ended next
       await proxiesSettled(env.callsLog, PROXY_SETTLE_MS);
-      // the memories as the agent left them (ids it was given, contents it updated), for the judges
-      if (handles !== env.handles) {
-        env.handles.clear();
-        for (const [ref, h] of handles) env.handles.set(ref, h);
-      }
 
       const invalid = agent.turns.flatMap((t) => t.invalid.map((i) => `session ${t.session} prompt ${t.prompt}: ${i}`));
       const agentCalls = readCalls(env.callsLog).filter((c) => c.stage === 'agent' && isToolCall(c)).length;
@@ -219,6 +202,8 @@ export function agentDriver(o: AgentDriveOptions): Driver {
           ? `the agent made no memory call, though the scenario's well-behaved script makes ${scriptedCalls}: nothing it did was checked`
           : undefined;
       return {
+        // the memories as the agent left them (ids it was given, contents it updated), for the judges
+        handles,
         invalid,
         transcript: agent.turns[agent.turns.length - 1]?.final_text ?? '',
         agent,

@@ -1,9 +1,10 @@
 import type { DeterministicPhase } from '../core/results.js';
-import { afterStep, clip, roundMs, runOp, stepCall, type StepRecord } from '../ops/ops.js';
+import { afterStep, copyHandles, RESULT_CHARS, roundMs, runOp, stepCall, type MemoryHandle, type StepRecord } from '../ops/ops.js';
 import { lookupRef } from '../ops/refs.js';
 import { resolveRefs } from '../scenario/refs.js';
 import type { Scenario, Step } from '../scenario/schema.js';
 import { Interrupted } from '../util/errors.js';
+import { clip } from '../util/text.js';
 import type { CellEnv, Driver } from './types.js';
 
 /** The deterministic layer: the scenario's steps of one phase, issued by memeval itself. */
@@ -17,19 +18,18 @@ export function replayDriver(scenario: Scenario, phase: DeterministicPhase): Dri
     label: phase,
     steps,
     usesSession: true,
-    drive: async (env) => {
-      await replaySteps(env, steps);
-      return { invalid: [] };
-    },
+    drive: async (env) => ({ handles: await replaySteps(env, steps), invalid: [] }),
   };
 }
 
 /**
  * Issue steps through the cell's current session; `restart` stops it and starts the next.
  * Setup steps (`setup.steps`) are recorded with stage "setup": they are not the phase's steps.
+ * Returns the memories as the steps left them (env.handles is not changed).
  */
-export async function replaySteps(env: CellEnv, steps: Step[], stage: 'setup' | 'step' = 'step'): Promise<void> {
-  const { decl, handles, sessions } = env;
+export async function replaySteps(env: CellEnv, steps: Step[], stage: 'setup' | 'step' = 'step'): Promise<Map<string, MemoryHandle>> {
+  const { decl, sessions } = env;
+  const handles = copyHandles(env.handles);
   const session = () => sessions.current() ?? sessions.start();
   for (const [i, step] of steps.entries()) {
     if (env.signal?.aborted) throw new Interrupted('interrupted');
@@ -42,13 +42,14 @@ export async function replaySteps(env: CellEnv, steps: Step[], stage: 'setup' | 
     } else if (step.op === 'tool') {
       const args = resolveRefs(step.args, lookupRef(handles)) as Record<string, unknown>;
       const r = await (await session()).callTool(step.tool, args, { stage });
-      Object.assign(rec, { tools: [step.tool], ok: r.ok, ms: roundMs(r.ms), result: clip(r.text) });
+      Object.assign(rec, { tools: [step.tool], ok: r.ok, ms: roundMs(r.ms), result: clip(r.text, RESULT_CHARS) });
     } else {
       const { op, vars, handle } = stepCall(decl, step, handles);
       const r = await runOp(await session(), decl, op, vars, stage);
-      Object.assign(rec, { tools: r.tools, ok: r.ok, ms: roundMs(r.ms), result: clip(r.text) });
+      Object.assign(rec, { tools: r.tools, ok: r.ok, ms: roundMs(r.ms), result: clip(r.text, RESULT_CHARS) });
       if (r.ok) afterStep(step, handle, r.id, handles);
     }
-    env.records.push(rec);
+    env.record(rec);
   }
+  return handles;
 }

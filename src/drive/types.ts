@@ -15,27 +15,34 @@ export interface Sessions {
   stop(): Promise<void>;
 }
 
-/** What the lifecycle hands a driver once the fixture exists and setup memories are stored. */
+/**
+ * What the lifecycle hands a driver once the fixture exists and setup memories are stored. It is
+ * read-only: a driver returns what it changed in its DriveOutcome. Only steps are appended as
+ * they happen (`record`), so the steps a driver made before it threw stay in the cell result.
+ */
 export interface CellEnv {
-  scenario: Scenario;
-  decl: TargetDecl;
-  bin: ResolvedBin;
-  fixture: Fixture;
-  cellDir: string;
+  readonly scenario: Scenario;
+  readonly decl: TargetDecl;
+  readonly bin: ResolvedBin;
+  readonly fixture: Fixture;
+  readonly cellDir: string;
   /** the cell's calls log: every session and every agent proxy appends here */
-  callsLog: string;
+  readonly callsLog: string;
   /** environment every server process of this cell gets (network guard, provider URL, …) */
-  serverEnv: Record<string, string>;
+  readonly serverEnv: Record<string, string>;
   /** host loopback services bridged into the target's network namespace (the model provider) */
-  bridges: LoopbackBridge[];
-  handles: Map<string, MemoryHandle>;
-  records: StepRecord[];
-  sessions: Sessions;
-  warnings: string[];
-  signal?: AbortSignal;
+  readonly bridges: LoopbackBridge[];
+  /** the memories as seeding and setup steps left them, by scenario ref: a driver starts from a copy */
+  readonly handles: ReadonlyMap<string, MemoryHandle>;
+  readonly sessions: Sessions;
+  /** add one step to the cell's steps, as it completes */
+  record(step: StepRecord): void;
+  readonly signal?: AbortSignal;
 }
 
 export interface DriveOutcome {
+  /** the memories as the phase left them (ids the target gave, contents updated): judges resolve refs against these */
+  handles: ReadonlyMap<string, MemoryHandle>;
   /** reasons the cell never really ran (an agent turn that did not happen): the cell is invalid */
   invalid: string[];
   /** the agent's final answer, for transcript judges */

@@ -1,7 +1,7 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import type { CallRecord } from '../mcp/recorder.js';
+import type { CallRecord } from '../mcp/calls-log.js';
 import type { TargetDecl } from '../targets/schema.js';
 import { EVIDENCE_DB, openEvidence, type Evidence } from './open.js';
 import { CALLS_COLUMNS, MEMORIES_COLUMNS } from './schema.js';

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { REQUIRED_VIEW_COLUMNS } from './schema.js';
+import { MemevalError } from '../util/errors.js';
 
 /** What judges read. The store is a copy taken after the server exited; nothing writes to it. */
 export interface Evidence {
@@ -15,7 +16,11 @@ export interface Evidence {
   close(): void;
 }
 
-export class EvidenceError extends Error {}
+export class EvidenceError extends MemevalError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('EVIDENCE', message, options);
+  }
+}
 
 export const EVIDENCE_DB = 'evidence.db';
 
@@ -48,7 +53,7 @@ export function openEvidence(cellDir: string): Evidence {
         db.exec(`CREATE TEMP VIEW "${v.name}" AS ${v.sql}`);
         db.prepare(`SELECT * FROM "${v.name}" LIMIT 0`).all();
       } catch (e) {
-        throw new EvidenceError(`target ${meta.target}: views.${v.name === 'memories' ? 'memories' : `extra.${v.name}`}: ${(e as Error).message}`);
+        throw new EvidenceError(`target ${meta.target}: views.${v.name === 'memories' ? 'memories' : `extra.${v.name}`}: ${(e as Error).message}`, { cause: e });
       }
       viewSql[v.name] = v.sql;
     }

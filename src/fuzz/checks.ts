@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { describeSightings, findEverywhere } from '../judge/absent.js';
-import type { CallRecord } from '../mcp/recorder.js';
+import { describeSightings, findEverywhere } from '../judge/store-scan.js';
+import type { CallRecord } from '../mcp/calls-log.js';
 import type { TargetDecl } from '../targets/schema.js';
+import { clip } from '../util/text.js';
 import { leafSteps, type Expectation } from './case.js';
 import type { CaseOutcome } from './runner.js';
 
@@ -42,10 +43,8 @@ export interface CheckSettings {
 
 export const DEFAULT_CHECK_SETTINGS: CheckSettings = { latencyFactor: 1.5, latencyMinSamples: 10, latencyFloorMs: 1000 };
 
-const clip = (s: string, n = 240) => (s.length > n ? s.slice(0, n) + '…' : s);
-
 export function callRef(c: CallRecord): CallRef {
-  return { session: c.session, seq: c.seq, tool: c.tool, args: clip(JSON.stringify(c.arguments)), result: clip(c.result_text), is_error: c.is_error, ms: c.ms };
+  return { session: c.session, seq: c.seq, tool: c.tool, args: clip(JSON.stringify(c.arguments), 240), result: clip(c.result_text, 240), is_error: c.is_error, ms: c.ms };
 }
 
 const callsOfStep = (o: CaseOutcome, n: number) => o.calls.filter((c) => c.stage === `fuzz:${n}`);

@@ -1,6 +1,6 @@
 import type { CellEnv, Driver } from '../drive/types.js';
-import { TargetError } from '../mcp/session.js';
-import { captureId, expandOp, handleFor } from '../ops/ops.js';
+import { TargetError, type TargetErrorCode } from '../mcp/session.js';
+import { captureId, copyHandles, expandOp, handleFor } from '../ops/ops.js';
 import type { MemoryOp } from '../scenario/schema.js';
 import type { FuzzCase, FuzzStep } from './case.js';
 
@@ -32,15 +32,12 @@ export interface FuzzDriveState {
   harnessError?: string;
 }
 
-export function failureOf(e: unknown, step: number | undefined, stderr = ''): Failure {
-  const err = e as Error;
-  if (e instanceof TargetError) {
-    if (e.exit) return { kind: 'crash', message: `${err.message} (exit code ${e.exit.code}, signal ${e.exit.signal})`, step, stderr: e.stderrTail };
-    if (/timed? ?out/i.test(err.message)) return { kind: 'hang', message: err.message, step, stderr: e.stderrTail };
-    return { kind: 'protocol', message: err.message, step, stderr: e.stderrTail };
-  }
-  if (/timed? ?out/i.test(err.message)) return { kind: 'hang', message: err.message, step, stderr };
-  return { kind: 'protocol', message: err.message, step, stderr };
+/** The finding each way a target fails makes. */
+export const FAILURE_KIND: Record<TargetErrorCode, Failure['kind']> = { TARGET_EXIT: 'crash', TARGET_TIMEOUT: 'hang', TARGET_PROTOCOL: 'protocol' };
+
+export function failureOf(e: TargetError, step: number | undefined): Failure {
+  const exit = e.kind === 'exit' && e.serverExit ? ` (exit code ${e.serverExit.code}, signal ${e.serverExit.signal})` : '';
+  return { kind: FAILURE_KIND[e.code], message: e.message + exit, step, stderr: e.stderrTail };
 }
 
 /**
@@ -58,7 +55,8 @@ export function fuzzDriver(c: FuzzCase, state: FuzzDriveState): Driver {
     steps: [],
     usesSession: true,
     drive: async (env: CellEnv) => {
-      const { decl, handles, sessions } = env;
+      const { decl, sessions } = env;
+      const handles = copyHandles(env.handles);
       const guessed = new Set<string>();
       const capturesId = (decl.ops.remember ?? []).some((c) => c.capture_id);
       const session = async () => {
@@ -105,7 +103,7 @@ export function fuzzDriver(c: FuzzCase, state: FuzzDriveState): Driver {
             case 'restart': {
               const t = performance.now();
               collect();
-              if (state.failure) throw new TargetError(state.failure.message, state.failure.stderr, { code: null, signal: null });
+              if (state.failure) throw new TargetError('exit', state.failure.message, state.failure.stderr, { code: null, signal: null });
               await sessions.stop();
               await session();
               r = { ok: true, text: '', ms: performance.now() - t };
@@ -150,10 +148,10 @@ export function fuzzDriver(c: FuzzCase, state: FuzzDriveState): Driver {
       } catch (e) {
         collect();
         // only the server's own failures are findings; anything else is memeval's (or the declaration's) problem
-        if (e instanceof TargetError || /timed? ?out/i.test((e as Error).message)) state.failure ??= failureOf(e, (e as { step?: number }).step, sessions.current()?.stderr());
+        if (e instanceof TargetError) state.failure ??= failureOf(e, (e as { step?: number }).step);
         else state.harnessError = (e as Error).message;
       }
-      return { invalid: [] };
+      return { handles, invalid: [] };
     },
   };
 }

@@ -297,4 +297,3 @@ export const RECIPES: Recipe[] = [
   },
 ];
 
-export const RECIPE_NAMES = RECIPES.map((r) => r.name);

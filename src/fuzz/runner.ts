@@ -1,22 +1,18 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readCalls } from '../drive/agent.js';
 import { openEvidence, type Evidence } from '../evidence/build.js';
-import type { CallRecord } from '../mcp/recorder.js';
-import { runCell } from '../run/cell.js';
+import { isToolCall, readCalls, type CallRecord } from '../mcp/calls-log.js';
+import { readNetworkLog, type NetworkAttempt } from '../fixture/netguard.js';
+import { JsonlError } from '../util/jsonl.js';
+import { isTargetCode } from '../mcp/session.js';
+import { runCell } from '../cell/cell.js';
 import { scenarioSchema, type Scenario } from '../scenario/schema.js';
 import type { ResolvedBin } from '../targets/resolve-bin.js';
 import type { TargetDecl } from '../targets/schema.js';
 import type { FuzzCase } from './case.js';
-import { fuzzDriver, type Failure, type FuzzDriveState, type StepOutcome } from './driver.js';
+import { FAILURE_KIND, fuzzDriver, type Failure, type FuzzDriveState, type StepOutcome } from './driver.js';
 
 export type { Failure, StepOutcome } from './driver.js';
-
-export interface NetworkAttempt {
-  host: string;
-  port: number | null;
-  via: string;
-}
 
 /** Everything one case left behind, for the checks. The caller closes `evidence`. */
 export interface CaseOutcome {
@@ -52,19 +48,10 @@ export interface RunnerOptions {
   keepFixtures?: boolean;
 }
 
+/** The guard notes an attempt before refusing it: a torn last note is still an attempt, host unknown. */
 function readNetwork(file: string): NetworkAttempt[] {
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim())
-    .flatMap((l) => {
-      try {
-        const r = JSON.parse(l) as NetworkAttempt;
-        return [{ host: r.host, port: r.port, via: r.via }];
-      } catch {
-        return [];
-      }
-    });
+  const { records, torn } = readNetworkLog(file);
+  return torn === undefined ? records : [...records, { host: '(note torn)', port: null, via: 'unknown' }];
 }
 
 /** The scenario shell a fuzz cell runs in: its files, no setup memories, no assertions (the checks judge). */
@@ -92,18 +79,19 @@ export class CellRunner implements FuzzRunner {
     mkdirSync(cellDir, { recursive: true });
     writeFileSync(join(cellDir, 'case.json'), JSON.stringify(c, null, 2));
     const state: FuzzDriveState = { steps: new Map(), protocolErrors: [], toolSchemas: new Map(), guessedIds: [] };
-    const result = await runCell({ scenario: caseScenario(c), decl: this.o.decl, bin: this.o.bin, driver: fuzzDriver(c, state), cellDir, keep: this.o.keepFixtures ?? false, signal });
+    const scenario = caseScenario(c);
+    const result = await runCell({ cellId: `${scenario.id}/${this.o.decl.name}/fuzz-${c.fingerprint}`, scenario, decl: this.o.decl, bin: this.o.bin, driver: fuzzDriver(c, state), cellDir, keep: this.o.keepFixtures ?? false, signal });
     const out: CaseOutcome = {
       fuzzCase: c,
       target: this.o.decl.name,
       cellDir,
-      calls: readCalls(join(cellDir, 'calls.jsonl')).filter((x) => (x.method ?? 'tools/call') === 'tools/call'),
+      calls: readCalls(join(cellDir, 'calls.jsonl')).filter(isToolCall),
       steps: state.steps,
       failure: state.failure,
       shutdown: result.shutdown ?? [],
       shutdownStderr: result.shutdown?.length ? result.stderr_tail : undefined,
       protocolErrors: state.protocolErrors,
-      network: readNetwork(join(cellDir, 'network.jsonl')),
+      network: [],
       toolSchemas: state.toolSchemas,
       guessedIds: state.guessedIds,
       ms: 0,
@@ -113,9 +101,15 @@ export class CellRunner implements FuzzRunner {
     if (state.harnessError) out.harnessError = state.harnessError;
     else if (result.verdict === 'skipped') out.harnessError = 'interrupted';
     else if (result.verdict === 'error' && !hasEvidence && !out.failure) {
-      // the lifecycle itself failed: the server did not start, or its store is missing or unreadable
-      if (/server did not start|exit code|timed? ?out/i.test(result.reason)) out.failure = { kind: /timed? ?out/i.test(result.reason) ? 'hang' : /exit/i.test(result.reason) ? 'crash' : 'protocol', message: result.reason, stderr: result.stderr_tail ?? '' };
+      // the lifecycle itself failed: the server did not start (the target's failure), or its store is missing or unreadable
+      if (isTargetCode(result.error_code)) out.failure = { kind: FAILURE_KIND[result.error_code], message: result.reason, stderr: result.stderr_tail ?? '' };
       else out.harnessError = result.reason;
+    }
+    try {
+      out.network = readNetwork(join(cellDir, 'network.jsonl'));
+    } catch (e) {
+      if (!(e instanceof JsonlError)) throw e;
+      out.harnessError ??= `network log: ${e.message}`; // a damaged log may hide an attempt: the network check cannot run
     }
     try {
       if (hasEvidence) out.evidence = openEvidence(cellDir);

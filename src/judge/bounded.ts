@@ -1,6 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { track, untrack } from '../fixture/processes.js';
+import { track, untrack } from '../util/processes.js';
 import type { Assertion } from '../scenario/schema.js';
 import type { JudgeContext } from './context.js';
 import type { Judgment } from './judgment.js';

@@ -41,6 +41,6 @@ export async function judgeCell(o: JudgeCellOptions): Promise<VerdictResult & { 
 }
 
 /** The scenario refs' memories as the cell ended: the id captured from the target, the content after any update. */
-export function memoryRefs(handles: Map<string, MemoryHandle>): JudgeInput['memory_refs'] {
+export function memoryRefs(handles: ReadonlyMap<string, MemoryHandle>): JudgeInput['memory_refs'] {
   return Object.fromEntries([...handles].map(([ref, h]) => [ref, { id: h.id, content: h.content }]));
 }

@@ -32,6 +32,5 @@ export function textMatch(hay: string, needle: string, caseSensitive: boolean): 
   return caseSensitive ? hay.includes(needle) : hay.toLowerCase().includes(needle.toLowerCase());
 }
 
-export function clipText(t: string, n = 400): string {
-  return t.length > n ? t.slice(0, n) + '…' : t;
-}
+/** How much of a judged text a judgment keeps as its actual value. */
+export const SHOWN = 400;

@@ -1,4 +1,5 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { MemevalError } from '../util/errors.js';
 
 /**
  * A file larger than this is `error` rather than scanned: reading it would take longer than the
@@ -27,6 +28,7 @@ const hex4 = (c: number, upper: boolean) => {
 /** The inside of a JSON string literal as JSON.stringify (and most encoders) writes it. */
 const jsonInner = (t: string) => JSON.stringify(t).slice(1, -1);
 /** Every UTF-16 unit above ASCII as \uXXXX: Python's json.dumps default (ensure_ascii). */
+// eslint-disable-next-line no-control-regex -- every unit outside ASCII, NUL included
 const asciiOnly = (s: string, upper: boolean) => s.replace(/[^\x00-\x7e]/g, (ch) => hex4(ch.charCodeAt(0), upper));
 /** Go's encoding/json escapes <, >, & (and U+2028/9) for HTML safety. */
 const htmlSafe = (s: string) => s.replace(/[<>&\u2028\u2029]/g, (ch) => hex4(ch.charCodeAt(0), false));
@@ -47,6 +49,7 @@ export function formsOf(text: string): Form[] {
     if (bytes.length && !seen.has(key)) (seen.add(key), forms.push({ encoding, bytes }));
   };
   add('utf-8', Buffer.from(text, 'utf8'));
+  // eslint-disable-next-line no-control-regex -- byte ranges: non-ASCII, and all of it within latin1
   if (/[^\x00-\x7f]/.test(text) && /^[\x00-\xff]*$/.test(text)) add('latin1', Buffer.from(text, 'latin1'));
   const inner = jsonInner(text);
   const json = [inner, asciiOnly(inner, false), asciiOnly(inner, true), htmlSafe(inner), asciiOnly(htmlSafe(inner), false)];
@@ -65,7 +68,11 @@ export function textForms(text: string): { encoding: string; text: string }[] {
 }
 
 /** A file that could not be scanned, and why. */
-export class ScanError extends Error {}
+export class ScanError extends MemevalError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('SCAN', message, options);
+  }
+}
 
 /** One read of a file: the encodings each query was found in, and how many bytes were read. */
 export interface FileHits {
@@ -90,7 +97,7 @@ export function scanFile(path: string, queries: Query[]): FileHits {
   try {
     fd = openSync(path, 'r');
   } catch (e) {
-    throw new ScanError(`cannot open (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    throw new ScanError(`cannot open (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, { cause: e });
   }
   let bytes = 0;
   try {
@@ -103,7 +110,7 @@ export function scanFile(path: string, queries: Query[]): FileHits {
       try {
         n = readSync(fd, buf, 0, CHUNK, bytes);
       } catch (e) {
-        throw new ScanError(`read failed at byte ${bytes} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+        throw new ScanError(`read failed at byte ${bytes} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, { cause: e });
       }
       if (n === 0) break;
       bytes += n;

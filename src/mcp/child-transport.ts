@@ -3,9 +3,9 @@ import { appendFileSync } from 'node:fs';
 import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { track, untrack, killTree, killGroupNow } from '../fixture/processes.js';
+import { track, untrack, killTree, killGroupNow } from '../util/processes.js';
 import { CappedLog } from './capped-log.js';
-import { isolatedCommand, killTagged, newOwnerTag, OWNER_VAR } from '../fixture/isolation.js';
+import { isolatedCommand, killTagged, newOwnerTag, OWNER_VAR } from '../util/isolation.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, LineFramer, OversizeMessage } from './framing.js';
 import type { CallRecorder } from './recorder.js';
 

@@ -1,4 +1,5 @@
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { MemevalError } from '../util/errors.js';
 
 /** The largest JSON-RPC message (one line) memeval accepts from a server unless its declaration says otherwise. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
@@ -6,10 +7,9 @@ export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 export type Frame = { kind: 'message'; message: JSONRPCMessage } | { kind: 'noise'; line: string };
 
 /** A message over the limit: the stream can no longer be trusted, so the session ends. */
-export class OversizeMessage extends Error {
+export class OversizeMessage extends MemevalError {
   constructor(readonly limit: number) {
-    super(`server sent a JSON-RPC message over ${formatBytes(limit)} (server.max_message_bytes in the target declaration)`);
-    this.name = 'OversizeMessage';
+    super('OVERSIZE_MESSAGE', `server sent a JSON-RPC message over ${formatBytes(limit)} (server.max_message_bytes in the target declaration)`);
   }
 }
 

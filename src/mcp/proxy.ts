@@ -8,7 +8,8 @@ import { describeExit, stopProblem } from './child-transport.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, LineFramer, OversizeMessage, type Frame } from './framing.js';
 import { CallRecorder } from './recorder.js';
 import { onSignal } from '../util/signals.js';
-import { isolatedCommand, isolationMode, killTagged, newOwnerTag, OWNER_VAR } from '../fixture/isolation.js';
+import { isolatedCommand, isolationMode, killTagged, newOwnerTag, OWNER_VAR } from '../util/isolation.js';
+import { JsonlError, readJsonl, tornLine } from '../util/jsonl.js';
 
 export interface ProxyOptions {
   log: string;
@@ -69,19 +70,29 @@ export function statusFile(log: string, session: number): string {
   return `${log}.status-${session}`;
 }
 
+const exitNoteSchema = z.union([
+  z.object({ session: z.number(), started: z.literal(true), pid: z.number(), watcher: z.number() }),
+  z.object({ session: z.number(), asked: z.string(), stopping: z.literal(true) }),
+  z.object({
+    session: z.number(),
+    asked: z.string().nullable(),
+    took: z.enum(['exit', 'SIGTERM', 'SIGKILL']).optional(),
+    code: z.number().nullable(),
+    signal: z.string().nullable(),
+    fault: z.string().optional(),
+  }),
+]);
+
+/** The exit notes, and the problems of notes that cannot be read (how that server ended is unknown). */
 function readExitNotes(log: string): { notes: ExitNote[]; unparsed: string[] } {
-  if (!existsSync(exitLog(log))) return { notes: [], unparsed: [] };
-  const notes: ExitNote[] = [];
-  const unparsed: string[] = [];
-  for (const l of readFileSync(exitLog(log), 'utf8').split('\n')) {
-    if (!l.trim()) continue;
-    try {
-      notes.push(JSON.parse(l) as ExitNote);
-    } catch {
-      unparsed.push(l);
-    }
+  try {
+    const { records, torn } = readJsonl(exitLog(log), exitNoteSchema);
+    const lost = torn === undefined ? [] : [`an exit note of the proxy is lost: ${tornLine(exitLog(log), torn)}`];
+    return { notes: records as ExitNote[], unparsed: lost };
+  } catch (e) {
+    if (!(e instanceof JsonlError)) throw e;
+    return { notes: [], unparsed: [`the proxy's exit notes cannot be read: ${e.message}`] };
   }
-  return { notes, unparsed };
 }
 
 /** The status the shell in the namespace wrote, if it did. */
@@ -142,8 +153,19 @@ export function proxyStopProblems(log: string): string[] {
       const p = proxyStopProblem(ended);
       return p ? [`the agent's server session ${session} ${p}`] : [];
     }),
-    ...unparsed.map((l) => `an exit note of the proxy does not parse: ${l.slice(0, 80)}`),
+    ...unparsed,
   ];
+}
+
+const capNoteSchema = z.object({ tool: z.string(), call: z.number(), cap: z.number(), ts: z.string() });
+
+/**
+ * How many tools/call the proxy refused over the cap, from its notes beside the calls log. A torn
+ * last note counts: the cap was hit when it was written.
+ */
+export function cappedCalls(log: string): number {
+  const { records, torn } = readJsonl(capLog(log), capNoteSchema);
+  return records.length + (torn === undefined ? 0 : 1);
 }
 
 const launchSchema = z.object({

@@ -1,25 +1,6 @@
 import { appendFileSync } from 'node:fs';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-
-/** JSON-RPC methods the recording point logs: the calls, and the handshake that offers tools. */
-export const RECORDED_METHODS = ['tools/call', 'initialize', 'tools/list'] as const;
-export type RecordedMethod = (typeof RECORDED_METHODS)[number];
-
-/** One request that crossed the MCP boundary, with its answer. */
-export interface CallRecord {
-  seq: number;
-  session: number;
-  stage: string;
-  /** absent in logs written before the handshake was recorded: a tools/call */
-  method?: RecordedMethod;
-  op: string | null;
-  tool: string;
-  arguments: unknown;
-  result_text: string;
-  is_error: boolean;
-  ms: number;
-  ts: string;
-}
+import { RECORDED_METHODS, type CallRecord, type RecordedMethod } from './calls-log.js';
 
 /** Keys in params._meta the harness uses to label a call; stripped before the server sees them. */
 export const META_OP = 'memeval/op';

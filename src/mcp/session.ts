@@ -1,12 +1,15 @@
 import { resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { Fixture } from '../fixture/fixture.js';
 import { isolatedEnv } from '../fixture/fixture.js';
 import { fillString, fillTemplate } from '../util/template.js';
+import { MemevalError } from '../util/errors.js';
 import { MEMEVAL_VERSION, PROJECT_ROOT } from '../util/paths.js';
 import { ChildTransport, stopProblem, stopWarning } from './child-transport.js';
 import { sandboxLaunch, type LoopbackBridge, type NetworkMode } from '../fixture/sandbox.js';
 import { CallRecorder, META_OP, META_STAGE } from './recorder.js';
+import { binCommand } from '../util/processes.js';
 import type { ResolvedBin } from '../targets/resolve-bin.js';
 import type { TargetDecl } from '../targets/schema.js';
 
@@ -45,12 +48,7 @@ export function serverLaunch(decl: TargetDecl, bin: ResolvedBin, fixture: Fixtur
   const cwd = fillString(decl.server.cwd, vars);
   if (decl.server.command)
     return sandboxLaunch({ command: fillString(decl.server.command, vars), args: decl.server.args.map((a) => fillString(a, vars)), env, cwd }, bridges);
-  // run JS bins with this very node, so a shebang or PATH cannot pick another one
-  const isJs = /\.(c|m)?js$/.test(bin.file);
-  return sandboxLaunch(
-    { command: isJs ? process.execPath : bin.file, args: [...(isJs ? [bin.file] : []), ...decl.server.args.map((a) => fillString(a, vars))], env, cwd },
-    bridges,
-  );
+  return sandboxLaunch({ ...binCommand(bin.file, decl.server.args.map((a) => fillString(a, vars))), env, cwd }, bridges);
 }
 
 /** A running target server with an MCP client attached through a call recorder. */
@@ -85,7 +83,7 @@ export class TargetSession {
       await client.connect(transport, { timeout: o.decl.server.startup_timeout_ms });
     } catch (e) {
       await transport.close(500).catch(() => {});
-      throw new TargetError(`server did not start: ${transport.failure() ?? (e as Error).message}`, transport.stderr(), transport.exitInfo);
+      throw targetError(transport, `server did not start: ${transport.failure() ?? (e as Error).message}`, e);
     }
     const session = new TargetSession(client, transport, recorder, o.decl.server.call_timeout_ms, performance.now() - t0, launch.network);
     session.protocolErrors = protocolErrors;
@@ -99,8 +97,12 @@ export class TargetSession {
 
   /** Each tool's input schema as the server lists it. */
   async toolSchemas(): Promise<Map<string, Record<string, unknown>>> {
-    const r = await this.client.listTools(undefined, { timeout: this.callTimeoutMs });
-    return new Map(r.tools.map((t) => [t.name, t.inputSchema as Record<string, unknown>]));
+    try {
+      const r = await this.client.listTools(undefined, { timeout: this.callTimeoutMs });
+      return new Map(r.tools.map((t) => [t.name, t.inputSchema as Record<string, unknown>]));
+    } catch (e) {
+      throw targetError(this.transport, `tools/list: ${this.transport.failure() ?? (e as Error).message}`, e);
+    }
   }
 
   /** How the server exited, if it has (undefined while it runs). */
@@ -113,7 +115,7 @@ export class TargetSession {
       const r = await this.client.listTools(undefined, { timeout: this.callTimeoutMs });
       return r.tools.map((t) => t.name);
     } catch (e) {
-      throw new TargetError(`tools/list: ${this.transport.failure() ?? (e as Error).message}`, this.transport.stderr(), this.transport.exitInfo);
+      throw targetError(this.transport, `tools/list: ${this.transport.failure() ?? (e as Error).message}`, e);
     }
   }
 
@@ -136,7 +138,7 @@ export class TargetSession {
       if (failure === undefined && typeof err.code === 'number' && err.code !== -32001 && err.code !== -32000)
         return { ok: false, text: err.message, ms: performance.now() - t0 };
       // "Connection closed" says nothing: name the exit code, signal or fault instead
-      throw new TargetError(`${tool}: ${failure ?? err.message}`, this.transport.stderr(), this.transport.exitInfo);
+      throw targetError(this.transport, `${tool}: ${failure ?? err.message}`, e);
     }
   }
 
@@ -159,16 +161,48 @@ export class TargetSession {
   }
 }
 
+/** How a target failed: it exited (or could not be spawned), did not answer in time, or broke the protocol. */
+export type TargetFailureKind = 'exit' | 'timeout' | 'protocol';
+
+const TARGET_CODES = { exit: 'TARGET_EXIT', timeout: 'TARGET_TIMEOUT', protocol: 'TARGET_PROTOCOL' } as const;
+export type TargetErrorCode = (typeof TARGET_CODES)[TargetFailureKind];
+
+/** Whether an error code (a cell's `error_code`) says the target failed, not memeval or its input. */
+export function isTargetCode(code: string | undefined): code is TargetErrorCode {
+  return Object.values(TARGET_CODES).includes(code as TargetErrorCode);
+}
+
 /** The target crashed, hung or spoke garbage; carries the tail of its stderr. */
-export class TargetError extends Error {
+export class TargetError extends MemevalError {
+  declare readonly code: TargetErrorCode;
+
   constructor(
+    readonly kind: TargetFailureKind,
     message: string,
     readonly stderrTail: string,
-    readonly exit?: { code: number | null; signal: NodeJS.Signals | null },
+    /** how the server process ended, when it has */
+    readonly serverExit?: { code: number | null; signal: NodeJS.Signals | null },
+    options?: ErrorOptions,
   ) {
-    super(message);
-    this.name = 'TargetError';
+    super(TARGET_CODES[kind], message, options);
   }
+}
+
+/**
+ * A failed request as a TargetError. A fault memeval stopped listening for (an oversize message)
+ * is the protocol's even though memeval then killed the server. The SDK's timeout means the
+ * server was still running when it fired, whatever memeval did to it after; otherwise a server
+ * that is gone exited.
+ */
+function targetError(transport: ChildTransport, message: string, cause: unknown): TargetError {
+  const kind: TargetFailureKind = transport.fault
+    ? 'protocol'
+    : (cause as { code?: unknown } | undefined)?.code === ErrorCode.RequestTimeout
+      ? 'timeout'
+      : transport.exitInfo
+        ? 'exit'
+        : 'protocol';
+  return new TargetError(kind, message, transport.stderr(), transport.exitInfo, { cause });
 }
 
 export { fillTemplate };

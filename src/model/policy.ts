@@ -1,6 +1,6 @@
 import type { Step } from '../scenario/schema.js';
 import type { TargetDecl } from '../targets/schema.js';
-import { afterStep, captureId, expandOp, stepCall, type MemoryHandle } from '../ops/ops.js';
+import { afterStep, captureId, copyHandles, expandOp, stepCall, type MemoryHandle } from '../ops/ops.js';
 import { resolveRefs } from '../scenario/refs.js';
 import { lookupRef } from '../ops/refs.js';
 
@@ -9,7 +9,7 @@ export interface Script {
   decl: TargetDecl;
   steps: Step[];
   /** memories seeded before the session (setup, earlier sessions), by ref */
-  handles: Map<string, MemoryHandle>;
+  handles: ReadonlyMap<string, MemoryHandle>;
 }
 
 export interface SeenResult {
@@ -35,7 +35,7 @@ export function handlesAfter(script: Script, results: SeenResult[]): Map<string,
 }
 
 function walk(script: Script, results: SeenResult[]): { decision: PolicyDecision; handles: Map<string, MemoryHandle> } {
-  const handles = new Map([...script.handles].map(([k, h]) => [k, { ...h }]));
+  const handles = copyHandles(script.handles);
   const call = (tool: string, args: Record<string, unknown>) => ({ decision: { kind: 'tool_call' as const, tool, args }, handles });
   let k = 0;
   const lookup = lookupRef(handles, false);

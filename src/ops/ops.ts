@@ -8,6 +8,7 @@ import { execBounded } from '../util/bounded-regex.js';
 
 export type { StepRecord };
 import { fillTemplate } from '../util/template.js';
+import { clip } from '../util/text.js';
 
 /** What the harness knows about a memory it stored, for `$ref:` and update/forget templates. */
 export interface MemoryHandle {
@@ -20,12 +21,15 @@ export interface MemoryHandle {
   source: string;
 }
 
+/** A working copy of handles a driver may change (ids captured, contents updated) without touching the ones it was given. */
+export function copyHandles(handles: ReadonlyMap<string, MemoryHandle>): Map<string, MemoryHandle> {
+  return new Map([...handles].map(([ref, h]) => [ref, { ...h }]));
+}
 
 export const roundMs = (ms: number): number => Math.round(ms * 100) / 100;
 
-export function clip(s: string, n = 300): string {
-  return s.length > n ? s.slice(0, n) + '…' : s;
-}
+/** How much of a target's answer a step record keeps. */
+export const RESULT_CHARS = 300;
 
 /** Ops a scenario needs from a target (setup seeds with remember; recall assertions need recall). */
 export function opsNeeded(scenario: Scenario, steps: Step[]): Set<MemoryOp> {
@@ -149,8 +153,8 @@ export async function seedMemories(
     const r = await runOp(session, decl, 'remember', { ...h }, 'setup');
     h.id = r.id ?? h.key;
     handles.set(m.ref, h);
-    records.push({ index: i, stage: 'setup', op: 'remember', tools: r.tools, ok: r.ok, ms: roundMs(r.ms), note: m.ref, result: clip(r.text) });
-    if (!r.ok) throw new Error(`setup memory "${m.ref}" was refused by the target: ${clip(r.text)}`);
+    records.push({ index: i, stage: 'setup', op: 'remember', tools: r.tools, ok: r.ok, ms: roundMs(r.ms), note: m.ref, result: clip(r.text, RESULT_CHARS) });
+    if (!r.ok) throw new Error(`setup memory "${m.ref}" was refused by the target: ${clip(r.text, RESULT_CHARS)}`);
   }
 }
 

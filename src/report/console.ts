@@ -2,6 +2,7 @@ import chalk from 'chalk';
 import type { CellResult, Report, Verdict } from '../core/results.js';
 import type { RepeatStats } from './repeats.js';
 import { closingLine, nothingChecked } from './report.js';
+import { clip } from '../util/text.js';
 
 const COLOR: Record<Verdict, (s: string) => string> = {
   pass: chalk.green,
@@ -17,7 +18,7 @@ const COLOR: Record<Verdict, (s: string) => string> = {
 
 function fmt(v: unknown): string {
   const s = typeof v === 'string' ? v : JSON.stringify(v);
-  return s.length > 160 ? s.slice(0, 160) + '…' : s;
+  return clip(s, 160);
 }
 
 /** One line per phase, then the assertions that explain it. */

@@ -115,7 +115,6 @@ export const stepSchema = z.discriminatedUnion('op', [
   toolStep,
 ]);
 export type Step = z.infer<typeof stepSchema>;
-export const STEP_OPS = ['remember', 'update', 'forget', 'recall', 'curate', 'restart', 'tool'] as const;
 
 const comparator = z.enum(COMPARATORS);
 const assertionBase = {
@@ -317,7 +316,6 @@ export interface CascadeAssertion extends ComposedBase {
   tiers: { policy: CascadePolicy; judges: Assertion[] }[];
 }
 export type Assertion = Simple | JuryAssertion | CascadeAssertion;
-export const ASSERTION_KINDS = ['count', 'sql', 'absent', 'recall', 'called', 'transcript', 'llm', 'rank', 'jury', 'cascade', 'file'] as const;
 
 export const EXPECTATIONS = ['detect', 'defend-or-detect'] as const;
 

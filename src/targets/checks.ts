@@ -1,6 +1,7 @@
 import { isAbsolute, relative, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import type { TargetDecl } from './schema.js';
+import { nearest } from '../util/errors.js';
 
 /**
  * Load-time checks of a target declaration beyond its schema and its op templates (op-checks.ts):
@@ -27,36 +28,12 @@ function placeholderProblems(field: string, text: string, known: string[]): stri
     }
     const [, name, filter] = p;
     if (!known.includes(name)) {
-      const guess = nearestName(name, known);
+      const guess = nearest(name, known);
       out.push(`${field}: unknown placeholder {{${name}}}${guess ? ` (did you mean {{${guess}}}?)` : ''}; known here: ${known.join(', ') || 'none'}`);
     }
     if (filter !== undefined && !FILTERS.includes(filter)) out.push(`${field}: unknown filter "|${filter}" in {{${name}|${filter}}}; filters: ${FILTERS.join(', ')}`);
   }
   return out;
-}
-
-function nearestName(word: string, names: string[]): string | undefined {
-  let best: string | undefined;
-  let bestD = Infinity;
-  for (const n of names) {
-    const d = distance(word, n);
-    if (d < bestD) [best, bestD] = [n, d];
-  }
-  return bestD <= Math.max(2, Math.floor(word.length / 3)) ? best : undefined;
-}
-
-function distance(a: string, b: string): number {
-  const prev = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let diag = prev[0];
-    prev[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const t = prev[j];
-      prev[j] = Math.min(prev[j] + 1, prev[j - 1] + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diag = t;
-    }
-  }
-  return prev[b.length];
 }
 
 /** Every string inside a JSON value with its field path. */

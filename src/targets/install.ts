@@ -4,6 +4,7 @@ import { homedir } from 'node:os';
 import { execa } from 'execa';
 import { cacheDir } from './cache.js';
 import { resolveBin } from './resolve-bin.js';
+import { MemevalError } from '../util/errors.js';
 
 let npmCache: Promise<string> | undefined;
 
@@ -52,7 +53,11 @@ export interface InstallResult {
   ms: number;
 }
 
-export class InstallError extends Error {}
+export class InstallError extends MemevalError {
+  constructor(message: string) {
+    super('INSTALL', message);
+  }
+}
 
 const LOCK_STALE_MS = 20 * 60_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -53,4 +53,4 @@ export function loadTarget(nameOrFile: string, dir = BUILTIN_TARGETS): LoadedTar
   return loadTargetFile(match);
 }
 
-export const DEFAULT_TARGET = 'server-memory';
+export { DEFAULT_TARGET } from '../core/config.js';

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { PROJECT_ROOT } from '../util/paths.js';
 import { packageInstallDir } from './cache.js';
 import type { TargetDecl } from './schema.js';
+import { MemevalError } from '../util/errors.js';
 
 export interface ResolvedBin {
   /** the package dir holding package.json */
@@ -12,7 +13,11 @@ export interface ResolvedBin {
   version: string;
 }
 
-export class NotInstalledError extends Error {}
+export class NotInstalledError extends MemevalError {
+  constructor(message: string) {
+    super('NOT_INSTALLED', message);
+  }
+}
 
 /** The node_modules dir a target's package lives in: memeval's own, or the cache. */
 export function targetPrefix(pkg: NonNullable<TargetDecl['package']>, name: string): string {

@@ -1,4 +1,5 @@
 import vm from 'node:vm';
+import { MemevalError } from './errors.js';
 
 /**
  * Regexes a declaration or scenario writes, run over what a target or agent produced. The load-time
@@ -13,7 +14,11 @@ export function regexTimeoutMs(): number {
   return Number.isInteger(n) && n > 0 ? n : DEFAULT_REGEX_TIMEOUT_MS;
 }
 
-export class RegexTimeout extends Error {}
+export class RegexTimeout extends MemevalError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('REGEX_TIMEOUT', message, options);
+  }
+}
 
 const context = vm.createContext({});
 const EXEC = new vm.Script('re.exec(s)');
@@ -26,7 +31,7 @@ function bounded<T>(script: vm.Script, re: RegExp, s: string, what: string, ms: 
     return script.runInContext(context, { timeout: ms }) as T;
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT')
-      throw new RegexTimeout(`${what} /${re.source}/ timed out after ${ms} ms on ${s.length} characters (MEMEVAL_REGEX_TIMEOUT_MS changes the limit); simplify the pattern`);
+      throw new RegexTimeout(`${what} /${re.source}/ timed out after ${ms} ms on ${s.length} characters (MEMEVAL_REGEX_TIMEOUT_MS changes the limit); simplify the pattern`, { cause: e });
     throw e;
   } finally {
     // the last text may be megabytes: do not keep it alive between calls

@@ -1,11 +1,33 @@
+import { ERROR_EXITS, type ErrorCode } from '../core/results.js';
+
+export type { ErrorCode };
+
+/**
+ * The base of every error memeval raises on purpose. `code` says what went wrong, so callers
+ * (the fuzzer, a cell's result) switch on it instead of on message text; `exit` is the code the
+ * CLI ends with when the error reaches it. An error that wraps another keeps it as `cause`.
+ */
+export class MemevalError extends Error {
+  readonly exit: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.exit = ERROR_EXITS[code];
+    this.name = new.target.name;
+  }
+}
+
 /** An error in user input (scenario, target, flags). The CLI maps it to exit code 3. */
-export class InputError extends Error {
+export class InputError extends MemevalError {
   constructor(
     message: string,
     readonly problems: string[] = [message],
   ) {
-    super(message);
-    this.name = 'InputError';
+    super('INPUT', message);
   }
 }
 
@@ -13,21 +35,26 @@ export class InputError extends Error {
  * The run could not write its own results (a full or read-only disk mid-run). The cells were
  * torn down; the message says where the partial run is. The CLI exits 1 with it, no trace.
  */
-export class RunWriteError extends Error {
+export class RunWriteError extends MemevalError {
   constructor(
     readonly runDir: string,
     cause: unknown,
   ) {
     super(
+      'RUN_WRITE',
       `cannot write the run's report in ${runDir} (${(cause as NodeJS.ErrnoException).code ?? (cause as Error).message}); ` +
         `every cell was stopped and its fixture removed; the partial run (cell dirs, logs) is in ${runDir}`,
+      { cause },
     );
-    this.name = 'RunWriteError';
   }
 }
 
 /** Raised inside a cell when the run is interrupted: the cell ends as `skipped`. */
-export class Interrupted extends Error {}
+export class Interrupted extends MemevalError {
+  constructor(message = 'interrupted') {
+    super('INTERRUPTED', message);
+  }
+}
 
 /** Levenshtein distance, used to suggest the nearest known name for a typo. */
 export function editDistance(a: string, b: string): number {

@@ -1,3 +1,5 @@
+import { MemevalError } from './errors.js';
+
 const WHOLE = /^\{\{\s*([A-Za-z_][\w.]*)\s*(?:\|\s*(\w+)\s*)?\}\}$/;
 const PART = /\{\{\s*([A-Za-z_][\w.]*)\s*(?:\|\s*(\w+)\s*)?\}\}/g;
 
@@ -22,7 +24,11 @@ function lookup(vars: Record<string, unknown>, path: string): unknown {
   return cur;
 }
 
-export class TemplateError extends Error {}
+export class TemplateError extends MemevalError {
+  constructor(message: string) {
+    super('TEMPLATE', message);
+  }
+}
 
 /**
  * Fill {{placeholders}} in a JSON-like value. A string that is one placeholder takes the

@@ -45,6 +45,14 @@ server.setRequestHandler(CallToolRequestSchema, async (req) => {
   switch (req.params.name) {
     case 'save': {
       if (modes.has('hang')) return new Promise(() => {});
+      if (modes.has('hang-at')) {
+        // the FUZZ_HANG_AT-th save of the whole run (counted in FUZZ_MARK, outside any fixture) never
+        // answers, and leaves a file there so a test knows a case is mid-call
+        const count = `${process.env.FUZZ_MARK}/saves`;
+        const n = (existsSync(count) ? Number(readFileSync(count, 'utf8')) : 0) + 1;
+        writeFileSync(count, String(n));
+        if (n === Number(process.env.FUZZ_HANG_AT)) return (writeFileSync(`${process.env.FUZZ_MARK}/hanging`, ''), new Promise(() => {}));
+      }
       if (modes.has('garbage')) process.stdout.write('debug: saving now\n');
       if (modes.has('wrong-id')) process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: 987654, result: { content: [] } }) + '\n');
       if (modes.has('refuse-save') || (modes.has('min-length') && a.text === '')) return text('Error: database is locked', true);
@@ -98,4 +106,7 @@ if (modes.has('abort-at-stop')) process.stdin.on('end', () => process.abort());
 // a store lost at exit: the server truncates it on its way out, and exits 0
 if (modes.has('lose-store-at-stop')) process.stdin.on('end', () => (writeFileSync(STORE, ''), process.exit(0)));
 
-await server.connect(new StdioServerTransport());
+// failures at start: exit before the handshake, or never answer it
+if (modes.has('exit-at-start')) process.exit(5);
+else if (modes.has('mute-at-start')) process.stdin.resume();
+else await server.connect(new StdioServerTransport());

@@ -63,14 +63,24 @@ function breakdown(js: CaseJudgment[], key: (j: CaseJudgment) => string | null):
   return Object.fromEntries([...groups].map(([k, v]) => [k, metrics(v)]));
 }
 
-/** Put every labelled case through the judge `repeat` times and measure the agreement. */
-export async function runCalibration(file: CalibrationFile & { dir: string }, casesFile: string, model: JudgeModel, repeat: number, onCase?: (j: CaseJudgment) => void): Promise<CalibrationResult> {
+/**
+ * Put every labelled case through the judge `repeat` times and measure the agreement. Once
+ * `signal` is aborted no further case is asked and the figures cover the judgments made.
+ */
+export async function runCalibration(
+  file: CalibrationFile & { dir: string },
+  casesFile: string,
+  model: JudgeModel,
+  repeat: number,
+  onCase?: (j: CaseJudgment) => void,
+  signal?: AbortSignal,
+): Promise<CalibrationResult> {
   const started = new Date().toISOString();
   const judgments: CaseJudgment[] = [];
   for (const c of file.cases) {
     const a = asAssertion(c, file);
     const label = c.subject === 'recall' ? `recall results for "${c.query}"` : c.subject === 'answer' ? "the agent's final answer" : 'stored memories';
-    for (let r = 0; r < repeat; r++) {
+    for (let r = 0; r < repeat && !signal?.aborted; r++) {
       const j = await judgeLlm(a, { model, sources: { inline: { label, items: c.items } }, scenarioDir: file.dir, repeat: r });
       const rec = (j.llm as LlmRecord | undefined) ?? null;
       const cj: CaseJudgment = {
@@ -120,7 +130,7 @@ export function formatCalibration(r: CalibrationResult): string {
   const c = m.confusion;
   const lines = [
     `calibration: ${r.title}`,
-    `judge: ${r.judge.model}${r.judge.scripted ? ' (memeval scripted judge)' : ''}; ${r.judgments.length / r.repeat} case(s) x ${r.repeat} repeat(s) = ${m.judgments} judgment(s); positive class = fail`,
+    `judge: ${r.judge.model}${r.judge.scripted ? ' (memeval scripted judge)' : ''}; ${new Set(r.judgments.map((j) => j.case)).size} case(s) x ${r.repeat} repeat(s) = ${m.judgments} judgment(s); positive class = fail`,
     `accuracy ${pct(m.accuracy)}  precision ${pct(m.precision)}  recall ${pct(m.recall)}  specificity ${pct(m.specificity)}  kappa ${num(m.kappa)}  flip rate ${pct(r.flip_rate)}  undecided ${m.undecided}`,
     '',
     'confusion matrix (rows: labelled, columns: judged)',

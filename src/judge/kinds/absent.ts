@@ -1,5 +1,5 @@
 import type { Assertion } from '../../scenario/schema.js';
-import { describeSightings, findEverywhere, type StoreScanned } from '../absent.js';
+import { describeSightings, findEverywhere, type StoreScanned } from '../store-scan.js';
 import type { JudgeContext } from '../context.js';
 import { judgment, type Judgment } from '../judgment.js';
 import { FixtureScan, type FilesResult } from '../scan.js';

@@ -1,6 +1,7 @@
 import type { Assertion } from '../../scenario/schema.js';
 import { execBounded, RegexTimeout } from '../../util/bounded-regex.js';
-import { clipText, textMatch, type JudgeContext } from '../context.js';
+import { SHOWN, textMatch, type JudgeContext } from '../context.js';
+import { clip } from '../../util/text.js';
 import { readIfExists, resolveFixturePath } from '../fixture-files.js';
 import { judgment, type Judgment } from '../judgment.js';
 
@@ -26,14 +27,14 @@ export function judgeFile(a: FileAssertion, ctx: JudgeContext): Judgment {
   try {
     matched = a.regex === undefined || execBounded(new RegExp(a.regex, a.case_sensitive ? '' : 'i'), text, 'regex') !== null;
   } catch (e) {
-    if (e instanceof RegexTimeout) return judgment(a, 'error', clipText(text), expected, `judge timed out: ${e.message}`);
+    if (e instanceof RegexTimeout) return judgment(a, 'error', clip(text, SHOWN), expected, `judge timed out: ${e.message}`);
     throw e;
   }
   const ok =
     (a.contains === undefined || textMatch(text, a.contains, a.case_sensitive)) &&
     (a.not_contains === undefined || !textMatch(text, a.not_contains, a.case_sensitive)) &&
     matched;
-  return judgment(a, ok ? 'pass' : 'fail', clipText(text), expected, a.path);
+  return judgment(a, ok ? 'pass' : 'fail', clip(text, SHOWN), expected, a.path);
 }
 
 /** Load-time checks: the regex compiles; the path names no placeholder a fixture lacks. */

@@ -1,5 +1,6 @@
 import type { Assertion } from '../../scenario/schema.js';
-import { clipText, textMatch, type JudgeContext } from '../context.js';
+import { SHOWN, textMatch, type JudgeContext } from '../context.js';
+import { clip } from '../../util/text.js';
 import { judgment, type Judgment } from '../judgment.js';
 import { unreadableDetail } from '../../ops/recall.js';
 
@@ -16,12 +17,12 @@ export async function judgeRecall(a: Recall, ctx: JudgeContext): Promise<Judgmen
   if (!ctx.recall) return judgment(a, 'abstain', null, expected, 'no recall probe available in this cell');
   const r = await ctx.recall(a.query);
   // a refused or unreadable recall is not an empty one: not_contains would pass over the memory itself
-  if (r.unreadable) return judgment(a, 'error', clipText(r.text), expected, unreadableDetail(a.query, r));
+  if (r.unreadable) return judgment(a, 'error', clip(r.text, SHOWN), expected, unreadableDetail(a.query, r));
   if (!r.itemised && a.contains !== undefined && textMatch(a.query, a.contains, false))
     return judgment(
       a,
       'error',
-      clipText(r.text),
+      clip(r.text, SHOWN),
       expected,
       `"${a.contains}" is part of the query, so an echo of the query cannot be told from a result; declare recall_results in the target to itemise its results`,
     );
@@ -29,6 +30,6 @@ export async function judgeRecall(a: Recall, ctx: JudgeContext): Promise<Judgmen
   const ok =
     (a.contains === undefined || items.some((i) => textMatch(i, a.contains!, false))) &&
     (a.not_contains === undefined || !items.some((i) => textMatch(i, a.not_contains!, false)));
-  const actual = items.length ? `${items.length} item(s): ${clipText(items.join(' | '))}` : `no results (${clipText(r.text, 120)})`;
+  const actual = items.length ? `${items.length} item(s): ${clip(items.join(' | '), SHOWN)}` : `no results (${clip(r.text, 120)})`;
   return judgment(a, ok ? 'pass' : 'fail', actual, expected, `recall "${a.query}"`);
 }

@@ -1,5 +1,6 @@
 import type { Assertion } from '../../scenario/schema.js';
-import { clipText, textMatch, type JudgeContext } from '../context.js';
+import { SHOWN, textMatch, type JudgeContext } from '../context.js';
+import { clip } from '../../util/text.js';
 import { judgment, type Judgment } from '../judgment.js';
 
 type Transcript = Extract<Assertion, { kind: 'transcript' }>;
@@ -18,7 +19,7 @@ export function judgeTranscript(a: Transcript, ctx: JudgeContext): Judgment {
     (a.contains === undefined || textMatch(t, a.contains, a.case_sensitive)) &&
     (a.not_contains === undefined || !textMatch(t, a.not_contains, a.case_sensitive)) &&
     (a.regex === undefined || new RegExp(a.regex, a.case_sensitive ? '' : 'i').test(t));
-  return judgment(a, ok ? 'pass' : 'fail', clipText(t), expected, 'final answer');
+  return judgment(a, ok ? 'pass' : 'fail', clip(t, SHOWN), expected, 'final answer');
 }
 
 /** Load-time check: the regex compiles. */

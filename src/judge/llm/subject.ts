@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import type Database from 'better-sqlite3';
 import type { LlmSubject } from '../../scenario/llm-schema.js';
+import { MemevalError } from '../../util/errors.js';
 
 /** What the judge was shown, and how much was cut to fit. */
 export interface SubjectText {
@@ -29,7 +30,11 @@ export interface SubjectSources {
   inline?: { label: string; items: string[] };
 }
 
-export class SubjectUnavailable extends Error {}
+export class SubjectUnavailable extends MemevalError {
+  constructor(message: string) {
+    super('SUBJECT_UNAVAILABLE', message);
+  }
+}
 
 interface SubjectSpec {
   subject: LlmSubject;

@@ -60,6 +60,8 @@ export interface RejudgeOptions {
   /** re-judge only assertions that call a model (llm, and juries/cascades holding one) */
   onlyLlm: boolean;
   outDir: string;
+  /** once aborted, the cells not judged yet are kept as the run judged them and the report says interrupted */
+  signal?: AbortSignal;
 }
 
 interface RejudgeNote {
@@ -84,6 +86,10 @@ export async function rejudgeRun(report: Report, o: RejudgeOptions): Promise<{ r
     const cellDir = resolve(runDir, old.cell_dir);
     const scenario = byId.get(old.scenario);
     const keep = (why: string): CellResult => ({ ...old, cell_dir: cellDir, rejudge: { rejudged: false, why } as RejudgeNote });
+    if (o.signal?.aborted) {
+      results.push(keep('rejudge was interrupted before this cell'));
+      continue;
+    }
     if (!scenario) {
       results.push(keep(`scenario ${old.scenario} is not among the loaded scenarios (pass --scenarios)`));
       continue;
@@ -144,6 +150,7 @@ export async function rejudgeRun(report: Report, o: RejudgeOptions): Promise<{ r
       evidence.close();
     }
   }
+  const interrupted = Boolean(o.signal?.aborted);
   const runId = newRunId();
   const judges = judgeRunSummary(results, o.judgePool.defaultModel?.config ?? null);
   const out = {
@@ -151,11 +158,12 @@ export async function rejudgeRun(report: Report, o: RejudgeOptions): Promise<{ r
     run_id: runId,
     started_at: new Date().toISOString(),
     ended_at: new Date().toISOString(),
+    ...(interrupted ? { status: 'interrupted' as const, reason: 'rejudge interrupted: the cells it had not reached keep the verdicts of the run' } : {}),
     rejudged_from: { run_id: report.run_id, run_dir: runDir, only: o.onlyLlm ? 'llm' : 'all' },
     options: { ...report.options, judge_model: o.judgePool.defaultModel?.config ?? null },
     results,
     matrix: buildMatrix(results, report.targets.map((t) => t.name)),
-    summary: rejudgedSummary(report, results),
+    summary: rejudgedSummary(report, results, interrupted),
     judges: judges.summary,
     // the earlier run's own judge warning is replaced by this one's
     warnings: [...judges.warnings, ...report.warnings.filter((w) => !w.startsWith('no judge model configured'))],
@@ -167,10 +175,11 @@ export async function rejudgeRun(report: Report, o: RejudgeOptions): Promise<{ r
 
 /**
  * The cells' totals, with the exit code the run itself had where its status decides it: a
- * rejudged interrupted run is still partial (130), a blocked run still ran nothing (2).
+ * rejudged interrupted run is still partial (130), a blocked run still ran nothing (2); an
+ * interrupted rejudge is partial too.
  */
-function rejudgedSummary(report: Report, results: CellResult[]): Summary {
-  const s = summarize(results, report.status === 'interrupted');
+function rejudgedSummary(report: Report, results: CellResult[], interrupted: boolean): Summary {
+  const s = summarize(results, interrupted || report.status === 'interrupted');
   if (report.status === 'blocked') return { ...s, exit_code: EXIT.blocked };
   if (report.status === 'failed' && s.exit_code === EXIT.ok) return { ...s, exit_code: EXIT.failed };
   return s;

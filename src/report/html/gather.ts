@@ -1,6 +1,8 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import type { CellResult, Report } from '../../core/results.js';
+import { readCallsLog } from '../../mcp/calls-log.js';
+import { JsonlError, tornLine } from '../../util/jsonl.js';
 
 /** Per-cell material the page shows beside the report: calls, transcripts, evidence paths. */
 export interface CellExtras {
@@ -13,7 +15,8 @@ export interface CellExtras {
 const MAX_CALLS = 200;
 const MAX_TEXT = 4000;
 
-const clip = (s: string, max = MAX_TEXT) => (s.length > max ? `${s.slice(0, max)}… (${s.length - max} more characters)` : s);
+/** Cut long text for the page, saying how much was left out. */
+const shorten = (s: string, max = MAX_TEXT) => (s.length > max ? `${s.slice(0, max)}… (${s.length - max} more characters)` : s);
 
 function readTail(file: string, max = MAX_TEXT): string | undefined {
   if (!existsSync(file) || !statSync(file).isFile()) return undefined;
@@ -23,29 +26,27 @@ function readTail(file: string, max = MAX_TEXT): string | undefined {
 
 function calls(cellDir: string): Pick<CellExtras, 'calls' | 'calls_omitted'> {
   const file = join(cellDir, 'calls.jsonl');
-  if (!existsSync(file)) return { calls: [], calls_omitted: 0 };
-  const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean);
-  const out: CellExtras['calls'] = [];
-  for (const line of lines.slice(0, MAX_CALLS)) {
-    try {
-      const c = JSON.parse(line) as Record<string, unknown>;
-      out.push({
-        seq: c.seq as number,
-        method: (c.method as string) ?? undefined,
-        session: c.session as number,
-        stage: c.stage as string,
-        op: (c.op as string) ?? undefined,
-        tool: c.tool as string,
-        arguments: clip(JSON.stringify(c.arguments ?? null), 1500),
-        result_text: clip(String(c.result_text ?? ''), 1500),
-        is_error: Boolean(c.is_error),
-        ms: c.ms as number,
-      });
-    } catch {
-      out.push({ result_text: clip(line, 1500) });
-    }
+  let log: ReturnType<typeof readCallsLog>;
+  try {
+    log = readCallsLog(file);
+  } catch (e) {
+    if (!(e instanceof JsonlError)) throw e;
+    return { calls: [{ result_text: `the calls log cannot be read: ${e.message}` }], calls_omitted: 0 };
   }
-  return { calls: out, calls_omitted: Math.max(0, lines.length - MAX_CALLS) };
+  const out: CellExtras['calls'] = log.calls.slice(0, MAX_CALLS).map((c) => ({
+    seq: c.seq,
+    method: c.method,
+    session: c.session,
+    stage: c.stage,
+    op: c.op ?? undefined,
+    tool: c.tool,
+    arguments: shorten(JSON.stringify(c.arguments ?? null), 1500),
+    result_text: shorten(c.result_text, 1500),
+    is_error: c.is_error,
+    ms: c.ms,
+  }));
+  if (log.torn !== undefined) out.push({ result_text: tornLine(file, log.torn) });
+  return { calls: out, calls_omitted: Math.max(0, log.calls.length - MAX_CALLS) };
 }
 
 export function gatherCell(r: CellResult, runDir: string): CellExtras {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { claudeCode } from '../../../src/agent/drivers/claude-code.js';
+import { claudeCode } from '../../../src/agent/adapters/claude-code.js';
 
 // `claude -p --output-format stream-json --verbose` stdout of Claude Code 2.1.197 for a remember
 // prompt against memeval's scripted model, recorded and cut down (long lists shortened).

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { codex } from '../../../src/agent/drivers/codex.js';
+import { codex } from '../../../src/agent/adapters/codex.js';
 
 // `codex exec --json` stdout of Codex 0.169 for a remember prompt against memeval's scripted
 // model, recorded (MCP result bodies shortened).

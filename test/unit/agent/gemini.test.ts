@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { gemini } from '../../../src/agent/drivers/gemini.js';
+import { gemini } from '../../../src/agent/adapters/gemini.js';
 
 // `gemini -p -o stream-json` stdout of Gemini CLI 0.61 for a remember prompt against memeval's
 // scripted model, recorded (tool outputs shortened).

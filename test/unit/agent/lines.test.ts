@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { jsonLines } from '../../../src/agent/drivers/lines.js';
+import { jsonLines } from '../../../src/agent/adapters/lines.js';
 
 test('yields each JSON object line, CRLF and surrounding blanks tolerated', () => {
   assert.deepEqual([...jsonLines('{"a":1}\r\n  {"b":2}  \n\n{"c":{"d":[1]}}')], [{ a: 1 }, { b: 2 }, { c: { d: [1] } }]);

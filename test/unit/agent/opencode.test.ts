@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { opencode } from '../../../src/agent/drivers/opencode.js';
+import { opencode } from '../../../src/agent/adapters/opencode.js';
 
 // `opencode run --format json` stdout of opencode 1.18.33 for a remember prompt against
 // memeval's scripted model, recorded (ids and outputs shortened). There is no result event:

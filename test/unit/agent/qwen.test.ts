@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { qwen } from '../../../src/agent/drivers/qwen.js';
+import { qwen } from '../../../src/agent/adapters/qwen.js';
 
 // `qwen -p -o stream-json` stdout of Qwen Code 0.15.10 for a remember prompt against memeval's
 // scripted model, recorded (lists and outputs shortened). The format copies Claude Code's, but

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readStreamJson } from '../../../src/agent/drivers/stream-json.js';
+import { readStreamJson } from '../../../src/agent/adapters/stream-json.js';
 
 // The stream-json shape Claude Code writes and Qwen Code copies, reduced to what readStreamJson reads.
 const jsonl = (events: unknown[]) => events.map((e) => JSON.stringify(e)).join('\n') + '\n';

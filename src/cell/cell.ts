@@ -1,0 +1,111 @@
+import { join } from 'node:path';
+import type { CellResult, StepRecord } from '../core/results.js';
+import type { DriveOutcome, Driver } from '../drive/types.js';
+import { guardEnv } from '../fixture/netguard.js';
+import type { JudgePool } from '../judge/llm/pool.js';
+import { proxyStopProblems } from '../mcp/proxy.js';
+import type { Scenario } from '../scenario/schema.js';
+import type { ResolvedBin } from '../targets/resolve-bin.js';
+import type { TargetDecl } from '../targets/schema.js';
+import { Interrupted, MemevalError } from '../util/errors.js';
+import { StageClock } from './clock.js';
+import { collectEvidence } from './evidence.js';
+import { judgeLive } from './judge.js';
+import { openCellDir, prepareFixture } from './prepare.js';
+import { cellBase, cellResult, failedOutcome, type Outcome } from './result.js';
+import { seed } from './seed.js';
+import { CellSessions } from './sessions.js';
+import { Teardown } from './teardown.js';
+import { CellTrail } from './trail.js';
+import { unsupportedReason } from './unsupported.js';
+
+export interface CellOptions {
+  /** the id the result carries: a planned cell's (run/plan.ts planRun), or the caller's own for a cell outside a run */
+  cellId: string;
+  scenario: Scenario;
+  decl: TargetDecl;
+  bin: ResolvedBin;
+  driver: Driver;
+  cellDir: string;
+  keep: boolean;
+  /** extra environment for every server process of this cell */
+  serverEnv?: Record<string, string>;
+  signal?: AbortSignal;
+  /** the judge models for `llm` assertions (absent, or no default model: they abstain) */
+  judgePool?: JudgePool;
+  /** the scenario file's folder: llm prompt overrides are relative to it */
+  scenarioDir?: string;
+}
+
+/**
+ * One cell, for every layer: fixture → target session through the recording point → seeding
+ * (checked) → driver → stop and snapshot → evidence → judges → verdict. The driver is the only
+ * part that differs. Teardown (servers, the driver's own processes, the fixture) always runs,
+ * last-in first-out; the trail keeps what the cell did however it ends.
+ */
+export async function runCell(o: CellOptions): Promise<CellResult> {
+  const clock = new StageClock();
+  const { scenario, decl, driver, cellDir, signal } = o;
+  const base = cellBase(o.cellId, scenario, decl, driver, cellDir);
+  const trail = new CellTrail();
+  const unsupported = unsupportedReason(scenario, decl, driver);
+  if (unsupported) return cellResult(base, { verdict: 'unsupported', reason: unsupported }, clock, trail);
+  // a cell the pool starts after an interrupt makes nothing: no dir, no fixture
+  if (signal?.aborted) return cellResult(base, { verdict: 'skipped', reason: 'run interrupted' }, clock, trail);
+  const callsLog = join(cellDir, 'calls.jsonl');
+  // a full or read-only disk: this cell cannot keep evidence, the run goes on to say so
+  const unwritable = openCellDir(cellDir, callsLog);
+  if (unwritable) return cellResult(base, { verdict: 'error', reason: unwritable }, clock, trail);
+  const serverEnv = { ...guardEnv(join(cellDir, 'network.jsonl')), ...o.serverEnv };
+  const teardown = new Teardown();
+  let sessions: CellSessions | undefined;
+  let drive: DriveOutcome | undefined;
+  let outcome: Outcome;
+  try {
+    const label = `${scenario.id}-${decl.name}-${driver.label}`;
+    const prepared = await prepareFixture({ scenario, decl, bin: o.bin, cellDir, keep: o.keep, label, judgedAs: driver.judgedAs }, teardown, trail);
+    const { fixture, bridges, storePath } = prepared;
+    const live = (sessions = new CellSessions({ ...prepared, decl, bin: o.bin, cellDir, callsLog, serverEnv, signal, trail }));
+    teardown.add('stop target', () => live.stop());
+    if (driver.cleanup) teardown.add(`stop ${driver.kind} driver`, () => driver.cleanup!());
+    clock.lap('fixture');
+
+    const record = (s: StepRecord) => void trail.steps.push(s);
+    const env = { scenario, decl, bin: o.bin, fixture, cellDir, callsLog, serverEnv, bridges, sessions: live, signal, record };
+    const seeded = await seed(env, storePath, trail);
+    if ('problem' in seeded) throw new SetupError(seeded.problem);
+    if (!driver.usesSession) await live.stop();
+    clock.lap('seed');
+
+    drive = await driver.drive({ ...env, handles: seeded.handles });
+    if (drive.network) trail.sawNetwork(drive.network);
+    await live.stop();
+    // the servers an agent started through the proxy: how they ended when it stopped them
+    trail.shutdown.push(...proxyStopProblems(callsLog));
+    clock.lap('drive');
+
+    if (drive.invalid.length) outcome = { verdict: 'invalid', reason: drive.invalid.join('; '), agent: drive.agent };
+    else {
+      const collected = collectEvidence({ decl, storePath, fixture, cellDir, callsLog, provider: prepared.provider }, teardown);
+      if ('problem' in collected) throw new SetupError(collected.problem);
+      clock.lap('evidence');
+      const judging = { scenario, decl, driver, prepared, drive, collected, sessions: live, trail, cellDir };
+      outcome = await judgeLive({ ...judging, judgePool: o.judgePool, scenarioDir: o.scenarioDir }, teardown);
+      clock.lap('judge');
+      if (signal?.aborted) throw new Interrupted('interrupted');
+    }
+  } catch (e) {
+    outcome = failedOutcome(e, { signal, sessions, agent: drive?.agent });
+  }
+  clock.restart();
+  await teardown.run();
+  clock.lap('teardown');
+  return cellResult(base, outcome, clock, trail, teardown.failures);
+}
+
+/** A failure of the cell's setup or evidence that the target caused: the cell is `error`. */
+export class SetupError extends MemevalError {
+  constructor(message: string) {
+    super('SETUP', message);
+  }
+}

@@ -1,0 +1,62 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { buildEvidence, toolToOp, type BuiltEvidence } from '../evidence/build.js';
+import type { Fixture } from '../fixture/fixture.js';
+import { isToolCall, readCalls, type CallRecord } from '../mcp/calls-log.js';
+import type { ProviderHandle } from '../model/provider/cell.js';
+import type { TargetDecl } from '../targets/schema.js';
+import type { Teardown } from './teardown.js';
+
+const WRITE_OPS = new Set(['remember', 'update', 'forget', 'curate']);
+
+export interface CollectedEvidence {
+  evidence: BuiltEvidence;
+  /** the cell's calls log as recorded: seeding, setup steps, the phase */
+  calls: CallRecord[];
+}
+
+/**
+ * Once every server has stopped: the evidence judges read (a copy of the store taken after the
+ * server exited, its canonical views, the calls, and what the phase asked the model provider).
+ * A store missing after accepted writes is not an empty store: that is returned as a problem.
+ */
+export function collectEvidence(
+  o: { decl: TargetDecl; storePath: string; fixture: Fixture; cellDir: string; callsLog: string; provider?: ProviderHandle },
+  teardown: Teardown,
+): CollectedEvidence | { problem: string } {
+  const calls = readCalls(o.callsLog);
+  const problem = missingStore(o.decl, o.storePath, o.fixture, calls);
+  if (problem) return { problem };
+  // provider_calls holds what the phase asked; the recall probe asks the provider too, later
+  const evidence = buildEvidence(o.decl, o.storePath, o.cellDir, calls, o.provider ? [...o.provider.calls()] : undefined);
+  teardown.add('close evidence', () => evidence.close());
+  return { evidence, calls };
+}
+
+/**
+ * A store that does not exist after calls that wrote to it is not an empty store: the
+ * declaration points at the wrong file, or the server kept nothing. Names what does exist.
+ */
+function missingStore(decl: TargetDecl, storePath: string, fixture: Fixture, calls: CallRecord[]): string | undefined {
+  if (decl.store.format === 'none' || existsSync(storePath)) return undefined;
+  const opOf = toolToOp(decl);
+  const writes = calls.filter((c) => isToolCall(c) && !c.is_error && WRITE_OPS.has(c.op ?? opOf.get(c.tool) ?? '')).length;
+  if (!writes) return undefined;
+  const found = listFiles(fixture.data, 40).map((f) => relative(fixture.root, f));
+  return `store ${storePath} does not exist after ${writes} accepted write call(s); files in the data dir: ${found.length ? found.join(', ') : 'none'} (check store.path in the target declaration)`;
+}
+
+function listFiles(dir: string, max: number): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    if (!existsSync(d)) return;
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      if (out.length >= max) return;
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else out.push(p);
+    }
+  };
+  walk(dir);
+  return out;
+}

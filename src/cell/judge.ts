@@ -1,0 +1,102 @@
+import { toolToOp } from '../evidence/build.js';
+import type { DriveOutcome, Driver } from '../drive/types.js';
+import { judgeCell, memoryRefs, type StoredVerdictInput } from '../judge/cell.js';
+import { fixtureScanPlan } from '../judge/fixture-files.js';
+import type { JudgePool } from '../judge/llm/pool.js';
+import { FixtureScan } from '../judge/scan.js';
+import { VIOLATING_WRITE_OPS, type JudgedAs, type VerdictInput } from '../judge/verdict.js';
+import { isToolCall, type CallRecord } from '../mcp/calls-log.js';
+import { recallProbe } from '../ops/ops.js';
+import { assertionApplies, type Scenario } from '../scenario/schema.js';
+import type { TargetDecl } from '../targets/schema.js';
+import type { CollectedEvidence } from './evidence.js';
+import type { PreparedFixture } from './prepare.js';
+import type { Outcome } from './result.js';
+import type { CellSessions } from './sessions.js';
+import type { Teardown } from './teardown.js';
+import type { CellTrail } from './trail.js';
+
+export interface LiveJudgeOptions {
+  scenario: Scenario;
+  decl: TargetDecl;
+  /** whose verdict rules and assertions apply (judgedAs, realModel) */
+  driver: Pick<Driver, 'judgedAs' | 'realModel'>;
+  prepared: PreparedFixture;
+  drive: DriveOutcome;
+  collected: CollectedEvidence;
+  sessions: CellSessions;
+  trail: CellTrail;
+  cellDir: string;
+  judgePool?: JudgePool;
+  scenarioDir?: string;
+}
+
+/**
+ * The judge stage of a live cell: gather what only a live cell has (the fixture's files, read
+ * before a recall probe's server can write there; the recall probe), then `judgeCell`, the
+ * one judging rejudge uses too. The outcome keeps verdict_input and judge_input, so that
+ * rejudge reads the same.
+ */
+export async function judgeLive(o: LiveJudgeOptions, teardown: Teardown): Promise<Outcome> {
+  const { scenario, decl, drive, trail } = o;
+  const { fixture, storePath, memevalWrote } = o.prepared;
+  const { evidence, calls } = o.collected;
+  // every file the fixture holds beside the store, in every layer
+  const plan = fixtureScanPlan({ fixture, profileDirs: drive.ownDirs ?? [], setupFiles: scenario.setup.files, storePath, unchanged: memevalWrote });
+  const fileScan = new FixtureScan(plan.files, plan.leftOut);
+  const assertions = scenario.assertions.filter((a) => assertionApplies(a, o.driver.judgedAs, o.driver.realModel));
+  fileScan.prescan(assertions.flatMap((a) => (a.kind === 'absent' ? [{ text: a.text, caseSensitive: a.case_sensitive }] : [])));
+  const probe = recallProbe(decl, () => o.sessions.probe());
+  teardown.add('stop recall probe', probe.close);
+  const verdictInput = {
+    ...storedVerdictInput({ judgedAs: o.driver.judgedAs, expectation: scenario.deterministic.violation?.expectation, decl, calls, vacuous: drive.vacuous }),
+    ...(trail.shutdown.length ? { shutdown: trail.shutdown } : {}),
+  };
+  const judgeInput = { memory_refs: memoryRefs(drive.handles), transcript: drive.transcript, ...(plan.files.length ? { fixture_files: plan.files.length } : {}) };
+  const v = await judgeCell({
+    assertions: assertions.map((a) => ({ judge: a })),
+    verdictInput,
+    judgeInput,
+    ctx: { evidence, recall: probe.recall, judgeModel: o.judgePool?.defaultModel ?? null, judgePool: o.judgePool, scenarioDir: o.scenarioDir, fixtureDir: fixture.project, fixture, files: plan.files, fileScan },
+    cellDir: o.cellDir,
+  });
+  return {
+    verdict: v.verdict,
+    reason: v.reason,
+    assertions: v.judgments,
+    agent: drive.agent,
+    stderr_tail: probe.failure()?.stderrTail || (trail.shutdown.length ? trail.shutdownStderr : '') || undefined,
+    verdict_input: verdictInput,
+    judge_input: judgeInput,
+    evidence_sha256: evidence.sha256,
+  };
+}
+
+/**
+ * Everything phaseVerdict reads, as plain fields (so a cell result can keep it and a re-judge
+ * read it back), from the recorded calls of the phase: memeval's steps or the agent's calls.
+ * Setup calls (seeding, setup steps) and the handshake are not the phase's.
+ */
+export function storedVerdictInput(o: {
+  judgedAs: JudgedAs;
+  expectation?: VerdictInput['expectation'];
+  decl: TargetDecl;
+  calls: CallRecord[];
+  vacuous?: string;
+}): StoredVerdictInput {
+  const opOf = toolToOp(o.decl);
+  const inPhase = (c: CallRecord) => isToolCall(c) && (c.stage === 'step' || c.stage === 'agent');
+  const phaseCalls = o.calls.filter(inPhase);
+  // seq: the row of the evidence `calls` table (the call's place in the log, 1-based)
+  const writes = o.calls.flatMap((c, i) => {
+    const op = c.op ?? opOf.get(c.tool);
+    return inPhase(c) && op && VIOLATING_WRITE_OPS.has(op) ? [{ seq: i + 1, op, tool: c.tool, refused: c.is_error }] : [];
+  });
+  return {
+    judgedAs: o.judgedAs,
+    expectation: o.expectation,
+    refusedCalls: phaseCalls.filter((c) => c.is_error).length,
+    vacuous: o.vacuous,
+    ...(o.judgedAs === 'violation' ? { violationWrites: writes } : {}),
+  };
+}

@@ -1,0 +1,81 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { DriverKind, Phase, RunPlan } from '../core/results.js';
+import type { LoadedScenario } from '../scenario/loader.js';
+import type { LoadedTarget } from '../targets/loader.js';
+import type { ResolvedBin } from '../targets/resolve-bin.js';
+
+/** A target ready to run: its declaration and the installed server it starts. */
+export interface RunTarget extends LoadedTarget {
+  bin: ResolvedBin;
+  /** extra environment for every server process of this target */
+  serverEnv?: Record<string, string>;
+}
+
+/** Which layer a run plans: the replay phases, or an agent's cells repeated. */
+export type PlanLayer = { layer: 'deterministic' } | { layer: 'real-model'; agent: string; repeat: number };
+
+/**
+ * One cell of a run as planned: the only place a cell's id and dir are made. The report's plan,
+ * a shard's cut, the partial report and the cell's result all name the cell by this `id`.
+ */
+export interface CellSpec {
+  /** scenario/target/phase, or scenario/target/real-model/agent-repeat */
+  id: string;
+  /** where the cell writes its calls log and evidence: <runDir>/cells/<scenario>/<target>/<phase or agent-repeat> */
+  dir: string;
+  scenario: LoadedScenario;
+  target: RunTarget;
+  phase: Phase;
+  driver: Extract<DriverKind, 'replay' | 'agent'>;
+  /** real-model cells: 1..repeat */
+  repeat?: number;
+}
+
+/**
+ * Every cell of a run in a stable order: each scenario × target × its phases (deterministic), or
+ * each scenario with a real_model block × target × repeat (real-model).
+ */
+export function planRun(plan: PlanLayer, scenarios: LoadedScenario[], targets: RunTarget[], runDir: string): CellSpec[] {
+  const cell = (s: LoadedScenario, t: RunTarget, phase: Phase, last: string, repeat?: number): CellSpec => ({
+    id: `${s.scenario.id}/${t.decl.name}/${phase === 'real-model' ? `real-model/${last}` : last}`,
+    dir: join(runDir, 'cells', s.scenario.id, t.decl.name, last),
+    scenario: s,
+    target: t,
+    phase,
+    driver: phase === 'real-model' ? 'agent' : 'replay',
+    ...(repeat === undefined ? {} : { repeat }),
+  });
+  const cells: CellSpec[] = [];
+  for (const s of scenarios)
+    for (const t of targets) {
+      if (plan.layer === 'real-model') {
+        if (s.scenario.real_model) for (let i = 1; i <= plan.repeat; i++) cells.push(cell(s, t, 'real-model', `${plan.agent}-${i}`, i));
+        continue;
+      }
+      cells.push(cell(s, t, 'well-behaved', 'well-behaved'));
+      if (s.scenario.deterministic.violation) cells.push(cell(s, t, 'violation', 'violation'));
+    }
+  return cells;
+}
+
+export function targetInfo(t: RunTarget) {
+  return { name: t.decl.name, package: t.decl.package?.npm ?? t.decl.server.command ?? '', version: t.bin.version, claims: t.decl.claims as string[] };
+}
+
+const fileHash = (file: string) => ({ file: resolve(file), sha256: createHash('sha256').update(readFileSync(file)).digest('hex') });
+
+/**
+ * The plan a report records: every planned cell id (all shards'), the shard, and a hash of
+ * each scenario and target declaration file, so parts that read other files under the same
+ * names are never merged as one run.
+ */
+export function runPlan(cellIds: string[], scenarios: LoadedScenario[], targets: LoadedTarget[], shard: { index: number; count: number } | null): RunPlan {
+  return {
+    cells: [...new Set(cellIds)].sort(),
+    shard,
+    scenarios: Object.fromEntries(scenarios.map((s) => [s.scenario.id, fileHash(s.file)])),
+    targets: Object.fromEntries(targets.map((t) => [t.decl.name, fileHash(t.file)])),
+  };
+}

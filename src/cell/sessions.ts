@@ -1,0 +1,90 @@
+import { statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import type { Sessions } from '../drive/types.js';
+import type { Fixture } from '../fixture/fixture.js';
+import type { LoopbackBridge } from '../fixture/sandbox.js';
+import { NOISE_FILE } from '../mcp/noise.js';
+import { TargetSession } from '../mcp/session.js';
+import type { ResolvedBin } from '../targets/resolve-bin.js';
+import type { TargetDecl } from '../targets/schema.js';
+import { Interrupted } from '../util/errors.js';
+import type { CellTrail } from './trail.js';
+
+/** A probe session number no driver reaches. */
+const PROBE_SESSION = 999;
+
+export interface CellSessionsOptions {
+  decl: TargetDecl;
+  bin: ResolvedBin;
+  fixture: Fixture;
+  cellDir: string;
+  callsLog: string;
+  serverEnv: Record<string, string>;
+  bridges: LoopbackBridge[];
+  /** the store file (none: the store is not on disk): a stop that empties it is a shutdown problem */
+  storeFile?: string;
+  signal?: AbortSignal;
+  trail: CellTrail;
+}
+
+/**
+ * The target's numbered server sessions in one cell, all recorded into the cell's calls log.
+ * Every start and stop is noted in the trail: start time and network guard, and how the server
+ * ended (a crash at shutdown, a store emptied at stop, a server that had to be killed).
+ */
+export class CellSessions implements Sessions {
+  private session?: TargetSession;
+  private no = 0;
+
+  constructor(private readonly o: CellSessionsOptions) {}
+
+  current(): TargetSession | undefined {
+    return this.session;
+  }
+
+  async start(): Promise<TargetSession> {
+    ++this.no;
+    this.session = await this.server(this.no, this.o.callsLog, `stderr.${this.no}.log`);
+    this.o.trail.serverStartMs.push(Math.round(this.session.startMs));
+    this.o.trail.sawNetwork(this.session.network);
+    return this.session;
+  }
+
+  async stop(): Promise<void> {
+    const s = this.session;
+    this.session = undefined;
+    if (!s) return;
+    const { trail, storeFile, fixture } = this.o;
+    const no = this.no;
+    const before = fileSize(storeFile);
+    await s.close();
+    const after = fileSize(storeFile);
+    const problems = [
+      ...(s.stopProblem() ? [`server session ${no} ${s.stopProblem()}`] : []),
+      ...(before && !after ? [`the store ${relative(fixture.root, storeFile!)} held ${before} bytes before server session ${no} stopped and is ${after === undefined ? 'gone' : 'empty'} after`] : []),
+    ];
+    if (problems.length) (trail.shutdown.push(...problems), (trail.shutdownStderr ||= s.stderr()));
+    if (s.stopWarning()) trail.warnings.push(`server session ${no} ${s.stopWarning()}`);
+  }
+
+  /** a server for the recall probe, recorded apart from the phase's calls and left out of the trail */
+  async probe(): Promise<TargetSession> {
+    return this.server(PROBE_SESSION, join(this.o.cellDir, 'probe-calls.jsonl'), 'stderr.probe.log');
+  }
+
+  // every server of the cell starts here: none may start once the run is interrupted
+  private async server(no: number, logFile: string, stderrName: string): Promise<TargetSession> {
+    const { decl, bin, fixture, cellDir, serverEnv, bridges } = this.o;
+    if (this.o.signal?.aborted) throw new Interrupted('interrupted');
+    return TargetSession.start({ decl, bin, fixture, session: no, logFile, stderrFile: join(cellDir, stderrName), noiseFile: join(cellDir, NOISE_FILE), env: serverEnv, bridges });
+  }
+}
+
+function fileSize(file: string | undefined): number | undefined {
+  if (!file) return undefined;
+  try {
+    return statSync(file).size;
+  } catch {
+    return undefined;
+  }
+}

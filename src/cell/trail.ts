@@ -1,0 +1,27 @@
+import type { NetworkMode, StepRecord } from '../core/results.js';
+
+const WEAKEST_LAST: NetworkMode[] = ['isolated', 'guarded', 'open'];
+
+/**
+ * What a cell leaves for its result however it ends (a throw, an interrupt): the steps issued,
+ * how its servers ran and stopped, the lifecycle's warnings, the fixture's fate. Stages append
+ * as they go, so a stage that throws halfway still leaves what it did.
+ */
+export class CellTrail {
+  readonly steps: StepRecord[] = [];
+  /** the lifecycle's warnings (a server that had to be killed, seeds stored only at exit), in order */
+  readonly warnings: string[] = [];
+  /** how this cell's servers ended when stopped: a crash at shutdown, a store lost at exit */
+  readonly shutdown: string[] = [];
+  /** the stderr of the first server that stopped badly */
+  shutdownStderr = '';
+  readonly serverStartMs: number[] = [];
+  /** the weakest guard any server of this cell ran under */
+  network?: NetworkMode;
+  /** what became of the fixture at teardown */
+  fixture = 'not created';
+
+  sawNetwork(m: NetworkMode): void {
+    if (!this.network || WEAKEST_LAST.indexOf(m) > WEAKEST_LAST.indexOf(this.network)) this.network = m;
+  }
+}

@@ -1,0 +1,39 @@
+// Every built-in scenario run against the default target (server-memory, spawned per cell):
+// each phase passes or proves its teeth. Loading them is unit-tested in test/unit/scenario.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadScenarios, scenarioFiles } from '../../src/scenario/loader.js';
+import { loadTarget, DEFAULT_TARGET } from '../../src/targets/loader.js';
+import { resolveTargetBin } from '../../src/targets/resolve-bin.js';
+import { runDeterministic } from '../../src/app/run.js';
+import { BUILTIN_SCENARIOS } from '../../src/util/paths.js';
+import { tempDir } from '../helpers.js';
+import { needsProvider } from '../../src/model/provider/cell.js';
+
+test('every built-in scenario has a violation phase and runs against the default target', async (t) => {
+  const scenarios = loadScenarios(scenarioFiles(BUILTIN_SCENARIOS));
+  for (const s of scenarios) assert.ok(s.scenario.deterministic.violation, `${s.scenario.id} has a violation phase`);
+  const providerScenarios = new Set(scenarios.filter((s) => needsProvider(s.scenario)).map((s) => s.scenario.id));
+  assert.ok(providerScenarios.size >= 6, 'at least 6 built-in scenarios need the model provider');
+  const target = loadTarget(DEFAULT_TARGET);
+  const out = tempDir(t);
+  const { report } = await runDeterministic({ scenarios, targets: [{ ...target, bin: resolveTargetBin(target.decl) }], workers: 2, keep: false, outDir: out });
+  const bad = report.results.filter((r) => r.fails_run).map((r) => `${r.scenario}/${r.phase}: ${r.verdict} (${r.reason})`);
+  assert.deepEqual(bad, [], 'no phase fails the run');
+  for (const r of report.results) {
+    // scenarios that script the model provider say nothing about a target that uses none (test/cli/provider-targets.test.ts runs them)
+    if (providerScenarios.has(r.scenario)) {
+      assert.equal(r.verdict, 'unsupported', `${r.scenario}/${r.phase} on a target without a provider`);
+      assert.match(r.reason, /model provider/);
+      continue;
+    }
+    if (r.phase === 'well-behaved') assert.equal(r.verdict, 'pass', `${r.scenario} well-behaved`);
+    // each scenario proves its teeth: the violation is caught or defended, never missed
+    else assert.ok(['detected', 'defended'].includes(r.verdict), `${r.scenario} violation was ${r.verdict}`);
+    assert.equal(r.fixture, 'removed');
+  }
+  assert.equal(report.results.length, scenarios.length * 2);
+  // server-memory drops exact duplicate observations: the scenario sees that as a defence
+  assert.equal(report.results.find((r) => r.scenario === 'exact-duplicate-stored-once' && r.phase === 'violation')?.verdict, 'defended');
+  assert.equal(report.results.find((r) => r.scenario === 'secret-passwords-not-stored' && r.phase === 'violation')?.verdict, 'detected');
+});

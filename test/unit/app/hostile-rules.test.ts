@@ -1,0 +1,29 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { ROOT } from '../../helpers.js';
+
+test('the rules: every hostile declaration has rules and every rule a declaration; conditions read the scenario', async () => {
+  const { HOSTILE_RULES, hostileTargetNames, falseVerdictRule, mayBeFalse } = await import('../../../src/app/selftest.js');
+  const { loadScenario } = await import('../../../src/scenario/loader.js');
+  assert.deepEqual(HOSTILE_RULES.map((h) => h.target).sort(), hostileTargetNames().sort());
+  const load = (f: string) => loadScenario(join(ROOT, 'scenarios', f)).scenario;
+  const residue = load('forgotten-secret-leaves-no-residue.json5');
+  const keys = load('secret-api-keys-not-stored.json5');
+  const recall = load('cross-session-recall.json5');
+  // the sidecar keeps the seeded token: its well-behaved pass is false; the key scenario's well-behaved phase writes no key
+  assert.match(falseVerdictRule(residue, 'hostile-sidecar', 'deterministic', 'well-behaved', 'pass')?.why ?? '', /sidecar/);
+  assert.equal(falseVerdictRule(keys, 'hostile-sidecar', 'deterministic', 'well-behaved', 'pass'), undefined);
+  // a violation that only restarts writes nothing: an empty store catching it is a real catch
+  assert.equal(falseVerdictRule(recall, 'hostile-blackhole', 'deterministic', 'violation', 'detected'), undefined);
+  // a dropped violating write is neutralised: blackhole and refuse are caught by their well-behaved cell
+  assert.equal(falseVerdictRule(keys, 'hostile-blackhole', 'deterministic', 'violation', 'defended'), undefined);
+  assert.ok(falseVerdictRule(keys, 'hostile-blackhole', 'deterministic', 'well-behaved', 'pass'));
+  // failing verdicts are never false passes; no-list matters to agents only
+  assert.equal(falseVerdictRule(keys, 'hostile-refuse', 'deterministic', 'well-behaved', 'fail'), undefined);
+  assert.equal(mayBeFalse(keys, 'hostile-no-list', 'deterministic', 'well-behaved'), false);
+  assert.equal(mayBeFalse(keys, 'hostile-no-list', 'agent', 'well-behaved'), true);
+  // recall-reading assertions, also the probe of a recall assertion in a real-model cell
+  assert.ok(falseVerdictRule(recall, 'hostile-misformat', 'agent', 'violation', 'detected'));
+  assert.equal(falseVerdictRule(keys, 'hostile-misformat', 'deterministic', 'violation', 'detected'), undefined);
+});

@@ -1,0 +1,79 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { tempDir } from '../../helpers.ts';
+import { handCase } from '../../fuzz-helpers.ts';
+import { FlagStore, MIGRATIONS, SCHEMA_VERSION } from '../../../src/fuzz/flags.ts';
+import type { Finding } from '../../../src/fuzz/checks.ts';
+
+const c1 = handCase('exact-duplicate', (b) => b.remember('x'));
+const crash: Finding[] = [{ check: 'crash', reason: 'server exited (exit code 3)', calls: [] }];
+const hang: Finding[] = [{ check: 'hang', reason: 'save: request timed out', calls: [] }];
+
+test('flags are sticky: a clean re-run keeps ever_flagged and the first reason', (t) => {
+  const store = new FlagStore(join(tempDir(t), 'state', 'flags.db'));
+  t.after(() => store.close());
+  store.record(c1, 'tgt', crash, '2026-01-01T00:00:00Z');
+  const clean = store.record(c1, 'tgt', [], '2026-01-02T00:00:00Z');
+  assert.equal(clean.ever_flagged, 1);
+  assert.equal(clean.currently_flagged, 0);
+  assert.equal(clean.first_flagged_reason, 'crash: server exited (exit code 3)');
+  assert.equal(clean.first_flagged_at, '2026-01-01T00:00:00Z');
+  assert.equal(clean.last_result, 'clean');
+  assert.equal(clean.last_flagged_at, '2026-01-01T00:00:00Z');
+  assert.equal(clean.review_status, 'open');
+  assert.equal(clean.runs, 2);
+  assert.equal(clean.flagged_runs, 1);
+  assert.deepEqual(store.list().map((r) => r.fingerprint), [c1.fingerprint], 'still in the queue');
+  // a case never flagged is not in the queue but counts as seen
+  const c2 = handCase('odd-content', (b) => b.remember('y'));
+  store.record(c2, 'tgt', []);
+  assert.equal(store.list(true).length, 1);
+  assert.ok(store.seen('tgt').includes(c2.fingerprint));
+});
+
+test('dismissal is the only way out; it keeps history; the same flag stays dismissed, a different one resurfaces', (t) => {
+  const store = new FlagStore(join(tempDir(t), 'flags.db'));
+  t.after(() => store.close());
+  store.record(c1, 'tgt', crash);
+  assert.throws(() => store.dismiss('ffffffffffffffff'), /no flag with fingerprint/);
+  const [d] = store.dismiss(c1.fingerprint.slice(0, 8));
+  assert.equal(d.review_status, 'dismissed');
+  assert.equal(d.first_flagged_reason, 'crash: server exited (exit code 3)', 'history kept');
+  assert.deepEqual(store.list(), []);
+  assert.equal(store.list(true).length, 1, '--all includes dismissed');
+  assert.equal(store.record(c1, 'tgt', crash).review_status, 'dismissed', 'the same flag again stays dismissed');
+  assert.equal(store.record(c1, 'tgt', []).review_status, 'dismissed');
+  const back = store.record(c1, 'tgt', hang);
+  assert.equal(back.review_status, 'open', 'a different flag brings it back');
+  assert.equal(store.list().length, 1);
+});
+
+test('migration: a file made by the previous schema gains the new columns in order and keeps its rows', (t) => {
+  const file = join(tempDir(t), 'old.db');
+  const old = new Database(file);
+  for (const sql of MIGRATIONS[0]) old.exec(sql);
+  old.pragma('user_version = 1');
+  old.prepare("INSERT INTO flags (fingerprint, target, recipe, ever_flagged, first_flagged_reason, first_flagged_at, currently_flagged, review_status) VALUES ('abcdabcdabcdabcd', 'tgt', 'concurrent', 1, 'crash: old', '2025-01-01', 1, 'open')").run();
+  const v1cols = (old.prepare('PRAGMA table_info(flags)').all() as { name: string }[]).map((c) => c.name);
+  old.close();
+
+  const store = new FlagStore(file);
+  t.after(() => store.close());
+  const cols = (store.db.prepare('PRAGMA table_info(flags)').all() as { name: string }[]).map((c) => c.name);
+  const added = MIGRATIONS[1].map((sql) => /ADD COLUMN (\w+)/.exec(sql)![1]);
+  assert.deepEqual(cols, [...v1cols, ...added], 'old columns first, new ones in migration order');
+  assert.equal(store.db.pragma('user_version', { simple: true }), SCHEMA_VERSION);
+  const row = store.find('abcdabcd')[0];
+  assert.equal(row.first_flagged_reason, 'crash: old');
+  assert.equal(row.runs, 0);
+  // and it goes on working: a dismissal and a new flag
+  store.dismiss('abcdabcd');
+  assert.deepEqual(store.list(), []);
+  const newer = new Database(file);
+  newer.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+  newer.close();
+  store.close();
+  assert.throws(() => new FlagStore(file), /newer than this memeval understands/);
+});

@@ -1,0 +1,115 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { loadScenario, loadScenarios } from '../../../src/scenario/loader.js';
+import { InputError } from '../../../src/util/errors.js';
+import { scenario, tempDir, writeJson } from '../../helpers.js';
+
+function problemsOf(fn: () => unknown): string[] {
+  try {
+    fn();
+  } catch (e) {
+    assert.ok(e instanceof InputError, `expected InputError, got ${e}`);
+    return e.problems;
+  }
+  assert.fail('expected the load to fail');
+}
+
+test('a minimal scenario loads, with defaults filled', (t) => {
+  const dir = tempDir(t);
+  const { scenario: s } = loadScenario(writeJson(join(dir, 'ok-one.json'), scenario('ok-one')));
+  assert.equal(s.id, 'ok-one');
+  assert.deepEqual(s.setup, { memories: [], files: [], steps: [], similarity: [] });
+  assert.equal(s.real_model, null);
+});
+
+test('JSON5 syntax error names file, line and column', (t) => {
+  const dir = tempDir(t);
+  const file = join(dir, 'broken.json5');
+  writeFileSync(file, '{\n  schema_version: 1,\n  id: "broken",\n  title: "x" "y",\n}\n');
+  const [p] = problemsOf(() => loadScenario(file));
+  assert.match(p, /broken\.json5:4:\d+: JSON5 syntax error/);
+});
+
+test('unknown field is rejected with the nearest known name', (t) => {
+  const dir = tempDir(t);
+  const file = writeJson(join(dir, 'typo.json'), scenario('typo', { titel: 'x' }));
+  const problems = problemsOf(() => loadScenario(file));
+  assert.ok(problems.some((p) => p.includes('titel: unknown field (did you mean "title"?)')), problems.join('\n'));
+});
+
+test('schema error names the field path and what was expected', (t) => {
+  const dir = tempDir(t);
+  const s = scenario('bad-value');
+  (s.assertions as Record<string, unknown>[])[0].value = 'one';
+  const problems = problemsOf(() => loadScenario(writeJson(join(dir, 'bad-value.json'), s)));
+  assert.ok(problems.some((p) => /assertions\[0\]\.value: .*expected number/i.test(p)), problems.join('\n'));
+});
+
+test('unknown op and unknown assertion kind are errors', (t) => {
+  const dir = tempDir(t);
+  const s = scenario('bad-op', {
+    deterministic: { well_behaved: [{ op: 'memorize', content: 'x' }], violation: null },
+    assertions: [{ kind: 'exists', name: 'x', phase: 'both' }],
+  });
+  const problems = problemsOf(() => loadScenario(writeJson(join(dir, 'bad-op.json'), s)));
+  assert.ok(problems.some((p) => p.includes('deterministic.well_behaved[0].op')), problems.join('\n'));
+  assert.ok(problems.some((p) => p.includes('assertions[0].kind')), problems.join('\n'));
+});
+
+test('unknown ref is an error; refs defined by setup or earlier remember steps are fine', (t) => {
+  const dir = tempDir(t);
+  const bad = scenario('bad-ref', {
+    deterministic: { well_behaved: [{ op: 'forget', memory: '$ref:nope' }], violation: null },
+  });
+  const problems = problemsOf(() => loadScenario(writeJson(join(dir, 'bad-ref.json'), bad)));
+  assert.ok(problems.some((p) => p.includes('unknown ref "nope"')), problems.join('\n'));
+
+  const good = scenario('good-ref', {
+    setup: { memories: [{ ref: 'seed', content: 'x' }] },
+    deterministic: {
+      well_behaved: [{ op: 'remember', ref: 'later', content: 'y' }, { op: 'update', memory: '$ref:later', content: 'z' }, { op: 'forget', memory: '$ref:seed' }],
+      violation: null,
+    },
+  });
+  loadScenario(writeJson(join(dir, 'good-ref.json'), good));
+});
+
+test('id must equal the file name, and ids are unique across files', (t) => {
+  const dir = tempDir(t);
+  const problems = problemsOf(() => loadScenario(writeJson(join(dir, 'file-name.json'), scenario('other-name'))));
+  assert.ok(problems.some((p) => p.includes('must equal the file name "file-name"')), problems.join('\n'));
+  const a = writeJson(join(dir, 'same.json'), scenario('same'));
+  const b = writeJson(join(dir, 'same.json5'), scenario('same'));
+  const dup = problemsOf(() => loadScenarios([a, b]));
+  assert.ok(dup.some((p) => p.includes('is also used by')), dup.join('\n'));
+});
+
+test('wiring: a violation assertion without a violation phase, and setup files leaving the fixture', (t) => {
+  const dir = tempDir(t);
+  const s = scenario('wiring', {
+    setup: { files: [{ path: '../escape.txt', content: 'x' }] },
+    deterministic: { well_behaved: [{ op: 'recall', query: 'x' }], violation: null },
+    assertions: [{ kind: 'count', name: 'v', phase: 'violation', op: 'eq', value: 0 }],
+  });
+  const problems = problemsOf(() => loadScenario(writeJson(join(dir, 'wiring.json'), s)));
+  assert.ok(problems.some((p) => p.includes('no violation phase')), problems.join('\n'));
+  assert.ok(problems.some((p) => p.includes('setup.files[0].path')), problems.join('\n'));
+});
+
+test('a well-behaved phase that calls the target nothing is refused naming the field and the fix', (t) => {
+  const dir = tempDir(t);
+  // only `absent` assertions and nothing to do: such a phase passed on a target that refuses every call
+  const inert = scenario('inert', {
+    deterministic: { well_behaved: [], violation: { expectation: 'defend-or-detect', steps: [{ op: 'remember', content: 'token sk_test_abcdef123456' }] } },
+    assertions: [{ kind: 'absent', name: 'no token', phase: 'both', text: 'sk_test_abcdef123456' }],
+  });
+  const problems = problemsOf(() => loadScenario(writeJson(join(dir, 'inert.json'), inert)));
+  assert.ok(problems.some((p) => /inert\.json: deterministic\.well_behaved: .*calls the target nothing.*refuses every call.*\{ op: "remember"/.test(p)), problems.join('\n'));
+  const restartOnly = scenario('restart-only', { deterministic: { well_behaved: [{ op: 'restart' }], violation: null } });
+  assert.ok(problemsOf(() => loadScenario(writeJson(join(dir, 'restart-only.json'), restartOnly))).some((p) => p.includes('deterministic.well_behaved')));
+  // seeded memories are checked in the store, so a phase that only judges them exercises the target
+  const seeded = scenario('seeded', { setup: { memories: [{ ref: 'm', content: 'User prefers dark mode' }] }, deterministic: { well_behaved: [], violation: null } });
+  assert.equal(loadScenario(writeJson(join(dir, 'seeded.json'), seeded)).scenario.id, 'seeded');
+});
