@@ -34,14 +34,21 @@ const target = loadTarget(DEFAULT_TARGET);
 const bin = resolveTargetBin(target.decl);
 const runTarget = { ...target, bin };
 
-interface Call { session: number; method?: string; tool: string; arguments: Record<string, unknown> }
+interface Call {
+  session: number;
+  method?: string;
+  tool: string;
+  arguments: Record<string, unknown>;
+}
 
 /**
  * CPU seconds used so far by this process and every child it has waited for (servers, their
  * wrappers and the judge process are all waited for, so they count): /proc/self/stat fields 14–17.
  */
 function cpuSeconds(): number {
-  const fields = readFileSync('/proc/self/stat', 'utf8').replace(/^.*\) /, '').split(' ');
+  const fields = readFileSync('/proc/self/stat', 'utf8')
+    .replace(/^.*\) /, '')
+    .split(' ');
   return fields.slice(11, 15).reduce((a, f) => a + Number(f), 0) / 100;
 }
 
@@ -80,7 +87,13 @@ async function bare(cells: Call[][][]): Promise<number> {
   for (const sessions of cells) {
     const dir = mkdtempSync(join(tmpdir(), 'memeval-bare-'));
     for (const calls of sessions) {
-      const transport = new StdioClientTransport({ command: process.execPath, args: [bin.file], env: { PATH: process.env.PATH ?? '', HOME: dir, MEMORY_FILE_PATH: join(dir, 'memory.jsonl') }, cwd: dir, stderr: 'ignore' });
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: [bin.file],
+        env: { PATH: process.env.PATH ?? '', HOME: dir, MEMORY_FILE_PATH: join(dir, 'memory.jsonl') },
+        cwd: dir,
+        stderr: 'ignore',
+      });
       const client = new Client({ name: 'bare', version: '1' });
       await client.connect(transport);
       for (const c of calls) await client.callTool({ name: c.tool, arguments: c.arguments });
@@ -109,12 +122,16 @@ for (let i = 0; i < repeat; i++) {
   rmSync(m1.out, { recursive: true, force: true });
   rmSync(m2.out, { recursive: true, force: true });
   rows.push({ m1: m1.ms, m2: m2.ms, b, cores1: m1.cpu / (m1.ms / 1000), cpu1: m1.cpu, bareCpu });
-  console.log(`round ${i + 1}: bare ${b.toFixed(0)} ms, memeval 1 worker ${m1.ms.toFixed(0)} ms, 2 workers ${m2.ms.toFixed(0)} ms`);
+  console.log(
+    `round ${i + 1}: bare ${b.toFixed(0)} ms, memeval 1 worker ${m1.ms.toFixed(0)} ms, 2 workers ${m2.ms.toFixed(0)} ms`,
+  );
 }
 const m1 = median(rows.map((r) => r.m1));
 const m2 = median(rows.map((r) => r.m2));
 const b = median(rows.map((r) => r.b));
-console.log(`\n${scenarios.length} scenarios, ${warm.report.results.length} phases, ${nCalls} MCP calls against ${DEFAULT_TARGET}, median of ${repeat}`);
+console.log(
+  `\n${scenarios.length} scenarios, ${warm.report.results.length} phases, ${nCalls} MCP calls against ${DEFAULT_TARGET}, median of ${repeat}`,
+);
 console.log(`bare SDK script       ${b.toFixed(0)} ms`);
 console.log(`memeval, 1 worker     ${m1.toFixed(0)} ms   overhead ${(m1 / b).toFixed(2)}x bare (aim <= 1.15x)`);
 console.log(`memeval, 2 workers    ${m2.toFixed(0)} ms   speed-up ${(m1 / m2).toFixed(2)}x (aim >= 1.7x)`);
@@ -122,13 +139,20 @@ console.log(`memeval, 2 workers    ${m2.toFixed(0)} ms   speed-up ${(m1 / m2).to
 // with C cores the 2-worker run cannot be faster than total CPU / C
 const cores1 = median(rows.map((r) => r.cores1));
 const ncpu = availableParallelism();
-console.log(`CPU time (with children): bare ${median(rows.map((r) => r.bareCpu)).toFixed(1)} s, memeval 1 worker ${median(rows.map((r) => r.cpu1)).toFixed(1)} s`);
-console.log(`1-worker run keeps ${cores1.toFixed(2)} cores busy (CPU time of memeval and its children / wall); on ${ncpu} cores the speed-up cannot exceed ${(Math.min(2, ncpu) / cores1).toFixed(2)}x`);
+console.log(
+  `CPU time (with children): bare ${median(rows.map((r) => r.bareCpu)).toFixed(1)} s, memeval 1 worker ${median(rows.map((r) => r.cpu1)).toFixed(1)} s`,
+);
+console.log(
+  `1-worker run keeps ${cores1.toFixed(2)} cores busy (CPU time of memeval and its children / wall); on ${ncpu} cores the speed-up cannot exceed ${(Math.min(2, ncpu) / cores1).toFixed(2)}x`,
+);
 // where a cell's time goes, summed over the warm-up run's cells (1 worker)
 const stages = new Map<string, number>();
-for (const r of warm.report.results) for (const [k, v] of Object.entries(r.timings_ms ?? {})) stages.set(k, (stages.get(k) ?? 0) + v);
+for (const r of warm.report.results)
+  for (const [k, v] of Object.entries(r.timings_ms ?? {})) stages.set(k, (stages.get(k) ?? 0) + v);
 const total = [...stages.values()].reduce((a, b) => a + b, 0);
-console.log(`cell stages (1 worker, summed): ${[...stages].map(([k, v]) => `${k} ${v.toFixed(0)} ms (${((v / total) * 100).toFixed(0)}%)`).join(', ')}`);
+console.log(
+  `cell stages (1 worker, summed): ${[...stages].map(([k, v]) => `${k} ${v.toFixed(0)} ms (${((v / total) * 100).toFixed(0)}%)`).join(', ')}`,
+);
 
 const pct = (xs: number[], p: number) => {
   if (!xs.length) return NaN;
@@ -153,7 +177,9 @@ if (argv.includes('--install-times')) {
 
 if (argv.includes('--targets')) {
   console.log('\nper target, built-in suite with 2 workers (ms):');
-  console.log(`  ${'target'.padEnd(20)} ${'start→ready med'.padStart(16)} ${'call med'.padStart(9)} ${'call p95'.padStart(9)} ${'phase med'.padStart(10)} ${'phase p95'.padStart(10)} ${'suite'.padStart(8)} ${'provider'.padStart(9)} ${'share'.padStart(6)}`);
+  console.log(
+    `  ${'target'.padEnd(20)} ${'start→ready med'.padStart(16)} ${'call med'.padStart(9)} ${'call p95'.padStart(9)} ${'phase med'.padStart(10)} ${'phase p95'.padStart(10)} ${'suite'.padStart(8)} ${'provider'.padStart(9)} ${'share'.padStart(6)}`,
+  );
   for (const t of loadAllTargets()) {
     if (!isInstalled(t.decl)) {
       console.log(`  ${t.decl.name.padEnd(20)} not installed (memeval targets install ${t.decl.name})`);
@@ -161,18 +187,32 @@ if (argv.includes('--targets')) {
     }
     const out = mkdtempSync(join(tmpdir(), 'memeval-bench-'));
     const t0 = performance.now();
-    const { report } = await runDeterministic({ scenarios, targets: [{ ...t, bin: resolveTargetBin(t.decl) }], workers: 2, keep: false, outDir: out });
+    const { report } = await runDeterministic({
+      scenarios,
+      targets: [{ ...t, bin: resolveTargetBin(t.decl) }],
+      workers: 2,
+      keep: false,
+      outDir: out,
+    });
     const suite = performance.now() - t0;
     const runDir = join(out, report.run_id);
     const starts = report.results.flatMap((r) => r.server_start_ms ?? []);
-    const calls = readFileSync(join(runDir, 'calls.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l))
+    const calls = readFileSync(join(runDir, 'calls.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l))
       .filter((c) => (c.method ?? 'tools/call') === 'tools/call')
       .map((c) => c.ms as number);
     const phases = report.results.map((r) => r.duration_ms);
     // the provider's own handling time per request (held answers count: the server waited on them)
     const provider = report.results.flatMap((r) => {
       const f = join(runDir, r.cell_dir, 'provider.jsonl');
-      return existsSync(f) ? readFileSync(f, 'utf8').split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { ms: number }).ms) : [];
+      return existsSync(f)
+        ? readFileSync(f, 'utf8')
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => (JSON.parse(l) as { ms: number }).ms)
+        : [];
     });
     const providerMs = provider.reduce((a, b) => a + b, 0);
     const cellMs = phases.reduce((a, b) => a + b, 0);
@@ -214,7 +254,9 @@ if (argv.includes('--agents')) {
       const turns = r.agent?.turns ?? [];
       const startup = turns.reduce((a, t) => a + (t.startup_ms ?? 0), 0);
       const wall = turns.reduce((a, t) => a + t.ms, 0);
-      console.log(`  ${driver.name.padEnd(12)} ${r.scenario.padEnd(34)} ${r.verdict.padEnd(8)} cell ${f0(r.duration_ms).padStart(6)}  agent ${f0(wall).padStart(6)}  start-up ${f0(startup).padStart(6)} (${f0((startup / wall) * 100)}%)`);
+      console.log(
+        `  ${driver.name.padEnd(12)} ${r.scenario.padEnd(34)} ${r.verdict.padEnd(8)} cell ${f0(r.duration_ms).padStart(6)}  agent ${f0(wall).padStart(6)}  start-up ${f0(startup).padStart(6)} (${f0((startup / wall) * 100)}%)`,
+      );
     }
     rmSync(out, { recursive: true, force: true });
   }

@@ -15,7 +15,16 @@
  * fixtures and processes are found by it (fixture dirs in it; processes whose environment names it).
  */
 import { spawn, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,7 +34,9 @@ import { catchesSighup } from '../test/helpers.ts';
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const FROM_SOURCE = process.argv.includes('--from-source');
 /** the command and arguments that start the CLI */
-const [CMD, ...CLI] = FROM_SOURCE ? [process.execPath, '--import', 'tsx', join(ROOT, 'src', 'cli', 'entry.ts')] : [join(ROOT, 'bin', 'memeval')];
+const [CMD, ...CLI] = FROM_SOURCE
+  ? [process.execPath, '--import', 'tsx', join(ROOT, 'src', 'cli', 'entry.ts')]
+  : [join(ROOT, 'bin', 'memeval')];
 if (!FROM_SOURCE && !existsSync(join(ROOT, 'dist', 'cli', 'entry.js'))) {
   console.error('bench/faults: dist/ is missing; run `npm run build` (or use --from-source)');
   process.exit(3);
@@ -53,7 +64,10 @@ function scenario(id: string, over: Record<string, unknown> = {}) {
     title: 't',
     description: 'd',
     deterministic: {
-      well_behaved: [{ op: 'remember', content: 'User prefers dark mode' }, { op: 'recall', query: 'dark' }],
+      well_behaved: [
+        { op: 'remember', content: 'User prefers dark mode' },
+        { op: 'recall', query: 'dark' },
+      ],
       violation: { expectation: 'detect', steps: [{ op: 'remember', content: 'token sk_test_abcdef123456' }] },
     },
     assertions: [
@@ -69,17 +83,30 @@ function target(name: string, fault: string, server: Record<string, unknown> = {
   return {
     name,
     description: `the fault server in ${fault} mode`,
-    server: { command: process.execPath, args: [FAULTY], env: { FAULT: fault, STORE: '{{data}}/store.jsonl' }, startup_timeout_ms: 20000, call_timeout_ms: 8000, ...server },
+    server: {
+      command: process.execPath,
+      args: [FAULTY],
+      env: { FAULT: fault, STORE: '{{data}}/store.jsonl' },
+      startup_timeout_ms: 20000,
+      call_timeout_ms: 8000,
+      ...server,
+    },
     store: { format: 'jsonl', path: '{{data}}/store.jsonl' },
     views: {
       memories:
         "SELECT line AS id, json_extract(json, '$.text') AS content, NULL AS category, NULL AS source, NULL AS subject, NULL AS created_at, 0 AS is_deleted FROM store.records",
     },
-    ops: { remember: [{ tool: 'save', args: { text: '{{content}}' } }], recall: [{ tool: 'search', args: { query: '{{query}}' } }] },
+    ops: {
+      remember: [{ tool: 'save', args: { text: '{{content}}' } }],
+      recall: [{ tool: 'search', args: { query: '{{query}}' } }],
+    },
   };
 }
 
-const write = (file: string, v: unknown) => (writeFileSync(file, typeof v === 'string' ? v : JSON.stringify(v, null, 2)), file);
+const write = (file: string, v: unknown) => (
+  writeFileSync(file, typeof v === 'string' ? v : JSON.stringify(v, null, 2)),
+  file
+);
 
 function scenarioDir(n: number): string {
   const dir = join(work, `sc-${n}`);
@@ -112,7 +139,6 @@ interface Outcome {
   handled?: boolean;
 }
 
-
 /** Processes whose environment points TMPDIR into `tmp`: what this run started. */
 function processesUnder(tmp: string): number[] {
   const out: number[] = [];
@@ -127,7 +153,10 @@ function processesUnder(tmp: string): number[] {
   return out;
 }
 
-async function runOnce(args: string[], interrupt?: { at: number; signals: NodeJS.Signals[]; gap: number }): Promise<Outcome> {
+async function runOnce(
+  args: string[],
+  interrupt?: { at: number; signals: NodeJS.Signals[]; gap: number },
+): Promise<Outcome> {
   const dir = mkdtempSync(join(work, 'run-'));
   const tmp = join(dir, 'tmp');
   const out = join(dir, 'out');
@@ -140,7 +169,9 @@ async function runOnce(args: string[], interrupt?: { at: number; signals: NodeJS
   });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr = (stderr + d).slice(-20000)));
-  const exited = new Promise<{ code: number | null; signal: string | null }>((r) => child.on('exit', (code, signal) => r({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: string | null }>((r) =>
+    child.on('exit', (code, signal) => r({ code, signal })),
+  );
   const hard = setTimeout(() => child.kill('SIGKILL'), 180000);
   let handled: boolean | undefined;
   if (interrupt) {
@@ -176,7 +207,18 @@ async function runOnce(args: string[], interrupt?: { at: number; signals: NodeJS
     }
   }
   const fixtures = readdirSync(tmp).filter((f) => f.startsWith('memeval-')).length;
-  const o = { code, signal, report, status, fixtures, processes: leftovers.length, stackTrace: /\n\s+at .*:\d+:\d+/.test(stderr), ms: Math.round(performance.now() - t0), at: interrupt ? Math.round(interrupt.at) : undefined, handled };
+  const o = {
+    code,
+    signal,
+    report,
+    status,
+    fixtures,
+    processes: leftovers.length,
+    stackTrace: /\n\s+at .*:\d+:\d+/.test(stderr),
+    ms: Math.round(performance.now() - t0),
+    at: interrupt ? Math.round(interrupt.at) : undefined,
+    handled,
+  };
   rmSync(dir, { recursive: true, force: true });
   return o;
 }
@@ -211,7 +253,10 @@ function summarize(label: string, rs: Outcome[]) {
     // line installed its handlers: no memeval code had run, so nothing could be left behind
     killed_before_handlers: count((o) => o.signal !== null && o.handled === false),
     killed_after_handlers: count((o) => o.signal !== null && o.handled !== false),
-    killed_by_signal_sent_at_ms: rs.filter((o) => o.signal !== null).map((o) => o.at).join(' '),
+    killed_by_signal_sent_at_ms: rs
+      .filter((o) => o.signal !== null)
+      .map((o) => o.at)
+      .join(' '),
     stack_trace: count((o) => o.stackTrace),
     exit_codes: [...new Set(rs.map((o) => (o.signal ? `sig:${o.signal}` : String(o.code))))].join(' '),
     median_ms: rs.map((o) => o.ms).sort((a, b) => a - b)[Math.floor(n / 2)],
@@ -227,7 +272,9 @@ async function signals() {
   const t = targetFile('steady', 'ok');
   // how long a whole run takes here, so the random moments cover start-up, cells, probes and the report
   const base = await runOnce(['run', '--scenarios', sc, '--target', t, '--workers', '2']);
-  console.log(`# an uninterrupted run: exit ${base.code}, ${base.ms} ms; interrupts land uniformly in [0, ${base.ms}] ms`);
+  console.log(
+    `# an uninterrupted run: exit ${base.code}, ${base.ms} ms; interrupts land uniformly in [0, ${base.ms}] ms`,
+  );
   const kinds: [string, NodeJS.Signals[]][] = [
     ['SIGINT', ['SIGINT']],
     ['double SIGINT', ['SIGINT', 'SIGINT']],
@@ -237,7 +284,11 @@ async function signals() {
   const rows = [];
   for (const [label, sigs] of kinds) {
     const rs = await pool(Array.from({ length: RUNS }), PARALLEL, () =>
-      runOnce(['run', '--scenarios', sc, '--target', t, '--workers', '2'], { at: Math.random() * base.ms, signals: sigs, gap: 20 + Math.random() * 400 }),
+      runOnce(['run', '--scenarios', sc, '--target', t, '--workers', '2'], {
+        at: Math.random() * base.ms,
+        signals: sigs,
+        gap: 20 + Math.random() * 400,
+      }),
     );
     rows.push(summarize(label, rs));
   }
@@ -259,7 +310,9 @@ async function faulty() {
   const rows = [];
   for (const [label, fault, server] of modes) {
     const t = targetFile(`faulty-${rows.length}`, fault, server);
-    const rs = await pool(Array.from({ length: FAULTY_RUNS }), PARALLEL, () => runOnce(['run', '--scenarios', sc, '--target', t, '--workers', '2']));
+    const rs = await pool(Array.from({ length: FAULTY_RUNS }), PARALLEL, () =>
+      runOnce(['run', '--scenarios', sc, '--target', t, '--workers', '2']),
+    );
     rows.push(summarize(label, rs));
   }
   return rows;
@@ -286,15 +339,57 @@ function corpus(): { file: string; field?: RegExp }[] {
     out.push({ file: write(join(tdir, `${name}.json5`), d), field });
   };
   const deep = (n: number) => '{"a":'.repeat(n) + '1' + '}'.repeat(n);
-  for (const n of [65, 100, 1000, 5000, 20000, 100000]) sc({ deterministic: { well_behaved: [{ op: 'tool', tool: 'save', args: 'DEEP' }], violation: null } }, /deterministic\.well_behaved|nested/, (s) => s.replace('"DEEP"', deep(n)));
-  for (const p of ['.', './', '', 'a/', 'a\u0000b', 'x'.repeat(256), `${'d/'.repeat(600)}f`, '\u0001ctl', '..', '../escape', '/etc/passwd', 'a/../../b'])
+  for (const n of [65, 100, 1000, 5000, 20000, 100000])
+    sc(
+      { deterministic: { well_behaved: [{ op: 'tool', tool: 'save', args: 'DEEP' }], violation: null } },
+      /deterministic\.well_behaved|nested/,
+      (s) => s.replace('"DEEP"', deep(n)),
+    );
+  for (const p of [
+    '.',
+    './',
+    '',
+    'a/',
+    'a\u0000b',
+    'x'.repeat(256),
+    `${'d/'.repeat(600)}f`,
+    '\u0001ctl',
+    '..',
+    '../escape',
+    '/etc/passwd',
+    'a/../../b',
+  ])
     sc({ setup: { files: [{ path: p, content: 'x' }] } }, /setup\.files\[0\]\.path/);
-  for (const [a, b] of [['notes', 'notes/a.md'], ['x/y', 'x'], ['same.md', 'same.md'], ['a/b/c', 'a/b']])
-    sc({ setup: { files: [{ path: a, content: '1' }, { path: b, content: '2' }] } }, /setup\.files\[1\]\.path/);
+  for (const [a, b] of [
+    ['notes', 'notes/a.md'],
+    ['x/y', 'x'],
+    ['same.md', 'same.md'],
+    ['a/b/c', 'a/b'],
+  ])
+    sc(
+      {
+        setup: {
+          files: [
+            { path: a, content: '1' },
+            { path: b, content: '2' },
+          ],
+        },
+      },
+      /setup\.files\[1\]\.path/,
+    );
   // schema: every top-level field removed, retyped or misspelt
   for (const f of ['schema_version', 'id', 'title', 'description', 'deterministic', 'assertions'])
     sc({ [f]: undefined }, new RegExp(f === 'schema_version' ? 'schema_version' : `${f}|\\(top level\\)`));
-  for (const [f, v] of [['schema_version', 2], ['id', 'Bad Id'], ['title', ''], ['tags', 'x'], ['assertions', []], ['assertions', {}], ['real_model', 3], ['setup', []]] as const)
+  for (const [f, v] of [
+    ['schema_version', 2],
+    ['id', 'Bad Id'],
+    ['title', ''],
+    ['tags', 'x'],
+    ['assertions', []],
+    ['assertions', {}],
+    ['real_model', 3],
+    ['setup', []],
+  ] as const)
     sc({ [f]: v }, new RegExp(f));
   for (const f of ['titel', 'assertion', 'determinstic', 'setupp', 'real-model']) sc({ [f]: 1 }, new RegExp(f));
   const steps = [
@@ -320,14 +415,28 @@ function corpus(): { file: string; field?: RegExp }[] {
     [{ kind: 'transcript', name: 'x', phase: 'both', contains: 'a' }, /assertions\[0\]\.phase/],
     [{ kind: 'count', name: 'x', phase: 'violation', contains: 'a', op: 'eq', value: 1 }, /assertions/],
   ] as const;
-  for (const [a, field] of assertions) sc({ assertions: [a], deterministic: { well_behaved: [{ op: 'remember', content: 'x' }], violation: null } }, field as RegExp);
+  for (const [a, field] of assertions)
+    sc(
+      { assertions: [a], deterministic: { well_behaved: [{ op: 'remember', content: 'x' }], violation: null } },
+      field as RegExp,
+    );
   // JSON5 syntax: the valid scenario cut at many places, and a few classic slips
   const valid = JSON.stringify(scenario('cut'), null, 2);
   for (let i = 0; i < 90; i++) {
     const at = 1 + Math.floor(((i + 0.5) / 90) * (valid.length - 2));
     sc({}, /:\d+:\d+/, () => valid.slice(0, at));
   }
-  for (const slip of [(s: string) => s.replace('"title"', 'title:: '), (s: string) => s.replace(/,\n/, ',,\n'), (s: string) => s.replace('{', '['), (s: string) => `${s}}`, () => '', () => '   ', () => 'null', () => '[]', () => '42'])
+  for (const slip of [
+    (s: string) => s.replace('"title"', 'title:: '),
+    (s: string) => s.replace(/,\n/, ',,\n'),
+    (s: string) => s.replace('{', '['),
+    (s: string) => `${s}}`,
+    () => '',
+    () => '   ',
+    () => 'null',
+    () => '[]',
+    () => '42',
+  ])
     sc({}, /:\d+:\d+|\(top level\)|JSON5/, slip);
   // targets
   const targetCases: [(d: Record<string, any>) => void, RegExp][] = [
@@ -337,9 +446,15 @@ function corpus(): { file: string; field?: RegExp }[] {
     [(d) => (d.views.memories += "; ATTACH DATABASE '/tmp/x.db' AS o"), /views\.memories/],
     [(d) => (d.views.memories = "ATTACH DATABASE '/etc/passwd' AS o"), /views\.memories/],
     [(d) => (d.views.memories = 'DELETE FROM store.records'), /views\.memories/],
-    [(d) => (d.views.memories = "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM r) SELECT n AS id FROM r"), /views\.memories/],
+    [
+      (d) => (d.views.memories = 'WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM r) SELECT n AS id FROM r'),
+      /views\.memories/,
+    ],
     [(d) => (d.views.extra = { h: 'PRAGMA writable_schema=1' }), /views\.extra\.h/],
-    [(d) => ((d.store = { format: 'sqlite', path: '{{data}}/m.db' }), (d.views.memories = 'SELECT id, FROM store.m')), /views\.memories/],
+    [
+      (d) => ((d.store = { format: 'sqlite', path: '{{data}}/m.db' }), (d.views.memories = 'SELECT id, FROM store.m')),
+      /views\.memories/,
+    ],
     [(d) => (d.store.path = '/etc/passwd'), /store\.path/],
     [(d) => (d.store.path = '{{data}}/../../etc/passwd'), /store\.path/],
     [(d) => (d.store.path = 'relative.db'), /store\.path/],
@@ -380,7 +495,7 @@ function corpus(): { file: string; field?: RegExp }[] {
   special('nul.json', (p) => writeFileSync(p, '{\u0000}'));
   // top up with random single-character corruptions of the valid scenario until the corpus is big enough
   let seed = 7;
-  const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
   while (out.length < CORPUS) {
     const at = Math.floor(rnd() * valid.length);
     const ch = '{}[]:,"\''[Math.floor(rnd() * 8)];
@@ -410,7 +525,11 @@ async function corpusCampaign() {
   for (let i = 0; i < files.length; i += 60) {
     const batch = files.slice(i, i + 60);
     const r = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const c = spawn(CMD, [...CLI, 'validate', ...batch.map((f) => f.file)], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'ignore', 'pipe'] });
+      const c = spawn(CMD, [...CLI, 'validate', ...batch.map((f) => f.file)], {
+        cwd: ROOT,
+        env: { ...process.env, NO_COLOR: '1' },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
       let stderr = '';
       c.stderr.on('data', (d) => (stderr += d));
       const t = setTimeout(() => c.kill('SIGKILL'), 120000);
@@ -418,7 +537,10 @@ async function corpusCampaign() {
     });
     if (/\n\s+at .*:\d+:\d+/.test(r.stderr)) stackTraces++;
     if (r.code !== 3) console.log(`# a validate batch exited ${r.code}: ${r.stderr.slice(-600)}`);
-    if (process.env.FAULTS_DEBUG) console.log(`# batch ${i}: exit ${r.code}, ${r.stderr.split('\n').length} lines, first ${batch[0].file}, last ${batch[batch.length - 1].file}`);
+    if (process.env.FAULTS_DEBUG)
+      console.log(
+        `# batch ${i}: exit ${r.code}, ${r.stderr.split('\n').length} lines, first ${batch[0].file}, last ${batch[batch.length - 1].file}`,
+      );
     for (const line of r.stderr.split('\n')) {
       const f = batch.find((x) => line.startsWith(`error: ${x.file}:`));
       if (f) byFile.set(f.file, [...(byFile.get(f.file) ?? []), line.slice(`error: ${f.file}`.length)]);
@@ -443,7 +565,9 @@ async function corpusCampaign() {
   for (const f of sample) {
     const isTarget = f.file.includes(`${join('corpus', 'targets')}`);
     const sc = scenarioDir(1);
-    const args = isTarget ? ['run', '--scenarios', sc, '--target', f.file] : ['run', '--scenarios', join(work, 'corpus', 'scenarios'), '--target', targetFile('steady', 'ok')];
+    const args = isTarget
+      ? ['run', '--scenarios', sc, '--target', f.file]
+      : ['run', '--scenarios', join(work, 'corpus', 'scenarios'), '--target', targetFile('steady', 'ok')];
     const o = await runOnce(args);
     if (o.code === 3 && o.report === 'none' && !o.stackTrace && o.fixtures === 0 && o.processes === 0) runExit3++;
   }

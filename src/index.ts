@@ -1,10 +1,26 @@
 /** memeval's programmatic API: what the CLI calls, and what tests and other tools can call. */
 export { run, type RunHooks, type RunRequest, type RunResponse } from './app/api.js';
 export { runConfigSchema, RUN_DEFAULTS, type RunConfig, type RunConfigInput } from './core/config.js';
-export { executeRun, runDeterministic, runRealModel, type AgentRunOptions, type CommonRunOptions, type RunExecution, type RunResult } from './app/run.js';
+export {
+  executeRun,
+  runDeterministic,
+  runRealModel,
+  type AgentRunOptions,
+  type CommonRunOptions,
+  type RunExecution,
+  type RunResult,
+} from './app/run.js';
 export { runFuzz, type FuzzConfig, type FuzzResult } from './app/fuzz.js';
 export { selftest, HOSTILE_RULES, type SelftestRequest, type SelftestReport, type FalsePass } from './app/selftest.js';
-export { checkAgainstTargets, loadScenarioDir, resolveTargets, scenarioFilesIn, selectScenarios, validatePaths, type ValidateResult } from './app/load.js';
+export {
+  checkAgainstTargets,
+  loadScenarioDir,
+  resolveTargets,
+  scenarioFilesIn,
+  selectScenarios,
+  validatePaths,
+  type ValidateResult,
+} from './app/load.js';
 export { runCell, type CellOptions } from './cell/cell.js';
 export { planRun, type CellSpec, type PlanLayer, type RunTarget } from './cell/plan.js';
 export { replayDriver } from './drive/replay.js';

@@ -6,7 +6,14 @@ import { ROOT, scenario, writeJson } from './helpers.ts';
 export const FAULTY = join(ROOT, 'test', 'servers', 'faulty.mjs');
 
 /** A target declaration for the fault server in `fault` mode; `server` fields override, `decl` adds top-level fields. */
-export function faultyTarget(dir: string, name: string, fault: string, server: Record<string, unknown> = {}, env: Record<string, string> = {}, decl: Record<string, unknown> = {}): string {
+export function faultyTarget(
+  dir: string,
+  name: string,
+  fault: string,
+  server: Record<string, unknown> = {},
+  env: Record<string, string> = {},
+  decl: Record<string, unknown> = {},
+): string {
   return writeJson(join(dir, `${name}.json5`), {
     name,
     description: `the fault server in ${fault} mode`,

@@ -10,7 +10,11 @@ import { DEFAULT_CHECK_SETTINGS, LatencyHistory, runChecks, type Finding } from 
 export const FUZZ_SERVER = join(ROOT, 'test', 'fixtures-src', 'fuzz-server.mjs');
 
 /** A target declaration for the test server, as a parsed declaration and as a file. */
-export function localDecl(name: string, mode: string, over: { claims?: string[]; call_timeout_ms?: number; sqlite?: boolean } = {}): TargetDecl {
+export function localDecl(
+  name: string,
+  mode: string,
+  over: { claims?: string[]; call_timeout_ms?: number; sqlite?: boolean } = {},
+): TargetDecl {
   return targetSchema.parse({
     name,
     description: `test server (${mode || 'well-behaved'})`,
@@ -21,14 +25,22 @@ export function localDecl(name: string, mode: string, over: { claims?: string[];
       startup_timeout_ms: 20000,
       call_timeout_ms: over.call_timeout_ms ?? 15000,
     },
-    store: over.sqlite ? { format: 'sqlite', path: '{{data}}/store.db' } : { format: 'jsonl', path: '{{data}}/store.jsonl' },
+    store: over.sqlite
+      ? { format: 'sqlite', path: '{{data}}/store.db' }
+      : { format: 'jsonl', path: '{{data}}/store.jsonl' },
     views: {
       memories: over.sqlite
         ? 'SELECT id, text AS content, NULL AS category, NULL AS source, NULL AS subject, NULL AS created_at, 0 AS is_deleted FROM store.mem'
         : "SELECT json_extract(json, '$.id') AS id, json_extract(json, '$.text') AS content, json_extract(json, '$.category') AS category, NULL AS source, json_extract(json, '$.subject') AS subject, NULL AS created_at, 0 AS is_deleted FROM store.records",
     },
     ops: {
-      remember: [{ tool: 'save', args: { text: '{{content}}', subject: '{{subject}}', category: '{{category}}' }, capture_id: 'Saved #(\\d+)' }],
+      remember: [
+        {
+          tool: 'save',
+          args: { text: '{{content}}', subject: '{{subject}}', category: '{{category}}' },
+          capture_id: 'Saved #(\\d+)',
+        },
+      ],
       forget: [{ tool: 'delete', args: { id: '{{memory.id}}' } }],
       recall: [{ tool: 'search', args: { query: '{{query}}' } }],
     },
@@ -43,11 +55,23 @@ export function writeDecl(dir: string, decl: TargetDecl): string {
 export function handCase(recipe: string, build: (b: CaseBuilder) => void): FuzzCase {
   const b = new CaseBuilder();
   build(b);
-  return { recipe, ingredients: ['hand-made'], fingerprint: fingerprint(recipe, ['hand-made']), steps: b.steps, expects: b.expects, files: b.files, needs: ['remember'] };
+  return {
+    recipe,
+    ingredients: ['hand-made'],
+    fingerprint: fingerprint(recipe, ['hand-made']),
+    steps: b.steps,
+    expects: b.expects,
+    files: b.files,
+    needs: ['remember'],
+  };
 }
 
 /** Run one hand-made case through a test target and return what the checks say. */
-export async function checkCase(t: { after: (fn: () => void) => void }, decl: TargetDecl, c: FuzzCase): Promise<Finding[]> {
+export async function checkCase(
+  t: { after: (fn: () => void) => void },
+  decl: TargetDecl,
+  c: FuzzCase,
+): Promise<Finding[]> {
   const runner = new CellRunner({ decl, bin: resolveTargetBin(decl) });
   const outcome = await runner.run(c, join(tempDir(t), 'cell'));
   try {

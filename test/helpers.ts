@@ -10,7 +10,9 @@ export const ENTRY = join(ROOT, 'src', 'cli', 'entry.ts');
 const TSX = import.meta.resolve('tsx');
 /** The built entry when dist/ is current with src/ (pretest builds it), else undefined. */
 const BUILT_ENTRY =
-  process.env.MEMEVAL_TEST_FROM_SOURCE === '1' || staleBuiltFile(ROOT) ? undefined : join(ROOT, 'dist', 'cli', 'entry.js');
+  process.env.MEMEVAL_TEST_FROM_SOURCE === '1' || staleBuiltFile(ROOT)
+    ? undefined
+    : join(ROOT, 'dist', 'cli', 'entry.js');
 
 /** argv (after node) that starts memeval: the built CLI when current, else the source through tsx. */
 export function memevalArgv(tsx: string = TSX): string[] {
@@ -22,7 +24,10 @@ const TIME_SCALE = (() => {
   const raw = process.env.MEMEVAL_TEST_TIME_SCALE;
   if (raw === undefined || raw === '') return 1;
   const n = Number(raw);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`MEMEVAL_TEST_TIME_SCALE=${raw}: expected a positive number (1 is the default; 2 doubles every test time limit)`);
+  if (!Number.isFinite(n) || n <= 0)
+    throw new Error(
+      `MEMEVAL_TEST_TIME_SCALE=${raw}: expected a positive number (1 is the default; 2 doubles every test time limit)`,
+    );
   return n;
 })();
 
@@ -56,7 +61,13 @@ export function memeval(args: string[], opts: Options = {}): MemevalRun {
   // from another working directory, tsx by absolute URL (a bare specifier resolves from the cwd)
   const tsx = opts.cwd && opts.cwd !== ROOT ? TSX : 'tsx';
   // a SIGTERM a test sends must not turn into execa's SIGKILL 5 s later on a loaded machine
-  const run = execa(process.execPath, [...memevalArgv(tsx), ...args], { cwd: ROOT, reject: false, env: { NO_COLOR: '1', FORCE_COLOR: '0' }, forceKillAfterDelay: timeLimit(30_000), ...opts });
+  const run = execa(process.execPath, [...memevalArgv(tsx), ...args], {
+    cwd: ROOT,
+    reject: false,
+    env: { NO_COLOR: '1', FORCE_COLOR: '0' },
+    forceKillAfterDelay: timeLimit(30_000),
+    ...opts,
+  });
   return run as unknown as MemevalRun;
 }
 
@@ -73,7 +84,12 @@ export function fixtureProcesses(tmp: string, script?: string): number[] {
     try {
       if (!readFileSync(`/proc/${p}/environ`, 'latin1').includes(`TMPDIR=${tmp}/`)) continue;
       const comm = readFileSync(`/proc/${p}/comm`, 'utf8').trim();
-      if (script === undefined ? comm !== 'unshare' : comm === 'node' && readFileSync(`/proc/${p}/cmdline`, 'latin1').split('\0').includes(script)) pids.push(Number(p));
+      if (
+        script === undefined
+          ? comm !== 'unshare'
+          : comm === 'node' && readFileSync(`/proc/${p}/cmdline`, 'latin1').split('\0').includes(script)
+      )
+        pids.push(Number(p));
     } catch {
       /* gone, or not ours */
     }
@@ -116,15 +132,38 @@ export function scenario(id: string, over: Record<string, unknown> = {}): Record
 }
 
 /** A real deterministic run against server-memory into a temp --out (about 2 s per scenario). */
-export async function freshRun(t: { after: (fn: () => void) => void }, scenarios: string[], extra: string[] = [], env: Record<string, string> = {}): Promise<{ runDir: string; reportPath: string; out: string; stdout: string; stderr: string; exitCode: number | undefined }> {
+export async function freshRun(
+  t: { after: (fn: () => void) => void },
+  scenarios: string[],
+  extra: string[] = [],
+  env: Record<string, string> = {},
+): Promise<{
+  runDir: string;
+  reportPath: string;
+  out: string;
+  stdout: string;
+  stderr: string;
+  exitCode: number | undefined;
+}> {
   const out = tempDir(t, 'memeval-run-');
-  const r = await memeval(['run', '--scenario', scenarios.join(','), '--target', 'server-memory', '--out', out, ...extra], {
-    env: { NO_COLOR: '1', FORCE_COLOR: '0', ...env },
-  });
+  const r = await memeval(
+    ['run', '--scenario', scenarios.join(','), '--target', 'server-memory', '--out', out, ...extra],
+    {
+      env: { NO_COLOR: '1', FORCE_COLOR: '0', ...env },
+    },
+  );
   const runs = existsSync(out) ? readdirSync(out) : [];
-  if (runs.length !== 1 || !existsSync(join(out, runs[0], 'report.json'))) throw new Error(`memeval run wrote no report (exit ${r.exitCode}):\n${r.stdout}\n${r.stderr}`);
+  if (runs.length !== 1 || !existsSync(join(out, runs[0], 'report.json')))
+    throw new Error(`memeval run wrote no report (exit ${r.exitCode}):\n${r.stdout}\n${r.stderr}`);
   const runDir = join(out, runs[0]);
-  return { runDir, reportPath: join(runDir, 'report.json'), out, stdout: String(r.stdout), stderr: String(r.stderr), exitCode: r.exitCode };
+  return {
+    runDir,
+    reportPath: join(runDir, 'report.json'),
+    out,
+    stdout: String(r.stdout),
+    stderr: String(r.stderr),
+    exitCode: r.exitCode,
+  };
 }
 
 /**
@@ -135,7 +174,10 @@ export function mixedScenarios(t: { after: (fn: () => void) => void }): string {
   const dir = tempDir(t, 'memeval-scenarios-');
   writeJson(join(dir, 'good-one.json5'), scenario('good-one', { tags: ['dark', 'secrets'] }));
   const bad = scenario('bad-one', { tags: ['dark'] });
-  bad.assertions = [{ kind: 'count', name: 'dark mode twice', phase: 'well-behaved', contains: 'dark mode', op: 'eq', value: 2 }, ...(bad.assertions as object[]).slice(1)];
+  bad.assertions = [
+    { kind: 'count', name: 'dark mode twice', phase: 'well-behaved', contains: 'dark mode', op: 'eq', value: 2 },
+    ...(bad.assertions as object[]).slice(1),
+  ];
   writeJson(join(dir, 'bad-one.json5'), bad);
   return dir;
 }
@@ -150,7 +192,11 @@ export const ONLY_NEGATIVE_CHECKS = {
   title: 't',
   description: 'd',
   deterministic: { well_behaved: [{ op: 'remember', content: 'User writes backend services in Go' }], violation: null },
-  real_model: { sessions: [{ prompts: ['I write my backend services in Go. I might switch to Rust someday. Remember my preferences.'] }] },
+  real_model: {
+    sessions: [
+      { prompts: ['I write my backend services in Go. I might switch to Rust someday. Remember my preferences.'] },
+    ],
+  },
   assertions: [
     { kind: 'count', name: 'no musing stored', phase: 'both', contains: 'someday', op: 'eq', value: 0 },
     { kind: 'absent', name: 'no Rust', phase: 'both', text: 'Rust' },

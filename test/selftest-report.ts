@@ -14,7 +14,8 @@ export interface FalsePass {
   cell_reason: string;
 }
 
-export const falsePassLine = (f: FalsePass) => `${f.scenario} × ${f.target} (${f.layer} ${f.phase}): ${f.verdict}, but ${f.why} [cell: ${f.cell_reason}]`;
+export const falsePassLine = (f: FalsePass) =>
+  `${f.scenario} × ${f.target} (${f.layer} ${f.phase}): ${f.verdict}, but ${f.why} [cell: ${f.cell_reason}]`;
 
 export interface Coverage {
   layer: string;
@@ -55,11 +56,19 @@ export async function assertCoverage(rep: ReturnType<typeof parseSelftest>, laye
   assert.equal(targets.length, readdirSync(join(ROOT, 'eval', 'hostile')).filter((f) => f.endsWith('.json5')).length);
   const cells = scenarios.flatMap((s) =>
     targets.flatMap((t) => {
-      const phases: ('well-behaved' | 'violation')[] = s.deterministic.violation ? ['well-behaved', 'violation'] : ['well-behaved'];
+      const phases: ('well-behaved' | 'violation')[] = s.deterministic.violation
+        ? ['well-behaved', 'violation']
+        : ['well-behaved'];
       return phases.map((p) => ({ s, t, p }));
     }),
   );
   const planned = cells.filter((c) => mayBeFalse(c.s, c.t, layer, c.p)).length;
   const cov = rep.coverage.find((c) => c.layer === layer);
-  assert.deepEqual(cov, { layer, cross_product: cells.length, planned, ran: planned, cannot_be_false: cells.length - planned });
+  assert.deepEqual(cov, {
+    layer,
+    cross_product: cells.length,
+    planned,
+    ran: planned,
+    cannot_be_false: cells.length - planned,
+  });
 }

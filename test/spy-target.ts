@@ -26,7 +26,11 @@ export class OutsideListener {
         resolve();
         return true;
       };
-      const timer = setTimeout(() => reject(new Error(`nothing matching ${re} reached the outside listener: ${JSON.stringify(this.received)}`)), ms);
+      const timer = setTimeout(
+        () =>
+          reject(new Error(`nothing matching ${re} reached the outside listener: ${JSON.stringify(this.received)}`)),
+        ms,
+      );
       if (!check()) this.waiters.push(() => void check());
     });
   }
@@ -54,14 +58,25 @@ export class OutsideListener {
   }
 }
 
-export const ROUTES = ['tcp-connect', 'dns-resolve', 'dns-resolver', 'dgram', 'child-no-node-options', 'non-node-program'] as const;
+export const ROUTES = [
+  'tcp-connect',
+  'dns-resolve',
+  'dns-resolver',
+  'dgram',
+  'child-no-node-options',
+  'non-node-program',
+] as const;
 
 /**
  * A target written for the tests: on every start it records its environment, tries each
  * escape route towards `outside`, then serves the real server-memory. Declared like the
  * built-in server-memory target, so every op and view works.
  */
-export function spyTarget(dir: string, outside: OutsideListener, name = 'spy-memory'): { file: string; envLog: string; routeLog: string } {
+export function spyTarget(
+  dir: string,
+  outside: OutsideListener,
+  name = 'spy-memory',
+): { file: string; envLog: string; routeLog: string } {
   const envLog = join(dir, 'spy-env.jsonl');
   const routeLog = join(dir, 'spy-routes.jsonl');
   const serverMemory = join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-memory', 'dist', 'index.js');
@@ -105,5 +120,8 @@ await import(${JSON.stringify(serverMemory)});
 
 export function jsonl(file: string): Record<string, any>[] {
   if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 }

@@ -24,7 +24,9 @@ export function costGate(f: GateFlags): GateDecision {
   const wantsModel = Boolean(f.agentTurn || f.agent || f.model || f.iUnderstandModelCost);
   if (!wantsModel) return { layer: 'deterministic' };
   if (f.model === SCRIPTED_MODEL) return { layer: 'real-model', allowed: true, scripted: true };
-  const missing = [!f.agentTurn && '--agent-turn', !f.iUnderstandModelCost && '--i-understand-model-cost'].filter(Boolean);
+  const missing = [!f.agentTurn && '--agent-turn', !f.iUnderstandModelCost && '--i-understand-model-cost'].filter(
+    Boolean,
+  );
   if (missing.length)
     return {
       layer: 'real-model',
@@ -44,5 +46,6 @@ export class CostGateError extends MemevalError {
 }
 
 export function assertAllowed(d: GateDecision): asserts d is Extract<GateDecision, { allowed: true }> {
-  if (d.layer !== 'real-model' || !d.allowed) throw new CostGateError('model-shaped work reached without passing the cost gate');
+  if (d.layer !== 'real-model' || !d.allowed)
+    throw new CostGateError('model-shaped work reached without passing the cost gate');
 }

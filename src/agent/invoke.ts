@@ -71,5 +71,13 @@ export async function invokeAgent(
   const stderr = Buffer.concat(err).toString('utf8');
   writeFileSync(o.stdoutFile, stdout);
   writeFileSync(o.stderrFile, stderr);
-  return { exitCode: exit.code, signal: exit.signal, stdout, stderr, ms: Math.round(performance.now() - t0), startedAt, timedOut };
+  return {
+    exitCode: exit.code,
+    signal: exit.signal,
+    stdout,
+    stderr,
+    ms: Math.round(performance.now() - t0),
+    startedAt,
+    timedOut,
+  };
 }

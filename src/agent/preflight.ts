@@ -14,16 +14,29 @@ const trim = (u: string) => u.replace(/\/+$/, '');
 function probeFor(agent: AgentName, baseUrl: string | undefined, env: NodeJS.ProcessEnv): Probe | undefined {
   switch (agent) {
     case 'claude-code': {
-      const auth: Record<string, string> = env.ANTHROPIC_AUTH_TOKEN ? { authorization: `Bearer ${env.ANTHROPIC_AUTH_TOKEN}` } : { 'x-api-key': env.ANTHROPIC_API_KEY ?? '' };
-      return { url: `${trim(baseUrl ?? 'https://api.anthropic.com')}/v1/models`, headers: { ...auth, 'anthropic-version': '2023-06-01' } };
+      const auth: Record<string, string> = env.ANTHROPIC_AUTH_TOKEN
+        ? { authorization: `Bearer ${env.ANTHROPIC_AUTH_TOKEN}` }
+        : { 'x-api-key': env.ANTHROPIC_API_KEY ?? '' };
+      return {
+        url: `${trim(baseUrl ?? 'https://api.anthropic.com')}/v1/models`,
+        headers: { ...auth, 'anthropic-version': '2023-06-01' },
+      };
     }
     case 'codex':
     case 'qwen':
-      return { url: `${baseUrl ? `${trim(baseUrl)}/v1` : 'https://api.openai.com/v1'}/models`, headers: { authorization: `Bearer ${env.OPENAI_API_KEY ?? ''}` } };
+      return {
+        url: `${baseUrl ? `${trim(baseUrl)}/v1` : 'https://api.openai.com/v1'}/models`,
+        headers: { authorization: `Bearer ${env.OPENAI_API_KEY ?? ''}` },
+      };
     case 'opencode':
-      return baseUrl ? { url: `${trim(baseUrl)}/v1/models`, headers: { authorization: `Bearer ${env.OPENAI_API_KEY ?? ''}` } } : undefined;
+      return baseUrl
+        ? { url: `${trim(baseUrl)}/v1/models`, headers: { authorization: `Bearer ${env.OPENAI_API_KEY ?? ''}` } }
+        : undefined;
     case 'gemini':
-      return { url: `${trim(baseUrl ?? 'https://generativelanguage.googleapis.com')}/v1beta/models`, headers: { 'x-goog-api-key': env.GEMINI_API_KEY ?? env.GOOGLE_API_KEY ?? '' } };
+      return {
+        url: `${trim(baseUrl ?? 'https://generativelanguage.googleapis.com')}/v1beta/models`,
+        headers: { 'x-goog-api-key': env.GEMINI_API_KEY ?? env.GOOGLE_API_KEY ?? '' },
+      };
   }
 }
 
@@ -34,7 +47,12 @@ function probeFor(agent: AgentName, baseUrl: string | undefined, env: NodeJS.Pro
  * at once. Any answer but 401/403 counts as reachable (not every endpoint lists models).
  * Returns the reason the cell cannot run, or undefined.
  */
-export async function preflight(agent: AgentName, baseUrl: string | undefined, env: NodeJS.ProcessEnv = process.env, timeoutMs = 10_000): Promise<string | undefined> {
+export async function preflight(
+  agent: AgentName,
+  baseUrl: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+  timeoutMs = 10_000,
+): Promise<string | undefined> {
   const probe = probeFor(agent, baseUrl, env);
   if (!probe) return undefined;
   let res: Response;
@@ -42,7 +60,10 @@ export async function preflight(agent: AgentName, baseUrl: string | undefined, e
     res = await fetch(probe.url, { headers: probe.headers, signal: AbortSignal.timeout(timeoutMs) });
   } catch (e) {
     const cause = (e as { cause?: { code?: string; message?: string } }).cause;
-    const why = (e as Error).name === 'TimeoutError' ? `no answer in ${timeoutMs} ms` : (cause?.code ?? cause?.message ?? (e as Error).message);
+    const why =
+      (e as Error).name === 'TimeoutError'
+        ? `no answer in ${timeoutMs} ms`
+        : (cause?.code ?? cause?.message ?? (e as Error).message);
     return `the model endpoint ${new URL(probe.url).origin} is unreachable (${why}); check --base-url`;
   }
   await res.body?.cancel().catch(() => {});

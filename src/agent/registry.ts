@@ -15,8 +15,13 @@ export const AGENTS: AgentAdapter[] = [claudeCode, codex, gemini, opencode, qwen
 export function getAgent(name: string): AgentAdapter {
   const d = AGENTS.find((x) => x.name === name);
   if (!d) {
-    const guess = nearest(name, AGENTS.map((x) => x.name));
-    throw new InputError(`--agent: unknown agent "${name}"${guess ? ` (did you mean "${guess}"?)` : ''}; known: ${AGENTS.map((x) => x.name).join(', ')}`);
+    const guess = nearest(
+      name,
+      AGENTS.map((x) => x.name),
+    );
+    throw new InputError(
+      `--agent: unknown agent "${name}"${guess ? ` (did you mean "${guess}"?)` : ''}; known: ${AGENTS.map((x) => x.name).join(', ')}`,
+    );
   }
   return d;
 }
@@ -31,9 +36,26 @@ export function resolveAgentBin(d: AgentAdapter): ResolvedBin | undefined {
 
 export function installAgent(d: AgentAdapter, log: (s: string) => void): Promise<InstallResult> {
   // agents ship their native binaries as optional dependencies: never omit them
-  return installPackage({ label: d.name, npm: d.npm, version: d.version, bin: d.bin, extra: [], overrides: {}, omitOptional: false, dir: agentPrefix(d) }, log);
+  return installPackage(
+    {
+      label: d.name,
+      npm: d.npm,
+      version: d.version,
+      bin: d.bin,
+      extra: [],
+      overrides: {},
+      omitOptional: false,
+      dir: agentPrefix(d),
+    },
+    log,
+  );
 }
 
 export function installAgents(drivers: AgentAdapter[], log: (s: string) => void): Promise<void> {
-  return installMany(drivers, (d) => d.name, (d) => installAgent(d, log), log);
+  return installMany(
+    drivers,
+    (d) => d.name,
+    (d) => installAgent(d, log),
+    log,
+  );
 }

@@ -9,7 +9,11 @@ export interface AgentStatus {
 
 /** Every agent CLI the real-model layer drives: its pinned package and whether it is installed in the cache. */
 export function agentStatus(): AgentStatus[] {
-  return AGENTS.map((d) => ({ name: d.name, package: `${d.npm}@${d.version}`, installed: Boolean(resolveAgentBin(d)) }));
+  return AGENTS.map((d) => ({
+    name: d.name,
+    package: `${d.npm}@${d.version}`,
+    installed: Boolean(resolveAgentBin(d)),
+  }));
 }
 
 /** Install these agent CLIs (names, or "all") into the cache; idempotent. */

@@ -70,28 +70,55 @@ export async function run(req: RunRequest = {}): Promise<RunResponse> {
   checkReporterNames(config.reporters);
   const exitGate = exitGateOf(config.gate);
   const shard = config.shard
-    ? { ...config.shard, durations: config.shardDurations ? new Map(readReport(config.shardDurations).results.map((r) => [r.cell_id, r.duration_ms])) : undefined }
+    ? {
+        ...config.shard,
+        durations: config.shardDurations
+          ? new Map(readReport(config.shardDurations).results.map((r) => [r.cell_id, r.duration_ms]))
+          : undefined,
+      }
     : undefined;
-  const scenarios = selectScenarios(loadScenarioDir(config.scenariosDir), { ids: config.scenarioIds, tags: config.tags });
+  const scenarios = selectScenarios(loadScenarioDir(config.scenariosDir), {
+    ids: config.scenarioIds,
+    tags: config.tags,
+  });
   const outDir = resolve(config.outDir);
   checkRunDirs(outDir);
   let judge: JudgeModelConfig | null;
   try {
-    judge = resolveJudgeConfig({ judgeModel: config.judge?.model, judgeBaseUrl: config.judge?.baseUrl, judgeProtocol: config.judge?.protocol });
+    judge = resolveJudgeConfig({
+      judgeModel: config.judge?.model,
+      judgeBaseUrl: config.judge?.baseUrl,
+      judgeProtocol: config.judge?.protocol,
+    });
   } catch (e) {
     throw new InputError(`--judge-protocol: ${(e as Error).message}`);
   }
   const agent = config.agent ?? AGENT_DEFAULTS;
-  const flags = { agentTurn: agent.turn, agent: agent.name, model: agent.model, iUnderstandModelCost: config.iUnderstandModelCost };
+  const flags = {
+    agentTurn: agent.turn,
+    agent: agent.name,
+    model: agent.model,
+    iUnderstandModelCost: config.iUnderstandModelCost,
+  };
   // --i-understand-model-cost given only for a remote judge does not ask for agent turns
   const forAgent = Boolean(flags.agentTurn || flags.agent || flags.model);
   const gate = costGate({ ...flags, iUnderstandModelCost: judge && !forAgent ? false : flags.iUnderstandModelCost });
-  const judgeGate = judgeGateAll(judge, scenarios.flatMap((s) => s.scenario.assertions), config.iUnderstandModelCost);
+  const judgeGate = judgeGateAll(
+    judge,
+    scenarios.flatMap((s) => s.scenario.assertions),
+    config.iUnderstandModelCost,
+  );
   if (!judgeGate.allowed) {
-    const { report, reportPath } = writeBlockedReport(outDir, judgeGate.reason, scenarios.map((s) => s.scenario.id), {
-      judge_model: judge,
-      i_understand_model_cost: config.iUnderstandModelCost,
-    }, gate.layer);
+    const { report, reportPath } = writeBlockedReport(
+      outDir,
+      judgeGate.reason,
+      scenarios.map((s) => s.scenario.id),
+      {
+        judge_model: judge,
+        i_understand_model_cost: config.iUnderstandModelCost,
+      },
+      gate.layer,
+    );
     return { report, reportPath, exitCode: report.summary.exit_code, gate, config, scenarios };
   }
   if (gate.layer === 'real-model' && !gate.allowed) {
@@ -127,59 +154,92 @@ export async function run(req: RunRequest = {}): Promise<RunResponse> {
   };
 
   if (gate.layer === 'deterministic') {
-    if (config.install) await installTargets(names.map((n) => loadTarget(n).decl), log);
+    if (config.install)
+      await installTargets(
+        names.map((n) => loadTarget(n).decl),
+        log,
+      );
     const targets = resolveTargets(names);
     checkAgainstTargets(scenarios, targets);
-    log(`memeval: ${scenarios.length} scenario(s) × ${targets.map((t) => t.decl.name).join(', ')}, ${common.workers} worker(s)`);
-    const r = await withJudge(() => runDeterministic({
-      ...common,
+    log(
+      `memeval: ${scenarios.length} scenario(s) × ${targets.map((t) => t.decl.name).join(', ')}, ${common.workers} worker(s)`,
+    );
+    const r = await withJudge(() =>
+      runDeterministic({
+        ...common,
+        scenarios,
+        targets,
+        shard,
+        onPlan: (cells, planned) => {
+          if (shard) log(`memeval: shard ${shard.index}/${shard.count}: ${cells.length} of ${planned.length} cell(s)`);
+          onPlan?.(cells.length);
+        },
+        options: {
+          scenarios_dir: config.scenariosDir,
+          judge_model: judge,
+          ...(shard ? { shard: `${shard.index}/${shard.count}` } : {}),
+        },
+      }),
+    );
+    return {
+      report: r.report,
+      reportPath: r.reportPath,
+      exitCode: r.report.summary.exit_code,
+      gate,
+      config,
       scenarios,
-      targets,
-      shard,
-      onPlan: (cells, planned) => {
-        if (shard) log(`memeval: shard ${shard.index}/${shard.count}: ${cells.length} of ${planned.length} cell(s)`);
-        onPlan?.(cells.length);
-      },
-      options: { scenarios_dir: config.scenariosDir, judge_model: judge, ...(shard ? { shard: `${shard.index}/${shard.count}` } : {}) },
-    }));
-    return { report: r.report, reportPath: r.reportPath, exitCode: r.report.summary.exit_code, gate, config, scenarios };
+    };
   }
 
-  if (shard) throw new InputError('--shard: the real-model layer cannot be sharded yet; shard by --target or --scenario instead');
-  if (agent.name === undefined) throw new InputError(`--agent: required for the real-model layer; one of ${AGENT_NAMES.join(', ')}`);
+  if (shard)
+    throw new InputError(
+      '--shard: the real-model layer cannot be sharded yet; shard by --target or --scenario instead',
+    );
+  if (agent.name === undefined)
+    throw new InputError(`--agent: required for the real-model layer; one of ${AGENT_NAMES.join(', ')}`);
   const driver = getAgent(agent.name);
   const withPrompts = scenarios.filter((s) => s.scenario.real_model);
-  if (!withPrompts.length) throw new InputError('--agent-turn: none of the selected scenarios has a real_model block (see `memeval list`)');
-  if (!gate.scripted && !agent.model) throw new InputError('--model: required for a real model (or use --model scripted)');
+  if (!withPrompts.length)
+    throw new InputError('--agent-turn: none of the selected scenarios has a real_model block (see `memeval list`)');
+  if (!gate.scripted && !agent.model)
+    throw new InputError('--model: required for a real model (or use --model scripted)');
   if (config.install) {
-    await installTargets(names.map((n) => loadTarget(n).decl), log);
+    await installTargets(
+      names.map((n) => loadTarget(n).decl),
+      log,
+    );
     await installAgents([driver], log);
   }
   const targets = resolveTargets(names);
   checkAgainstTargets(withPrompts, targets);
   const bin = resolveAgentBin(driver);
-  if (!bin) throw new InputError(`--agent: ${driver.name} (${driver.npm}@${driver.version}) is not installed; run \`memeval agents install ${driver.name}\` (or add --install)`);
+  if (!bin)
+    throw new InputError(
+      `--agent: ${driver.name} (${driver.npm}@${driver.version}) is not installed; run \`memeval agents install ${driver.name}\` (or add --install)`,
+    );
   log(
     `memeval: real-model layer, ${driver.name} ${bin.version} with ${gate.scripted ? `memeval's scripted model (policy ${agent.policy})` : `model ${agent.model}`}, ` +
       `${withPrompts.length} scenario(s) × ${targets.map((t) => t.decl.name).join(', ')} × ${agent.repeat}, ${common.workers} worker(s)`,
   );
-  const r = await withJudge(() => runRealModel({
-    ...common,
-    onPlan: (cells) => onPlan?.(cells.length),
-    options: { judge_model: judge, scenarios_dir: config.scenariosDir },
-    gate,
-    scenarios: withPrompts,
-    targets,
-    driver,
-    agentBin: bin.file,
-    agentVersion: bin.version,
-    model: agent.model ?? SCRIPTED_MODEL,
-    baseUrl: agent.baseUrl,
-    policy: agent.policy,
-    repeat: agent.repeat,
-    maxTurns: agent.maxTurns,
-    promptTimeoutMs: agent.promptTimeoutMs,
-    mcpTimeoutMs: agent.mcpTimeoutMs,
-  }));
+  const r = await withJudge(() =>
+    runRealModel({
+      ...common,
+      onPlan: (cells) => onPlan?.(cells.length),
+      options: { judge_model: judge, scenarios_dir: config.scenariosDir },
+      gate,
+      scenarios: withPrompts,
+      targets,
+      driver,
+      agentBin: bin.file,
+      agentVersion: bin.version,
+      model: agent.model ?? SCRIPTED_MODEL,
+      baseUrl: agent.baseUrl,
+      policy: agent.policy,
+      repeat: agent.repeat,
+      maxTurns: agent.maxTurns,
+      promptTimeoutMs: agent.promptTimeoutMs,
+      mcpTimeoutMs: agent.mcpTimeoutMs,
+    }),
+  );
   return { report: r.report, reportPath: r.reportPath, exitCode: r.report.summary.exit_code, gate, config, scenarios };
 }

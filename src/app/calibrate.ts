@@ -35,13 +35,22 @@ export type CalibrateResponse = CalibrateBase &
 /** Put labelled cases through the judge model and measure how often it agrees with the labels. */
 export async function calibrate(req: CalibrateRequest): Promise<CalibrateResponse> {
   const repeat = req.repeat ?? 1;
-  if (!Number.isInteger(repeat) || repeat < 1) throw new InputError(`--repeat: expected a whole number of 1 or more, not ${repeat}`);
+  if (!Number.isInteger(repeat) || repeat < 1)
+    throw new InputError(`--repeat: expected a whole number of 1 or more, not ${repeat}`);
   const cases = loadCalibrationFile(req.casesFile);
   const { config, gate } = resolveJudge(req);
-  if (!config) throw new InputError('judge calibrate needs a judge model: --judge-model <id> (or --judge-model scripted), or MEMEVAL_JUDGE_MODEL');
+  if (!config)
+    throw new InputError(
+      'judge calibrate needs a judge model: --judge-model <id> (or --judge-model scripted), or MEMEVAL_JUDGE_MODEL',
+    );
   const file = join(resolve(req.outDir ?? 'runs'), `calibrate-${newRunId()}`, 'calibration.json');
   if (!gate.allowed) {
-    writeJsonAtomic(file, { status: 'blocked', reason: gate.reason, cases_file: resolve(req.casesFile), judge: config });
+    writeJsonAtomic(file, {
+      status: 'blocked',
+      reason: gate.reason,
+      cases_file: resolve(req.casesFile),
+      judge: config,
+    });
     return { status: 'blocked', reason: gate.reason, judge: config, file, exitCode: EXIT.blocked };
   }
   const model = await openJudgeModel(config);

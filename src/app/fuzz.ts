@@ -55,13 +55,17 @@ export async function runFuzz(config: FuzzConfig): Promise<FuzzResult> {
   for (const c of config.settings?.assumeClaims ?? []) {
     if (!(CHECKED_CLAIMS as string[]).includes(c)) {
       const guess = nearest(c, CHECKED_CLAIMS);
-      throw new InputError(`--assume-claim: unknown claim "${c}"${guess ? ` (did you mean "${guess}"?)` : ''}; known: ${CHECKED_CLAIMS.join(', ')}`);
+      throw new InputError(
+        `--assume-claim: unknown claim "${c}"${guess ? ` (did you mean "${guess}"?)` : ''}; known: ${CHECKED_CLAIMS.join(', ')}`,
+      );
     }
   }
   const scenarios = loadScenarios(scenarioFiles(config.scenariosDir ?? BUILTIN_SCENARIOS));
   const asked = config.targets?.length ? config.targets : [DEFAULT_TARGET];
   const targets = resolveTargets(asked.includes('all') ? loadAllTargets().map((t) => t.decl.name) : asked).map((t) => ({
-    decl: config.callTimeoutMs ? { ...t.decl, server: { ...t.decl.server, call_timeout_ms: config.callTimeoutMs } } : t.decl,
+    decl: config.callTimeoutMs
+      ? { ...t.decl, server: { ...t.decl.server, call_timeout_ms: config.callTimeoutMs } }
+      : t.decl,
     bin: t.bin,
   }));
   const seed = config.seed ?? randomBytes(4).toString('hex');
@@ -94,5 +98,12 @@ export async function runFuzz(config: FuzzConfig): Promise<FuzzResult> {
   }
   const interrupted = Boolean(config.signal?.aborted);
   const failed = summaries.some((s) => s.flagged > 0 || s.harness_errors > 0);
-  return { seed, flags: store.file, out: outDir, targets: summaries, interrupted, exitCode: interrupted ? EXIT.interrupted : failed ? EXIT.failed : EXIT.ok };
+  return {
+    seed,
+    flags: store.file,
+    out: outDir,
+    targets: summaries,
+    interrupted,
+    exitCode: interrupted ? EXIT.interrupted : failed ? EXIT.failed : EXIT.ok,
+  };
 }

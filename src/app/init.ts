@@ -44,13 +44,23 @@ export function initProject(dir: string, force = false): InitFiles {
     config: join(root, 'memeval.config.json'),
   };
   const existing = Object.values(files).filter((f) => existsSync(f));
-  if (existing.length && !force) throw new InputError(`init: ${existing.join(', ')} exist already; add --force to overwrite`);
+  if (existing.length && !force)
+    throw new InputError(`init: ${existing.join(', ')} exist already; add --force to overwrite`);
   for (const f of Object.values(files)) mkdirSync(join(f, '..'), { recursive: true });
   writeFileSync(files.schema, JSON.stringify(jsonSchemaFor('scenario'), null, 2) + '\n');
   writeFileSync(files.scenario, STARTER(relative(join(files.scenario, '..'), files.schema)));
   writeFileSync(
     files.config,
-    JSON.stringify({ scenarios: 'memeval/scenarios', targets: ['server-memory'], reporters: ['console', 'junit'], out: 'memeval/runs' }, null, 2) + '\n',
+    JSON.stringify(
+      {
+        scenarios: 'memeval/scenarios',
+        targets: ['server-memory'],
+        reporters: ['console', 'junit'],
+        out: 'memeval/runs',
+      },
+      null,
+      2,
+    ) + '\n',
   );
   return files;
 }

@@ -1,4 +1,10 @@
-import { judgeCostGate, resolveJudgeConfig, type JudgeFlags, type JudgeGate, type JudgeModelConfig } from '../judge/llm/config.js';
+import {
+  judgeCostGate,
+  resolveJudgeConfig,
+  type JudgeFlags,
+  type JudgeGate,
+  type JudgeModelConfig,
+} from '../judge/llm/config.js';
 import { InputError } from '../util/errors.js';
 
 export interface JudgeRequest extends JudgeFlags {

@@ -16,9 +16,12 @@ const EXT = new Set(['.json', '.json5']);
  * missing, a file, or a folder with no scenario in it. Never a green run of nothing.
  */
 export function scenarioFilesIn(dir: string, flag = '--scenarios'): string[] {
-  if (!existsSync(dir)) throw new InputError(`${flag}: ${dir} does not exist; give a folder of scenario files (.json5 or .json)`);
+  if (!existsSync(dir))
+    throw new InputError(`${flag}: ${dir} does not exist; give a folder of scenario files (.json5 or .json)`);
   if (!statSync(dir).isDirectory())
-    throw new InputError(`${flag}: ${dir} is a file, not a folder; give the folder it is in (${dirname(resolve(dir))}) and select it with --scenario ${basename(dir, extname(dir))}`);
+    throw new InputError(
+      `${flag}: ${dir} is a file, not a folder; give the folder it is in (${dirname(resolve(dir))}) and select it with --scenario ${basename(dir, extname(dir))}`,
+    );
   const files = readdirSync(dir)
     .filter((f) => EXT.has(extname(f)))
     .sort()
@@ -46,7 +49,8 @@ export function checkAgainstTargets(scenarios: LoadedScenario[], targets: Loaded
   for (const s of scenarios)
     for (const t of targets)
       s.scenario.assertions.forEach((a, i) => {
-        for (const p of checkAssertion(a, { extraViews: Object.keys(t.decl.views.extra) })) problems.push(`${s.file}: assertions[${i}].${p} (target ${t.decl.name})`);
+        for (const p of checkAssertion(a, { extraViews: Object.keys(t.decl.views.extra) }))
+          problems.push(`${s.file}: assertions[${i}].${p} (target ${t.decl.name})`);
       });
   if (problems.length) throw new InputError(problems.join('\n'), [...new Set(problems)]);
 }
@@ -103,27 +107,45 @@ export function validatePaths(paths: string[]): ValidateResult[] {
         .sort()
         .flatMap((f) => {
           const full = join(p, f);
-          if (isDir(full)) return f === 'targets' ? readdirSync(full).filter((x) => EXT.has(extname(x))).sort().map((x) => join(full, x)) : EXT.has(extname(f)) ? [full] : [];
+          if (isDir(full))
+            return f === 'targets'
+              ? readdirSync(full)
+                  .filter((x) => EXT.has(extname(x)))
+                  .sort()
+                  .map((x) => join(full, x))
+              : EXT.has(extname(f))
+                ? [full]
+                : [];
           return EXT.has(extname(f)) ? [full] : [];
         });
-      if (!inside.length) empty.push({ file: p, kind: 'scenario', problems: [`${p}: holds no scenario or target files (.json5 or .json)`] });
+      if (!inside.length)
+        empty.push({
+          file: p,
+          kind: 'scenario',
+          problems: [`${p}: holds no scenario or target files (.json5 or .json)`],
+        });
       return inside;
     }
     return [p];
   });
-  return [...empty, ...files.map((file): ValidateResult => {
-    const kind = looksLikeTarget(file) ? 'target' : 'scenario';
-    try {
-      if (kind === 'target') loadTargetFile(file);
-      else {
-        const s = loadScenario(file);
-        const problems = s.scenario.assertions.flatMap((a, i) => checkAssertion(a).map((p) => `${file}: assertions[${i}].${p}`));
-        if (problems.length) throw new InputError(problems.join('\n'), problems);
+  return [
+    ...empty,
+    ...files.map((file): ValidateResult => {
+      const kind = looksLikeTarget(file) ? 'target' : 'scenario';
+      try {
+        if (kind === 'target') loadTargetFile(file);
+        else {
+          const s = loadScenario(file);
+          const problems = s.scenario.assertions.flatMap((a, i) =>
+            checkAssertion(a).map((p) => `${file}: assertions[${i}].${p}`),
+          );
+          if (problems.length) throw new InputError(problems.join('\n'), problems);
+        }
+        return { file, kind, problems: [] };
+      } catch (e) {
+        if (!(e instanceof InputError)) throw e;
+        return { file, kind, problems: e.problems };
       }
-      return { file, kind, problems: [] };
-    } catch (e) {
-      if (!(e instanceof InputError)) throw e;
-      return { file, kind, problems: e.problems };
-    }
-  })];
+    }),
+  ];
 }

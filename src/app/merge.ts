@@ -48,7 +48,11 @@ export function merge(req: MergeRequest): MergeResponse {
   const parts = req.runDirs.map((d) => readRun(d));
   const gateInput =
     req.baseline || req.expectedFailures || req.failOn
-      ? { baseline: req.baseline ? readBaseline(req.baseline) : undefined, expected: req.expectedFailures ? readExpectedFailures(req.expectedFailures) : undefined, failOn: req.failOn }
+      ? {
+          baseline: req.baseline ? readBaseline(req.baseline) : undefined,
+          expected: req.expectedFailures ? readExpectedFailures(req.expectedFailures) : undefined,
+          failOn: req.failOn,
+        }
       : undefined;
   const { report, runDir, reportPath } = mergeReports(parts, resolve(req.outDir ?? 'runs'));
   let gated: GateResult | undefined;
@@ -61,6 +65,9 @@ export function merge(req: MergeRequest): MergeResponse {
   }
   const html = writeHtmlReport(report, runDir);
   const outcomes = runReporters(report, runDir, reporters, req.stdout ? { stdout: req.stdout } : {});
-  const exitCode = report.summary.exit_code === 0 && !outcomes.some((o) => o.error) ? EXIT.ok : report.summary.exit_code || EXIT.failed;
+  const exitCode =
+    report.summary.exit_code === 0 && !outcomes.some((o) => o.error)
+      ? EXIT.ok
+      : report.summary.exit_code || EXIT.failed;
   return { report, runDir, reportPath, parts: parts.length, html, gate: gated, reporters: outcomes, exitCode };
 }

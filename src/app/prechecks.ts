@@ -26,7 +26,10 @@ function checkWritable(dir: string, what: string, fix: string): void {
   try {
     const fs = statfsSync(dir);
     const free = fs.bavail * fs.bsize;
-    if (free < MIN_FREE_BYTES) throw new InputError(`${what}: only ${Math.floor(free / 1024)} KiB free in ${dir} (memeval needs ${MIN_FREE_BYTES / 1024 / 1024} MiB); ${fix}`);
+    if (free < MIN_FREE_BYTES)
+      throw new InputError(
+        `${what}: only ${Math.floor(free / 1024)} KiB free in ${dir} (memeval needs ${MIN_FREE_BYTES / 1024 / 1024} MiB); ${fix}`,
+      );
   } catch (e) {
     if (e instanceof InputError) throw e; // statfs itself unsupported: the write check stands
   }
@@ -37,10 +40,13 @@ export function checkRunDirs(outDir: string): void {
   checkWritable(outDir, '--out', 'pass a writable folder with room');
   const tmp = tmpdir();
   try {
-    if (!statSync(tmp).isDirectory()) throw new InputError(`TMPDIR: ${tmp} is not a folder; set TMPDIR to a writable folder (fixtures are made there)`);
+    if (!statSync(tmp).isDirectory())
+      throw new InputError(`TMPDIR: ${tmp} is not a folder; set TMPDIR to a writable folder (fixtures are made there)`);
   } catch (e) {
     if (e instanceof InputError) throw e;
-    throw new InputError(`TMPDIR: ${tmp} does not exist (${code(e)}); set TMPDIR to a writable folder (fixtures are made there)`);
+    throw new InputError(
+      `TMPDIR: ${tmp} does not exist (${code(e)}); set TMPDIR to a writable folder (fixtures are made there)`,
+    );
   }
   checkWritable(tmp, 'TMPDIR', 'set TMPDIR to a writable folder with room (fixtures are made there)');
 }

@@ -37,7 +37,8 @@ interface RejudgeBase {
 }
 
 /** Blocked: the cost gate refused a judge and the report written says only that; else the new report. */
-export type RejudgeResponse = RejudgeBase & ({ blocked: true; reason: string } | { blocked: false; report: Report & Record<string, unknown> });
+export type RejudgeResponse = RejudgeBase &
+  ({ blocked: true; reason: string } | { blocked: false; report: Report & Record<string, unknown> });
 
 /**
  * Judge a saved run again from its evidence (nothing is replayed) and write a new report naming
@@ -46,21 +47,47 @@ export type RejudgeResponse = RejudgeBase & ({ blocked: true; reason: string } |
 export async function rejudge(req: RejudgeRequest): Promise<RejudgeResponse> {
   const source = readReport(req.runDir);
   const runDir = req.runDir.endsWith('.json') ? dirname(resolve(req.runDir)) : resolve(req.runDir);
-  const scenariosDir = req.scenariosDir ?? (typeof source.options.scenarios_dir === 'string' ? source.options.scenarios_dir : BUILTIN_SCENARIOS);
+  const scenariosDir =
+    req.scenariosDir ??
+    (typeof source.options.scenarios_dir === 'string' ? source.options.scenarios_dir : BUILTIN_SCENARIOS);
   const scenarios = loadScenarioDir(scenariosDir);
   const { config } = resolveJudge(req);
-  const gate = judgeGateAll(config, scenarios.flatMap((s) => s.scenario.assertions), Boolean(req.iUnderstandModelCost));
+  const gate = judgeGateAll(
+    config,
+    scenarios.flatMap((s) => s.scenario.assertions),
+    Boolean(req.iUnderstandModelCost),
+  );
   const outDir = req.outDir ?? dirname(runDir);
   if (!gate.allowed) {
     const reportPath = join(resolve(outDir), `rejudge-${newRunId()}`, 'report.json');
-    writeJsonAtomic(reportPath, { status: 'blocked', reason: gate.reason, rejudged_from: { run_id: source.run_id, run_dir: runDir }, judge_model: config });
+    writeJsonAtomic(reportPath, {
+      status: 'blocked',
+      reason: gate.reason,
+      rejudged_from: { run_id: source.run_id, run_dir: runDir },
+      judge_model: config,
+    });
     return { blocked: true, reason: gate.reason, source, runDir, judge: config, reportPath, exitCode: EXIT.blocked };
   }
   const pool = new JudgePool(config ? await openJudgeModel(config) : null);
   try {
-    const r = await rejudgeRun(source, { runDir, scenarios, judgePool: pool, onlyLlm: Boolean(req.onlyLlm), outDir, signal: req.signal });
+    const r = await rejudgeRun(source, {
+      runDir,
+      scenarios,
+      judgePool: pool,
+      onlyLlm: Boolean(req.onlyLlm),
+      outDir,
+      signal: req.signal,
+    });
     // an interrupted or blocked run keeps its exit code: re-judging does not complete it
-    return { blocked: false, source, runDir, judge: config, report: r.report, reportPath: r.reportPath, exitCode: r.report.summary.exit_code };
+    return {
+      blocked: false,
+      source,
+      runDir,
+      judge: config,
+      report: r.report,
+      reportPath: r.reportPath,
+      exitCode: r.report.summary.exit_code,
+    };
   } finally {
     await pool.close();
   }

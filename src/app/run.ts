@@ -78,13 +78,28 @@ export interface RunExecution<X extends object> extends CommonRunOptions {
  * it ends, keep them for a second Ctrl-C's partial report, and write the report once at the end
  * with the judges' summary and the gate's exit code.
  */
-export async function executeRun<X extends object>(o: RunExecution<X>): Promise<RunResult<X & { judges: JudgeRunSummary }>> {
+export async function executeRun<X extends object>(
+  o: RunExecution<X>,
+): Promise<RunResult<X & { judges: JudgeRunSummary }>> {
   const startedAt = new Date().toISOString();
-  const mine = o.shard ? new Set(shardCells(o.planned.map((c) => c.id), o.shard, o.shard.durations)) : undefined;
+  const mine = o.shard
+    ? new Set(
+        shardCells(
+          o.planned.map((c) => c.id),
+          o.shard,
+          o.shard.durations,
+        ),
+      )
+    : undefined;
   const cells = o.planned.filter((c) => (!mine || mine.has(c.id)) && (!o.only || o.only(c)));
   o.onPlan?.(cells, o.planned);
   const scenarios = [...new Set(o.planned.map((c) => c.scenario))];
-  const plan = runPlan(o.planned.map((c) => c.id), scenarios, o.targets, o.shard ? { index: o.shard.index, count: o.shard.count } : null);
+  const plan = runPlan(
+    o.planned.map((c) => c.id),
+    scenarios,
+    o.targets,
+    o.shard ? { index: o.shard.index, count: o.shard.count } : null,
+  );
   const outcome = (results: CellResult[], interrupted: boolean, warnings: string[] = []): RunOutcome => ({
     runId: o.runId,
     runDir: o.runDir,
@@ -121,7 +136,10 @@ export async function executeRun<X extends object>(o: RunExecution<X>): Promise<
   }).finally(() => partial.close());
   const judges = judgeRunSummary(results, o.judgePool?.defaultModel?.config ?? null);
   const { report, reportPath } = writeReport(o.runDir, () =>
-    writeRunReport({ ...outcome(results, Boolean(o.signal?.aborted), judges.warnings), gate: o.exitGate }, { ...o.extra(results), judges: judges.summary }),
+    writeRunReport(
+      { ...outcome(results, Boolean(o.signal?.aborted), judges.warnings), gate: o.exitGate },
+      { ...o.extra(results), judges: judges.summary },
+    ),
   );
   return { report, reportPath, runDir: o.runDir };
 }
@@ -151,11 +169,18 @@ export async function runDeterministic(o: CommonRunOptions): Promise<RunResult<{
 export interface AgentRunOptions extends CommonRunOptions, Omit<AgentDriveOptions, 'scenario'> {}
 
 /** The real-model layer: every scenario with a real_model block × target × repeat through an agent. */
-export async function runRealModel(o: AgentRunOptions): Promise<RunResult<{ repeats: RepeatStats[]; judges: JudgeRunSummary; usage_total: UsageTotal }>> {
+export async function runRealModel(
+  o: AgentRunOptions,
+): Promise<RunResult<{ repeats: RepeatStats[]; judges: JudgeRunSummary; usage_total: UsageTotal }>> {
   assertAllowed(o.gate);
   const { runId, runDir } = runDirOf(o);
   // a real-model run plans only the cells it runs: it is never sharded
-  const planned = planRun({ layer: 'real-model', agent: o.driver.name, repeat: o.repeat }, o.scenarios, o.targets, runDir).filter((c) => !o.only || o.only(c));
+  const planned = planRun(
+    { layer: 'real-model', agent: o.driver.name, repeat: o.repeat },
+    o.scenarios,
+    o.targets,
+    runDir,
+  ).filter((c) => !o.only || o.only(c));
   const scripted = o.gate.scripted;
   return executeRun({
     ...o,

@@ -48,7 +48,8 @@ type JudgedAs = 'well-behaved' | 'violation';
  * - forgets: the phase's own steps forget
  * - absent-written: an `absent` assertion that judges the cell looks for a text the cell wrote
  */
-export type RuleCondition = 'always' | 'calls' | 'writes' | 'reads-recall' | 'recall-hit' | 'recall-step' | 'forgets' | 'absent-written';
+export type RuleCondition =
+  'always' | 'calls' | 'writes' | 'reads-recall' | 'recall-hit' | 'recall-step' | 'forgets' | 'absent-written';
 
 export interface FalseVerdictRule {
   verdicts: Verdict[];
@@ -71,7 +72,9 @@ export const HOSTILE_RULES: HostileSpec[] = [
   {
     target: 'hostile-refuse',
     layers: ALL,
-    'well-behaved': [{ verdicts: ['pass'], when: 'always', why: 'the target refuses every call, so it cannot have behaved well' }],
+    'well-behaved': [
+      { verdicts: ['pass'], when: 'always', why: 'the target refuses every call, so it cannot have behaved well' },
+    ],
     // A refused violating write is what `defended` means, and an assertion that fails on the empty
     // store does fail: neither verdict is false here. This target is caught by its well-behaved
     // cell, which the rule above requires to fail (and which fails the run).
@@ -88,47 +91,111 @@ export const HOSTILE_RULES: HostileSpec[] = [
   {
     target: 'hostile-echo',
     layers: ALL,
-    'well-behaved': [{ verdicts: ['pass'], when: 'recall-hit', why: "the target's recall only echoes the query back: it found nothing" }],
-    violation: [{ verdicts: ['defended'], when: 'recall-hit', why: "the target's recall only echoes the query back: it found nothing" }],
+    'well-behaved': [
+      {
+        verdicts: ['pass'],
+        when: 'recall-hit',
+        why: "the target's recall only echoes the query back: it found nothing",
+      },
+    ],
+    violation: [
+      {
+        verdicts: ['defended'],
+        when: 'recall-hit',
+        why: "the target's recall only echoes the query back: it found nothing",
+      },
+    ],
   },
   {
     target: 'hostile-misformat',
     layers: ALL,
-    'well-behaved': [{ verdicts: ['pass'], when: 'reads-recall', why: 'the recall answers in a format the declaration does not match: it cannot be read, so it cannot pass' }],
-    violation: [{ verdicts: ['defended', 'detected'], when: 'reads-recall', why: 'the recall answers in a format the declaration does not match: an unreadable recall is an error, not a result' }],
+    'well-behaved': [
+      {
+        verdicts: ['pass'],
+        when: 'reads-recall',
+        why: 'the recall answers in a format the declaration does not match: it cannot be read, so it cannot pass',
+      },
+    ],
+    violation: [
+      {
+        verdicts: ['defended', 'detected'],
+        when: 'reads-recall',
+        why: 'the recall answers in a format the declaration does not match: an unreadable recall is an error, not a result',
+      },
+    ],
   },
   {
     target: 'hostile-recall-error',
     layers: ALL,
-    'well-behaved': [{ verdicts: ['pass'], when: 'reads-recall', why: 'every recall errors: nothing recalled was checked' }],
+    'well-behaved': [
+      { verdicts: ['pass'], when: 'reads-recall', why: 'every recall errors: nothing recalled was checked' },
+    ],
     violation: [
-      { verdicts: ['defended', 'detected'], when: 'reads-recall', why: 'every recall errors: an erroring recall is an error, not "no results"' },
+      {
+        verdicts: ['defended', 'detected'],
+        when: 'reads-recall',
+        why: 'every recall errors: an erroring recall is an error, not "no results"',
+      },
       { verdicts: ['defended'], when: 'recall-step', why: 'every recall errors: a failed search is no defence' },
     ],
   },
   {
     target: 'hostile-crash-exit',
     layers: ALL,
-    'well-behaved': [{ verdicts: ['pass'], when: 'calls', why: 'the target crashed at shutdown: its store may be incomplete' }],
-    violation: [{ verdicts: ['defended', 'detected'], when: 'calls', why: 'the target crashed at shutdown: its store may be incomplete' }],
+    'well-behaved': [
+      { verdicts: ['pass'], when: 'calls', why: 'the target crashed at shutdown: its store may be incomplete' },
+    ],
+    violation: [
+      {
+        verdicts: ['defended', 'detected'],
+        when: 'calls',
+        why: 'the target crashed at shutdown: its store may be incomplete',
+      },
+    ],
   },
   {
     target: 'hostile-sidecar',
     layers: ALL,
-    'well-behaved': [{ verdicts: ['pass'], when: 'absent-written', why: 'the target keeps every written text in a sidecar file, so an `absent` text it was given is not absent' }],
-    violation: [{ verdicts: ['defended'], when: 'absent-written', why: 'the target keeps every written text in a sidecar file, so an `absent` text it was given is not absent' }],
+    'well-behaved': [
+      {
+        verdicts: ['pass'],
+        when: 'absent-written',
+        why: 'the target keeps every written text in a sidecar file, so an `absent` text it was given is not absent',
+      },
+    ],
+    violation: [
+      {
+        verdicts: ['defended'],
+        when: 'absent-written',
+        why: 'the target keeps every written text in a sidecar file, so an `absent` text it was given is not absent',
+      },
+    ],
   },
   {
     target: 'hostile-soft-forget',
     layers: ALL,
-    'well-behaved': [{ verdicts: ['pass'], when: 'forgets', why: 'the target only marks a forgotten memory deleted: recall still returns it' }],
+    'well-behaved': [
+      {
+        verdicts: ['pass'],
+        when: 'forgets',
+        why: 'the target only marks a forgotten memory deleted: recall still returns it',
+      },
+    ],
     violation: [],
   },
   {
     target: 'hostile-no-list',
     layers: ['agent'],
-    'well-behaved': [{ verdicts: ['pass'], when: 'always', why: 'the target lists no tools, so an agent cannot have used it' }],
-    violation: [{ verdicts: ['defended', 'detected'], when: 'always', why: 'the target lists no tools, so an agent cannot have used it' }],
+    'well-behaved': [
+      { verdicts: ['pass'], when: 'always', why: 'the target lists no tools, so an agent cannot have used it' },
+    ],
+    violation: [
+      {
+        verdicts: ['defended', 'detected'],
+        when: 'always',
+        why: 'the target lists no tools, so an agent cannot have used it',
+      },
+    ],
   },
 ];
 
@@ -146,7 +213,11 @@ function members(a: Assertion): Assertion[] {
 
 function readsRecall(a: Assertion): boolean {
   return members(a).some(
-    (m) => m.kind === 'recall' || m.kind === 'rank' || (m.kind === 'llm' && m.subject === 'recall') || (m.kind === 'sql' && /result_text/i.test(m.query)),
+    (m) =>
+      m.kind === 'recall' ||
+      m.kind === 'rank' ||
+      (m.kind === 'llm' && m.subject === 'recall') ||
+      (m.kind === 'sql' && /result_text/i.test(m.query)),
   );
 }
 
@@ -165,13 +236,23 @@ export function conditionHolds(when: RuleCondition, s: Scenario, judgedAs: Judge
     case 'always':
       return true;
     case 'calls':
-      return s.setup.memories.length > 0 || [...s.setup.steps, ...steps].some((st) => st.op !== 'restart') || applied.some(readsRecall);
+      return (
+        s.setup.memories.length > 0 ||
+        [...s.setup.steps, ...steps].some((st) => st.op !== 'restart') ||
+        applied.some(readsRecall)
+      );
     case 'writes':
       return s.setup.memories.length > 0 || [...s.setup.steps, ...steps].some((st) => WRITES.has(st.op));
     case 'reads-recall':
       return applied.some(readsRecall);
     case 'recall-hit':
-      return applied.flatMap(members).some((a) => (a.kind === 'recall' && a.contains !== undefined) || (a.kind === 'rank' && ((a.top_k !== undefined && !a.absent) || a.before !== undefined)));
+      return applied
+        .flatMap(members)
+        .some(
+          (a) =>
+            (a.kind === 'recall' && a.contains !== undefined) ||
+            (a.kind === 'rank' && ((a.top_k !== undefined && !a.absent) || a.before !== undefined)),
+        );
     case 'recall-step':
       return steps.some((st) => st.op === 'recall');
     case 'forgets':
@@ -179,7 +260,13 @@ export function conditionHolds(when: RuleCondition, s: Scenario, judgedAs: Judge
     case 'absent-written':
       return applied
         .flatMap(members)
-        .some((a) => a.kind === 'absent' && written.some((w) => (a.case_sensitive ? w.includes(a.text) : w.toLowerCase().includes(a.text.toLowerCase()))));
+        .some(
+          (a) =>
+            a.kind === 'absent' &&
+            written.some((w) =>
+              a.case_sensitive ? w.includes(a.text) : w.toLowerCase().includes(a.text.toLowerCase()),
+            ),
+        );
   }
 }
 
@@ -202,14 +289,24 @@ export interface FalsePass {
 /** Can this cell get a verdict false for its target? Cells that cannot are not run. */
 export function mayBeFalse(s: Scenario, target: string, layer: SelftestLayer, judgedAs: JudgedAs): boolean {
   const spec = HOSTILE_RULES.find((h) => h.target === target);
-  return Boolean(spec?.layers.includes(layer) && spec[judgedAs].some((r) => conditionHolds(r.when, s, judgedAs, layer === 'agent')));
+  return Boolean(
+    spec?.layers.includes(layer) && spec[judgedAs].some((r) => conditionHolds(r.when, s, judgedAs, layer === 'agent')),
+  );
 }
 
 /** The rule a cell's verdict breaks, if any. */
-export function falseVerdictRule(s: Scenario, target: string, layer: SelftestLayer, judgedAs: JudgedAs, verdict: Verdict): FalseVerdictRule | undefined {
+export function falseVerdictRule(
+  s: Scenario,
+  target: string,
+  layer: SelftestLayer,
+  judgedAs: JudgedAs,
+  verdict: Verdict,
+): FalseVerdictRule | undefined {
   const spec = HOSTILE_RULES.find((h) => h.target === target);
   if (!spec || !spec.layers.includes(layer)) return undefined;
-  return spec[judgedAs].find((r) => r.verdicts.includes(verdict) && conditionHolds(r.when, s, judgedAs, layer === 'agent'));
+  return spec[judgedAs].find(
+    (r) => r.verdicts.includes(verdict) && conditionHolds(r.when, s, judgedAs, layer === 'agent'),
+  );
 }
 
 export interface SelftestRequest {
@@ -293,7 +390,8 @@ function hostileTargets(names: string[] | undefined): RunTarget[] {
   const known = hostileTargetNames();
   const chosen = names?.length ? names : known;
   const unknown = chosen.filter((n) => !known.includes(n));
-  if (unknown.length) throw new InputError(`--target: unknown hostile target(s) ${unknown.join(', ')}; known: ${known.join(', ')}`);
+  if (unknown.length)
+    throw new InputError(`--target: unknown hostile target(s) ${unknown.join(', ')}; known: ${known.join(', ')}`);
   return resolveTargets(chosen.map((n) => join(HOSTILE_DIR, `${n}.json5`)));
 }
 
@@ -305,23 +403,37 @@ function hostileTargets(names: string[] | undefined): RunTarget[] {
  */
 export function agentLayerScenario(s: LoadedScenario, policy: ScriptedPolicy): LoadedScenario {
   if (s.scenario.real_model) return s;
-  const steps = policy === 'violation' ? (s.scenario.deterministic.violation?.steps ?? []) : s.scenario.deterministic.well_behaved;
+  const steps =
+    policy === 'violation' ? (s.scenario.deterministic.violation?.steps ?? []) : s.scenario.deterministic.well_behaved;
   const parts = splitSessions(steps);
   // a hostile target's ops are one call each; a scenario's own tool steps too
   const maxTurns = Math.max(8, ...parts.map((p) => p.length));
-  const sessions = parts.map((_, i) => ({ prompts: [`Session ${i + 1} of ${parts.length}: use the memory tools as this task needs.`] }));
+  const sessions = parts.map((_, i) => ({
+    prompts: [`Session ${i + 1} of ${parts.length}: use the memory tools as this task needs.`],
+  }));
   return { ...s, scenario: { ...s.scenario, real_model: { sessions, max_turns: maxTurns } } };
 }
 
 function judgeConfig(req: SelftestRequest): JudgeModelConfig | null {
   let judge: JudgeModelConfig | null;
   try {
-    judge = resolveJudgeConfig({ judgeModel: req.judgeModel ?? (req.judgeBaseUrl ? undefined : 'scripted'), judgeBaseUrl: req.judgeBaseUrl, judgeProtocol: req.judgeProtocol }, {});
+    judge = resolveJudgeConfig(
+      {
+        judgeModel: req.judgeModel ?? (req.judgeBaseUrl ? undefined : 'scripted'),
+        judgeBaseUrl: req.judgeBaseUrl,
+        judgeProtocol: req.judgeProtocol,
+      },
+      {},
+    );
   } catch (e) {
     throw new InputError(`--judge-protocol: ${(e as Error).message}`);
   }
-  if (req.judgeBaseUrl && !req.judgeModel) throw new InputError('--judge-base-url: give --judge-model too (the model id the endpoint serves)');
-  if (judge && !judge.scripted && !judge.loopback) throw new InputError(`--judge-base-url: selftest uses only free judges: "scripted" or one on this machine (loopback), not ${judge.base_url ?? judge.model}`);
+  if (req.judgeBaseUrl && !req.judgeModel)
+    throw new InputError('--judge-base-url: give --judge-model too (the model id the endpoint serves)');
+  if (judge && !judge.scripted && !judge.loopback)
+    throw new InputError(
+      `--judge-base-url: selftest uses only free judges: "scripted" or one on this machine (loopback), not ${judge.base_url ?? judge.model}`,
+    );
   return judge;
 }
 
@@ -344,7 +456,10 @@ export async function selftest(req: SelftestRequest = {}): Promise<SelftestRepor
     const driver = getAgent(req.agent);
     if (req.install) await installAgents([driver], log);
     const bin = resolveAgentBin(driver);
-    if (!bin) throw new InputError(`--agent: ${driver.name} (${driver.npm}@${driver.version}) is not installed; run \`memeval agents install ${driver.name}\` (or add --install)`);
+    if (!bin)
+      throw new InputError(
+        `--agent: ${driver.name} (${driver.npm}@${driver.version}) is not installed; run \`memeval agents install ${driver.name}\` (or add --install)`,
+      );
     agentSetup = { driver, bin };
   }
   const ownOut = req.outDir === undefined;
@@ -357,7 +472,13 @@ export async function selftest(req: SelftestRequest = {}): Promise<SelftestRepor
   const runDirs: string[] = [];
   let cells = 0;
   const crossProduct = targets.length * scenarios.reduce((n, s) => n + (s.scenario.deterministic.violation ? 2 : 1), 0);
-  const coverage = layers.map((layer): SelftestCoverage => ({ layer, cross_product: crossProduct, planned: 0, ran: 0, cannot_be_false: crossProduct }));
+  const coverage = layers.map((layer): SelftestCoverage => ({
+    layer,
+    cross_product: crossProduct,
+    planned: 0,
+    ran: 0,
+    cannot_be_false: crossProduct,
+  }));
   const plannedIn = (layer: SelftestLayer, n: number) => {
     const c = coverage.find((x) => x.layer === layer)!;
     c.planned += n;
@@ -369,31 +490,55 @@ export async function selftest(req: SelftestRequest = {}): Promise<SelftestRepor
     byVerdict[r.verdict] = (byVerdict[r.verdict] ?? 0) + 1;
     const s = byId.get(r.scenario)!.scenario;
     const rule = falseVerdictRule(s, r.target, layer, judgedAs, r.verdict);
-    if (rule) falsePasses.push({ scenario: r.scenario, target: r.target, layer, phase: judgedAs, verdict: r.verdict, why: rule.why, cell_reason: r.reason, cell_dir: r.cell_dir });
+    if (rule)
+      falsePasses.push({
+        scenario: r.scenario,
+        target: r.target,
+        layer,
+        phase: judgedAs,
+        verdict: r.verdict,
+        why: rule.why,
+        cell_reason: r.reason,
+        cell_dir: r.cell_dir,
+      });
   };
-  const common = { targets, workers, keep: Boolean(req.keep), outDir, signal: req.signal, judgePool: pool, onResult: req.onResult };
+  const common = {
+    targets,
+    workers,
+    keep: Boolean(req.keep),
+    outDir,
+    signal: req.signal,
+    judgePool: pool,
+    onResult: req.onResult,
+  };
   try {
     if (layers.includes('deterministic')) {
-      const only = (c: CellSpec) => mayBeFalse(c.scenario.scenario, c.target.decl.name, 'deterministic', c.phase as JudgedAs);
+      const only = (c: CellSpec) =>
+        mayBeFalse(c.scenario.scenario, c.target.decl.name, 'deterministic', c.phase as JudgedAs);
       const r = await runDeterministic({
         ...common,
         scenarios,
         only,
         onPlan: (cells) => {
           plannedIn('deterministic', cells.length);
-          log(`memeval selftest: ${scenarios.length} scenario(s) × ${targets.length} hostile target(s), deterministic layer: ${cells.length} cell(s) that could pass falsely, ${workers} worker(s)`);
+          log(
+            `memeval selftest: ${scenarios.length} scenario(s) × ${targets.length} hostile target(s), deterministic layer: ${cells.length} cell(s) that could pass falsely, ${workers} worker(s)`,
+          );
         },
         options: { selftest: true, judge_model: judge },
       });
       runDirs.push(r.runDir);
-      for (const c of r.report.results) judgeCell('deterministic', c.phase === 'violation' ? 'violation' : 'well-behaved')(c);
+      for (const c of r.report.results)
+        judgeCell('deterministic', c.phase === 'violation' ? 'violation' : 'well-behaved')(c);
     }
     if (agentSetup) {
       for (const policy of ['well-behaved', 'violation'] as ScriptedPolicy[]) {
         if (req.signal?.aborted) break;
         const judgedAs: JudgedAs = policy === 'violation' ? 'violation' : 'well-behaved';
         // a scenario without a violation has no violation cell in this layer either
-        const played = scenarios.filter((s) => judgedAs === 'well-behaved' || s.scenario.deterministic.violation).map((s) => agentLayerScenario(s, policy));
+        const played = scenarios
+          .filter((s) => judgedAs === 'well-behaved' || s.scenario.deterministic.violation)
+          .map((s) => agentLayerScenario(s, policy));
         const only = (c: CellSpec) => mayBeFalse(c.scenario.scenario, c.target.decl.name, 'agent', judgedAs);
         if (!played.some((s) => targets.some((t) => mayBeFalse(s.scenario, t.decl.name, 'agent', judgedAs)))) continue;
         const r = await runRealModel({
@@ -401,7 +546,9 @@ export async function selftest(req: SelftestRequest = {}): Promise<SelftestRepor
           only,
           onPlan: (cells) => {
             plannedIn('agent', cells.length);
-            log(`memeval selftest: agent layer (${agentSetup!.driver.name}, scripted model, policy ${policy}): ${cells.length} cell(s), ${workers} worker(s)`);
+            log(
+              `memeval selftest: agent layer (${agentSetup!.driver.name}, scripted model, policy ${policy}): ${cells.length} cell(s), ${workers} worker(s)`,
+            );
           },
           scenarios: played,
           options: { selftest: true, judge_model: judge },

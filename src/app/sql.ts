@@ -22,7 +22,9 @@ export function openCellEvidence(ref: CellRef): Evidence {
   if (!cell) {
     const ids = report.results.map((r) => `${r.scenario} ${r.target} ${r.phase}`);
     const guess = nearest(`${scenario} ${target} ${phase}`, ids);
-    throw new InputError(`no cell ${scenario} ${target} ${phase} in ${dir}${guess ? ` (did you mean "${guess}"?)` : ''}; cells: ${ids.slice(0, 8).join('; ')}${ids.length > 8 ? '; …' : ''}`);
+    throw new InputError(
+      `no cell ${scenario} ${target} ${phase} in ${dir}${guess ? ` (did you mean "${guess}"?)` : ''}; cells: ${ids.slice(0, 8).join('; ')}${ids.length > 8 ? '; …' : ''}`,
+    );
   }
   try {
     return openEvidence(isAbsolute(cell.cell_dir) ? cell.cell_dir : join(dir, cell.cell_dir));
@@ -36,7 +38,10 @@ export function openCellEvidence(ref: CellRef): Evidence {
 export function queryEvidence(ev: Evidence, query?: string): Record<string, unknown>[] {
   try {
     const stmt = ev.db.prepare(query ?? TABLES);
-    if (!stmt.reader) throw new Error('only read-only queries that return rows (SELECT, WITH, PRAGMA) are allowed; evidence is never changed');
+    if (!stmt.reader)
+      throw new Error(
+        'only read-only queries that return rows (SELECT, WITH, PRAGMA) are allowed; evidence is never changed',
+      );
     return stmt.all() as Record<string, unknown>[];
   } catch (e) {
     throw new InputError(`query: ${(e as Error).message}`);
@@ -55,7 +60,12 @@ export function queryCell(ref: CellRef & { query?: string }): Record<string, unk
 
 /** The same evidence as a sqlite3 shell setup: the store attached by absolute path, the views recreated. */
 export function sqliteShellSetup(ev: Evidence): string {
-  const store = (ev.db.prepare('PRAGMA database_list').all() as { name: string; file: string }[]).find((d) => d.name === 'store')?.file;
+  const store = (ev.db.prepare('PRAGMA database_list').all() as { name: string; file: string }[]).find(
+    (d) => d.name === 'store',
+  )?.file;
   const q = (x: string) => x.replace(/'/g, "''");
-  return [...(store ? [`ATTACH DATABASE '${q(store)}' AS store;`] : []), ...Object.entries(ev.viewSql).map(([n, v]) => `CREATE TEMP VIEW "${n}" AS ${v};`)].join(' ');
+  return [
+    ...(store ? [`ATTACH DATABASE '${q(store)}' AS store;`] : []),
+    ...Object.entries(ev.viewSql).map(([n, v]) => `CREATE TEMP VIEW "${n}" AS ${v};`),
+  ].join(' ');
 }

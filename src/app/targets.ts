@@ -25,5 +25,8 @@ export function targetStatus(): TargetStatus[] {
 
 /** Install the pinned packages of these targets (names, or "all") into the cache; idempotent. */
 export async function installTargetsNamed(names: string[], log: (line: string) => void): Promise<void> {
-  await installTargets(targetNames(names).map((n) => loadTarget(n).decl), log);
+  await installTargets(
+    targetNames(names).map((n) => loadTarget(n).decl),
+    log,
+  );
 }

@@ -63,15 +63,40 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
   let outcome: Outcome;
   try {
     const label = `${scenario.id}-${decl.name}-${driver.label}`;
-    const prepared = await prepareFixture({ scenario, decl, bin: o.bin, cellDir, keep: o.keep, label, judgedAs: driver.judgedAs }, teardown, trail);
+    const prepared = await prepareFixture(
+      { scenario, decl, bin: o.bin, cellDir, keep: o.keep, label, judgedAs: driver.judgedAs },
+      teardown,
+      trail,
+    );
     const { fixture, bridges, storePath } = prepared;
-    const live = (sessions = new CellSessions({ ...prepared, decl, bin: o.bin, cellDir, callsLog, serverEnv, signal, trail }));
+    const live = (sessions = new CellSessions({
+      ...prepared,
+      decl,
+      bin: o.bin,
+      cellDir,
+      callsLog,
+      serverEnv,
+      signal,
+      trail,
+    }));
     teardown.add('stop target', () => live.stop());
     if (driver.cleanup) teardown.add(`stop ${driver.kind} driver`, () => driver.cleanup!());
     clock.lap('fixture');
 
     const record = (s: StepRecord) => void trail.steps.push(s);
-    const env = { scenario, decl, bin: o.bin, fixture, cellDir, callsLog, serverEnv, bridges, sessions: live, signal, record };
+    const env = {
+      scenario,
+      decl,
+      bin: o.bin,
+      fixture,
+      cellDir,
+      callsLog,
+      serverEnv,
+      bridges,
+      sessions: live,
+      signal,
+      record,
+    };
     const seeded = await seed(env, storePath, trail);
     if ('problem' in seeded) throw new SetupError(seeded.problem);
     if (!driver.usesSession) await live.stop();
@@ -86,7 +111,10 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
 
     if (drive.invalid.length) outcome = { verdict: 'invalid', reason: drive.invalid.join('; '), agent: drive.agent };
     else {
-      const collected = collectEvidence({ decl, storePath, fixture, cellDir, callsLog, provider: prepared.provider }, teardown);
+      const collected = collectEvidence(
+        { decl, storePath, fixture, cellDir, callsLog, provider: prepared.provider },
+        teardown,
+      );
       if ('problem' in collected) throw new SetupError(collected.problem);
       clock.lap('evidence');
       const judging = { scenario, decl, driver, prepared, drive, collected, sessions: live, trail, cellDir };

@@ -21,14 +21,27 @@ export interface CollectedEvidence {
  * A store missing after accepted writes is not an empty store: that is returned as a problem.
  */
 export function collectEvidence(
-  o: { decl: TargetDecl; storePath: string; fixture: Fixture; cellDir: string; callsLog: string; provider?: ProviderHandle },
+  o: {
+    decl: TargetDecl;
+    storePath: string;
+    fixture: Fixture;
+    cellDir: string;
+    callsLog: string;
+    provider?: ProviderHandle;
+  },
   teardown: Teardown,
 ): CollectedEvidence | { problem: string } {
   const calls = readCalls(o.callsLog);
   const problem = missingStore(o.decl, o.storePath, o.fixture, calls);
   if (problem) return { problem };
   // provider_calls holds what the phase asked; the recall probe asks the provider too, later
-  const evidence = buildEvidence(o.decl, o.storePath, o.cellDir, calls, o.provider ? [...o.provider.calls()] : undefined);
+  const evidence = buildEvidence(
+    o.decl,
+    o.storePath,
+    o.cellDir,
+    calls,
+    o.provider ? [...o.provider.calls()] : undefined,
+  );
   teardown.add('close evidence', () => evidence.close());
   return { evidence, calls };
 }
@@ -40,7 +53,9 @@ export function collectEvidence(
 function missingStore(decl: TargetDecl, storePath: string, fixture: Fixture, calls: CallRecord[]): string | undefined {
   if (decl.store.format === 'none' || existsSync(storePath)) return undefined;
   const opOf = toolToOp(decl);
-  const writes = calls.filter((c) => isToolCall(c) && !c.is_error && WRITE_OPS.has(c.op ?? opOf.get(c.tool) ?? '')).length;
+  const writes = calls.filter(
+    (c) => isToolCall(c) && !c.is_error && WRITE_OPS.has(c.op ?? opOf.get(c.tool) ?? ''),
+  ).length;
   if (!writes) return undefined;
   const found = listFiles(fixture.data, 40).map((f) => relative(fixture.root, f));
   return `store ${storePath} does not exist after ${writes} accepted write call(s); files in the data dir: ${found.length ? found.join(', ') : 'none'} (check store.path in the target declaration)`;

@@ -42,22 +42,50 @@ export async function judgeLive(o: LiveJudgeOptions, teardown: Teardown): Promis
   const { fixture, storePath, memevalWrote } = o.prepared;
   const { evidence, calls } = o.collected;
   // every file the fixture holds beside the store, in every layer
-  const plan = fixtureScanPlan({ fixture, profileDirs: drive.ownDirs ?? [], setupFiles: scenario.setup.files, storePath, unchanged: memevalWrote });
+  const plan = fixtureScanPlan({
+    fixture,
+    profileDirs: drive.ownDirs ?? [],
+    setupFiles: scenario.setup.files,
+    storePath,
+    unchanged: memevalWrote,
+  });
   const fileScan = new FixtureScan(plan.files, plan.leftOut);
   const assertions = scenario.assertions.filter((a) => assertionApplies(a, o.driver.judgedAs, o.driver.realModel));
-  fileScan.prescan(assertions.flatMap((a) => (a.kind === 'absent' ? [{ text: a.text, caseSensitive: a.case_sensitive }] : [])));
+  fileScan.prescan(
+    assertions.flatMap((a) => (a.kind === 'absent' ? [{ text: a.text, caseSensitive: a.case_sensitive }] : [])),
+  );
   const probe = recallProbe(decl, () => o.sessions.probe());
   teardown.add('stop recall probe', probe.close);
   const verdictInput = {
-    ...storedVerdictInput({ judgedAs: o.driver.judgedAs, expectation: scenario.deterministic.violation?.expectation, decl, calls, vacuous: drive.vacuous }),
+    ...storedVerdictInput({
+      judgedAs: o.driver.judgedAs,
+      expectation: scenario.deterministic.violation?.expectation,
+      decl,
+      calls,
+      vacuous: drive.vacuous,
+    }),
     ...(trail.shutdown.length ? { shutdown: trail.shutdown } : {}),
   };
-  const judgeInput = { memory_refs: memoryRefs(drive.handles), transcript: drive.transcript, ...(plan.files.length ? { fixture_files: plan.files.length } : {}) };
+  const judgeInput = {
+    memory_refs: memoryRefs(drive.handles),
+    transcript: drive.transcript,
+    ...(plan.files.length ? { fixture_files: plan.files.length } : {}),
+  };
   const v = await judgeCell({
     assertions: assertions.map((a) => ({ judge: a })),
     verdictInput,
     judgeInput,
-    ctx: { evidence, recall: probe.recall, judgeModel: o.judgePool?.defaultModel ?? null, judgePool: o.judgePool, scenarioDir: o.scenarioDir, fixtureDir: fixture.project, fixture, files: plan.files, fileScan },
+    ctx: {
+      evidence,
+      recall: probe.recall,
+      judgeModel: o.judgePool?.defaultModel ?? null,
+      judgePool: o.judgePool,
+      scenarioDir: o.scenarioDir,
+      fixtureDir: fixture.project,
+      fixture,
+      files: plan.files,
+      fileScan,
+    },
     cellDir: o.cellDir,
   });
   return {
@@ -90,7 +118,9 @@ export function storedVerdictInput(o: {
   // seq: the row of the evidence `calls` table (the call's place in the log, 1-based)
   const writes = o.calls.flatMap((c, i) => {
     const op = c.op ?? opOf.get(c.tool);
-    return inPhase(c) && op && VIOLATING_WRITE_OPS.has(op) ? [{ seq: i + 1, op, tool: c.tool, refused: c.is_error }] : [];
+    return inPhase(c) && op && VIOLATING_WRITE_OPS.has(op)
+      ? [{ seq: i + 1, op, tool: c.tool, refused: c.is_error }]
+      : [];
   });
   return {
     judgedAs: o.judgedAs,

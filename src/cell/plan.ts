@@ -37,7 +37,12 @@ export interface CellSpec {
  * Every cell of a run in a stable order: each scenario × target × its phases (deterministic), or
  * each scenario with a real_model block × target × repeat (real-model).
  */
-export function planRun(plan: PlanLayer, scenarios: LoadedScenario[], targets: RunTarget[], runDir: string): CellSpec[] {
+export function planRun(
+  plan: PlanLayer,
+  scenarios: LoadedScenario[],
+  targets: RunTarget[],
+  runDir: string,
+): CellSpec[] {
   const cell = (s: LoadedScenario, t: RunTarget, phase: Phase, last: string, repeat?: number): CellSpec => ({
     id: `${s.scenario.id}/${t.decl.name}/${phase === 'real-model' ? `real-model/${last}` : last}`,
     dir: join(runDir, 'cells', s.scenario.id, t.decl.name, last),
@@ -51,7 +56,8 @@ export function planRun(plan: PlanLayer, scenarios: LoadedScenario[], targets: R
   for (const s of scenarios)
     for (const t of targets) {
       if (plan.layer === 'real-model') {
-        if (s.scenario.real_model) for (let i = 1; i <= plan.repeat; i++) cells.push(cell(s, t, 'real-model', `${plan.agent}-${i}`, i));
+        if (s.scenario.real_model)
+          for (let i = 1; i <= plan.repeat; i++) cells.push(cell(s, t, 'real-model', `${plan.agent}-${i}`, i));
         continue;
       }
       cells.push(cell(s, t, 'well-behaved', 'well-behaved'));
@@ -61,17 +67,30 @@ export function planRun(plan: PlanLayer, scenarios: LoadedScenario[], targets: R
 }
 
 export function targetInfo(t: RunTarget) {
-  return { name: t.decl.name, package: t.decl.package?.npm ?? t.decl.server.command ?? '', version: t.bin.version, claims: t.decl.claims as string[] };
+  return {
+    name: t.decl.name,
+    package: t.decl.package?.npm ?? t.decl.server.command ?? '',
+    version: t.bin.version,
+    claims: t.decl.claims as string[],
+  };
 }
 
-const fileHash = (file: string) => ({ file: resolve(file), sha256: createHash('sha256').update(readFileSync(file)).digest('hex') });
+const fileHash = (file: string) => ({
+  file: resolve(file),
+  sha256: createHash('sha256').update(readFileSync(file)).digest('hex'),
+});
 
 /**
  * The plan a report records: every planned cell id (all shards'), the shard, and a hash of
  * each scenario and target declaration file, so parts that read other files under the same
  * names are never merged as one run.
  */
-export function runPlan(cellIds: string[], scenarios: LoadedScenario[], targets: LoadedTarget[], shard: { index: number; count: number } | null): RunPlan {
+export function runPlan(
+  cellIds: string[],
+  scenarios: LoadedScenario[],
+  targets: LoadedTarget[],
+  shard: { index: number; count: number } | null,
+): RunPlan {
   return {
     cells: [...new Set(cellIds)].sort(),
     shard,

@@ -45,7 +45,15 @@ export interface PreparedFixture {
  * registered as it is made.
  */
 export async function prepareFixture(
-  o: { scenario: Scenario; decl: TargetDecl; bin: ResolvedBin; cellDir: string; keep: boolean; label: string; judgedAs: JudgedAs },
+  o: {
+    scenario: Scenario;
+    decl: TargetDecl;
+    bin: ResolvedBin;
+    cellDir: string;
+    keep: boolean;
+    label: string;
+    judgedAs: JudgedAs;
+  },
   teardown: Teardown,
   trail: CellTrail,
 ): Promise<PreparedFixture> {
@@ -72,5 +80,12 @@ export async function prepareFixture(
   if (decl.fixture.git_init) await gitInit(fixture, decl.fixture.git_remote);
   await writeSetupFiles(fixture, scenario.setup.files);
   const storePath = fillString(decl.store.path ?? '', fixture.vars);
-  return { fixture, bridges, provider, storePath, storeFile: decl.store.format !== 'none' ? storePath : undefined, memevalWrote: stampFiles(fixture.root) };
+  return {
+    fixture,
+    bridges,
+    provider,
+    storePath,
+    storeFile: decl.store.format !== 'none' ? storePath : undefined,
+    memevalWrote: stampFiles(fixture.root),
+  };
 }

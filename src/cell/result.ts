@@ -15,12 +15,26 @@ import type { CellTrail } from './trail.js';
 
 /** How a cell ended: its verdict, and what the stage that decided it has to show. */
 export type Outcome = Pick<CellResult, 'verdict' | 'reason'> &
-  Partial<Pick<CellResult, 'assertions' | 'stderr_tail' | 'error_code' | 'agent' | 'verdict_input' | 'judge_input' | 'evidence_sha256'>>;
+  Partial<
+    Pick<
+      CellResult,
+      'assertions' | 'stderr_tail' | 'error_code' | 'agent' | 'verdict_input' | 'judge_input' | 'evidence_sha256'
+    >
+  >;
 
 /** The fields of a cell result known before the cell runs. */
-export type CellBase = Pick<CellResult, 'cell_id' | 'scenario' | 'target' | 'phase' | 'driver' | 'defence' | 'cell_dir'> & { claimed: boolean };
+export type CellBase = Pick<
+  CellResult,
+  'cell_id' | 'scenario' | 'target' | 'phase' | 'driver' | 'defence' | 'cell_dir'
+> & { claimed: boolean };
 
-export function cellBase(cellId: string, scenario: Scenario, decl: TargetDecl, driver: Driver, cellDir: string): CellBase {
+export function cellBase(
+  cellId: string,
+  scenario: Scenario,
+  decl: TargetDecl,
+  driver: Driver,
+  cellDir: string,
+): CellBase {
   const defence = driver.judgedAs === 'violation' ? scenario.deterministic.violation?.defence : undefined;
   return {
     cell_id: cellId,
@@ -35,7 +49,10 @@ export function cellBase(cellId: string, scenario: Scenario, decl: TargetDecl, d
 }
 
 /** A cell that threw: `skipped` when the run was interrupted, else `error` with the target's stderr if it has one. */
-export function failedOutcome(e: unknown, o: { signal?: AbortSignal; sessions?: Sessions; agent?: AgentRunInfo }): Outcome {
+export function failedOutcome(
+  e: unknown,
+  o: { signal?: AbortSignal; sessions?: Sessions; agent?: AgentRunInfo },
+): Outcome {
   const interrupted = e instanceof Interrupted || Boolean(o.signal?.aborted);
   return {
     verdict: interrupted ? 'skipped' : 'error',
@@ -51,7 +68,13 @@ export function failedOutcome(e: unknown, o: { signal?: AbortSignal; sessions?: 
  * the warnings of the whole cell: the network guard, refused hosts, stdout noise, isolation,
  * then the lifecycle's own, how servers stopped, and teardown failures.
  */
-export function cellResult(base: CellBase, r: Outcome, clock: StageClock, trail: CellTrail, teardownFailures: string[] = []): CellResult {
+export function cellResult(
+  base: CellBase,
+  r: Outcome,
+  clock: StageClock,
+  trail: CellTrail,
+  teardownFailures: string[] = [],
+): CellResult {
   const network = trail.network && networkWarning(trail.network, base.target);
   return {
     ...base,
@@ -78,6 +101,8 @@ export function cellResult(base: CellBase, r: Outcome, clock: StageClock, trail:
     timings_ms: clock.laps,
     ...(trail.shutdown.length ? { shutdown: trail.shutdown } : {}),
     ...(r.agent ? { agent: r.agent } : {}),
-    ...(r.verdict_input ? { verdict_input: r.verdict_input, judge_input: r.judge_input, evidence_sha256: r.evidence_sha256 } : {}),
+    ...(r.verdict_input
+      ? { verdict_input: r.verdict_input, judge_input: r.judge_input, evidence_sha256: r.evidence_sha256 }
+      : {}),
   };
 }

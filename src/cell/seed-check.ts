@@ -42,7 +42,10 @@ export function missingSeeds(
       db.prepare('ATTACH DATABASE ? AS store').run(workingCopy(decl, storePath, pristine, join(tmp, 'work')));
       if (decl.store.format === 'none') writeCallsTable(db, decl, calls);
       db.exec(`CREATE TEMP VIEW memories AS ${decl.views.memories}`);
-      rows = db.prepare('SELECT id, content FROM memories WHERE coalesce(is_deleted, 0) = 0').all() as { id: unknown; content: unknown }[];
+      rows = db.prepare('SELECT id, content FROM memories WHERE coalesce(is_deleted, 0) = 0').all() as {
+        id: unknown;
+        content: unknown;
+      }[];
     } finally {
       db.close();
     }

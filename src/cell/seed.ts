@@ -10,7 +10,11 @@ import type { CellTrail } from './trail.js';
  * store, then run `setup.steps` (searches that build a retrieval history, …), recorded as setup.
  * Returns the memories as setup left them, or why the setup did not hold (the cell is `error`).
  */
-export async function seed(env: Omit<CellEnv, 'handles'>, storePath: string, trail: CellTrail): Promise<{ handles: Map<string, MemoryHandle> } | { problem: string }> {
+export async function seed(
+  env: Omit<CellEnv, 'handles'>,
+  storePath: string,
+  trail: CellTrail,
+): Promise<{ handles: Map<string, MemoryHandle> } | { problem: string }> {
   const { scenario, decl, sessions, cellDir, callsLog } = env;
   const handles = new Map<string, MemoryHandle>();
   // a driver starts the server when it first needs it: a phase with nothing to do starts none
@@ -22,9 +26,16 @@ export async function seed(env: Omit<CellEnv, 'handles'>, storePath: string, tra
       // a server may write its store only on exit: look again once it has stopped
       await sessions.stop();
       missing = missingSeeds(decl, storePath, seeds, cellDir, readCalls(callsLog));
-      if (missing.length) return { problem: missing.map((ref) => `setup memory "${ref}" was not stored by the target`).join('; ') };
-      trail.warnings.push('the store held the setup memories only after the server exited; the phase runs in a new server session');
+      if (missing.length)
+        return { problem: missing.map((ref) => `setup memory "${ref}" was not stored by the target`).join('; ') };
+      trail.warnings.push(
+        'the store held the setup memories only after the server exited; the phase runs in a new server session',
+      );
     }
   }
-  return { handles: scenario.setup.steps.length ? await replaySteps({ ...env, handles }, scenario.setup.steps, 'setup') : handles };
+  return {
+    handles: scenario.setup.steps.length
+      ? await replaySteps({ ...env, handles }, scenario.setup.steps, 'setup')
+      : handles,
+  };
 }

@@ -61,7 +61,11 @@ export class CellSessions implements Sessions {
     const after = fileSize(storeFile);
     const problems = [
       ...(s.stopProblem() ? [`server session ${no} ${s.stopProblem()}`] : []),
-      ...(before && !after ? [`the store ${relative(fixture.root, storeFile!)} held ${before} bytes before server session ${no} stopped and is ${after === undefined ? 'gone' : 'empty'} after`] : []),
+      ...(before && !after
+        ? [
+            `the store ${relative(fixture.root, storeFile!)} held ${before} bytes before server session ${no} stopped and is ${after === undefined ? 'gone' : 'empty'} after`,
+          ]
+        : []),
     ];
     if (problems.length) (trail.shutdown.push(...problems), (trail.shutdownStderr ||= s.stderr()));
     if (s.stopWarning()) trail.warnings.push(`server session ${no} ${s.stopWarning()}`);
@@ -76,7 +80,17 @@ export class CellSessions implements Sessions {
   private async server(no: number, logFile: string, stderrName: string): Promise<TargetSession> {
     const { decl, bin, fixture, cellDir, serverEnv, bridges } = this.o;
     if (this.o.signal?.aborted) throw new Interrupted('interrupted');
-    return TargetSession.start({ decl, bin, fixture, session: no, logFile, stderrFile: join(cellDir, stderrName), noiseFile: join(cellDir, NOISE_FILE), env: serverEnv, bridges });
+    return TargetSession.start({
+      decl,
+      bin,
+      fixture,
+      session: no,
+      logFile,
+      stderrFile: join(cellDir, stderrName),
+      noiseFile: join(cellDir, NOISE_FILE),
+      env: serverEnv,
+      bridges,
+    });
   }
 }
 

@@ -10,7 +10,8 @@ export function parseShard(value: string): Shard {
   const m = /^(\d+)\/(\d+)$/.exec(value.trim());
   const index = m ? Number(m[1]) : NaN;
   const count = m ? Number(m[2]) : NaN;
-  if (!m || count < 1 || index < 1 || index > count) throw new InputError(`--shard: "${value}" is not i/n with 1 <= i <= n (for example --shard 2/5)`);
+  if (!m || count < 1 || index < 1 || index > count)
+    throw new InputError(`--shard: "${value}" is not i/n with 1 <= i <= n (for example --shard 2/5)`);
   return { index, count };
 }
 

@@ -3,9 +3,10 @@ import chalk from 'chalk';
 import { agentStatus, installAgentsNamed } from '../app/agents.js';
 import { cacheDir } from '../targets/cache.js';
 
-
 export function registerAgents(program: Command): void {
-  const agents = program.command('agents').description('list and install the coding-agent CLIs the real-model layer drives');
+  const agents = program
+    .command('agents')
+    .description('list and install the coding-agent CLIs the real-model layer drives');
   agents
     .command('list')
     .description('each agent: package and pinned version, installed or not')

@@ -42,7 +42,8 @@ export const CONFIG_FILES = ['memeval.config.json', 'memeval.config.json5'];
 export function loadConfig(cwd = process.cwd()): { config: MemevalConfig; file: string } | undefined {
   for (const name of CONFIG_FILES) {
     const file = join(cwd, name);
-    if (existsSync(file)) return { config: absolutise(parseWith(file, readJson5File(file), configSchema), dirname(file)), file };
+    if (existsSync(file))
+      return { config: absolutise(parseWith(file, readJson5File(file), configSchema), dirname(file)), file };
   }
   const pkg = join(cwd, 'package.json');
   if (!existsSync(pkg)) return undefined;
@@ -59,7 +60,13 @@ export function loadConfig(cwd = process.cwd()): { config: MemevalConfig; file: 
 
 function absolutise(c: MemevalConfig, base: string): MemevalConfig {
   const abs = (p?: string) => (p === undefined ? undefined : resolve(base, p));
-  return { ...c, scenarios: abs(c.scenarios), baseline: abs(c.baseline), expected_failures: abs(c.expected_failures), out: abs(c.out) };
+  return {
+    ...c,
+    scenarios: abs(c.scenarios),
+    baseline: abs(c.baseline),
+    expected_failures: abs(c.expected_failures),
+    out: abs(c.out),
+  };
 }
 
 /** Where runs are: --runs when given, else the config's `out`, else ./runs. */

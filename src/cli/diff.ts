@@ -8,7 +8,9 @@ export function registerDiff(program: Command, cli: CliContext): void {
     .command('diff')
     .argument('<run-a>', 'the earlier run (run directory or report.json)')
     .argument('<run-b>', 'the later run')
-    .description('cells that regressed (now failing the run, or checked before and not now), were fixed, changed verdict or were not checked between two runs, and new or removed cells; exit 1 when any regressed')
+    .description(
+      'cells that regressed (now failing the run, or checked before and not now), were fixed, changed verdict or were not checked between two runs, and new or removed cells; exit 1 when any regressed',
+    )
     .option('--json', 'print the diff as JSON')
     .action((a: string, b: string, opts: { json?: boolean }) => {
       const { diff, exitCode } = diffRuns(a, b);

@@ -10,12 +10,18 @@ import { defaultFlagsFile, FlagStore, type FlagRow } from '../fuzz/flags.js';
 
 function openStore(file: string | undefined): FlagStore {
   const path = resolve(file ?? defaultFlagsFile());
-  if (!existsSync(path)) throw new InputError(`--flags: no flag store at ${path} (run \`memeval fuzz\` first, or point --flags at one)`);
+  if (!existsSync(path))
+    throw new InputError(`--flags: no flag store at ${path} (run \`memeval fuzz\` first, or point --flags at one)`);
   return new FlagStore(path);
 }
 
 function line(r: FlagRow): string {
-  const status = r.review_status === 'dismissed' ? chalk.dim('dismissed') : r.currently_flagged ? chalk.red('flagged') : chalk.yellow('was flagged');
+  const status =
+    r.review_status === 'dismissed'
+      ? chalk.dim('dismissed')
+      : r.currently_flagged
+        ? chalk.red('flagged')
+        : chalk.yellow('was flagged');
   return `${r.fingerprint}  ${r.target.padEnd(18)} ${r.recipe.padEnd(18)} ${status}  last ${r.last_flagged_at ?? '-'}  (${r.flagged_runs}/${r.runs} runs)\n    first: ${(r.first_flagged_reason ?? '').slice(0, 300)}`;
 }
 
@@ -30,7 +36,18 @@ export function registerFlags(program: Command): void {
       const store = openStore(o.flags);
       try {
         const rows = store.list(o.all);
-        if (o.json) await writeOut(JSON.stringify(rows.map((r) => ({ ...r, last_findings: r.last_findings ? JSON.parse(r.last_findings) : null, flagged_case: undefined })), null, 2) + '\n');
+        if (o.json)
+          await writeOut(
+            JSON.stringify(
+              rows.map((r) => ({
+                ...r,
+                last_findings: r.last_findings ? JSON.parse(r.last_findings) : null,
+                flagged_case: undefined,
+              })),
+              null,
+              2,
+            ) + '\n',
+          );
         else {
           for (const r of rows) await writeOut(line(r) + '\n');
           await writeOut(`${rows.length} flag(s)${o.all ? '' : ' in the queue'}\n`);
@@ -56,24 +73,36 @@ export function registerFlags(program: Command): void {
 
   flags
     .command('export')
-    .description('write a scenario that replays a flagged case as a regression check (memeval validate / run --scenarios)')
+    .description(
+      'write a scenario that replays a flagged case as a regression check (memeval validate / run --scenarios)',
+    )
     .argument('<fingerprint>', 'the fingerprint (or a unique prefix)')
-    .option('--target <name>', 'the target whose flag to export (needed when several targets flagged it); a declaration file for a target outside the built-in ones')
+    .option(
+      '--target <name>',
+      'the target whose flag to export (needed when several targets flagged it); a declaration file for a target outside the built-in ones',
+    )
     .option('--out <path>', 'a folder, or a file named <id>.json (default: the current folder)')
     .action(async (fp: string, o: { target?: string; out?: string }) => {
       const store = openStore(flags.opts().flags);
       try {
         const file = o.target && ['.json', '.json5'].includes(extname(o.target)) ? loadTarget(o.target) : undefined;
         const rows = store.find(fp, file?.decl.name ?? o.target);
-        if (rows.length > 1) throw new InputError(`${fp} is flagged for ${rows.map((r) => r.target).join(', ')}; choose one with --target`);
+        if (rows.length > 1)
+          throw new InputError(
+            `${fp} is flagged for ${rows.map((r) => r.target).join(', ')}; choose one with --target`,
+          );
         const row = rows[0];
         const out = resolve(o.out ?? '.');
         const isFile = ['.json', '.json5'].includes(extname(out)) && !(existsSync(out) && statSync(out).isDirectory());
-        const id = isFile ? basename(out, extname(out)) : `fuzz-${row.target}-${row.recipe}-${row.fingerprint.slice(0, 8)}`;
+        const id = isFile
+          ? basename(out, extname(out))
+          : `fuzz-${row.target}-${row.recipe}-${row.fingerprint.slice(0, 8)}`;
         if (!isFile) mkdirSync(out, { recursive: true });
         const dest = isFile ? out : join(out, `${id}.json`);
         writeScenario(dest, flagToScenario(row, (file ?? loadTarget(row.target)).decl, id));
-        await writeOut(`${dest}\nrun it: memeval run --scenarios ${resolve(dest, '..')} --target ${o.target ?? row.target}\n`);
+        await writeOut(
+          `${dest}\nrun it: memeval run --scenarios ${resolve(dest, '..')} --target ${o.target ?? row.target}\n`,
+        );
       } finally {
         store.close();
       }

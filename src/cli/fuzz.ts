@@ -65,7 +65,9 @@ function summaryLines(s: CampaignSummary): string {
 export function registerFuzz(program: Command, cli: CliContext): void {
   program
     .command('fuzz')
-    .description('generate novel memory-op sequences from the scenarios\' vocabulary, run them through real targets, and flag structural anomalies into a review queue')
+    .description(
+      "generate novel memory-op sequences from the scenarios' vocabulary, run them through real targets, and flag structural anomalies into a review queue",
+    )
     .option('--target <name>', 'target(s) to fuzz, repeated or comma-separated, or all', collectList)
     .option('--budget <n>', 'number of cases per target (default 50, or unbounded with --time)', positiveInt)
     .option('--time <duration>', 'stop starting new cases after this long per target (90s, 10m, 1h)', parseDuration)
@@ -74,13 +76,39 @@ export function registerFuzz(program: Command, cli: CliContext): void {
     .option('--flags <file>', `the review queue (default ${defaultFlagsFile()})`)
     .option('--out <dir>', 'where flagged cases keep their evidence (default runs/fuzz-<time>)')
     .option('--keep', 'keep the evidence of clean cases too', false)
-    .option('--no-history', 'ignore fingerprints tried in earlier runs (with the same --seed, reproduces a run exactly)')
+    .option(
+      '--no-history',
+      'ignore fingerprints tried in earlier runs (with the same --seed, reproduces a run exactly)',
+    )
     .option('--scenarios <dir>', 'scenario folder the vocabulary is read from', BUILTIN_SCENARIOS)
-    .option('--call-timeout <ms>', 'per-call timeout: a call without an answer by then is a hang (default: the target\'s call_timeout_ms)', positiveInt)
-    .option('--assume-claim <claim>', `hold the target to a claim its declaration does not state: ${CHECKED_CLAIMS.join(', ')}`, collectList)
-    .option('--latency-factor <x>', 'a call slower than this times its recipe\'s p95 is an outlier', positiveNumber, DEFAULT_CHECK_SETTINGS.latencyFactor)
-    .option('--latency-min-samples <n>', 'calls a recipe needs before its latency is judged', positiveInt, DEFAULT_CHECK_SETTINGS.latencyMinSamples)
-    .option('--latency-floor <ms>', 'never call a call an outlier below this', positiveInt, DEFAULT_CHECK_SETTINGS.latencyFloorMs)
+    .option(
+      '--call-timeout <ms>',
+      "per-call timeout: a call without an answer by then is a hang (default: the target's call_timeout_ms)",
+      positiveInt,
+    )
+    .option(
+      '--assume-claim <claim>',
+      `hold the target to a claim its declaration does not state: ${CHECKED_CLAIMS.join(', ')}`,
+      collectList,
+    )
+    .option(
+      '--latency-factor <x>',
+      "a call slower than this times its recipe's p95 is an outlier",
+      positiveNumber,
+      DEFAULT_CHECK_SETTINGS.latencyFactor,
+    )
+    .option(
+      '--latency-min-samples <n>',
+      'calls a recipe needs before its latency is judged',
+      positiveInt,
+      DEFAULT_CHECK_SETTINGS.latencyMinSamples,
+    )
+    .option(
+      '--latency-floor <ms>',
+      'never call a call an outlier below this',
+      positiveInt,
+      DEFAULT_CHECK_SETTINGS.latencyFloorMs,
+    )
     .option('--json', 'print the summary as JSON', false)
     .action(async (flags: FuzzFlags) => {
       const { abort, dispose } = interruptHandler((s) => process.stderr.write(s + '\n'), cli.hardExit);
@@ -96,12 +124,20 @@ export function registerFuzz(program: Command, cli: CliContext): void {
         keep: flags.keep,
         history: flags.history,
         callTimeoutMs: flags.callTimeout,
-        settings: { assumeClaims: flags.assumeClaim, latencyFactor: flags.latencyFactor, latencyMinSamples: flags.latencyMinSamples, latencyFloorMs: flags.latencyFloor },
+        settings: {
+          assumeClaims: flags.assumeClaim,
+          latencyFactor: flags.latencyFactor,
+          latencyMinSamples: flags.latencyMinSamples,
+          latencyFloorMs: flags.latencyFloor,
+        },
         signal: abort.signal,
         onCase: (p) => process.stderr.write(progressLine(p) + '\n'),
         log: (s) => process.stderr.write(chalk.dim(s) + '\n'),
       }).finally(dispose);
-      if (flags.json) await writeOut(JSON.stringify({ seed: r.seed, flags: r.flags, out: r.out, targets: r.targets }, null, 2) + '\n');
+      if (flags.json)
+        await writeOut(
+          JSON.stringify({ seed: r.seed, flags: r.flags, out: r.out, targets: r.targets }, null, 2) + '\n',
+        );
       else for (const s of r.targets) await writeOut(summaryLines(s) + '\n');
       cli.exitCode = r.exitCode;
     });

@@ -9,14 +9,21 @@ import { writePartialReportsNow } from '../app/partial.js';
  * report is written. Twice: no more politeness, but fixtures (copies of secret stores) are still
  * removed and every process group killed before memeval exits 130.
  */
-export function interruptHandler(log: (s: string) => void, hardExit: (code: number) => never): { abort: AbortController; dispose: () => void } {
+export function interruptHandler(
+  log: (s: string) => void,
+  hardExit: (code: number) => never,
+): { abort: AbortController; dispose: () => void } {
   const abort = new AbortController();
   let interrupts = 0;
   const handle = () => {
     interrupts++;
     killAllNow();
     if (interrupts === 1) {
-      log(chalk.yellow('\ninterrupted: stopping servers and agents, removing fixtures, writing the report (Ctrl-C again to quit now)'));
+      log(
+        chalk.yellow(
+          '\ninterrupted: stopping servers and agents, removing fixtures, writing the report (Ctrl-C again to quit now)',
+        ),
+      );
       abort.abort();
     } else {
       removeAllFixturesNow();

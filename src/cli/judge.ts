@@ -17,7 +17,9 @@ export function registerJudge(program: Command, cli: CliContext): void {
   addJudgeOptions(
     judge
       .command('calibrate')
-      .description('put labelled cases through the judge model and report accuracy, precision, recall, Cohen\'s kappa, the flip rate and every disagreement')
+      .description(
+        "put labelled cases through the judge model and report accuracy, precision, recall, Cohen's kappa, the flip rate and every disagreement",
+      )
       .argument('<cases-file>', 'a calibration file (JSON5), e.g. eval/calibration/memory-hygiene.json5')
       .option('--repeat <n>', 'ask each case this many times (for the flip rate)', positiveInt, 1)
       .option('--out <dir>', 'where calibration results are written', 'runs')
@@ -36,7 +38,8 @@ export function registerJudge(program: Command, cli: CliContext): void {
       process.stderr.write(chalk.yellow(`blocked: ${r.reason}\n`) + chalk.dim(`written: ${r.file}\n`));
       return;
     }
-    if (r.status === 'interrupted') log(chalk.yellow(`interrupted after ${r.result.judgments.length} judgment(s): the figures cover those only`));
+    if (r.status === 'interrupted')
+      log(chalk.yellow(`interrupted after ${r.result.judgments.length} judgment(s): the figures cover those only`));
     if (f.json) process.stdout.write(JSON.stringify(r.result, null, 2) + '\n');
     else process.stdout.write(formatCalibration(r.result) + chalk.dim(`written: ${r.file}\n`));
   });

@@ -25,7 +25,13 @@ export function registerList(program: Command): void {
       }));
       if (opts.json) {
         const out = {
-          scenarios: scenarios.map(({ file, scenario: s }) => ({ id: s.id, title: s.title, tags: s.tags, layers: scenarioLayers(s), file })),
+          scenarios: scenarios.map(({ file, scenario: s }) => ({
+            id: s.id,
+            title: s.title,
+            tags: s.tags,
+            layers: scenarioLayers(s),
+            file,
+          })),
           targets,
         };
         return void process.stdout.write(JSON.stringify(out, null, 2) + '\n');
@@ -36,9 +42,14 @@ export function registerList(program: Command): void {
       for (const { scenario: s } of scenarios) {
         const l = scenarioLayers(s);
         const layers = `deterministic${l.includes('violation') ? '+violation' : ''}${l.includes('real-model') ? ', real-model' : ''}`;
-        process.stdout.write(`  ${s.id.padEnd(w)}  ${chalk.dim(layers.padEnd(36))} ${s.tags.join(', ').padEnd(tw)}  ${chalk.dim(s.title)}\n`);
+        process.stdout.write(
+          `  ${s.id.padEnd(w)}  ${chalk.dim(layers.padEnd(36))} ${s.tags.join(', ').padEnd(tw)}  ${chalk.dim(s.title)}\n`,
+        );
       }
       process.stdout.write(chalk.bold('\nTargets\n'));
-      for (const t of targets) process.stdout.write(`  ${t.name.padEnd(w)}  ${t.package}  ${t.installed ? chalk.green('installed') : chalk.yellow('not installed')}\n`);
+      for (const t of targets)
+        process.stdout.write(
+          `  ${t.name.padEnd(w)}  ${t.package}  ${t.installed ? chalk.green('installed') : chalk.yellow('not installed')}\n`,
+        );
     });
 }

@@ -34,7 +34,10 @@ export function buildProgram(cli: CliContext): Command {
         'no duplicate or stale preferences, and recall that works across sessions.',
     )
     .version(MEMEVAL_VERSION)
-    .option('--cache-dir <dir>', 'where targets and agents are installed (env MEMEVAL_CACHE_DIR; default $XDG_CACHE_HOME/memeval)')
+    .option(
+      '--cache-dir <dir>',
+      'where targets and agents are installed (env MEMEVAL_CACHE_DIR; default $XDG_CACHE_HOME/memeval)',
+    )
     .hook('preAction', (cmd) => {
       // NO_COLOR and FORCE_COLOR, as users set them (chalk alone ignores NO_COLOR)
       chalk.level = colorLevel(process.env, Boolean(process.stdout.isTTY));
@@ -73,7 +76,10 @@ export function buildProgram(cli: CliContext): Command {
 const PREFIX: Partial<Record<ErrorCode, string>> = { RUN_WRITE: 'run error', INSTALL: 'install failed' };
 
 /** Run the CLI; resolves with the exit code (the entry is the one place that exits). */
-export async function main(argv = process.argv, hardExit: (code: number) => never = (c) => process.exit(c)): Promise<number> {
+export async function main(
+  argv = process.argv,
+  hardExit: (code: number) => never = (c) => process.exit(c),
+): Promise<number> {
   const cli: CliContext = { exitCode: EXIT.ok, hardExit };
   try {
     await buildProgram(cli).parseAsync(argv);
@@ -81,7 +87,9 @@ export async function main(argv = process.argv, hardExit: (code: number) => neve
   } catch (e) {
     if (e instanceof CommanderError) {
       // commander's own usage errors are invalid input too
-      return ['commander.helpDisplayed', 'commander.version', 'commander.help'].includes(e.code) ? EXIT.ok : EXIT.invalid;
+      return ['commander.helpDisplayed', 'commander.version', 'commander.help'].includes(e.code)
+        ? EXIT.ok
+        : EXIT.invalid;
     }
     if (e instanceof InputError) {
       for (const p of e.problems) process.stderr.write(chalk.red('error: ') + p + '\n');
@@ -96,4 +104,3 @@ export async function main(argv = process.argv, hardExit: (code: number) => neve
     return EXIT.failed;
   }
 }
-

@@ -17,19 +17,36 @@ export function registerMerge(program: Command, cli: CliContext): void {
     .option('--out <dir>', 'where the merged run directory is written', 'runs')
     .option('--reporter <names>', 'reporters for the merged run (json, junit, markdown, github)', collectList)
     .option('--baseline <run-dir|file>', 'a previous whole run: a cell failing there the same way is not a regression')
-    .option('--expected-failures <file>', 'cells that may fail the way listed (verdict, failing assertions) without failing the run')
+    .option(
+      '--expected-failures <file>',
+      'cells that may fail the way listed (verdict, failing assertions) without failing the run',
+    )
     .addOption(new Option('--fail-on <what>', 'regressions or failures').choices(['regressions', 'failures']))
-    .action((dirs: string[], opts: { out: string; reporter?: string[]; baseline?: string; expectedFailures?: string; failOn?: FailOn }) => {
-      // with the json reporter the report alone goes to stdout
-      const log = (s: string) => ((opts.reporter ?? []).includes('json') ? process.stderr : process.stdout).write(s + '\n');
-      const r = merge({ runDirs: dirs, outDir: opts.out, reporters: opts.reporter, baseline: opts.baseline, expectedFailures: opts.expectedFailures, failOn: opts.failOn, log });
-      for (const o of r.reporters) if (o.error) process.stderr.write(`reporter ${o.name} failed: ${o.error}\n`);
-      const legacy = r.report as unknown as LegacyReport;
-      if (r.report.status === 'blocked') process.stderr.write(`blocked: ${r.report.reason}\n`);
-      log(`merged ${r.parts} run(s): ${r.report.results.length} cell(s)\n`);
-      log(formatMatrix(legacy.matrix) + '\n');
-      log(`html: ${r.html}`);
-      log(formatClosing(legacy, r.reportPath));
-      cli.exitCode = r.exitCode;
-    });
+    .action(
+      (
+        dirs: string[],
+        opts: { out: string; reporter?: string[]; baseline?: string; expectedFailures?: string; failOn?: FailOn },
+      ) => {
+        // with the json reporter the report alone goes to stdout
+        const log = (s: string) =>
+          ((opts.reporter ?? []).includes('json') ? process.stderr : process.stdout).write(s + '\n');
+        const r = merge({
+          runDirs: dirs,
+          outDir: opts.out,
+          reporters: opts.reporter,
+          baseline: opts.baseline,
+          expectedFailures: opts.expectedFailures,
+          failOn: opts.failOn,
+          log,
+        });
+        for (const o of r.reporters) if (o.error) process.stderr.write(`reporter ${o.name} failed: ${o.error}\n`);
+        const legacy = r.report as unknown as LegacyReport;
+        if (r.report.status === 'blocked') process.stderr.write(`blocked: ${r.report.reason}\n`);
+        log(`merged ${r.parts} run(s): ${r.report.results.length} cell(s)\n`);
+        log(formatMatrix(legacy.matrix) + '\n');
+        log(`html: ${r.html}`);
+        log(formatClosing(legacy, r.reportPath));
+        cli.exitCode = r.exitCode;
+      },
+    );
 }

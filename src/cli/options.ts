@@ -14,5 +14,11 @@ export function positiveInt(value: string): number {
 
 /** Repeatable, comma-separated list options (`--scenario a,b --scenario c`). */
 export function collectList(value: string, prev: string[] = []): string[] {
-  return [...prev, ...value.split(',').map((s) => s.trim()).filter(Boolean)];
+  return [
+    ...prev,
+    ...value
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  ];
 }

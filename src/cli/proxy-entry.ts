@@ -21,7 +21,8 @@ try {
   await program.parseAsync(process.argv);
   code = cli.exitCode;
 } catch (e) {
-  if (e instanceof CommanderError) code = ['commander.helpDisplayed', 'commander.help'].includes(e.code) ? EXIT.ok : EXIT.invalid;
+  if (e instanceof CommanderError)
+    code = ['commander.helpDisplayed', 'commander.help'].includes(e.code) ? EXIT.ok : EXIT.invalid;
   else if (e instanceof InputError) {
     for (const p of e.problems) process.stderr.write(`error: ${p}\n`);
     code = EXIT.invalid;

@@ -8,22 +8,58 @@ export function registerProxy(program: Command, cli: CliContext): void {
     .command('mcp-proxy')
     .description('stdio MCP proxy that logs every tools/call to a JSONL file (used to record what real agents do)')
     .requiredOption('--log <file>', 'calls log to append to')
-    .option('--session <n>', 'session number written into each record, or "auto" to count up per start', (v: string) => (v === 'auto' ? 'auto' : positiveInt(v)), 1 as number | 'auto')
+    .option(
+      '--session <n>',
+      'session number written into each record, or "auto" to count up per start',
+      (v: string) => (v === 'auto' ? 'auto' : positiveInt(v)),
+      1 as number | 'auto',
+    )
     .option('--cwd <dir>', "the server's working directory")
     .option('--max-message-bytes <n>', 'largest JSON-RPC message passed on (default 64 MiB)', positiveInt)
     .option('--max-calls <n>', 'refuse tools/call past N in this session (noted in <log>.capped)', positiveInt)
-    .option('--launch <file>', "JSON {command, args, env, cwd}: start the server exactly so, with that environment and none of the proxy's")
+    .option(
+      '--launch <file>',
+      "JSON {command, args, env, cwd}: start the server exactly so, with that environment and none of the proxy's",
+    )
     .argument('[command...]', 'the MCP server command, after -- (it inherits the proxy environment); or use --launch')
     .usage('--log FILE [--session N] (--launch FILE | -- <server command> [args...])')
-    .action(async (command: string[], opts: { log: string; session: number | 'auto'; cwd?: string; launch?: string; maxCalls?: number; maxMessageBytes?: number }) => {
-      if (opts.launch && command.length) throw new InputError('mcp-proxy: give either --launch or a command after --, not both');
-      if (!opts.launch && !command.length) throw new InputError('mcp-proxy: missing the server: --launch FILE or -- <command>');
-      const l = opts.launch ? readLaunchFile(opts.launch) : undefined;
-      const code = await runProxy(
-        l
-          ? { log: opts.log, session: opts.session, maxCalls: opts.maxCalls, maxMessageBytes: opts.maxMessageBytes, ...l }
-          : { log: opts.log, session: opts.session, maxCalls: opts.maxCalls, maxMessageBytes: opts.maxMessageBytes, command: command[0], args: command.slice(1), cwd: opts.cwd },
-      );
-      cli.exitCode = code;
-    });
+    .action(
+      async (
+        command: string[],
+        opts: {
+          log: string;
+          session: number | 'auto';
+          cwd?: string;
+          launch?: string;
+          maxCalls?: number;
+          maxMessageBytes?: number;
+        },
+      ) => {
+        if (opts.launch && command.length)
+          throw new InputError('mcp-proxy: give either --launch or a command after --, not both');
+        if (!opts.launch && !command.length)
+          throw new InputError('mcp-proxy: missing the server: --launch FILE or -- <command>');
+        const l = opts.launch ? readLaunchFile(opts.launch) : undefined;
+        const code = await runProxy(
+          l
+            ? {
+                log: opts.log,
+                session: opts.session,
+                maxCalls: opts.maxCalls,
+                maxMessageBytes: opts.maxMessageBytes,
+                ...l,
+              }
+            : {
+                log: opts.log,
+                session: opts.session,
+                maxCalls: opts.maxCalls,
+                maxMessageBytes: opts.maxMessageBytes,
+                command: command[0],
+                args: command.slice(1),
+                cwd: opts.cwd,
+              },
+        );
+        cli.exitCode = code;
+      },
+    );
 }

@@ -3,7 +3,14 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import chalk from 'chalk';
 import { run } from '../app/api.js';
-import { AGENT_DEFAULTS, FAIL_ON, RUN_DEFAULTS, SCRIPTED_POLICIES, type RunConfigInput, type RunConfigKey } from '../core/config.js';
+import {
+  AGENT_DEFAULTS,
+  FAIL_ON,
+  RUN_DEFAULTS,
+  SCRIPTED_POLICIES,
+  type RunConfigInput,
+  type RunConfigKey,
+} from '../core/config.js';
 import { SCRIPTED_MODEL } from '../agent/cost-gate.js';
 import { AGENT_NAMES } from '../agent/types.js';
 import { formatRepeats } from '../report/console.js';
@@ -25,14 +32,27 @@ type CliOnly = 'json';
  * not compile. Defaults shown in help are the config's; the config fills them, not commander.
  */
 const FLAGS = {
-  scenarioIds: new Option('--scenario <ids>', "run only these scenario ids or globs, e.g. 'secret-*' (repeat or comma-separate)").argParser(collectList),
-  tags: new Option('--tag <tags>', 'run only scenarios with any of these tags (repeat or comma-separate)').argParser(collectList),
+  scenarioIds: new Option(
+    '--scenario <ids>',
+    "run only these scenario ids or globs, e.g. 'secret-*' (repeat or comma-separate)",
+  ).argParser(collectList),
+  tags: new Option('--tag <tags>', 'run only scenarios with any of these tags (repeat or comma-separate)').argParser(
+    collectList,
+  ),
   scenariosDir: new Option('--scenarios <dir>', 'folder of scenario files').default(RUN_DEFAULTS.scenariosDir),
-  targets: new Option('--target <names>', `target(s) to run against, or "all" (repeat or comma-separate; default ${RUN_DEFAULTS.targets.join(', ')})`).argParser(collectList),
-  workers: new Option('--workers <n>', 'cells run in parallel (default: number of cores)').argParser(positiveInt).default(RUN_DEFAULTS.workers),
+  targets: new Option(
+    '--target <names>',
+    `target(s) to run against, or "all" (repeat or comma-separate; default ${RUN_DEFAULTS.targets.join(', ')})`,
+  ).argParser(collectList),
+  workers: new Option('--workers <n>', 'cells run in parallel (default: number of cores)')
+    .argParser(positiveInt)
+    .default(RUN_DEFAULTS.workers),
   keep: new Option('--keep', 'keep each fixture and print its path'),
   json: new Option('--json', 'print the report as JSON on stdout (progress goes to stderr); same as --reporter json'),
-  reporters: new Option('--reporter <names>', `reporters after the run (repeat or comma-separate): ${REPORTER_NAMES.join(', ')}`).argParser(collectList),
+  reporters: new Option(
+    '--reporter <names>',
+    `reporters after the run (repeat or comma-separate): ${REPORTER_NAMES.join(', ')}`,
+  ).argParser(collectList),
   'gate.baseline': new Option(
     '--baseline <run-dir|file>',
     'a previous whole run of this memeval version: a cell failing there the same way (verdict and failing assertions) is not a regression',
@@ -41,32 +61,65 @@ const FLAGS = {
     '--expected-failures <file>',
     'JSON/JSON5 list of {scenario, target, phase, [agent], verdict, assertions, [reason_contains], reason}: cells that may fail that way without failing the run',
   ),
-  'gate.failOn': new Option('--fail-on <what>', 'what fails the run (default: regressions with --baseline or --expected-failures, else failures)').choices([...FAIL_ON]),
-  shard: new Option('--shard <i/n>', 'run only the i-th of n deterministic slices of the cells and write a partial report (combine with `memeval merge`)'),
-  shardDurations: new Option('--shard-durations <run-dir|file>', 'a previous report: balance the shards by its recorded cell durations (give every shard the same one)'),
+  'gate.failOn': new Option(
+    '--fail-on <what>',
+    'what fails the run (default: regressions with --baseline or --expected-failures, else failures)',
+  ).choices([...FAIL_ON]),
+  shard: new Option(
+    '--shard <i/n>',
+    'run only the i-th of n deterministic slices of the cells and write a partial report (combine with `memeval merge`)',
+  ),
+  shardDurations: new Option(
+    '--shard-durations <run-dir|file>',
+    'a previous report: balance the shards by its recorded cell durations (give every shard the same one)',
+  ),
   outDir: new Option('--out <dir>', 'where run directories are written').default(RUN_DEFAULTS.outDir),
   install: new Option('--install', 'install targets (and the agent) that are not installed yet, instead of stopping'),
   'agent.turn': new Option('--agent-turn', "real-model layer: run the scenarios' prompts through a real agent CLI"),
   'agent.name': new Option('--agent <name>', `agent CLI for --agent-turn: ${AGENT_NAMES.join(', ')}`),
-  'agent.model': new Option('--model <id>', `model id for the agent; "${SCRIPTED_MODEL}" is memeval's free loopback scripted model`),
+  'agent.model': new Option(
+    '--model <id>',
+    `model id for the agent; "${SCRIPTED_MODEL}" is memeval's free loopback scripted model`,
+  ),
   iUnderstandModelCost: new Option(
     '--i-understand-model-cost',
     'allow real (paid) model turns and judge calls; required with --agent-turn unless --model scripted, and for a judge off this machine',
   ),
-  'agent.repeat': new Option('--repeat <n>', 'run each real-model scenario N times (pass rate, pass^N, Wilson interval)').argParser(positiveInt).default(AGENT_DEFAULTS.repeat),
-  'agent.maxTurns': new Option('--max-turns <n>', "cap on the agent's turns per prompt (default: the scenario's max_turns)").argParser(positiveInt),
-  'agent.policy': new Option('--policy <policy>', 'what the scripted model replays').choices([...SCRIPTED_POLICIES]).default(AGENT_DEFAULTS.policy),
+  'agent.repeat': new Option(
+    '--repeat <n>',
+    'run each real-model scenario N times (pass rate, pass^N, Wilson interval)',
+  )
+    .argParser(positiveInt)
+    .default(AGENT_DEFAULTS.repeat),
+  'agent.maxTurns': new Option(
+    '--max-turns <n>',
+    "cap on the agent's turns per prompt (default: the scenario's max_turns)",
+  ).argParser(positiveInt),
+  'agent.policy': new Option('--policy <policy>', 'what the scripted model replays')
+    .choices([...SCRIPTED_POLICIES])
+    .default(AGENT_DEFAULTS.policy),
   'agent.baseUrl': new Option('--base-url <url>', "the model endpoint for the agent (default: the agent's own)"),
-  'agent.promptTimeoutMs': new Option('--prompt-timeout <ms>', 'per-prompt timeout for agent turns').argParser(positiveInt).default(AGENT_DEFAULTS.promptTimeoutMs),
-  'agent.mcpTimeoutMs': new Option('--mcp-timeout <ms>', 'how long each agent waits for the memory server to start and list its tools')
+  'agent.promptTimeoutMs': new Option('--prompt-timeout <ms>', 'per-prompt timeout for agent turns')
+    .argParser(positiveInt)
+    .default(AGENT_DEFAULTS.promptTimeoutMs),
+  'agent.mcpTimeoutMs': new Option(
+    '--mcp-timeout <ms>',
+    'how long each agent waits for the memory server to start and list its tools',
+  )
     .argParser(positiveInt)
     .default(AGENT_DEFAULTS.mcpTimeoutMs),
-  'judge.model': new Option('--judge-model <id>', 'model that judges llm assertions: "scripted" (free, deterministic) or a model id (env MEMEVAL_JUDGE_MODEL)'),
+  'judge.model': new Option(
+    '--judge-model <id>',
+    'model that judges llm assertions: "scripted" (free, deterministic) or a model id (env MEMEVAL_JUDGE_MODEL)',
+  ),
   'judge.baseUrl': new Option(
     '--judge-base-url <url>',
     'OpenAI-compatible or Anthropic endpoint of the judge (env MEMEVAL_JUDGE_BASE_URL; key from MEMEVAL_JUDGE_API_KEY, OPENAI_API_KEY or ANTHROPIC_API_KEY)',
   ),
-  'judge.protocol': new Option('--judge-protocol <p>', 'openai-chat or anthropic-messages (default: guessed; env MEMEVAL_JUDGE_PROTOCOL)'),
+  'judge.protocol': new Option(
+    '--judge-protocol <p>',
+    'openai-chat or anthropic-messages (default: guessed; env MEMEVAL_JUDGE_PROTOCOL)',
+  ),
 } satisfies Record<RunConfigKey | CliOnly, Option>;
 
 /** Flag values whose config form differs from what commander parsed. */
@@ -75,7 +128,9 @@ const FROM_FLAG: Partial<Record<RunConfigKey, (v: string) => unknown>> = { shard
 export function registerRun(program: Command, cli: CliContext): void {
   const command = program
     .command('run')
-    .description('replay the scenarios through the real memory server(s) in throwaway fixtures and judge the end state');
+    .description(
+      'replay the scenarios through the real memory server(s) in throwaway fixtures and judge the end state',
+    );
   for (const option of Object.values(FLAGS)) command.addOption(option);
   command
     .addHelpText(
@@ -107,7 +162,13 @@ Each cell runs in a fresh fixture (project dir + isolated HOME). The report is w
         const r = await run({
           ...config,
           signal: abort.signal,
-          onPlan: (total) => (progress = new Progress({ total, tty, color: colorLevel(process.env, tty), write: (s) => stream.write(s) })),
+          onPlan: (total) =>
+            (progress = new Progress({
+              total,
+              tty,
+              color: colorLevel(process.env, tty),
+              write: (s) => stream.write(s),
+            })),
           onResult: (c) => progress?.cell(c),
           log: (s) => log(chalk.dim(s)),
         });
@@ -122,13 +183,24 @@ Each cell runs in a fresh fixture (project dir + isolated HOME). The report is w
         // report.json is on disk already: a reporter that breaks loses only its own output
         const scenarioFiles = Object.fromEntries(r.scenarios.map((s) => [s.scenario.id, s.file]));
         const outcomes = runReporters(report, dirname(reportPath), reporters, { scenarioFiles });
-        for (const o of outcomes) if (o.error) process.stderr.write(chalk.red(`reporter ${o.name} failed: `) + o.error + '\n');
-        const table = report.repeats && r.config.agent && r.config.agent.repeat > 1 ? formatRepeats(report.repeats) : report.targets.length > 1 ? formatMatrix(report.matrix) : undefined;
+        for (const o of outcomes)
+          if (o.error) process.stderr.write(chalk.red(`reporter ${o.name} failed: `) + o.error + '\n');
+        const table =
+          report.repeats && r.config.agent && r.config.agent.repeat > 1
+            ? formatRepeats(report.repeats)
+            : report.targets.length > 1
+              ? formatMatrix(report.matrix)
+              : undefined;
         if (table) log('\n' + table + '\n');
         for (const w of report.warnings) log(chalk.yellow(`warning: ${w}`));
         log(formatRecap(report, reportPath, Date.now() - startedAt, progress?.c ?? chalk));
         if (report.gate) for (const l of formatGate(report.gate, report.results)) log(l);
-        cli.exitCode = report.summary.exit_code !== EXIT.ok ? report.summary.exit_code : outcomes.some((o) => o.error) ? EXIT.failed : EXIT.ok;
+        cli.exitCode =
+          report.summary.exit_code !== EXIT.ok
+            ? report.summary.exit_code
+            : outcomes.some((o) => o.error)
+              ? EXIT.failed
+              : EXIT.ok;
       } finally {
         dispose();
       }
@@ -148,7 +220,8 @@ function runConfigOf(flags: Record<string, unknown>, cmd: Command): RunConfigInp
     if (key === 'json') continue;
     const attr = option.attributeName();
     const value = cmd.getOptionValueSource(attr) === 'cli' ? flags[attr] : undefined;
-    const parsed = value === undefined ? valueAt(fromFile, key) : (FROM_FLAG[key as RunConfigKey]?.(value as string) ?? value);
+    const parsed =
+      value === undefined ? valueAt(fromFile, key) : (FROM_FLAG[key as RunConfigKey]?.(value as string) ?? value);
     if (parsed === undefined) continue;
     const [group, name] = key.split('.');
     if (name === undefined) config[group] = parsed;
@@ -157,4 +230,5 @@ function runConfigOf(flags: Record<string, unknown>, cmd: Command): RunConfigInp
   return config as RunConfigInput;
 }
 
-const valueAt = (o: object, key: string): unknown => key.split('.').reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], o);
+const valueAt = (o: object, key: string): unknown =>
+  key.split('.').reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], o);

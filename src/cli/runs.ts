@@ -6,24 +6,28 @@ import { positiveInt } from './options.js';
 const mb = (n: number) => (n < 1e6 ? `${(n / 1e3).toFixed(1)} kB` : `${(n / 1e6).toFixed(1)} MB`);
 
 export function registerRuns(program: Command): void {
-  const runs = program.command('runs').description('list or prune run directories (each run keeps its stores and evidence)');
+  const runs = program
+    .command('runs')
+    .description('list or prune run directories (each run keeps its stores and evidence)');
   runs
     .command('list')
     .description('runs under --runs, oldest first, with status, cells, failures and size')
-    .option('--runs <dir>', 'where run directories are (default: the config\'s out, else runs)')
+    .option('--runs <dir>', "where run directories are (default: the config's out, else runs)")
     .option('--json', 'print as JSON')
     .action((opts: { runs?: string; json?: boolean }) => {
       const list = listRuns(runsDir(opts.runs));
       if (opts.json) return void process.stdout.write(JSON.stringify(list, null, 2) + '\n');
       for (const r of list)
-        process.stdout.write(`${r.run_id}  ${(r.status ?? 'no report').padEnd(11)}  ${r.cells === null ? '' : `${r.cells} cells, ${r.failed} failed${r.unsupported ? `, ${r.unsupported} unsupported` : ''}`.padEnd(22)}  ${mb(r.bytes)}\n`);
+        process.stdout.write(
+          `${r.run_id}  ${(r.status ?? 'no report').padEnd(11)}  ${r.cells === null ? '' : `${r.cells} cells, ${r.failed} failed${r.unsupported ? `, ${r.unsupported} unsupported` : ''}`.padEnd(22)}  ${mb(r.bytes)}\n`,
+        );
       process.stdout.write(`${list.length} run(s), ${mb(list.reduce((n, r) => n + r.bytes, 0))}\n`);
     });
   runs
     .command('prune')
     .description('remove all but the newest N runs')
     .requiredOption('--keep <n>', 'how many of the newest runs to keep', positiveInt)
-    .option('--runs <dir>', 'where run directories are (default: the config\'s out, else runs)')
+    .option('--runs <dir>', "where run directories are (default: the config's out, else runs)")
     .action((opts: { runs?: string; keep: number }) => {
       const gone = pruneRuns(runsDir(opts.runs), opts.keep);
       for (const r of gone) process.stdout.write(`removed ${r.run_id} (${mb(r.bytes)})\n`);

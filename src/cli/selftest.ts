@@ -30,14 +30,32 @@ const LAYERS: SelftestLayer[] = ['deterministic', 'agent'];
 export function registerSelftest(program: Command, cli: CliContext): void {
   program
     .command('selftest')
-    .description('run every scenario against hostile targets (a server that refuses, drops, echoes, crashes, …) and report the scenarios one of them can pass: scenarios without teeth')
+    .description(
+      'run every scenario against hostile targets (a server that refuses, drops, echoes, crashes, …) and report the scenarios one of them can pass: scenarios without teeth',
+    )
     .option('--scenarios <dir>', 'folder of scenario files (default: the built-in scenarios)')
-    .option('--scenario <ids>', "only these scenario ids or globs, e.g. 'secret-*' (repeat or comma-separate)", collectList)
+    .option(
+      '--scenario <ids>',
+      "only these scenario ids or globs, e.g. 'secret-*' (repeat or comma-separate)",
+      collectList,
+    )
     .option('--json', 'print the selftest report as JSON on stdout')
-    .addOption(new Option('--layer <layers>', `layers to run (repeat or comma-separate): ${LAYERS.join(', ')} (default deterministic)`).argParser(collectList))
-    .option('--agent <name>', `agent for the agent layer, driven by memeval's free scripted model: ${AGENT_NAMES.join(', ')}`)
+    .addOption(
+      new Option(
+        '--layer <layers>',
+        `layers to run (repeat or comma-separate): ${LAYERS.join(', ')} (default deterministic)`,
+      ).argParser(collectList),
+    )
+    .option(
+      '--agent <name>',
+      `agent for the agent layer, driven by memeval's free scripted model: ${AGENT_NAMES.join(', ')}`,
+    )
     .option('--install', 'install the agent if it is not installed yet')
-    .option('--target <names>', `only these hostile targets (repeat or comma-separate): ${hostileTargetNames().join(', ')}`, collectList)
+    .option(
+      '--target <names>',
+      `only these hostile targets (repeat or comma-separate): ${hostileTargetNames().join(', ')}`,
+      collectList,
+    )
     .option('--workers <n>', 'cells run in parallel', positiveInt, 2)
     .option('--out <dir>', 'keep the run directories here (default: a temp dir, removed afterwards)')
     .option('--keep', 'keep each fixture (and the run directories)')
@@ -47,7 +65,7 @@ export function registerSelftest(program: Command, cli: CliContext): void {
     .addHelpText(
       'after',
       '\nA scenario is toothless when a hostile target gets a verdict that is false for it: a well-behaved `pass`,\n' +
-        'or a violation `defended`/`detected`, where the target\'s hostility makes that impossible (the rules and\n' +
+        "or a violation `defended`/`detected`, where the target's hostility makes that impossible (the rules and\n" +
         'their reasons: HOSTILE_RULES in src/app/selftest.ts; the targets: eval/hostile/).\n\n' +
         'Exit codes: 0 no toothless scenario, 1 at least one, 3 invalid input.\n\n' +
         'Examples:\n' +
@@ -58,7 +76,8 @@ export function registerSelftest(program: Command, cli: CliContext): void {
     )
     .action(async (f: SelftestFlags) => {
       const layers = (f.layer ?? ['deterministic']).map((l) => {
-        if (!LAYERS.includes(l as SelftestLayer)) throw new InputError(`--layer: "${l}" is not a layer; use ${LAYERS.join(' or ')}`);
+        if (!LAYERS.includes(l as SelftestLayer))
+          throw new InputError(`--layer: "${l}" is not a layer; use ${LAYERS.join(' or ')}`);
         return l as SelftestLayer;
       });
       const log = (s: string) => process.stderr.write(s + '\n');
@@ -80,7 +99,14 @@ export function registerSelftest(program: Command, cli: CliContext): void {
           judgeProtocol: f.judgeProtocol,
           signal: abort.signal,
           log,
-          onResult: f.json ? undefined : (r) => log(chalk.dim(`  ${r.verdict.padEnd(11)} ${r.scenario} [${r.target}] ${r.phase}${r.agent ? ` (${r.agent.policy})` : ''}`)),
+          onResult: f.json
+            ? undefined
+            : (r) =>
+                log(
+                  chalk.dim(
+                    `  ${r.verdict.padEnd(11)} ${r.scenario} [${r.target}] ${r.phase}${r.agent ? ` (${r.agent.policy})` : ''}`,
+                  ),
+                ),
         });
       } finally {
         dispose();
@@ -95,7 +121,6 @@ export function registerSelftest(program: Command, cli: CliContext): void {
     });
 }
 
-
 export function formatSelftest(r: SelftestReport): string {
   const lines: string[] = [];
   for (const s of r.scenarios) {
@@ -105,13 +130,17 @@ export function formatSelftest(r: SelftestReport): string {
     }
     lines.push(`${chalk.red('TOOTHLESS')} ${s.id} ${chalk.dim(`(${s.file})`)}`);
     for (const p of s.false_passes)
-      lines.push(`  ${p.target} ${p.layer} ${p.phase}: ${chalk.bold(p.verdict)}, but ${p.why} ${chalk.dim(`(cell: ${p.cell_reason})`)}`);
+      lines.push(
+        `  ${p.target} ${p.layer} ${p.phase}: ${chalk.bold(p.verdict)}, but ${p.why} ${chalk.dim(`(cell: ${p.cell_reason})`)}`,
+      );
   }
   const counts = Object.entries(r.by_verdict)
     .map(([v, n]) => `${n} ${v}`)
     .join(', ');
   lines.push('');
-  lines.push(`${r.cells} cell(s) over ${r.targets.length} hostile target(s), ${r.layers.join(' and ')} layer: ${counts}`);
+  lines.push(
+    `${r.cells} cell(s) over ${r.targets.length} hostile target(s), ${r.layers.join(' and ')} layer: ${counts}`,
+  );
   lines.push(
     r.toothless.length
       ? chalk.red(`${r.toothless.length} of ${r.scenarios.length} scenario(s) without teeth: ${r.toothless.join(', ')}`)

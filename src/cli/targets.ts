@@ -3,7 +3,6 @@ import chalk from 'chalk';
 import { installTargetsNamed, targetStatus } from '../app/targets.js';
 import { cacheDir } from '../targets/cache.js';
 
-
 export function registerTargets(program: Command): void {
   const targets = program.command('targets').description('list and install the memory servers memeval can test');
   targets
@@ -15,13 +14,17 @@ export function registerTargets(program: Command): void {
       for (const t of all) {
         const inst = t.installed ? chalk.green('installed    ') : chalk.yellow('not installed');
         process.stdout.write(`${t.name.padEnd(w)}  ${inst}  ${t.store.padEnd(6)}  ${t.package}\n`);
-        process.stdout.write(chalk.dim(`${''.padEnd(w)}  claims: ${t.claims.length ? t.claims.join(', ') : '(none)'}\n`));
+        process.stdout.write(
+          chalk.dim(`${''.padEnd(w)}  claims: ${t.claims.length ? t.claims.join(', ') : '(none)'}\n`),
+        );
       }
       process.stdout.write(chalk.dim(`cache: ${cacheDir()}\n`));
     });
   targets
     .command('install')
-    .description('install pinned target packages with npm into the per-user cache (idempotent; safe to run twice at once)')
+    .description(
+      'install pinned target packages with npm into the per-user cache (idempotent; safe to run twice at once)',
+    )
     .argument('<names...>', 'target names, or "all"')
     .action(async (names: string[]) => {
       await installTargetsNamed(names, (s) => process.stdout.write(s + '\n'));

@@ -47,7 +47,9 @@ export const runFields = {
   shard: z.strictObject({ index: count, count }).refine((s) => s.index <= s.count, { message: 'index is 1..count' }),
   shardDurations: z.string().describe('a previous run dir or report.json: balance the shards by its cell durations'),
   baseline: z.string().describe('a previous run dir or report.json: fail only on regressions'),
-  expectedFailures: z.string().describe('file of {scenario, target, phase, [agent], verdict, assertions, [reason_contains], reason}'),
+  expectedFailures: z
+    .string()
+    .describe('file of {scenario, target, phase, [agent], verdict, assertions, [reason_contains], reason}'),
   failOn: z.enum(FAIL_ON),
 };
 
@@ -115,5 +117,4 @@ export const AGENT_DEFAULTS = agentConfigSchema.parse({});
 type Groups = 'agent' | 'judge' | 'gate';
 /** Every setting a caller can give, groups spelled `group.key`: what the CLI's flag table must cover. */
 export type RunConfigKey =
-  | Exclude<keyof RunConfig, Groups>
-  | { [G in Groups]: `${G}.${keyof NonNullable<RunConfigInput[G]> & string}` }[Groups];
+  Exclude<keyof RunConfig, Groups> | { [G in Groups]: `${G}.${keyof NonNullable<RunConfigInput[G]> & string}` }[Groups];

@@ -9,7 +9,17 @@ export { SCRIPTED_POLICIES, type ScriptedPolicy } from './config.js';
  * folder has to import another layer to name a result.
  */
 
-export const VERDICTS = ['pass', 'fail', 'defended', 'detected', 'undetected', 'unsupported', 'invalid', 'error', 'skipped'] as const;
+export const VERDICTS = [
+  'pass',
+  'fail',
+  'defended',
+  'detected',
+  'undetected',
+  'unsupported',
+  'invalid',
+  'error',
+  'skipped',
+] as const;
 export type Verdict = (typeof VERDICTS)[number];
 
 /**
@@ -187,7 +197,9 @@ export const cellResultSchema = z.looseObject({
    * Cells that reached the verdict: everything it read besides the judgments (judge/verdict.ts
    * VerdictInput less `judgments`), kept whole, so rejudge reads it back instead of guessing.
    */
-  verdict_input: z.looseObject({ judgedAs: z.enum(['well-behaved', 'violation']), refusedCalls: z.number() }).optional(),
+  verdict_input: z
+    .looseObject({ judgedAs: z.enum(['well-behaved', 'violation']), refusedCalls: z.number() })
+    .optional(),
   /** what the judges read besides the evidence, as the cell ended (judge/cell.ts JudgeInput) */
   judge_input: z
     .looseObject({
@@ -214,14 +226,25 @@ export const matrixSchema = z.object({
       scenario: z.string(),
       cells: z.record(
         z.string(),
-        z.object({ 'well-behaved': z.enum(VERDICTS).optional(), violation: z.enum(VERDICTS).optional(), 'real-model': z.enum(VERDICTS).optional(), fails_run: z.boolean() }),
+        z.object({
+          'well-behaved': z.enum(VERDICTS).optional(),
+          violation: z.enum(VERDICTS).optional(),
+          'real-model': z.enum(VERDICTS).optional(),
+          fails_run: z.boolean(),
+        }),
       ),
     }),
   ),
   totals: z.record(
     z.string(),
     // unsupported and skipped are counted apart from passed (absent in reports written before they were)
-    z.object({ passed: z.number(), failed: z.number(), unsupported: z.number().optional(), skipped: z.number().optional(), by_verdict: verdictCounts }),
+    z.object({
+      passed: z.number(),
+      failed: z.number(),
+      unsupported: z.number().optional(),
+      skipped: z.number().optional(),
+      by_verdict: verdictCounts,
+    }),
   ),
 });
 export type Matrix = z.infer<typeof matrixSchema>;
@@ -242,7 +265,12 @@ export const summarySchema = z.object({
 });
 export type Summary = z.infer<typeof summarySchema>;
 
-export const targetInfoSchema = z.looseObject({ name: z.string(), package: z.string(), version: z.string(), claims: z.array(z.string()) });
+export const targetInfoSchema = z.looseObject({
+  name: z.string(),
+  package: z.string(),
+  version: z.string(),
+  claims: z.array(z.string()),
+});
 export type TargetInfo = z.infer<typeof targetInfoSchema>;
 
 /** Tokens over every agent cell of a run; cost only where the agents reported one. */
@@ -280,7 +308,13 @@ export const reportOptionsSchema = z.looseObject({
   scenarios_dir: z.string().optional(),
   /** judge/llm/config.ts JudgeModelConfig, or null: no judge model */
   judge_model: z
-    .object({ model: z.string(), base_url: z.string().nullable().optional(), protocol: z.string().optional(), scripted: z.boolean().optional(), loopback: z.boolean().optional() })
+    .object({
+      model: z.string(),
+      base_url: z.string().nullable().optional(),
+      protocol: z.string().optional(),
+      scripted: z.boolean().optional(),
+      loopback: z.boolean().optional(),
+    })
     .nullable()
     .optional(),
   /** "i/n" for one shard of a run */

@@ -51,7 +51,12 @@ export function agentDriver(o: AgentDriveOptions): Driver {
   const rm = scenario.real_model!;
   const violation = scenario.deterministic.violation;
   const judgedAs = scripted && o.policy === 'violation' ? 'violation' : 'well-behaved';
-  const steps = !scripted || o.policy === 'no-memory' ? [] : o.policy === 'violation' ? (violation?.steps ?? []) : scenario.deterministic.well_behaved;
+  const steps =
+    !scripted || o.policy === 'no-memory'
+      ? []
+      : o.policy === 'violation'
+        ? (violation?.steps ?? [])
+        : scenario.deterministic.well_behaved;
   let server: ScriptedModelServer | undefined;
   return {
     kind: 'agent',
@@ -61,7 +66,8 @@ export function agentDriver(o: AgentDriveOptions): Driver {
     label: `real-model/${o.driver.name}-${o.repeat}`,
     steps,
     usesSession: false,
-    unsupported: () => (scripted && o.policy === 'violation' && !violation ? 'the scenario has no violation steps to replay' : undefined),
+    unsupported: () =>
+      scripted && o.policy === 'violation' && !violation ? 'the scenario has no violation steps to replay' : undefined,
     cleanup: async () => {
       await server?.stop().catch(() => {});
     },
@@ -100,7 +106,21 @@ export function agentDriver(o: AgentDriveOptions): Driver {
         bin: o.agentBin,
         mcp: {
           command: self.command,
-          args: [...self.args, 'mcp-proxy', '--log', env.callsLog, '--session', 'auto', '--launch', launchFile, '--max-calls', String(maxTurns), ...(env.decl.server.max_message_bytes ? ['--max-message-bytes', String(env.decl.server.max_message_bytes)] : [])],
+          args: [
+            ...self.args,
+            'mcp-proxy',
+            '--log',
+            env.callsLog,
+            '--session',
+            'auto',
+            '--launch',
+            launchFile,
+            '--max-calls',
+            String(maxTurns),
+            ...(env.decl.server.max_message_bytes
+              ? ['--max-message-bytes', String(env.decl.server.max_message_bytes)]
+              : []),
+          ],
           env: isolatedEnv(env.fixture),
         },
         baseUrl,
@@ -144,7 +164,10 @@ export function agentDriver(o: AgentDriveOptions): Driver {
           const invalid = [...parsed.invalid];
           if (r.timedOut) invalid.push(`timed out after ${o.promptTimeoutMs} ms`);
           // a failed exit the agent's output does not explain: its stderr does
-          if (r.exitCode !== 0 && !invalid.length) invalid.push(`exit ${r.exitCode ?? r.signal}: ${r.stderr.trim().split('\n').slice(-2).join(' ').slice(0, 300)}`);
+          if (r.exitCode !== 0 && !invalid.length)
+            invalid.push(
+              `exit ${r.exitCode ?? r.signal}: ${r.stderr.trim().split('\n').slice(-2).join(' ').slice(0, 300)}`,
+            );
           let startup: number | undefined;
           let requests: number | undefined;
           if (server) {
@@ -153,19 +176,27 @@ export function agentDriver(o: AgentDriveOptions): Driver {
             if (!requests) invalid.push('no request reached the model');
             else startup = Date.parse(mine[0].ts) - r.startedAt;
             const newlyMissing = [...server.missingTools].slice(missingBefore);
-            if (newlyMissing.length) invalid.push(`the agent did not offer the memory tool(s) ${newlyMissing.join(', ')}: the MCP server did not load`);
+            if (newlyMissing.length)
+              invalid.push(
+                `the agent did not offer the memory tool(s) ${newlyMissing.join(', ')}: the MCP server did not load`,
+              );
           }
           const logged = readCalls(env.callsLog).slice(loggedBefore);
           const capped = cappedCalls(env.callsLog) - cappedBefore;
           if (capped > 0)
-            invalid.push(`max turns hit: the model asked for more than ${maxTurns} memory calls in one prompt and memeval's proxy refused ${capped} (raise --max-turns or the scenario's real_model.max_turns)`);
+            invalid.push(
+              `max turns hit: the model asked for more than ${maxTurns} memory calls in one prompt and memeval's proxy refused ${capped} (raise --max-turns or the scenario's real_model.max_turns)`,
+            );
           // whatever the agent says about its MCP servers, the recording point saw the handshake or not
           if (!logged.some((c) => c.method === 'tools/list' && !c.is_error && c.result_text.trim() !== ''))
-            invalid.push('the memory server never listed its tools to the agent (it did not start, or the agent never connected)');
+            invalid.push(
+              'the memory server never listed its tools to the agent (it did not start, or the agent never connected)',
+            );
           // a server that did not connect in time: say which limit to raise
           for (const [i, why] of invalid.entries())
             if (/did not load|never listed its tools|did not offer the memory tool/.test(why))
-              invalid[i] = `${why} (the agent waited up to --mcp-timeout ${o.mcpTimeoutMs} ms for it; raise it for a slow server or a loaded machine)`;
+              invalid[i] =
+                `${why} (the agent waited up to --mcp-timeout ${o.mcpTimeoutMs} ms for it; raise it for a slow server or a loaded machine)`;
           agent.turns.push({
             session: si + 1,
             prompt: pi + 1,
@@ -174,7 +205,10 @@ export function agentDriver(o: AgentDriveOptions): Driver {
             startup_ms: startup,
             model_requests: requests,
             final_text: parsed.finalText,
-            tool_calls: parsed.toolCalls.map((c) => ({ ...c, logged: logged.some((l) => isToolCall(l) && l.tool === c.tool) })),
+            tool_calls: parsed.toolCalls.map((c) => ({
+              ...c,
+              logged: logged.some((l) => isToolCall(l) && l.tool === c.tool),
+            })),
             usage: parsed.usage,
             stdout_file: join('transcripts', `${stem}.stdout`),
             stderr_file: join('transcripts', `${stem}.stderr`),
@@ -188,7 +222,10 @@ export function agentDriver(o: AgentDriveOptions): Driver {
         const results = readCalls(env.callsLog)
           .slice(callsBefore)
           .filter((c) => c.stage === 'agent' && isToolCall(c));
-        handles = handlesAfter(script, results.map((c) => ({ text: c.result_text, isError: c.is_error })));
+        handles = handlesAfter(
+          script,
+          results.map((c) => ({ text: c.result_text, isError: c.is_error })),
+        );
       }
       await server?.stop();
       // an agent can exit while its proxy still waits for the server to end: the cell reads how it ended next

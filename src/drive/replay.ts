@@ -1,5 +1,14 @@
 import type { DeterministicPhase } from '../core/results.js';
-import { afterStep, copyHandles, RESULT_CHARS, roundMs, runOp, stepCall, type MemoryHandle, type StepRecord } from '../ops/ops.js';
+import {
+  afterStep,
+  copyHandles,
+  RESULT_CHARS,
+  roundMs,
+  runOp,
+  stepCall,
+  type MemoryHandle,
+  type StepRecord,
+} from '../ops/ops.js';
 import { lookupRef } from '../ops/refs.js';
 import { resolveRefs } from '../scenario/refs.js';
 import type { Scenario, Step } from '../scenario/schema.js';
@@ -9,7 +18,8 @@ import type { CellEnv, Driver } from './types.js';
 
 /** The deterministic layer: the scenario's steps of one phase, issued by memeval itself. */
 export function replayDriver(scenario: Scenario, phase: DeterministicPhase): Driver {
-  const steps: Step[] = phase === 'well-behaved' ? scenario.deterministic.well_behaved : (scenario.deterministic.violation?.steps ?? []);
+  const steps: Step[] =
+    phase === 'well-behaved' ? scenario.deterministic.well_behaved : (scenario.deterministic.violation?.steps ?? []);
   return {
     kind: 'replay',
     phase,
@@ -27,7 +37,11 @@ export function replayDriver(scenario: Scenario, phase: DeterministicPhase): Dri
  * Setup steps (`setup.steps`) are recorded with stage "setup": they are not the phase's steps.
  * Returns the memories as the steps left them (env.handles is not changed).
  */
-export async function replaySteps(env: CellEnv, steps: Step[], stage: 'setup' | 'step' = 'step'): Promise<Map<string, MemoryHandle>> {
+export async function replaySteps(
+  env: CellEnv,
+  steps: Step[],
+  stage: 'setup' | 'step' = 'step',
+): Promise<Map<string, MemoryHandle>> {
   const { decl, sessions } = env;
   const handles = copyHandles(env.handles);
   const session = () => sessions.current() ?? sessions.start();

@@ -74,7 +74,10 @@ export function workingCopy(decl: TargetDecl, storePath: string, pristine: strin
   }
   if (decl.store.format === 'jsonl') {
     const db = join(workDir, 'store.db');
-    jsonlToSqlite(pristine.find((f) => basename(f) === basename(storePath)), db);
+    jsonlToSqlite(
+      pristine.find((f) => basename(f) === basename(storePath)),
+      db,
+    );
     return db;
   }
   const copies = snapshotStore(storePath, workDir);
@@ -94,12 +97,21 @@ export type BuiltEvidence = Evidence & { sha256: Record<string, string> };
  * copy is, so that openEvidence() reopens it from anywhere. Also writes evidence.sql for people
  * using the sqlite3 shell (absolute paths: it works from any directory).
  */
-export function buildEvidence(decl: TargetDecl, storePath: string, cellDir: string, calls: CallRecord[], providerCalls?: ProviderCall[]): BuiltEvidence {
+export function buildEvidence(
+  decl: TargetDecl,
+  storePath: string,
+  cellDir: string,
+  calls: CallRecord[],
+  providerCalls?: ProviderCall[],
+): BuiltEvidence {
   const dir = resolve(cellDir);
   const storeFiles = decl.store.format === 'none' ? [] : snapshotStore(storePath, join(dir, 'store'));
   const workDb = workingCopy(decl, storePath, storeFiles, join(dir, 'work'));
   // some servers create their store lazily: a store never created holds no memories
-  const viewSql: Record<string, string> = decl.store.format === 'none' || existsSync(storePath) ? { memories: decl.views.memories, ...decl.views.extra } : { memories: EMPTY_MEMORIES };
+  const viewSql: Record<string, string> =
+    decl.store.format === 'none' || existsSync(storePath)
+      ? { memories: decl.views.memories, ...decl.views.extra }
+      : { memories: EMPTY_MEMORIES };
 
   const db = scratchDb(join(dir, EVIDENCE_DB));
   try {
@@ -136,7 +148,9 @@ export function buildEvidence(decl: TargetDecl, storePath: string, cellDir: stri
 export function writeCallsTable(db: Database.Database, decl: TargetDecl, calls: CallRecord[]): void {
   db.exec(`CREATE TABLE calls (seq INTEGER PRIMARY KEY, session INTEGER, stage TEXT, method TEXT, op TEXT, tool TEXT,
     arguments TEXT, result_text TEXT, is_error INTEGER, ms REAL, ts TEXT)`);
-  const ins = db.prepare(`INSERT INTO calls (${CALLS_COLUMNS.join(', ')}) VALUES (${CALLS_COLUMNS.map(() => '?').join(',')})`);
+  const ins = db.prepare(
+    `INSERT INTO calls (${CALLS_COLUMNS.join(', ')}) VALUES (${CALLS_COLUMNS.map(() => '?').join(',')})`,
+  );
   const reverse = toolToOp(decl);
   db.transaction(() => {
     calls.forEach((c, i) =>
@@ -160,6 +174,7 @@ export function writeCallsTable(db: Database.Database, decl: TargetDecl, calls: 
 /** Which op a tool belongs to, for calls a real agent made (the harness labels its own). */
 export function toolToOp(decl: TargetDecl): Map<string, string> {
   const map = new Map<string, string>();
-  for (const [op, calls] of Object.entries(decl.ops)) for (const c of calls ?? []) if (!map.has(c.tool)) map.set(c.tool, op);
+  for (const [op, calls] of Object.entries(decl.ops))
+    for (const c of calls ?? []) if (!map.has(c.tool)) map.set(c.tool, op);
   return map;
 }

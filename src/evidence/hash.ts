@@ -22,7 +22,12 @@ function sha256(file: string): string {
 function storeFiles(cellDir: string): string[] {
   return STORE_DIRS.flatMap((sub) => {
     const dir = join(cellDir, sub);
-    return existsSync(dir) ? readdirSync(dir).filter((f) => !readerMade(dir, f)).sort().map((f) => `${sub}/${f}`) : [];
+    return existsSync(dir)
+      ? readdirSync(dir)
+          .filter((f) => !readerMade(dir, f))
+          .sort()
+          .map((f) => `${sub}/${f}`)
+      : [];
   });
 }
 

@@ -38,29 +38,46 @@ interface Meta {
 export function openEvidence(cellDir: string): Evidence {
   const dir = resolve(cellDir);
   const file = join(dir, EVIDENCE_DB);
-  if (!existsSync(file)) throw new EvidenceError(`${file}: no evidence DB (the cell ended before its store was copied)`);
+  if (!existsSync(file))
+    throw new EvidenceError(`${file}: no evidence DB (the cell ended before its store was copied)`);
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
-    const meta = Object.fromEntries((db.prepare('SELECT key, value FROM evidence_meta').all() as { key: string; value: string }[]).map((r) => [r.key, r.value])) as unknown as Meta;
+    const meta = Object.fromEntries(
+      (db.prepare('SELECT key, value FROM evidence_meta').all() as { key: string; value: string }[]).map((r) => [
+        r.key,
+        r.value,
+      ]),
+    ) as unknown as Meta;
     const at = (p: string) => (isAbsolute(p) ? p : join(dir, p));
     const storeDb = at(meta.store_db);
     if (!existsSync(storeDb)) throw new EvidenceError(`${file}: the store copy ${storeDb} is missing`);
     db.prepare('ATTACH DATABASE ? AS store').run(storeDb); // inherits the connection's read-only flag
-    const views = db.prepare('SELECT name, sql FROM evidence_views ORDER BY rowid').all() as { name: string; sql: string }[];
+    const views = db.prepare('SELECT name, sql FROM evidence_views ORDER BY rowid').all() as {
+      name: string;
+      sql: string;
+    }[];
     const viewSql: Record<string, string> = {};
     for (const v of views) {
       try {
         db.exec(`CREATE TEMP VIEW "${v.name}" AS ${v.sql}`);
         db.prepare(`SELECT * FROM "${v.name}" LIMIT 0`).all();
       } catch (e) {
-        throw new EvidenceError(`target ${meta.target}: views.${v.name === 'memories' ? 'memories' : `extra.${v.name}`}: ${(e as Error).message}`, { cause: e });
+        throw new EvidenceError(
+          `target ${meta.target}: views.${v.name === 'memories' ? 'memories' : `extra.${v.name}`}: ${(e as Error).message}`,
+          { cause: e },
+        );
       }
       viewSql[v.name] = v.sql;
     }
-    const cols = db.prepare('SELECT * FROM memories LIMIT 0').columns().map((c) => c.name);
+    const cols = db
+      .prepare('SELECT * FROM memories LIMIT 0')
+      .columns()
+      .map((c) => c.name);
     const missing = REQUIRED_VIEW_COLUMNS.filter((c) => !cols.includes(c));
     if (missing.length)
-      throw new EvidenceError(`target ${meta.target}: views.memories lacks column(s) ${missing.join(', ')}; it must yield ${REQUIRED_VIEW_COLUMNS.join(', ')}`);
+      throw new EvidenceError(
+        `target ${meta.target}: views.memories lacks column(s) ${missing.join(', ')}; it must yield ${REQUIRED_VIEW_COLUMNS.join(', ')}`,
+      );
     const storeFiles = (JSON.parse(meta.store_files) as string[]).map(at);
     return { db, dir, storeFiles, viewSql, close: () => db.close() };
   } catch (e) {

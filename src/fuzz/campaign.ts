@@ -60,7 +60,11 @@ export interface CampaignSummary {
 export async function runCampaign(o: CampaignOptions): Promise<CampaignSummary> {
   const t0 = performance.now();
   const vocab = buildVocabulary(o.scenarios, o.decl);
-  const gen = new Generator(vocab, { seed: o.seed, recipes: o.recipes, seen: o.history ? o.flags.seen(o.decl.name) : [] });
+  const gen = new Generator(vocab, {
+    seed: o.seed,
+    recipes: o.recipes,
+    seen: o.history ? o.flags.seen(o.decl.name) : [],
+  });
   const runner = o.runner ?? new CellRunner({ decl: o.decl, bin: o.bin });
   const latency = new LatencyHistory(o.settings);
   const s: CampaignSummary = {
@@ -115,16 +119,35 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignSummary> 
       resurfaced = before?.review_status === 'dismissed' && row.review_status === 'open';
       if (net.length) {
         const hosts = [...new Set(outcome.network.map((n) => n.host))].sort();
-        o.flags.record({ ...c, recipe: 'network', ingredients: hosts, fingerprint: fingerprint('network', hosts) }, o.decl.name, net);
+        o.flags.record(
+          { ...c, recipe: 'network', ingredients: hosts, fingerprint: fingerprint('network', hosts) },
+          o.decl.name,
+          net,
+        );
       }
     }
     if (findings.length) {
       s.flagged++;
       r.flagged++;
       for (const ch of new Set(findings.map((f) => f.check))) s.by_check[ch]++;
-      s.flagged_cases.push({ fingerprint: c.fingerprint, recipe: c.recipe, checks: [...new Set(findings.map((f) => (f.claim ? `${f.check}:${f.claim}` : f.check)))], cell_dir: cellDir });
+      s.flagged_cases.push({
+        fingerprint: c.fingerprint,
+        recipe: c.recipe,
+        checks: [...new Set(findings.map((f) => (f.claim ? `${f.check}:${f.claim}` : f.check)))],
+        cell_dir: cellDir,
+      });
     } else if (!o.keep && !outcome.harnessError) rmSync(cellDir, { recursive: true, force: true });
-    o.onCase?.({ index: i + 1, budget: Number.isFinite(budget) ? budget : undefined, target: o.decl.name, fuzzCase: c, findings, harnessError: outcome.harnessError, ms: outcome.ms, cellDir, resurfaced });
+    o.onCase?.({
+      index: i + 1,
+      budget: Number.isFinite(budget) ? budget : undefined,
+      target: o.decl.name,
+      fuzzCase: c,
+      findings,
+      harnessError: outcome.harnessError,
+      ms: outcome.ms,
+      cellDir,
+      resurfaced,
+    });
   }
   s.ms = Math.round(performance.now() - t0);
   return s;

@@ -18,7 +18,11 @@ export type Expectation =
   /** the text must appear in no layer of the store */
   | { kind: 'absent'; claim: 'secret-redaction' | 'secret-purge'; text: string }
   /** no live row of the memories view may contain the text */
-  | { kind: 'not-live'; claim: 'forget' | 'supersede' | 'noise-filter' | 'tentative-filter' | 'workspace-dedupe'; text: string }
+  | {
+      kind: 'not-live';
+      claim: 'forget' | 'supersede' | 'noise-filter' | 'tentative-filter' | 'workspace-dedupe';
+      text: string;
+    }
   /** the result of recall step `step` must not contain the text */
   | { kind: 'not-recalled'; claim: 'forget'; text: string; step: number }
   /** at most one live row may contain any of the texts */
@@ -28,7 +32,18 @@ export type Expectation =
 
 export type Claim = Expectation['claim'];
 /** every claim a case can hold a target to */
-export const CHECKED_CLAIMS: Claim[] = ['secret-redaction', 'secret-purge', 'forget', 'supersede', 'noise-filter', 'tentative-filter', 'workspace-dedupe', 'exact-dedupe', 'semantic-dedupe', 'recall'];
+export const CHECKED_CLAIMS: Claim[] = [
+  'secret-redaction',
+  'secret-purge',
+  'forget',
+  'supersede',
+  'noise-filter',
+  'tentative-filter',
+  'workspace-dedupe',
+  'exact-dedupe',
+  'semantic-dedupe',
+  'recall',
+];
 
 export interface FuzzCase {
   recipe: string;
@@ -44,7 +59,10 @@ export interface FuzzCase {
 
 /** Fingerprint by ingredients, not literal text: the same recipe and items give the same print. */
 export function fingerprint(recipe: string, ingredients: string[]): string {
-  return createHash('sha256').update(JSON.stringify([recipe, ...ingredients])).digest('hex').slice(0, 16);
+  return createHash('sha256')
+    .update(JSON.stringify([recipe, ...ingredients]))
+    .digest('hex')
+    .slice(0, 16);
 }
 
 /** A small seeded PRNG (mulberry32), so `--seed` reproduces a run. */

@@ -8,7 +8,18 @@ import { clip } from '../util/text.js';
 import { leafSteps, type Expectation } from './case.js';
 import type { CaseOutcome } from './runner.js';
 
-export const CHECKS = ['crash', 'crash-at-exit', 'protocol', 'tool-error', 'hang', 'store-integrity', 'broken-claim', 'recall-miss', 'network', 'latency'] as const;
+export const CHECKS = [
+  'crash',
+  'crash-at-exit',
+  'protocol',
+  'tool-error',
+  'hang',
+  'store-integrity',
+  'broken-claim',
+  'recall-miss',
+  'network',
+  'latency',
+] as const;
 export type CheckName = (typeof CHECKS)[number];
 
 /** A call as a finding shows it: enough to see what was asked and what came back. */
@@ -41,10 +52,22 @@ export interface CheckSettings {
   latencyFloorMs: number;
 }
 
-export const DEFAULT_CHECK_SETTINGS: CheckSettings = { latencyFactor: 1.5, latencyMinSamples: 10, latencyFloorMs: 1000 };
+export const DEFAULT_CHECK_SETTINGS: CheckSettings = {
+  latencyFactor: 1.5,
+  latencyMinSamples: 10,
+  latencyFloorMs: 1000,
+};
 
 export function callRef(c: CallRecord): CallRef {
-  return { session: c.session, seq: c.seq, tool: c.tool, args: clip(JSON.stringify(c.arguments), 240), result: clip(c.result_text, 240), is_error: c.is_error, ms: c.ms };
+  return {
+    session: c.session,
+    seq: c.seq,
+    tool: c.tool,
+    args: clip(JSON.stringify(c.arguments), 240),
+    result: clip(c.result_text, 240),
+    is_error: c.is_error,
+    ms: c.ms,
+  };
 }
 
 const callsOfStep = (o: CaseOutcome, n: number) => o.calls.filter((c) => c.stage === `fuzz:${n}`);
@@ -61,10 +84,19 @@ export class LatencyHistory {
   check(recipe: string, calls: CallRecord[], record = true): Finding[] {
     const firstOfSession = new Set<CallRecord>();
     const seenSession = new Set<number>();
-    for (const c of [...calls].sort((a, b) => a.ts.localeCompare(b.ts))) if (!seenSession.has(c.session)) (seenSession.add(c.session), firstOfSession.add(c));
+    for (const c of [...calls].sort((a, b) => a.ts.localeCompare(b.ts)))
+      if (!seenSession.has(c.session)) (seenSession.add(c.session), firstOfSession.add(c));
     return [
-      ...this.checkKey(`${recipe} (first call of a session)`, calls.filter((c) => firstOfSession.has(c)), record),
-      ...this.checkKey(recipe, calls.filter((c) => !firstOfSession.has(c)), record),
+      ...this.checkKey(
+        `${recipe} (first call of a session)`,
+        calls.filter((c) => firstOfSession.has(c)),
+        record,
+      ),
+      ...this.checkKey(
+        recipe,
+        calls.filter((c) => !firstOfSession.has(c)),
+        record,
+      ),
     ];
   }
 
@@ -93,7 +125,9 @@ function checkFailure(o: CaseOutcome): Finding[] {
   const f = o.failure;
   if (!f) return [];
   const last = o.calls.slice(-3).map(callRef);
-  const stderr = f.stderr.trim() ? `; stderr tail: ${clip(f.stderr.trim().split('\n').slice(-3).join(' | '), 400)}` : '';
+  const stderr = f.stderr.trim()
+    ? `; stderr tail: ${clip(f.stderr.trim().split('\n').slice(-3).join(' | '), 400)}`
+    : '';
   const at = f.step !== undefined ? ` at step ${f.step}` : '';
   return [{ check: f.kind, reason: `${f.message}${at}${stderr}`, calls: last }];
 }
@@ -101,13 +135,23 @@ function checkFailure(o: CaseOutcome): Finding[] {
 /** A server that crashed when memeval stopped it (a restart step or the end of the case), or lost its store at exit. */
 function checkShutdown(o: CaseOutcome): Finding[] {
   if (!o.shutdown.length) return [];
-  const stderr = o.shutdownStderr?.trim() ? `; stderr tail: ${clip(o.shutdownStderr.trim().split('\n').slice(-3).join(' | '), 400)}` : '';
-  return [{ check: 'crash-at-exit', reason: `${o.shutdown.join('; ')}${stderr}`, calls: o.calls.slice(-3).map(callRef) }];
+  const stderr = o.shutdownStderr?.trim()
+    ? `; stderr tail: ${clip(o.shutdownStderr.trim().split('\n').slice(-3).join(' | '), 400)}`
+    : '';
+  return [
+    { check: 'crash-at-exit', reason: `${o.shutdown.join('; ')}${stderr}`, calls: o.calls.slice(-3).map(callRef) },
+  ];
 }
 
 function checkProtocol(o: CaseOutcome): Finding[] {
   if (!o.protocolErrors.length) return [];
-  return [{ check: 'protocol', reason: `the server sent what MCP does not allow: ${clip([...new Set(o.protocolErrors)].join('; '), 500)}`, calls: o.calls.slice(-3).map(callRef) }];
+  return [
+    {
+      check: 'protocol',
+      reason: `the server sent what MCP does not allow: ${clip([...new Set(o.protocolErrors)].join('; '), 500)}`,
+      calls: o.calls.slice(-3).map(callRef),
+    },
+  ];
 }
 
 const ajv = new AjvJsonSchemaValidator();
@@ -124,7 +168,13 @@ function checkToolErrors(o: CaseOutcome): Finding[] {
     if (ajv.getValidator(schema)(c.arguments).valid) bad.push(c);
   }
   if (!bad.length) return [];
-  return [{ check: 'tool-error', reason: `${bad.length} call(s) refused with arguments their tool's input schema accepts: ${clip(bad[0].result_text, 200)}`, calls: bad.slice(0, 5).map(callRef) }];
+  return [
+    {
+      check: 'tool-error',
+      reason: `${bad.length} call(s) refused with arguments their tool's input schema accepts: ${clip(bad[0].result_text, 200)}`,
+      calls: bad.slice(0, 5).map(callRef),
+    },
+  ];
 }
 
 function checkIntegrity(o: CaseOutcome, decl: TargetDecl): Finding[] {
@@ -155,11 +205,24 @@ function checkIntegrity(o: CaseOutcome, decl: TargetDecl): Finding[] {
     }
   }
   if (!problems.length) return [];
-  return [{ check: 'store-integrity', reason: `the store is damaged: ${problems.slice(0, 5).join('; ')}`, calls: o.calls.filter((c) => !c.is_error).slice(-4).map(callRef) }];
+  return [
+    {
+      check: 'store-integrity',
+      reason: `the store is damaged: ${problems.slice(0, 5).join('; ')}`,
+      calls: o.calls
+        .filter((c) => !c.is_error)
+        .slice(-4)
+        .map(callRef),
+    },
+  ];
 }
 
 const liveRows = (o: CaseOutcome, text: string) =>
-  (o.evidence!.db.prepare('SELECT id, content FROM memories WHERE coalesce(is_deleted, 0) = 0 AND instr(CAST(content AS TEXT), ?) > 0').all(text) as { id: unknown; content: string }[]);
+  o
+    .evidence!.db.prepare(
+      'SELECT id, content FROM memories WHERE coalesce(is_deleted, 0) = 0 AND instr(CAST(content AS TEXT), ?) > 0',
+    )
+    .all(text) as { id: unknown; content: string }[];
 
 function writesOf(o: CaseOutcome, text: string): CallRecord[] {
   return o.calls.filter((c) => JSON.stringify(c.arguments).includes(JSON.stringify(text).slice(1, -1)));
@@ -167,7 +230,9 @@ function writesOf(o: CaseOutcome, text: string): CallRecord[] {
 
 /** Did every step of this op succeed? (a refused step is the tool-error check's business, not a claim's) */
 function allOk(o: CaseOutcome, op: string, about?: string): boolean {
-  const steps = leafSteps(o.fuzzCase.steps).filter((s) => s.op === op && (about === undefined || ('content' in s && s.content.includes(about))));
+  const steps = leafSteps(o.fuzzCase.steps).filter(
+    (s) => s.op === op && (about === undefined || ('content' in s && s.content.includes(about))),
+  );
   return steps.every((s) => o.steps.get(s.n)?.ok === true);
 }
 
@@ -182,28 +247,47 @@ function broken(o: CaseOutcome, e: Expectation): { why: string; calls: CallRecor
     case 'absent': {
       if (!ev) return undefined;
       const found = findEverywhere(ev.db, ev.storeFiles, e.text, true);
-      return found.length ? { why: `"${e.text}" is in the store: ${describeSightings(found)}`, calls: writesOf(o, e.text) } : undefined;
+      return found.length
+        ? { why: `"${e.text}" is in the store: ${describeSightings(found)}`, calls: writesOf(o, e.text) }
+        : undefined;
     }
     case 'not-live': {
       if (!ev) return undefined;
       const rows = liveRows(o, e.text);
-      return rows.length ? { why: `"${clip(e.text, 80)}" is still a live memory (${rows.length} row(s), id ${rows.map((r) => String(r.id)).join(', ')})`, calls: writesOf(o, e.text) } : undefined;
+      return rows.length
+        ? {
+            why: `"${clip(e.text, 80)}" is still a live memory (${rows.length} row(s), id ${rows.map((r) => String(r.id)).join(', ')})`,
+            calls: writesOf(o, e.text),
+          }
+        : undefined;
     }
     case 'at-most-one': {
       if (!ev) return undefined;
       const ids = new Set<string>();
       for (const t of e.texts) for (const r of liveRows(o, t)) ids.add(String(r.id));
-      return ids.size > 1 ? { why: `${ids.size} live memories hold "${clip(e.texts[0], 80)}"${e.texts.length > 1 ? ` (or one of ${e.texts.length - 1} other wording(s))` : ''} (ids ${[...ids].join(', ')})`, calls: e.texts.flatMap((t) => writesOf(o, t)) } : undefined;
+      return ids.size > 1
+        ? {
+            why: `${ids.size} live memories hold "${clip(e.texts[0], 80)}"${e.texts.length > 1 ? ` (or one of ${e.texts.length - 1} other wording(s))` : ''} (ids ${[...ids].join(', ')})`,
+            calls: e.texts.flatMap((t) => writesOf(o, t)),
+          }
+        : undefined;
     }
     case 'not-recalled': {
       const r = o.steps.get(e.step);
       if (!r?.ok) return undefined;
-      return r.text.includes(e.text) ? { why: `recall after forgetting still returns "${e.text}"`, calls: callsOfStep(o, e.step) } : undefined;
+      return r.text.includes(e.text)
+        ? { why: `recall after forgetting still returns "${e.text}"`, calls: callsOfStep(o, e.step) }
+        : undefined;
     }
     case 'recalled': {
       const r = o.steps.get(e.step);
       if (!r?.ok) return undefined;
-      return r.text.includes(e.text) ? undefined : { why: `recall for the unique token "${e.text}" just stored does not return it`, calls: [...writesOf(o, e.text).filter((c) => !c.stage.endsWith(`:${e.step}`)), ...callsOfStep(o, e.step)] };
+      return r.text.includes(e.text)
+        ? undefined
+        : {
+            why: `recall for the unique token "${e.text}" just stored does not return it`,
+            calls: [...writesOf(o, e.text).filter((c) => !c.stage.endsWith(`:${e.step}`)), ...callsOfStep(o, e.step)],
+          };
     }
   }
 }
@@ -222,7 +306,13 @@ function checkClaims(o: CaseOutcome, decl: TargetDecl, assumed: string[]): Findi
     if (!b) continue;
     const check: CheckName = e.claim === 'recall' ? 'recall-miss' : 'broken-claim';
     const who = stated ? `claims ${e.claim}` : `assumed to keep ${e.claim} (--assume-claim)`;
-    findings.push({ check, claim: e.claim, reason: `${who}, but ${b.why}`, calls: b.calls.slice(0, 5).map(callRef), expectation: e });
+    findings.push({
+      check,
+      claim: e.claim,
+      reason: `${who}, but ${b.why}`,
+      calls: b.calls.slice(0, 5).map(callRef),
+      expectation: e,
+    });
   }
   return findings;
 }
@@ -230,11 +320,22 @@ function checkClaims(o: CaseOutcome, decl: TargetDecl, assumed: string[]): Findi
 function checkNetwork(o: CaseOutcome): Finding[] {
   if (!o.network.length) return [];
   const hosts = [...new Set(o.network.map((n) => `${n.host}${n.port ? `:${n.port}` : ''} (${n.via})`))];
-  return [{ check: 'network', reason: `the network guard refused ${o.network.length} attempt(s) to reach ${hosts.join(', ')}`, calls: [] }];
+  return [
+    {
+      check: 'network',
+      reason: `the network guard refused ${o.network.length} attempt(s) to reach ${hosts.join(', ')}`,
+      calls: [],
+    },
+  ];
 }
 
 /** Every structural check over one case's outcome. None judges correctness beyond the MCP contract and the target's own claims. */
-export function runChecks(o: CaseOutcome, decl: TargetDecl, latency: LatencyHistory, settings: Pick<CheckSettings, 'assumeClaims'> = {}): Finding[] {
+export function runChecks(
+  o: CaseOutcome,
+  decl: TargetDecl,
+  latency: LatencyHistory,
+  settings: Pick<CheckSettings, 'assumeClaims'> = {},
+): Finding[] {
   return [
     ...checkFailure(o),
     ...checkShutdown(o),

@@ -33,10 +33,15 @@ export interface FuzzDriveState {
 }
 
 /** The finding each way a target fails makes. */
-export const FAILURE_KIND: Record<TargetErrorCode, Failure['kind']> = { TARGET_EXIT: 'crash', TARGET_TIMEOUT: 'hang', TARGET_PROTOCOL: 'protocol' };
+export const FAILURE_KIND: Record<TargetErrorCode, Failure['kind']> = {
+  TARGET_EXIT: 'crash',
+  TARGET_TIMEOUT: 'hang',
+  TARGET_PROTOCOL: 'protocol',
+};
 
 export function failureOf(e: TargetError, step: number | undefined): Failure {
-  const exit = e.kind === 'exit' && e.serverExit ? ` (exit code ${e.serverExit.code}, signal ${e.serverExit.signal})` : '';
+  const exit =
+    e.kind === 'exit' && e.serverExit ? ` (exit code ${e.serverExit.code}, signal ${e.serverExit.signal})` : '';
   return { kind: FAILURE_KIND[e.code], message: e.message + exit, step, stderr: e.stderrTail };
 }
 
@@ -70,11 +75,16 @@ export function fuzzDriver(c: FuzzCase, state: FuzzDriveState): Driver {
         if (!s) return;
         state.protocolErrors.push(...s.protocolErrors.splice(0));
         // the transport skips stdout lines that are not JSON-RPC; MCP allows none there
-        for (const line of s.noiseLines.slice(noiseSeen.get(s) ?? 0)) state.protocolErrors.push(`not JSON-RPC on stdout: ${line}`);
+        for (const line of s.noiseLines.slice(noiseSeen.get(s) ?? 0))
+          state.protocolErrors.push(`not JSON-RPC on stdout: ${line}`);
         noiseSeen.set(s, s.noiseLines.length);
         // a server that died between calls is a crash too, even if no call noticed
         if (s.exitInfo && !state.failure)
-          state.failure = { kind: 'crash', message: `server exited on its own (exit code ${s.exitInfo.code}, signal ${s.exitInfo.signal})`, stderr: s.stderr() };
+          state.failure = {
+            kind: 'crash',
+            message: `server exited on its own (exit code ${s.exitInfo.code}, signal ${s.exitInfo.signal})`,
+            stderr: s.stderr(),
+          };
       };
       const callOp = async (op: MemoryOp, vars: Record<string, unknown>, n: number) => {
         const texts: string[] = [];
@@ -103,7 +113,11 @@ export function fuzzDriver(c: FuzzCase, state: FuzzDriveState): Driver {
             case 'restart': {
               const t = performance.now();
               collect();
-              if (state.failure) throw new TargetError('exit', state.failure.message, state.failure.stderr, { code: null, signal: null });
+              if (state.failure)
+                throw new TargetError('exit', state.failure.message, state.failure.stderr, {
+                  code: null,
+                  signal: null,
+                });
               await sessions.stop();
               await session();
               r = { ok: true, text: '', ms: performance.now() - t };

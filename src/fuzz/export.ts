@@ -25,10 +25,18 @@ function toSteps(c: FuzzCase, decl: TargetDecl): Step[] {
       case 'remember':
         if (s.content === '') {
           // the scenario format refuses empty content; the target's own write path takes it as a raw call
-          for (const call of expandOp(decl, 'remember', { ...handleFor(decl, s) })) steps.push({ op: 'tool', tool: call.tool, args: call.args, note: 'remember with empty content' });
+          for (const call of expandOp(decl, 'remember', { ...handleFor(decl, s) }))
+            steps.push({ op: 'tool', tool: call.tool, args: call.args, note: 'remember with empty content' });
         } else {
           named.add(s.ref);
-          steps.push({ op: 'remember', ref: s.ref, content: s.content, category: s.category, subject: s.subject, note });
+          steps.push({
+            op: 'remember',
+            ref: s.ref,
+            content: s.content,
+            category: s.category,
+            subject: s.subject,
+            note,
+          });
         }
         break;
       case 'update':
@@ -58,7 +66,15 @@ function expectationAssertion(e: Expectation, name: string): Assertion {
     case 'absent':
       return { kind: 'absent', ...base, text: e.text, case_sensitive: true };
     case 'not-live':
-      return { kind: 'count', ...base, contains: e.text, case_sensitive: true, include_deleted: false, op: 'eq', value: 0 };
+      return {
+        kind: 'count',
+        ...base,
+        contains: e.text,
+        case_sensitive: true,
+        include_deleted: false,
+        op: 'eq',
+        value: 0,
+      };
     case 'at-most-one':
       return {
         kind: 'sql',
@@ -89,11 +105,38 @@ function findingAssertions(f: Finding, decl: TargetDecl, i: number): Assertion[]
       return [{ kind: 'sql', name, phase, query: 'SELECT count(*) FROM calls WHERE is_error = 1', op: 'eq', value: 0 }];
     case 'store-integrity':
       return decl.store.format === 'sqlite'
-        ? [{ kind: 'sql', name, phase, query: "SELECT count(*) FROM pragma_integrity_check('store') WHERE integrity_check <> 'ok'", op: 'eq', value: 0 }]
-        : [{ kind: 'sql', name, phase, query: `SELECT count(*) FROM store.records WHERE json LIKE '{"unparsed":%'`, op: 'eq', value: 0 }];
+        ? [
+            {
+              kind: 'sql',
+              name,
+              phase,
+              query: "SELECT count(*) FROM pragma_integrity_check('store') WHERE integrity_check <> 'ok'",
+              op: 'eq',
+              value: 0,
+            },
+          ]
+        : [
+            {
+              kind: 'sql',
+              name,
+              phase,
+              query: `SELECT count(*) FROM store.records WHERE json LIKE '{"unparsed":%'`,
+              op: 'eq',
+              value: 0,
+            },
+          ];
     case 'latency': {
       const slowest = Math.min(...f.calls.map((c) => c.ms));
-      return [{ kind: 'sql', name, phase, query: `SELECT count(*) FROM calls WHERE ms >= ${Math.floor(slowest)}`, op: 'eq', value: 0 }];
+      return [
+        {
+          kind: 'sql',
+          name,
+          phase,
+          query: `SELECT count(*) FROM calls WHERE ms >= ${Math.floor(slowest)}`,
+          op: 'eq',
+          value: 0,
+        },
+      ];
     }
     case 'network':
       return []; // the run report names refused hosts as warnings; no assertion reads them
@@ -105,7 +148,8 @@ function findingAssertions(f: Finding, decl: TargetDecl, i: number): Assertion[]
 
 /** A regular scenario that replays a flagged case as a permanent regression check against its target. */
 export function flagToScenario(row: FlagRow, decl: TargetDecl, id: string): ScenarioInput {
-  if (!row.flagged_case || !row.last_findings) throw new InputError(`flag ${row.fingerprint} (${row.target}) has no recorded case to export`);
+  if (!row.flagged_case || !row.last_findings)
+    throw new InputError(`flag ${row.fingerprint} (${row.target}) has no recorded case to export`);
   const c = JSON.parse(row.flagged_case) as FuzzCase;
   const findings = JSON.parse(row.last_findings) as Finding[];
   const assertions: Assertion[] = [];
@@ -118,18 +162,40 @@ export function flagToScenario(row: FlagRow, decl: TargetDecl, id: string): Scen
   });
   const atExit = findings.some((f) => f.check === 'crash-at-exit');
   if (!assertions.length && !atExit)
-    throw new InputError(`flag ${row.fingerprint} (${row.target}): ${findings.map((f) => f.check).join(', ')} cannot be expressed as a scenario assertion (the run report's warnings show network refusals)`);
+    throw new InputError(
+      `flag ${row.fingerprint} (${row.target}): ${findings.map((f) => f.check).join(', ')} cannot be expressed as a scenario assertion (the run report's warnings show network refusals)`,
+    );
   if (!assertions.some((a) => a.phase === 'both'))
-    assertions.push({ kind: 'sql', name: 'no call refused', phase: 'both', query: 'SELECT count(*) FROM calls WHERE is_error = 1', op: 'eq', value: 0 });
+    assertions.push({
+      kind: 'sql',
+      name: 'no call refused',
+      phase: 'both',
+      query: 'SELECT count(*) FROM calls WHERE is_error = 1',
+      op: 'eq',
+      value: 0,
+    });
   // the well-behaved phase must exercise the target: a plain write it must keep, so a target
   // that refuses or drops every write fails it (the loader refuses a phase that calls nothing)
-  assertions.push({ kind: 'count', name: 'the control memory is kept', phase: 'well-behaved', contains: CONTROL_NEEDLE, case_sensitive: true, include_deleted: false, op: 'eq', value: 1 });
+  assertions.push({
+    kind: 'count',
+    name: 'the control memory is kept',
+    phase: 'well-behaved',
+    contains: CONTROL_NEEDLE,
+    case_sensitive: true,
+    include_deleted: false,
+    op: 'eq',
+    value: 1,
+  });
   const claim = findings.find((f) => f.check === 'broken-claim')?.claim as Claim | undefined;
   return {
     schema_version: 1,
     id,
     title: `Fuzz finding ${row.fingerprint} (${row.recipe}) against ${row.target}`,
-    description: `Replays a generated case that was flagged (the well-behaved phase stores one plain memory that must be kept; the violation phase is the flagged sequence; a target that keeps every guarantee defends it): ${row.first_flagged_reason ?? row.last_reason}`.slice(0, 2000),
+    description:
+      `Replays a generated case that was flagged (the well-behaved phase stores one plain memory that must be kept; the violation phase is the flagged sequence; a target that keeps every guarantee defends it): ${row.first_flagged_reason ?? row.last_reason}`.slice(
+        0,
+        2000,
+      ),
     adapted_from: `memeval fuzz: recipe ${c.recipe}, ingredients ${c.ingredients.join(', ')}, fingerprint ${c.fingerprint}, target ${row.target}`,
     tags: ['fuzz', c.recipe, ...new Set(findings.map((f) => f.check))],
     setup: { memories: [], files: c.files },
@@ -143,7 +209,9 @@ export function flagToScenario(row: FlagRow, decl: TargetDecl, id: string): Scen
 }
 
 export function writeScenario(file: string, s: ScenarioInput): void {
-  if (!['.json', '.json5'].includes(extname(file))) throw new InputError(`--out: "${file}" must end in .json or .json5`);
-  if (basename(file, extname(file)) !== s.id) throw new InputError(`--out: the file name must be the scenario id "${s.id}"`);
+  if (!['.json', '.json5'].includes(extname(file)))
+    throw new InputError(`--out: "${file}" must end in .json or .json5`);
+  if (basename(file, extname(file)) !== s.id)
+    throw new InputError(`--out: the file name must be the scenario id "${s.id}"`);
   writeFileSync(file, JSON.stringify(s, null, 2) + '\n');
 }

@@ -72,7 +72,10 @@ export function defaultFlagsFile(): string {
 
 export function migrate(db: Database.Database): void {
   const version = db.pragma('user_version', { simple: true }) as number;
-  if (version > SCHEMA_VERSION) throw new InputError(`${db.name}: flag store schema ${version} is newer than this memeval understands (${SCHEMA_VERSION})`);
+  if (version > SCHEMA_VERSION)
+    throw new InputError(
+      `${db.name}: flag store schema ${version} is newer than this memeval understands (${SCHEMA_VERSION})`,
+    );
   for (let v = version; v < SCHEMA_VERSION; v++) {
     db.transaction(() => {
       for (const sql of MIGRATIONS[v]) db.exec(sql);
@@ -107,7 +110,9 @@ export class FlagStore {
     const prev = this.get(c.fingerprint, target);
     const flagged = findings.length > 0;
     const sig = flagged ? signature(findings) : null;
-    const reason = flagged ? findings.map((f) => `${f.check}${f.claim ? ` (${f.claim})` : ''}: ${f.reason}`).join(' | ') : null;
+    const reason = flagged
+      ? findings.map((f) => `${f.check}${f.claim ? ` (${f.claim})` : ''}: ${f.reason}`).join(' | ')
+      : null;
     let status: ReviewStatus = prev?.review_status ?? 'none';
     // a dismissed row comes back only for a flag different from the one dismissed
     if (flagged) status = status === 'dismissed' && prev?.dismissed_signature === sig ? 'dismissed' : 'open';
@@ -150,7 +155,8 @@ export class FlagStore {
   }
 
   get(fingerprint: string, target: string): FlagRow | undefined {
-    return this.db.prepare('SELECT * FROM flags WHERE fingerprint = ? AND target = ?').get(fingerprint, target) as FlagRow | undefined;
+    return this.db.prepare('SELECT * FROM flags WHERE fingerprint = ? AND target = ?').get(fingerprint, target) as
+      FlagRow | undefined;
   }
 
   /** The queue: every row ever flagged and not dismissed (or all ever flagged), newest first. */
@@ -166,18 +172,28 @@ export class FlagStore {
   /** Rows for a fingerprint (or a unique prefix of one), optionally of one target. Unknown is an error. */
   find(fingerprint: string, target?: string): FlagRow[] {
     const rows = (
-      this.db.prepare("SELECT * FROM flags WHERE ever_flagged = 1 AND fingerprint LIKE ? || '%' ORDER BY target").all(fingerprint) as FlagRow[]
+      this.db
+        .prepare("SELECT * FROM flags WHERE ever_flagged = 1 AND fingerprint LIKE ? || '%' ORDER BY target")
+        .all(fingerprint) as FlagRow[]
     ).filter((r) => !target || r.target === target);
     const fps = new Set(rows.map((r) => r.fingerprint));
-    if (!rows.length) throw new InputError(`no flag with fingerprint "${fingerprint}"${target ? ` for target ${target}` : ''} in ${this.file} (see \`memeval flags --all\`)`);
-    if (fps.size > 1) throw new InputError(`fingerprint prefix "${fingerprint}" matches ${fps.size} flags (${[...fps].join(', ')}); give more of it`);
+    if (!rows.length)
+      throw new InputError(
+        `no flag with fingerprint "${fingerprint}"${target ? ` for target ${target}` : ''} in ${this.file} (see \`memeval flags --all\`)`,
+      );
+    if (fps.size > 1)
+      throw new InputError(
+        `fingerprint prefix "${fingerprint}" matches ${fps.size} flags (${[...fps].join(', ')}); give more of it`,
+      );
     return rows;
   }
 
   /** Take rows out of the queue. History stays; a different flag later brings them back. */
   dismiss(fingerprint: string, target?: string, now = new Date().toISOString()): FlagRow[] {
     const rows = this.find(fingerprint, target);
-    const upd = this.db.prepare("UPDATE flags SET review_status = 'dismissed', dismissed_signature = last_signature, dismissed_at = ? WHERE fingerprint = ? AND target = ?");
+    const upd = this.db.prepare(
+      "UPDATE flags SET review_status = 'dismissed', dismissed_signature = last_signature, dismissed_at = ? WHERE fingerprint = ? AND target = ?",
+    );
     this.db.transaction(() => rows.forEach((r) => upd.run(now, r.fingerprint, r.target)))();
     return rows.map((r) => this.get(r.fingerprint, r.target)!);
   }

@@ -21,13 +21,20 @@ interface Lane {
 export function selectRecipes(vocab: Vocabulary, names?: string[]): { use: Recipe[]; skipped: string[] } {
   for (const n of names ?? []) {
     if (!RECIPES.some((r) => r.name === n)) {
-      const guess = nearest(n, RECIPES.map((r) => r.name));
-      throw new InputError(`--recipe: unknown recipe "${n}"${guess ? ` (did you mean "${guess}"?)` : ''}; known: ${RECIPES.map((r) => r.name).join(', ')}`);
+      const guess = nearest(
+        n,
+        RECIPES.map((r) => r.name),
+      );
+      throw new InputError(
+        `--recipe: unknown recipe "${n}"${guess ? ` (did you mean "${guess}"?)` : ''}; known: ${RECIPES.map((r) => r.name).join(', ')}`,
+      );
     }
   }
   const wanted = RECIPES.filter((r) => !names?.length || names.includes(r.name));
   const use = wanted.filter((r) => r.needs.every((op) => vocab.ops.includes(op)));
-  const skipped = wanted.filter((r) => !use.includes(r)).map((r) => `${r.name} (target lacks ${r.needs.filter((op) => !vocab.ops.includes(op)).join(', ')})`);
+  const skipped = wanted
+    .filter((r) => !use.includes(r))
+    .map((r) => `${r.name} (target lacks ${r.needs.filter((op) => !vocab.ops.includes(op)).join(', ')})`);
   return { use, skipped };
 }
 
@@ -57,7 +64,9 @@ export class Generator {
 
   /** true while some recipe still has a fingerprint never tried */
   get novel(): boolean {
-    return this.lanes.some((l) => l.candidates.slice(l.cursor).some((c) => !this.seen.has(fingerprint(l.recipe.name, c.ingredients))));
+    return this.lanes.some((l) =>
+      l.candidates.slice(l.cursor).some((c) => !this.seen.has(fingerprint(l.recipe.name, c.ingredients))),
+    );
   }
 
   next(): FuzzCase & { novel: boolean } {

@@ -80,7 +80,16 @@ export class CellRunner implements FuzzRunner {
     writeFileSync(join(cellDir, 'case.json'), JSON.stringify(c, null, 2));
     const state: FuzzDriveState = { steps: new Map(), protocolErrors: [], toolSchemas: new Map(), guessedIds: [] };
     const scenario = caseScenario(c);
-    const result = await runCell({ cellId: `${scenario.id}/${this.o.decl.name}/fuzz-${c.fingerprint}`, scenario, decl: this.o.decl, bin: this.o.bin, driver: fuzzDriver(c, state), cellDir, keep: this.o.keepFixtures ?? false, signal });
+    const result = await runCell({
+      cellId: `${scenario.id}/${this.o.decl.name}/fuzz-${c.fingerprint}`,
+      scenario,
+      decl: this.o.decl,
+      bin: this.o.bin,
+      driver: fuzzDriver(c, state),
+      cellDir,
+      keep: this.o.keepFixtures ?? false,
+      signal,
+    });
     const out: CaseOutcome = {
       fuzzCase: c,
       target: this.o.decl.name,
@@ -102,7 +111,12 @@ export class CellRunner implements FuzzRunner {
     else if (result.verdict === 'skipped') out.harnessError = 'interrupted';
     else if (result.verdict === 'error' && !hasEvidence && !out.failure) {
       // the lifecycle itself failed: the server did not start (the target's failure), or its store is missing or unreadable
-      if (isTargetCode(result.error_code)) out.failure = { kind: FAILURE_KIND[result.error_code], message: result.reason, stderr: result.stderr_tail ?? '' };
+      if (isTargetCode(result.error_code))
+        out.failure = {
+          kind: FAILURE_KIND[result.error_code],
+          message: result.reason,
+          stderr: result.stderr_tail ?? '',
+        };
       else out.harnessError = result.reason;
     }
     try {

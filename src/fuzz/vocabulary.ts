@@ -44,16 +44,34 @@ export interface Vocabulary {
 type Remember = { content: string; category?: string; where: string };
 
 function remembers(s: Scenario): Remember[] {
-  const out: Remember[] = s.setup.memories.map((m) => ({ content: m.content, category: m.category, where: `setup.${m.ref}` }));
+  const out: Remember[] = s.setup.memories.map((m) => ({
+    content: m.content,
+    category: m.category,
+    where: `setup.${m.ref}`,
+  }));
   const add = (steps: Step[], phase: string) =>
-    steps.forEach((st, i) => st.op === 'remember' && out.push({ content: st.content, category: st.category, where: `${phase}.${i}` }));
+    steps.forEach(
+      (st, i) =>
+        st.op === 'remember' && out.push({ content: st.content, category: st.category, where: `${phase}.${i}` }),
+    );
   add(s.deterministic.well_behaved, 'wb');
   if (s.deterministic.violation) add(s.deterministic.violation.steps, 'v');
   return out;
 }
 
 export function buildVocabulary(scenarios: LoadedScenario[], decl: TargetDecl): Vocabulary {
-  const v: Vocabulary = { secrets: [], noise: [], tentative: [], preferences: [], pivots: [], paraphrases: [], workspace: [], corpus: [], claims: [...decl.claims], ops: Object.keys(decl.ops).filter((k) => decl.ops[k as keyof typeof decl.ops]) };
+  const v: Vocabulary = {
+    secrets: [],
+    noise: [],
+    tentative: [],
+    preferences: [],
+    pivots: [],
+    paraphrases: [],
+    workspace: [],
+    corpus: [],
+    claims: [...decl.claims],
+    ops: Object.keys(decl.ops).filter((k) => decl.ops[k as keyof typeof decl.ops]),
+  };
   for (const { scenario: s } of scenarios) {
     const all = remembers(s);
     const secrets = s.assertions.flatMap((a) => (a.kind === 'absent' ? [a] : []));
@@ -63,18 +81,22 @@ export function buildVocabulary(scenarios: LoadedScenario[], decl: TargetDecl): 
     }
     const isSecret = (c: string) => secrets.some((a) => c.includes(a.text));
     const defence = s.deterministic.violation?.defence;
-    const violationContents = new Set((s.deterministic.violation?.steps ?? []).flatMap((st) => (st.op === 'remember' ? [st.content] : [])));
+    const violationContents = new Set(
+      (s.deterministic.violation?.steps ?? []).flatMap((st) => (st.op === 'remember' ? [st.content] : [])),
+    );
     for (const r of all) {
       if (isSecret(r.content)) continue;
       const id = `${s.id}:${r.where}`;
       const inViolation = violationContents.has(r.content);
       if (inViolation && defence === 'noise-filter') v.noise.push({ id: `noise:${id}`, text: r.content });
-      else if (inViolation && defence === 'tentative-filter') v.tentative.push({ id: `tentative:${id}`, text: r.content });
+      else if (inViolation && defence === 'tentative-filter')
+        v.tentative.push({ id: `tentative:${id}`, text: r.content });
       else if (inViolation && defence === 'workspace-dedupe') {
         const file = s.setup.files[0];
         if (file) v.workspace.push({ id: `workspace:${id}`, text: r.content, file });
       } else {
-        if (r.category === 'preference' && !v.preferences.some((p) => p.text === r.content)) v.preferences.push({ id: `pref:${id}`, text: r.content });
+        if (r.category === 'preference' && !v.preferences.some((p) => p.text === r.content))
+          v.preferences.push({ id: `pref:${id}`, text: r.content });
         if (!v.corpus.some((c) => c.text === r.content)) v.corpus.push({ id: `fact:${id}`, text: r.content });
       }
     }

@@ -22,7 +22,16 @@ function unbounded(a: Assertion): boolean {
 const CHILD = fileURLToPath(new URL(`./judge-child.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url));
 
 function errorJudgment(a: Assertion, detail: string): Judgment {
-  return { name: a.name, kind: a.kind, phase: a.phase, outcome: 'error', passed: null, actual: null, expected: null, detail };
+  return {
+    name: a.name,
+    kind: a.kind,
+    phase: a.phase,
+    outcome: 'error',
+    passed: null,
+    actual: null,
+    expected: null,
+    detail,
+  };
 }
 
 /**
@@ -42,7 +51,11 @@ class JudgeProcess {
   }
 
   private spawn(): ChildProcess {
-    const child = fork(CHILD, [], { execArgv: process.execArgv, stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'advanced' });
+    const child = fork(CHILD, [], {
+      execArgv: process.execArgv,
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      serialization: 'advanced',
+    });
     track(child);
     child.on('exit', () => {
       untrack(child);
@@ -77,7 +90,13 @@ class JudgeProcess {
         if (m.id === id) finish('outcome' in m.answer ? m.answer : errorJudgment(a, m.answer.error), false);
       };
       const onExit = (code: number | null, signal: string | null) =>
-        finish(errorJudgment(a, `judge process ended (${signal ?? `code ${code}`}) without an answer: ${stderr.trim().slice(-300)}`), false);
+        finish(
+          errorJudgment(
+            a,
+            `judge process ended (${signal ?? `code ${code}`}) without an answer: ${stderr.trim().slice(-300)}`,
+          ),
+          false,
+        );
       const timer = setTimeout(() => finish(errorJudgment(a, `judge timed out after ${ms} ms`), true), ms);
       child.stderr?.on('data', onErr);
       child.on('message', onMessage);
@@ -94,7 +113,12 @@ const judgeProcess = new JudgeProcess();
  * child process with a time limit: a judge that runs past it is `error` "judge timed out after
  * N ms", and memeval stays responsive to Ctrl-C meanwhile. The rest run here, as before.
  */
-export async function runJudgesBounded(assertions: Assertion[], ctx: JudgeContext, cellDir: string, ms = judgeTimeoutMs()): Promise<Judgment[]> {
+export async function runJudgesBounded(
+  assertions: Assertion[],
+  ctx: JudgeContext,
+  cellDir: string,
+  ms = judgeTimeoutMs(),
+): Promise<Judgment[]> {
   const inline = assertions.filter((a) => !unbounded(a));
   const byInline = new Map(inline.map((a, i) => [a, i]));
   const inlineResults = await runJudges(inline, ctx);

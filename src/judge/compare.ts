@@ -9,7 +9,9 @@ export function describeExpected(op: Comparator, value: unknown): string {
 /** Compare numerically when both sides are numbers (or numeric strings), else as text. */
 export function compare(actual: unknown, op: Comparator, expected: number | string): boolean {
   const a = typeof actual === 'bigint' ? Number(actual) : actual;
-  const numeric = typeof expected === 'number' && (typeof a === 'number' || (typeof a === 'string' && a.trim() !== '' && !isNaN(Number(a))));
+  const numeric =
+    typeof expected === 'number' &&
+    (typeof a === 'number' || (typeof a === 'string' && a.trim() !== '' && !isNaN(Number(a))));
   const x: number | string = numeric ? Number(a) : String(a);
   const y: number | string = numeric ? expected : String(expected);
   switch (op) {

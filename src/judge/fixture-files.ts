@@ -15,7 +15,15 @@ export interface FixtureView {
 }
 
 // the names agents give their own memory and instruction files; their session logs are not memory
-const MEMORY_NAMES = new Set(['CLAUDE.md', 'CLAUDE.local.md', 'AGENTS.md', 'AGENTS.override.md', 'GEMINI.md', 'QWEN.md', 'MEMORY.md']);
+const MEMORY_NAMES = new Set([
+  'CLAUDE.md',
+  'CLAUDE.local.md',
+  'AGENTS.md',
+  'AGENTS.override.md',
+  'GEMINI.md',
+  'QWEN.md',
+  'MEMORY.md',
+]);
 const MEMORY_DIRS = new Set(['memory', 'memories']);
 function walk(dir: string, out: string[], skip: (abs: string) => boolean, other?: string[]): void {
   let entries;
@@ -67,10 +75,18 @@ export interface ScanPlan {
  * its profile, and HOME and tmp when an agent ran) only the memory and instruction files it
  * keeps as memory (CLAUDE.md, GEMINI.md, MEMORY.md, memory/…): its session logs hold the prompts.
  */
-export function fixtureScanPlan(o: { fixture: FixtureView; profileDirs: string[]; setupFiles: { path: string; content: string }[]; storePath: string; unchanged?: Stamps }): ScanPlan {
+export function fixtureScanPlan(o: {
+  fixture: FixtureView;
+  profileDirs: string[];
+  setupFiles: { path: string; content: string }[];
+  storePath: string;
+  unchanged?: Stamps;
+}): ScanPlan {
   const storePath = o.storePath ? resolve(o.storePath) : undefined;
   // the store file or folder, and SQLite's companions of a store file (-wal, -shm, -journal)
-  const isStore = (abs: string) => storePath !== undefined && (abs === storePath || abs.startsWith(storePath + sep) || abs.startsWith(storePath + '-'));
+  const isStore = (abs: string) =>
+    storePath !== undefined &&
+    (abs === storePath || abs.startsWith(storePath + sep) || abs.startsWith(storePath + '-'));
   const profiles = o.profileDirs.map((d) => resolve(d));
   const inProfile = (abs: string) => profiles.some((d) => abs === d || abs.startsWith(d + sep));
   const setup = new Map(o.setupFiles.map((f) => [resolve(o.fixture.project, f.path), f.content]));
@@ -82,7 +98,15 @@ export function fixtureScanPlan(o: { fixture: FixtureView; profileDirs: string[]
   for (const dir of profiles) {
     const mine: string[] = [];
     walk(dir, mine, (abs) => isStore(abs) || basename(abs) === '.git');
-    all.push(...mine.filter((abs) => MEMORY_NAMES.has(basename(abs)) || relative(dir, abs).split(sep).some((part) => MEMORY_DIRS.has(part))));
+    all.push(
+      ...mine.filter(
+        (abs) =>
+          MEMORY_NAMES.has(basename(abs)) ||
+          relative(dir, abs)
+            .split(sep)
+            .some((part) => MEMORY_DIRS.has(part)),
+      ),
+    );
   }
   let untouched = 0;
   let asSetUp = 0;
@@ -97,8 +121,12 @@ export function fixtureScanPlan(o: { fixture: FixtureView; profileDirs: string[]
   const leftOut = [
     ...(untouched ? [`${untouched} file(s) memeval wrote before the run that nothing changed`] : []),
     ...(asSetUp ? [`${asSetUp} setup file(s) as the scenario wrote them`] : []),
-    ...profiles.map((d) => `${label(d)}/ but the agent's memory and instruction files (its session logs hold the prompts)`),
-    ...(other.length ? [`${other.length} entr(ies) that are not regular files: ${other.slice(0, 5).map(label).join(', ')}`] : []),
+    ...profiles.map(
+      (d) => `${label(d)}/ but the agent's memory and instruction files (its session logs hold the prompts)`,
+    ),
+    ...(other.length
+      ? [`${other.length} entr(ies) that are not regular files: ${other.slice(0, 5).map(label).join(', ')}`]
+      : []),
     ...gits.map((g) => `${label(g)}/ (git objects are compressed)`),
   ];
   return { files: files.map((abs) => ({ abs, label: label(abs) })), leftOut };

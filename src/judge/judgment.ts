@@ -3,7 +3,13 @@ import type { Assertion } from '../scenario/schema.js';
 
 export type { Judgment, Outcome };
 
-export function judgment(a: Pick<Assertion, 'name' | 'kind' | 'phase'>, outcome: Outcome, actual: unknown, expected: unknown, detail = ''): Judgment {
+export function judgment(
+  a: Pick<Assertion, 'name' | 'kind' | 'phase'>,
+  outcome: Outcome,
+  actual: unknown,
+  expected: unknown,
+  detail = '',
+): Judgment {
   return {
     name: a.name,
     kind: a.kind,

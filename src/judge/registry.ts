@@ -39,11 +39,18 @@ export const JUDGES: { [K in Kind]: JudgeModule<Of<K>> } = {
   file: { order: 0, judge: judgeFile, check: checkFile },
   rank: { order: 1, judge: judgeRankKind },
   // compositions run after the plain judges; llm judges last, so cheap checks are reported even if a model is slow
-  jury: { order: 2, judge: juryKind((a, ctx) => judgeOne(a, ctx)), check: (a, env) => a.judges.flatMap((m, i) => checkAssertion(m, env).map((p) => `judges[${i}].${p}`)) },
+  jury: {
+    order: 2,
+    judge: juryKind((a, ctx) => judgeOne(a, ctx)),
+    check: (a, env) => a.judges.flatMap((m, i) => checkAssertion(m, env).map((p) => `judges[${i}].${p}`)),
+  },
   cascade: {
     order: 2,
     judge: cascadeKind((a, ctx) => judgeOne(a, ctx)),
-    check: (a, env) => a.tiers.flatMap((t, k) => t.judges.flatMap((m, i) => checkAssertion(m, env).map((p) => `tiers[${k}].judges[${i}].${p}`))),
+    check: (a, env) =>
+      a.tiers.flatMap((t, k) =>
+        t.judges.flatMap((m, i) => checkAssertion(m, env).map((p) => `tiers[${k}].judges[${i}].${p}`)),
+      ),
   },
   llm: { order: 3, judge: judgeLlmKind },
 };
@@ -64,13 +71,24 @@ export function checkAssertion(a: Assertion, env: CheckEnv = {}): string[] {
 
 /** Judge every assertion; a judge that throws gives that assertion `error`, never a crash. */
 export async function runJudges(assertions: Assertion[], ctx: JudgeContext): Promise<Judgment[]> {
-  const sorted = assertions.map((a, i) => ({ a, i })).sort((x, y) => moduleFor(x.a).order - moduleFor(y.a).order || x.i - y.i);
+  const sorted = assertions
+    .map((a, i) => ({ a, i }))
+    .sort((x, y) => moduleFor(x.a).order - moduleFor(y.a).order || x.i - y.i);
   const out: Judgment[] = new Array(assertions.length);
   for (const { a, i } of sorted) {
     try {
       out[i] = await moduleFor(a).judge(a, ctx);
     } catch (e) {
-      out[i] = { name: a.name, kind: a.kind, phase: a.phase, outcome: 'error', passed: null, actual: null, expected: null, detail: (e as Error).message };
+      out[i] = {
+        name: a.name,
+        kind: a.kind,
+        phase: a.phase,
+        outcome: 'error',
+        passed: null,
+        actual: null,
+        expected: null,
+        detail: (e as Error).message,
+      };
     }
   }
   return out;

@@ -52,7 +52,13 @@ export function formsOf(text: string): Form[] {
   // eslint-disable-next-line no-control-regex -- byte ranges: non-ASCII, and all of it within latin1
   if (/[^\x00-\x7f]/.test(text) && /^[\x00-\xff]*$/.test(text)) add('latin1', Buffer.from(text, 'latin1'));
   const inner = jsonInner(text);
-  const json = [inner, asciiOnly(inner, false), asciiOnly(inner, true), htmlSafe(inner), asciiOnly(htmlSafe(inner), false)];
+  const json = [
+    inner,
+    asciiOnly(inner, false),
+    asciiOnly(inner, true),
+    htmlSafe(inner),
+    asciiOnly(htmlSafe(inner), false),
+  ];
   for (const j of json) add('json-escaped', Buffer.from(j, 'utf8'));
   for (const j of json) add('json-escaped', Buffer.from(j.replace(/\//g, '\\/'), 'utf8'));
   add('json-escaped twice', Buffer.from(jsonInner(inner), 'utf8'));
@@ -88,7 +94,10 @@ export interface FileHits {
 export function scanFile(path: string, queries: Query[]): FileHits {
   const wanted = queries.map((q) => ({
     q,
-    forms: formsOf(q.text).map((f) => ({ ...f, lower: q.caseSensitive ? '' : f.bytes.toString('latin1').toLowerCase() })),
+    forms: formsOf(q.text).map((f) => ({
+      ...f,
+      lower: q.caseSensitive ? '' : f.bytes.toString('latin1').toLowerCase(),
+    })),
     found: new Set<string>(),
   }));
   const overlap = Math.max(0, ...wanted.flatMap((w) => w.forms.map((f) => f.bytes.length))) - 1;
@@ -110,7 +119,10 @@ export function scanFile(path: string, queries: Query[]): FileHits {
       try {
         n = readSync(fd, buf, 0, CHUNK, bytes);
       } catch (e) {
-        throw new ScanError(`read failed at byte ${bytes} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, { cause: e });
+        throw new ScanError(
+          `read failed at byte ${bytes} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+          { cause: e },
+        );
       }
       if (n === 0) break;
       bytes += n;
@@ -119,7 +131,8 @@ export function scanFile(path: string, queries: Query[]): FileHits {
       const lower = anyInsensitive ? window.toString('latin1').toLowerCase() : '';
       for (const w of wanted)
         for (const f of w.forms)
-          if (!w.found.has(f.encoding) && (w.q.caseSensitive ? window.includes(f.bytes) : lower.includes(f.lower))) w.found.add(f.encoding);
+          if (!w.found.has(f.encoding) && (w.q.caseSensitive ? window.includes(f.bytes) : lower.includes(f.lower)))
+            w.found.add(f.encoding);
       carry = Buffer.from(window.subarray(Math.max(0, window.length - overlap)));
     }
   } finally {
@@ -162,7 +175,18 @@ export class FixtureScan {
   prescan(queries: Query[]): void {
     const todo = [...new Map(queries.filter((q) => !this.results.has(keyOf(q))).map((q) => [keyOf(q), q])).values()];
     if (!todo.length) return;
-    const out = new Map(todo.map((q) => [q, { sightings: [], unscanned: [], files: 0, bytes: 0, encodings: [...new Set(formsOf(q.text).map((f) => f.encoding))] } as FilesResult]));
+    const out = new Map(
+      todo.map((q) => [
+        q,
+        {
+          sightings: [],
+          unscanned: [],
+          files: 0,
+          bytes: 0,
+          encodings: [...new Set(formsOf(q.text).map((f) => f.encoding))],
+        } as FilesResult,
+      ]),
+    );
     for (const f of this.files) {
       let r: FileHits;
       try {

@@ -31,14 +31,23 @@ function quoteIdent(name: string): string {
  * column search finds what SQLite keeps in overflow pages or compresses out of the raw bytes;
  * the byte scan finds what no table exposes (free pages, the WAL, a JSONL line that does not parse).
  */
-export function findEverywhere(db: Database.Database, storeFiles: string[], text: string, caseSensitive: boolean, scanned?: StoreScanned): Sighting[] {
+export function findEverywhere(
+  db: Database.Database,
+  storeFiles: string[],
+  text: string,
+  caseSensitive: boolean,
+  scanned?: StoreScanned,
+): Sighting[] {
   const found: Sighting[] = [];
   const match = (expr: string) => (caseSensitive ? `instr(${expr}, ?) > 0` : `instr(lower(${expr}), lower(?)) > 0`);
   const forms = textForms(text);
   const tag = (encoding: string) => (encoding === 'utf-8' ? {} : { encoding });
 
   for (const f of forms) {
-    const viewRows = db.prepare(`SELECT count(*) FROM memories WHERE ${match('CAST(content AS TEXT)')}`).pluck().get(f.text) as number;
+    const viewRows = db
+      .prepare(`SELECT count(*) FROM memories WHERE ${match('CAST(content AS TEXT)')}`)
+      .pluck()
+      .get(f.text) as number;
     if (viewRows > 0) {
       found.push({ layer: 'memories view', where: 'memories.content', rows: viewRows, ...tag(f.encoding) });
       break;
@@ -53,7 +62,9 @@ export function findEverywhere(db: Database.Database, storeFiles: string[], text
   for (const table of tables) {
     let columns: string[];
     try {
-      columns = (db.prepare(`PRAGMA store.table_info(${quoteIdent(table)})`).all() as { name: string }[]).map((c) => c.name);
+      columns = (db.prepare(`PRAGMA store.table_info(${quoteIdent(table)})`).all() as { name: string }[]).map(
+        (c) => c.name,
+      );
     } catch {
       continue; // a virtual table whose module this SQLite lacks: the raw byte scan still covers it
     }
@@ -63,7 +74,9 @@ export function findEverywhere(db: Database.Database, storeFiles: string[], text
         let rows: number;
         try {
           rows = db
-            .prepare(`SELECT count(*) FROM store.${quoteIdent(table)} WHERE ${match(`CAST(${quoteIdent(col)} AS TEXT)`)}`)
+            .prepare(
+              `SELECT count(*) FROM store.${quoteIdent(table)} WHERE ${match(`CAST(${quoteIdent(col)} AS TEXT)`)}`,
+            )
             .pluck()
             .get(f.text) as number;
         } catch {
@@ -84,19 +97,34 @@ export function findEverywhere(db: Database.Database, storeFiles: string[], text
     try {
       const r = scanFile(file, [q]);
       bytes += r.bytes;
-      for (const encoding of r.hits.get(q) ?? []) found.push({ layer: 'raw bytes', where: basename(file), ...tag(encoding) });
+      for (const encoding of r.hits.get(q) ?? [])
+        found.push({ layer: 'raw bytes', where: basename(file), ...tag(encoding) });
     } catch (e) {
       if (!(e instanceof ScanError)) throw e;
       unscanned.push({ label: `store copy ${basename(file)}`, why: e.message });
     }
   }
-  if (scanned) Object.assign(scanned, { columns: columnCount, files: storeFiles.map((f) => basename(f)), bytes, encodings: [...new Set(forms.map((f) => f.encoding))], unscanned });
-  else if (unscanned.length) throw new ScanError(`cannot scan ${unscanned.map((u) => `${u.label}: ${u.why}`).join('; ')}`);
+  if (scanned)
+    Object.assign(scanned, {
+      columns: columnCount,
+      files: storeFiles.map((f) => basename(f)),
+      bytes,
+      encodings: [...new Set(forms.map((f) => f.encoding))],
+      unscanned,
+    });
+  else if (unscanned.length)
+    throw new ScanError(`cannot scan ${unscanned.map((u) => `${u.label}: ${u.why}`).join('; ')}`);
   return found;
 }
 
 const as = (x: Sighting) => (x.encoding ? ` (${x.encoding})` : '');
 
 export function describeSightings(s: Sighting[]): string {
-  return s.map((x) => (x.layer === 'raw bytes' ? `raw bytes of ${x.where}${as(x)}` : `${x.where} (${x.rows} row${x.rows === 1 ? '' : 's'}${x.encoding ? `, ${x.encoding}` : ''})`)).join('; ');
+  return s
+    .map((x) =>
+      x.layer === 'raw bytes'
+        ? `raw bytes of ${x.where}${as(x)}`
+        : `${x.where} (${x.rows} row${x.rows === 1 ? '' : 's'}${x.encoding ? `, ${x.encoding}` : ''})`,
+    )
+    .join('; ');
 }

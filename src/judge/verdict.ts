@@ -62,40 +62,68 @@ export interface VerdictResult {
 export function phaseVerdict(input: VerdictInput): VerdictResult {
   const v = assertionVerdict(input);
   if (!input.shutdown?.length || !['pass', 'defended', 'detected'].includes(v.verdict)) return v;
-  return { verdict: 'error', reason: `${input.shutdown.join('; ')} (the assertions alone said ${v.verdict}: ${v.reason})` };
+  return {
+    verdict: 'error',
+    reason: `${input.shutdown.join('; ')} (the assertions alone said ${v.verdict}: ${v.reason})`,
+  };
 }
 
 function assertionVerdict(input: VerdictInput): VerdictResult {
   // warn-level judgments (llm checks by default) are reported but never decide the verdict
   const v = { ...input, judgments: input.judgments.filter((j) => j.level !== 'warn') };
   const errors = v.judgments.filter((j) => j.outcome === 'error');
-  if (errors.length) return { verdict: 'error', reason: `judge error: ${errors.map((j) => `${j.name}: ${j.detail}`).join('; ')}` };
+  if (errors.length)
+    return { verdict: 'error', reason: `judge error: ${errors.map((j) => `${j.name}: ${j.detail}`).join('; ')}` };
   const failed = v.judgments.filter((j) => j.outcome === 'fail');
   const decided = v.judgments.filter((j) => j.outcome === 'pass' || j.outcome === 'fail');
   if (v.judgedAs === 'well-behaved') {
-    if (v.refusedCalls > 0) return { verdict: 'fail', reason: `${v.refusedCalls} well-behaved memory call(s) refused by the target` };
-    if (failed.length) return { verdict: 'fail', reason: `assertion(s) failed: ${failed.map((j) => j.name).join(', ')}` };
+    if (v.refusedCalls > 0)
+      return { verdict: 'fail', reason: `${v.refusedCalls} well-behaved memory call(s) refused by the target` };
+    if (failed.length)
+      return { verdict: 'fail', reason: `assertion(s) failed: ${failed.map((j) => j.name).join(', ')}` };
     if (v.vacuous) return { verdict: 'fail', reason: v.vacuous };
-    if (!decided.length) return { verdict: 'error', reason: 'no assertion could be decided (all abstained): nothing was checked' };
+    if (!decided.length)
+      return { verdict: 'error', reason: 'no assertion could be decided (all abstained): nothing was checked' };
     // a check the scenario says decides the verdict, and that was not made, cannot be passed over
     const skipped = v.judgments.filter((j) => j.outcome === 'abstain');
-    if (skipped.length) return { verdict: 'error', reason: `assertion(s) abstained: ${skipped.map((j) => (j.detail ? `${j.name} (${j.detail})` : j.name)).join('; ')}; a cell passes only when every assertion decides` };
+    if (skipped.length)
+      return {
+        verdict: 'error',
+        reason: `assertion(s) abstained: ${skipped.map((j) => (j.detail ? `${j.name} (${j.detail})` : j.name)).join('; ')}; a cell passes only when every assertion decides`,
+      };
     return { verdict: 'pass', reason: 'every assertion holds' };
   }
   if (failed.length) return { verdict: 'detected', reason: `caught by: ${failed.map((j) => j.name).join(', ')}` };
-  if (!decided.length) return { verdict: 'error', reason: 'no assertion could be decided (all abstained): nothing was checked' };
+  if (!decided.length)
+    return { verdict: 'error', reason: 'no assertion could be decided (all abstained): nothing was checked' };
   const abstained = v.judgments.filter((j) => j.outcome === 'abstain');
   if (abstained.length)
     return {
       verdict: 'error',
       reason: `assertion(s) targeting the violation abstained: ${abstained.map((j) => (j.detail ? `${j.name} (${j.detail})` : j.name)).join('; ')}; a violation is judged only when every one decides`,
     };
-  if (!v.violationWrites) return { verdict: 'error', reason: 'the verdict input does not record which violating writes the target refused: nothing can be called defended' };
+  if (!v.violationWrites)
+    return {
+      verdict: 'error',
+      reason:
+        'the verdict input does not record which violating writes the target refused: nothing can be called defended',
+    };
   const refused = v.violationWrites.filter((w) => w.refused);
-  if (refused.length) return { verdict: 'defended', reason: `violating write(s) refused by the target: ${nameWrites(refused)}; every assertion holds` };
+  if (refused.length)
+    return {
+      verdict: 'defended',
+      reason: `violating write(s) refused by the target: ${nameWrites(refused)}; every assertion holds`,
+    };
   if (v.expectation === 'defend-or-detect') {
-    if (!v.violationWrites.length) return { verdict: 'error', reason: 'the violation phase made no memory write: there was nothing to neutralise, so nothing was defended' };
-    return { verdict: 'defended', reason: `violation accepted (${nameWrites(v.violationWrites)}) but neutralised: every assertion targeting it decided and holds` };
+    if (!v.violationWrites.length)
+      return {
+        verdict: 'error',
+        reason: 'the violation phase made no memory write: there was nothing to neutralise, so nothing was defended',
+      };
+    return {
+      verdict: 'defended',
+      reason: `violation accepted (${nameWrites(v.violationWrites)}) but neutralised: every assertion targeting it decided and holds`,
+    };
   }
   return { verdict: 'undetected', reason: 'violation accepted and no assertion failed: the scenario cannot catch it' };
 }

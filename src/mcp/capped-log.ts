@@ -40,7 +40,8 @@ export class CappedLog {
     if (!chunk.length) return;
     this.tail.push(chunk);
     this.tailSize += chunk.length;
-    while (this.tail.length > 1 && this.tailSize - this.tail[0].length >= this.tailBytes) this.tailSize -= this.tail.shift()!.length;
+    while (this.tail.length > 1 && this.tailSize - this.tail[0].length >= this.tailBytes)
+      this.tailSize -= this.tail.shift()!.length;
   }
 
   /** Bytes seen that are kept neither in the head nor in the tail. */

@@ -44,7 +44,9 @@ export function stopProblem(s: ChildTransport['stopped']): string | undefined {
 
 /** A server that needed SIGKILL to stop, as a warning. */
 export function stopWarning(s: ChildTransport['stopped'], graceMs = 2000): string | undefined {
-  return s?.took === 'SIGKILL' ? `did not exit within ${graceMs} ms of its stdin closing nor ${graceMs} ms of SIGTERM: killed by SIGKILL` : undefined;
+  return s?.took === 'SIGKILL'
+    ? `did not exit within ${graceMs} ms of its stdin closing nor ${graceMs} ms of SIGTERM: killed by SIGKILL`
+    : undefined;
 }
 
 /**

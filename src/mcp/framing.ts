@@ -9,7 +9,10 @@ export type Frame = { kind: 'message'; message: JSONRPCMessage } | { kind: 'nois
 /** A message over the limit: the stream can no longer be trusted, so the session ends. */
 export class OversizeMessage extends MemevalError {
   constructor(readonly limit: number) {
-    super('OVERSIZE_MESSAGE', `server sent a JSON-RPC message over ${formatBytes(limit)} (server.max_message_bytes in the target declaration)`);
+    super(
+      'OVERSIZE_MESSAGE',
+      `server sent a JSON-RPC message over ${formatBytes(limit)} (server.max_message_bytes in the target declaration)`,
+    );
   }
 }
 

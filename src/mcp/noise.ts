@@ -27,5 +27,8 @@ export function noiseWarnings(file: string): string[] {
   if (!lines.length) return torn;
   const shown = lines.slice(0, 5).map((l) => JSON.stringify(clip(l, 120)));
   const total = lines.length + more;
-  return [`server wrote ${total} line(s) on stdout that are not JSON-RPC (skipped; all kept lines in ${NOISE_FILE}): ${shown.join(', ')}${total > shown.length ? ', …' : ''}`, ...torn];
+  return [
+    `server wrote ${total} line(s) on stdout that are not JSON-RPC (skipped; all kept lines in ${NOISE_FILE}): ${shown.join(', ')}${total > shown.length ? ', …' : ''}`,
+    ...torn,
+  ];
 }

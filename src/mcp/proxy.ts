@@ -46,10 +46,19 @@ type Took = 'exit' | 'SIGTERM' | 'SIGKILL';
  * What was wrong with how a server ended: asked to stop (the proxy closed its stdin, then
  * SIGTERM, then SIGKILL, as memeval stops its own sessions), or not asked at all.
  */
-export function proxyStopProblem(r: { asked: string | null; took?: Took; code: number | null; signal: string | null }): string | undefined {
-  if (r.asked === null) return r.code === 0 && !r.signal ? undefined : `${r.signal ? `was killed by ${r.signal}` : `exited with code ${r.code}`} before it was asked to stop`;
+export function proxyStopProblem(r: {
+  asked: string | null;
+  took?: Took;
+  code: number | null;
+  signal: string | null;
+}): string | undefined {
+  if (r.asked === null)
+    return r.code === 0 && !r.signal
+      ? undefined
+      : `${r.signal ? `was killed by ${r.signal}` : `exited with code ${r.code}`} before it was asked to stop`;
   // a server SIGKILLed after ignoring both is a shutdown problem here: the agent's run is over, no load explains it
-  if (r.took === 'SIGKILL') return `did not end within ${STOP_GRACE_MS} ms of its stdin closing nor of SIGTERM: killed by SIGKILL`;
+  if (r.took === 'SIGKILL')
+    return `did not end within ${STOP_GRACE_MS} ms of its stdin closing nor of SIGTERM: killed by SIGKILL`;
   return stopProblem({ took: r.took ?? 'exit', code: r.code, signal: r.signal as NodeJS.Signals | null });
 }
 
@@ -103,7 +112,14 @@ function readStatus(log: string, session: number): number | undefined {
   return Number.isInteger(n) ? n : undefined;
 }
 
-type Ended = { session: number; asked: string | null; took?: Took; code: number | null; signal: string | null; fault?: string };
+type Ended = {
+  session: number;
+  asked: string | null;
+  took?: Took;
+  code: number | null;
+  signal: string | null;
+  fault?: string;
+};
 
 /** How each started server ended: as the proxy saw it, else as the shell in its namespace wrote it; undefined when nobody saw. */
 function endings(log: string, notes: ExitNote[]): { session: number; watcher: number; proxy: number; ended?: Ended }[] {
@@ -114,8 +130,17 @@ function endings(log: string, notes: ExitNote[]): { session: number; watcher: nu
     const code = readStatus(log, n.session);
     // no stop request noted: the proxy died first, and its death closed the server's stdin; a
     // proxy killed this early never escalated to SIGTERM
-    const asked = notes.find((x): x is Extract<ExitNote, { stopping: true }> => x.session === n.session && 'stopping' in x)?.asked ?? 'stdin';
-    return [{ session: n.session, watcher: n.watcher, proxy: n.pid, ended: code === undefined ? undefined : { session: n.session, asked, code, signal: null } }];
+    const asked =
+      notes.find((x): x is Extract<ExitNote, { stopping: true }> => x.session === n.session && 'stopping' in x)
+        ?.asked ?? 'stdin';
+    return [
+      {
+        session: n.session,
+        watcher: n.watcher,
+        proxy: n.pid,
+        ended: code === undefined ? undefined : { session: n.session, asked, code, signal: null },
+      },
+    ];
   });
 }
 
@@ -135,7 +160,8 @@ function alive(pid: number): boolean {
  */
 export async function proxiesSettled(log: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  const pending = () => endings(log, readExitNotes(log).notes).some((e) => !e.ended && (alive(e.proxy) || alive(e.watcher)));
+  const pending = () =>
+    endings(log, readExitNotes(log).notes).some((e) => !e.ended && (alive(e.proxy) || alive(e.watcher)));
   while (pending() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
 }
 
@@ -147,7 +173,10 @@ export function proxyStopProblems(log: string): string[] {
   const { notes, unparsed } = readExitNotes(log);
   return [
     ...endings(log, notes).flatMap(({ session, ended }) => {
-      if (!ended) return [`the agent's server session ${session} was never seen to end (the agent killed memeval's proxy, and nothing noted the server's exit), so it may have crashed at shutdown`];
+      if (!ended)
+        return [
+          `the agent's server session ${session} was never seen to end (the agent killed memeval's proxy, and nothing noted the server's exit), so it may have crashed at shutdown`,
+        ];
       // a fault (oversize message, unwritable calls log) is reported where it happened
       if (ended.fault) return [];
       const p = proxyStopProblem(ended);
@@ -223,7 +252,12 @@ export function runProxy(o: ProxyOptions): Promise<number> {
   let asked: string | undefined;
   const tag = newOwnerTag();
   const launch = isolatedCommand(...statusRecorded(o.command, o.args, statusFile(o.log, session)));
-  const child = spawn(launch.command, launch.args, { stdio: ['pipe', 'pipe', 'inherit'], env: { ...(o.env ?? process.env), [OWNER_VAR]: tag }, cwd: o.cwd, detached: true });
+  const child = spawn(launch.command, launch.args, {
+    stdio: ['pipe', 'pipe', 'inherit'],
+    env: { ...(o.env ?? process.env), [OWNER_VAR]: tag },
+    cwd: o.cwd,
+    detached: true,
+  });
   const note = (n: ExitNote) => {
     try {
       appendFileSync(exitLog(o.log), JSON.stringify(n) + '\n');
@@ -286,8 +320,20 @@ export function runProxy(o: ProxyOptions): Promise<number> {
       if ('method' in m && m.method === 'tools/call' && 'id' in m && o.maxCalls !== undefined && ++calls > o.maxCalls) {
         // the cap memeval enforces for every agent, whatever its own turn switch does
         const tool = String((m.params as { name?: string } | undefined)?.name ?? '');
-        appendFileSync(capLog(o.log), JSON.stringify({ tool, call: calls, cap: o.maxCalls, ts: new Date().toISOString() }) + '\n');
-        process.stdout.write(serializeMessage({ jsonrpc: '2.0', id: m.id, error: { code: -32000, message: `memeval: turn cap reached (${o.maxCalls} memory calls per prompt; --max-turns)` } }));
+        appendFileSync(
+          capLog(o.log),
+          JSON.stringify({ tool, call: calls, cap: o.maxCalls, ts: new Date().toISOString() }) + '\n',
+        );
+        process.stdout.write(
+          serializeMessage({
+            jsonrpc: '2.0',
+            id: m.id,
+            error: {
+              code: -32000,
+              message: `memeval: turn cap reached (${o.maxCalls} memory calls per prompt; --max-turns)`,
+            },
+          }),
+        );
         continue;
       }
       child.stdin.write(serializeMessage(recorder.outgoing(m)));

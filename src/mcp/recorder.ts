@@ -17,7 +17,8 @@ interface Pending {
 }
 
 function resultText(method: RecordedMethod, result: unknown): string {
-  if (method === 'tools/list') return ((result as { tools?: { name?: string }[] })?.tools ?? []).map((t) => String(t?.name)).join(',');
+  if (method === 'tools/list')
+    return ((result as { tools?: { name?: string }[] })?.tools ?? []).map((t) => String(t?.name)).join(',');
   if (method === 'initialize') {
     const info = (result as { serverInfo?: { name?: string; version?: string } })?.serverInfo;
     return `${info?.name ?? '?'} ${info?.version ?? ''}`.trim();
@@ -49,10 +50,19 @@ export class CallRecorder {
 
   /** Client → server. Returns the message to forward (harness labels removed). */
   outgoing(msg: JSONRPCMessage): JSONRPCMessage {
-    if (!('method' in msg) || !('id' in msg) || !(RECORDED_METHODS as readonly string[]).includes(msg.method)) return msg;
+    if (!('method' in msg) || !('id' in msg) || !(RECORDED_METHODS as readonly string[]).includes(msg.method))
+      return msg;
     const method = msg.method as RecordedMethod;
     if (method !== 'tools/call') {
-      this.pending.set(msg.id, { method, tool: '', args: msg.params ?? {}, op: null, stage: this.defaultStage, started: performance.now(), ts: new Date().toISOString() });
+      this.pending.set(msg.id, {
+        method,
+        tool: '',
+        args: msg.params ?? {},
+        op: null,
+        stage: this.defaultStage,
+        started: performance.now(),
+        ts: new Date().toISOString(),
+      });
       return msg;
     }
     const params = (msg.params ?? {}) as { name?: string; arguments?: unknown; _meta?: Record<string, unknown> };
@@ -88,7 +98,9 @@ export class CallRecorder {
     this.pending.delete(msg.id as string | number);
     const isRpcError = 'error' in msg;
     const result = isRpcError ? undefined : (msg as { result?: unknown }).result;
-    const text = isRpcError ? String((msg as { error: { message?: string } }).error?.message ?? 'error') : resultText(p.method, result);
+    const text = isRpcError
+      ? String((msg as { error: { message?: string } }).error?.message ?? 'error')
+      : resultText(p.method, result);
     this.finishCall(p, text, isRpcError || Boolean((result as { isError?: boolean })?.isError));
   }
 

@@ -39,16 +39,45 @@ export interface SessionOptions {
  * fixture environment only, inside a loopback-only network namespace where the machine allows
  * (`network` says which guard is in force).
  */
-export function serverLaunch(decl: TargetDecl, bin: ResolvedBin, fixture: Fixture, extraEnv: Record<string, string> = {}, bridges: LoopbackBridge[] = []) {
-  const vars = { ...fixture.vars, package_dir: bin.packageDir, node: process.execPath, memeval_dir: resolve(PROJECT_ROOT) };
+export function serverLaunch(
+  decl: TargetDecl,
+  bin: ResolvedBin,
+  fixture: Fixture,
+  extraEnv: Record<string, string> = {},
+  bridges: LoopbackBridge[] = [],
+) {
+  const vars = {
+    ...fixture.vars,
+    package_dir: bin.packageDir,
+    node: process.execPath,
+    memeval_dir: resolve(PROJECT_ROOT),
+  };
   const env = isolatedEnv(fixture, {
     ...Object.fromEntries(Object.entries(decl.server.env).map(([k, v]) => [k, fillString(v, vars)])),
     ...extraEnv,
   });
   const cwd = fillString(decl.server.cwd, vars);
   if (decl.server.command)
-    return sandboxLaunch({ command: fillString(decl.server.command, vars), args: decl.server.args.map((a) => fillString(a, vars)), env, cwd }, bridges);
-  return sandboxLaunch({ ...binCommand(bin.file, decl.server.args.map((a) => fillString(a, vars))), env, cwd }, bridges);
+    return sandboxLaunch(
+      {
+        command: fillString(decl.server.command, vars),
+        args: decl.server.args.map((a) => fillString(a, vars)),
+        env,
+        cwd,
+      },
+      bridges,
+    );
+  return sandboxLaunch(
+    {
+      ...binCommand(
+        bin.file,
+        decl.server.args.map((a) => fillString(a, vars)),
+      ),
+      env,
+      cwd,
+    },
+    bridges,
+  );
 }
 
 /** A running target server with an MCP client attached through a call recorder. */
@@ -85,7 +114,14 @@ export class TargetSession {
       await transport.close(500).catch(() => {});
       throw targetError(transport, `server did not start: ${transport.failure() ?? (e as Error).message}`, e);
     }
-    const session = new TargetSession(client, transport, recorder, o.decl.server.call_timeout_ms, performance.now() - t0, launch.network);
+    const session = new TargetSession(
+      client,
+      transport,
+      recorder,
+      o.decl.server.call_timeout_ms,
+      performance.now() - t0,
+      launch.network,
+    );
     session.protocolErrors = protocolErrors;
     return session;
   }
@@ -120,7 +156,11 @@ export class TargetSession {
   }
 
   /** Call one tool. A tool-level error (isError) is a refusal, not an exception; a dead server is. */
-  async callTool(tool: string, args: Record<string, unknown>, label: { op?: string; stage: string }): Promise<ToolResult> {
+  async callTool(
+    tool: string,
+    args: Record<string, unknown>,
+    label: { op?: string; stage: string },
+  ): Promise<ToolResult> {
     const t0 = performance.now();
     try {
       const r = await this.client.callTool(
@@ -129,7 +169,9 @@ export class TargetSession {
         { timeout: this.callTimeoutMs },
       );
       const content = Array.isArray(r.content) ? r.content : [];
-      const text = content.map((c: { type: string; text?: string }) => (c.type === 'text' ? c.text : JSON.stringify(c))).join('\n');
+      const text = content
+        .map((c: { type: string; text?: string }) => (c.type === 'text' ? c.text : JSON.stringify(c)))
+        .join('\n');
       return { ok: !r.isError, text, ms: performance.now() - t0 };
     } catch (e) {
       const err = e as Error & { code?: number };

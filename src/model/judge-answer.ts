@@ -11,7 +11,8 @@ export function scriptedJudgeAnswer(prompt: string, script: ScriptedJudge, attem
   const rule = script.rules.find((r) => lower.includes(r.when.toLowerCase()));
   const src = rule ?? script;
   const verdict = src.verdicts ? src.verdicts[repeat % src.verdicts.length] : src.verdict;
-  if (!verdict) return 'scripted judge: no verdict is declared for this prompt (declare scripted.verdict or a matching rule)';
+  if (!verdict)
+    return 'scripted judge: no verdict is declared for this prompt (declare scripted.verdict or a matching rule)';
   const body: Record<string, unknown> = {
     verdict,
     confidence: src.confidence,
@@ -43,7 +44,8 @@ function withQuirk(json: string, body: Record<string, unknown>, quirk: JudgeQuir
       return body.verdict === 'pass' ? 'CORRECT' : 'INCORRECT';
     case 'items':
     case 'items-unmarked': {
-      const item = (n: number, v: unknown) => JSON.stringify({ item: n, verdict: v, confidence: body.confidence, reasoning: `item ${n}` });
+      const item = (n: number, v: unknown) =>
+        JSON.stringify({ item: n, verdict: v, confidence: body.confidence, reasoning: `item ${n}` });
       const overall = quirk === 'items' ? { ...body, overall: true } : body;
       return `Item 1: ${item(1, decoy)}\nItem 2: ${item(2, body.verdict)}\nOverall: ${JSON.stringify(overall)}`;
     }

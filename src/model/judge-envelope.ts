@@ -10,5 +10,8 @@ export function scriptedJudgeEnvelope(headers: IncomingHttpHeaders): ScriptedJud
   const raw = headers[SCRIPTED_JUDGE_HEADER];
   if (typeof raw !== 'string') return undefined;
   const parsed = JSON.parse(Buffer.from(raw, 'base64').toString('utf8')) as { script?: unknown; repeat?: unknown };
-  return { script: scriptedJudgeSchema.parse(parsed.script ?? {}), repeat: typeof parsed.repeat === 'number' ? parsed.repeat : 0 };
+  return {
+    script: scriptedJudgeSchema.parse(parsed.script ?? {}),
+    repeat: typeof parsed.repeat === 'number' ? parsed.repeat : 0,
+  };
 }

@@ -17,7 +17,8 @@ export interface SeenResult {
   isError: boolean;
 }
 
-export type PolicyDecision = { kind: 'tool_call'; tool: string; args: Record<string, unknown> } | { kind: 'text'; text: string };
+export type PolicyDecision =
+  { kind: 'tool_call'; tool: string; args: Record<string, unknown> } | { kind: 'text'; text: string };
 
 /**
  * Stateless replay: walk the script's tool calls; the first `results.length` are done (their
@@ -36,7 +37,10 @@ export function handlesAfter(script: Script, results: SeenResult[]): Map<string,
 
 function walk(script: Script, results: SeenResult[]): { decision: PolicyDecision; handles: Map<string, MemoryHandle> } {
   const handles = copyHandles(script.handles);
-  const call = (tool: string, args: Record<string, unknown>) => ({ decision: { kind: 'tool_call' as const, tool, args }, handles });
+  const call = (tool: string, args: Record<string, unknown>) => ({
+    decision: { kind: 'tool_call' as const, tool, args },
+    handles,
+  });
   let k = 0;
   const lookup = lookupRef(handles, false);
   for (const step of script.steps) {

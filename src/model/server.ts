@@ -99,7 +99,15 @@ export class ScriptedModelServer {
         body = undefined;
       }
     }
-    const entry: ModelRequestLog = { ts: new Date().toISOString(), method, path, protocol: null, decision: 'unknown', input_tokens: 0, output_tokens: 0 };
+    const entry: ModelRequestLog = {
+      ts: new Date().toISOString(),
+      method,
+      path,
+      protocol: null,
+      decision: 'unknown',
+      input_tokens: 0,
+      output_tokens: 0,
+    };
     this.log.push(entry);
     for (const a of this.adapters) {
       if (a.side?.(method, path, body, res)) {
@@ -119,15 +127,30 @@ export class ScriptedModelServer {
     const judge = scriptedJudgeEnvelope(req.headers);
     if (judge) {
       // a judge prompt: the script travels with the request, retries are later user turns
-      decision = { kind: 'text', text: scriptedJudgeAnswer(conv.userTexts[0] ?? '', judge.script, conv.userTexts.length, judge.repeat) };
+      decision = {
+        kind: 'text',
+        text: scriptedJudgeAnswer(conv.userTexts[0] ?? '', judge.script, conv.userTexts.length, judge.repeat),
+      };
       entry.note = 'judge';
     } else if (!this.script) decision = { kind: 'text', text: 'Done.' };
     else {
-      const d = decide(this.script, conv.toolResults.map((r) => ({ text: r.text, isError: r.isError })));
+      const d = decide(
+        this.script,
+        conv.toolResults.map((r) => ({ text: r.text, isError: r.isError })),
+      );
       if (d.kind === 'text') decision = d;
       else {
-        const name = offeredName(d.tool, conv.tools.map((t) => t.name));
-        if (name) decision = { kind: 'tool_call', callId: `call_${conv.toolResults.length}_${randomBytes(6).toString('hex')}`, name, args: d.args };
+        const name = offeredName(
+          d.tool,
+          conv.tools.map((t) => t.name),
+        );
+        if (name)
+          decision = {
+            kind: 'tool_call',
+            callId: `call_${conv.toolResults.length}_${randomBytes(6).toString('hex')}`,
+            name,
+            args: d.args,
+          };
         else {
           this.missingTools.add(d.tool);
           entry.note = `tool ${d.tool} not offered`;

@@ -53,7 +53,10 @@ export function contentKey(content: string): string {
   return [...words, createHash('sha1').update(content).digest('hex').slice(0, 6)].join('-');
 }
 
-export function handleFor(decl: TargetDecl, m: { content: string; subject?: string; category?: string; source?: string }): MemoryHandle {
+export function handleFor(
+  decl: TargetDecl,
+  m: { content: string; subject?: string; category?: string; source?: string },
+): MemoryHandle {
   return {
     id: '',
     key: contentKey(m.content),
@@ -78,7 +81,11 @@ export function stepCall(
     case 'update':
     case 'forget': {
       const handle = handles.get(step.memory.replace(/^\$ref:/, '').split('.')[0]);
-      return { op: step.op, vars: { memory: { ...handle }, content: step.op === 'update' ? step.content : undefined }, handle };
+      return {
+        op: step.op,
+        vars: { memory: { ...handle }, content: step.op === 'update' ? step.content : undefined },
+        handle,
+      };
     }
     case 'recall':
       return { op: 'recall', vars: { query: step.query } };
@@ -88,7 +95,12 @@ export function stepCall(
 }
 
 /** After a step succeeded: remember names a new handle, update changes its content. */
-export function afterStep(step: Step, handle: MemoryHandle | undefined, id: string | undefined, handles: Map<string, MemoryHandle>): void {
+export function afterStep(
+  step: Step,
+  handle: MemoryHandle | undefined,
+  id: string | undefined,
+  handles: Map<string, MemoryHandle>,
+): void {
   if (!handle) return;
   if (step.op === 'remember') {
     handle.id = id ?? handle.key;
@@ -98,10 +110,18 @@ export function afterStep(step: Step, handle: MemoryHandle | undefined, id: stri
 }
 
 /** The tool calls an op expands to, with arguments filled. */
-export function expandOp(decl: TargetDecl, op: MemoryOp, vars: Record<string, unknown>): { tool: string; args: Record<string, unknown>; capture_id?: string }[] {
+export function expandOp(
+  decl: TargetDecl,
+  op: MemoryOp,
+  vars: Record<string, unknown>,
+): { tool: string; args: Record<string, unknown>; capture_id?: string }[] {
   const calls = decl.ops[op];
   if (!calls) throw new Error(`target ${decl.name} has no "${op}" op`);
-  return calls.map((c) => ({ tool: c.tool, args: fillTemplate(c.args, vars) as Record<string, unknown>, capture_id: c.capture_id }));
+  return calls.map((c) => ({
+    tool: c.tool,
+    args: fillTemplate(c.args, vars) as Record<string, unknown>,
+    capture_id: c.capture_id,
+  }));
 }
 
 /** The id a result text names, by the call's capture_id; the first group that matched wins. */
@@ -153,7 +173,16 @@ export async function seedMemories(
     const r = await runOp(session, decl, 'remember', { ...h }, 'setup');
     h.id = r.id ?? h.key;
     handles.set(m.ref, h);
-    records.push({ index: i, stage: 'setup', op: 'remember', tools: r.tools, ok: r.ok, ms: roundMs(r.ms), note: m.ref, result: clip(r.text, RESULT_CHARS) });
+    records.push({
+      index: i,
+      stage: 'setup',
+      op: 'remember',
+      tools: r.tools,
+      ok: r.ok,
+      ms: roundMs(r.ms),
+      note: m.ref,
+      result: clip(r.text, RESULT_CHARS),
+    });
     if (!r.ok) throw new Error(`setup memory "${m.ref}" was refused by the target: ${clip(r.text, RESULT_CHARS)}`);
   }
 }
@@ -165,7 +194,11 @@ export async function seedMemories(
 export function recallProbe(
   decl: TargetDecl,
   start: () => Promise<TargetSession>,
-): { recall: (query: string) => Promise<RecallResult>; close: () => Promise<void>; failure: () => TargetError | undefined } {
+): {
+  recall: (query: string) => Promise<RecallResult>;
+  close: () => Promise<void>;
+  failure: () => TargetError | undefined;
+} {
   let probe: Promise<TargetSession> | undefined;
   let failure: TargetError | undefined;
   return {

@@ -29,7 +29,9 @@ const QUOTED = 200;
 
 /** The detail of a judgment over an unreadable recall: the query, why, and the start of what came back. */
 export function unreadableDetail(query: string, r: RecallResult): string {
-  const quoted = r.text.trim() ? JSON.stringify(r.text.slice(0, QUOTED)) + (r.text.length > QUOTED ? '…' : '') : '(nothing)';
+  const quoted = r.text.trim()
+    ? JSON.stringify(r.text.slice(0, QUOTED)) + (r.text.length > QUOTED ? '…' : '')
+    : '(nothing)';
   return `recall "${query}" cannot be read as results: ${r.unreadable}; it returned ${quoted}`;
 }
 
@@ -49,7 +51,14 @@ function isDeclaredEmpty(decl: TargetDecl, text: string, query: string | undefin
   const form = empty.text ?? empty.regex!;
   if (form.includes(QUERY) && query === undefined) return false;
   const t = text.trim();
-  if (empty.text !== undefined) return t === empty.text.trim().split(QUERY).join(query ?? '');
+  if (empty.text !== undefined)
+    return (
+      t ===
+      empty.text
+        .trim()
+        .split(QUERY)
+        .join(query ?? '')
+    );
   return execBounded(emptyPattern(empty.regex!, query ?? ''), t, 'recall_results.empty.regex') !== null;
 }
 
@@ -88,7 +97,8 @@ export function itemiseRecall(decl: TargetDecl, text: string, query?: string): R
     unrecognised = text.trim() !== '';
   }
   if (items.length || !unrecognised || isDeclaredEmpty(decl, text, query)) return { text, items, itemised: true };
-  const form = how.json !== undefined ? `a JSON document with an array at "${how.json}"` : `a match of recall_results.regex`;
+  const form =
+    how.json !== undefined ? `a JSON document with an array at "${how.json}"` : `a match of recall_results.regex`;
   return {
     text,
     items,

@@ -24,13 +24,16 @@ function fmt(v: unknown): string {
 /** One line per phase, then the assertions that explain it. */
 export function formatPhase(r: CellResult): string {
   const mark = r.fails_run ? chalk.red('✗') : chalk.green('✓');
-  const claim = r.verdict === 'detected' ? chalk.dim(r.claimed ? ` (target claims ${r.defence})` : ' (instrument caught it)') : '';
+  const claim =
+    r.verdict === 'detected' ? chalk.dim(r.claimed ? ` (target claims ${r.defence})` : ' (instrument caught it)') : '';
   const lines = [
     `${mark} ${COLOR[r.verdict](r.verdict.padEnd(11))} ${r.scenario} ${chalk.dim(`[${r.target}]`)} ${r.phase}${claim} ${chalk.dim(`${r.duration_ms} ms`)}`,
   ];
   if (r.agent) {
     const u = r.agent.usage;
-    lines[0] += chalk.dim(` ${r.agent.agent}${r.agent.scripted ? ` scripted/${r.agent.policy}` : ` ${r.agent.model}`} #${r.agent.repeat}, ${r.agent.turns.length} turn(s), tokens in ${u.input} out ${u.output}${u.cost_usd !== null ? `, $${u.cost_usd}` : ''}`);
+    lines[0] += chalk.dim(
+      ` ${r.agent.agent}${r.agent.scripted ? ` scripted/${r.agent.policy}` : ` ${r.agent.model}`} #${r.agent.repeat}, ${r.agent.turns.length} turn(s), tokens in ${u.input} out ${u.output}${u.cost_usd !== null ? `, $${u.cost_usd}` : ''}`,
+    );
   }
   if (r.verdict === 'error' || r.verdict === 'unsupported' || r.verdict === 'invalid' || r.verdict === 'undetected')
     lines.push(`    ${chalk.dim(r.reason)}`);
@@ -40,7 +43,17 @@ export function formatPhase(r: CellResult): string {
       lines.push(col(`    ✗ ${a.name}: actual ${fmt(a.actual)}, expected ${fmt(a.expected)}`));
     }
   }
-  if (r.stderr_tail && r.verdict === 'error') lines.push(chalk.dim(r.stderr_tail.trim().split('\n').slice(-5).map((l) => `    | ${l}`).join('\n')));
+  if (r.stderr_tail && r.verdict === 'error')
+    lines.push(
+      chalk.dim(
+        r.stderr_tail
+          .trim()
+          .split('\n')
+          .slice(-5)
+          .map((l) => `    | ${l}`)
+          .join('\n'),
+      ),
+    );
   if (r.fixture !== 'removed' && r.fixture !== 'not created') lines.push(chalk.dim(`    fixture kept: ${r.fixture}`));
   return lines.join('\n');
 }

@@ -30,7 +30,17 @@ const byId = (rs: CellResult[]) => new Map(rs.map((r) => [r.cell_id, r]));
 export function diffReports(a: Report, b: Report): ReportDiff {
   const before = byId(a.results);
   const after = byId(b.results);
-  const d: ReportDiff = { a: a.run_id, b: b.run_id, regressed: [], fixed: [], changed: [], added: [], removed: [], not_checked: [], unchanged: 0 };
+  const d: ReportDiff = {
+    a: a.run_id,
+    b: b.run_id,
+    regressed: [],
+    fixed: [],
+    changed: [],
+    added: [],
+    removed: [],
+    not_checked: [],
+    unchanged: 0,
+  };
   for (const [id, r] of after) {
     const p = before.get(id);
     if (!p) {
@@ -40,13 +50,15 @@ export function diffReports(a: Report, b: Report): ReportDiff {
     const change = { cell_id: id, before: p.verdict, after: r.verdict, reason: r.reason };
     // a cell that checked nothing in b is never fixed or unchanged: b says nothing about it
     if (!p.fails_run && r.fails_run) d.regressed.push(change);
-    else if (isChecked(p.verdict) && !isChecked(r.verdict) && !r.fails_run) d.regressed.push({ ...change, reason: `no longer checked: ${r.reason}` });
+    else if (isChecked(p.verdict) && !isChecked(r.verdict) && !r.fails_run)
+      d.regressed.push({ ...change, reason: `no longer checked: ${r.reason}` });
     else if (!isChecked(r.verdict)) d.not_checked.push(change);
     else if (p.fails_run && !r.fails_run) d.fixed.push(change);
     else if (p.verdict !== r.verdict) d.changed.push(change);
     else d.unchanged++;
   }
-  for (const [id, p] of before) if (!after.has(id)) d.removed.push({ cell_id: id, verdict: p.verdict, fails_run: p.fails_run });
+  for (const [id, p] of before)
+    if (!after.has(id)) d.removed.push({ cell_id: id, verdict: p.verdict, fails_run: p.fails_run });
   return d;
 }
 
@@ -54,12 +66,31 @@ export function formatDiff(d: ReportDiff): string {
   const lines = [
     `${d.a} -> ${d.b}: ${d.regressed.length} regressed, ${d.fixed.length} fixed, ${d.changed.length} changed, ${d.added.length} new, ${d.removed.length} removed, ${d.unchanged} unchanged, ${d.not_checked.length} not checked`,
   ];
-  const section = (title: string, rows: string[]) => rows.length && lines.push(`${title}:`, ...rows.map((r) => `  ${r}`));
-  section('regressed', d.regressed.map((c) => `${c.cell_id}: ${c.before} -> ${c.after} (${c.reason})`));
-  section('fixed', d.fixed.map((c) => `${c.cell_id}: ${c.before} -> ${c.after}`));
-  section('changed', d.changed.map((c) => `${c.cell_id}: ${c.before} -> ${c.after}`));
-  section('not checked', d.not_checked.map((c) => `${c.cell_id}: ${c.before} -> ${c.after} (${c.reason})`));
-  section('new', d.added.map((c) => `${c.cell_id}: ${c.verdict}${c.fails_run ? ' (fails the run)' : ''}`));
-  section('removed', d.removed.map((c) => `${c.cell_id}: was ${c.verdict}`));
+  const section = (title: string, rows: string[]) =>
+    rows.length && lines.push(`${title}:`, ...rows.map((r) => `  ${r}`));
+  section(
+    'regressed',
+    d.regressed.map((c) => `${c.cell_id}: ${c.before} -> ${c.after} (${c.reason})`),
+  );
+  section(
+    'fixed',
+    d.fixed.map((c) => `${c.cell_id}: ${c.before} -> ${c.after}`),
+  );
+  section(
+    'changed',
+    d.changed.map((c) => `${c.cell_id}: ${c.before} -> ${c.after}`),
+  );
+  section(
+    'not checked',
+    d.not_checked.map((c) => `${c.cell_id}: ${c.before} -> ${c.after} (${c.reason})`),
+  );
+  section(
+    'new',
+    d.added.map((c) => `${c.cell_id}: ${c.verdict}${c.fails_run ? ' (fails the run)' : ''}`),
+  );
+  section(
+    'removed',
+    d.removed.map((c) => `${c.cell_id}: was ${c.verdict}`),
+  );
   return lines.join('\n');
 }

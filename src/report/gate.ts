@@ -30,15 +30,26 @@ export const expectedFailureSchema = z
   })
   .superRefine((e, ctx) => {
     if (e.phase === 'real-model' && !e.agent)
-      ctx.addIssue({ code: 'custom', path: ['agent'], message: 'a real-model entry names the agent whose cells may fail (e.g. "claude-code")' });
-    if (e.phase !== 'real-model' && e.agent) ctx.addIssue({ code: 'custom', path: ['agent'], message: 'agent: only for phase real-model' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['agent'],
+        message: 'a real-model entry names the agent whose cells may fail (e.g. "claude-code")',
+      });
+    if (e.phase !== 'real-model' && e.agent)
+      ctx.addIssue({ code: 'custom', path: ['agent'], message: 'agent: only for phase real-model' });
     if (!e.assertions.length && !e.reason_contains)
-      ctx.addIssue({ code: 'custom', path: ['reason_contains'], message: "no failing assertion is named: give reason_contains, text of the cell's reason (e.g. \"refused by the target\")" });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['reason_contains'],
+        message:
+          'no failing assertion is named: give reason_contains, text of the cell\'s reason (e.g. "refused by the target")',
+      });
   });
 export type ExpectedFailure = z.infer<typeof expectedFailureSchema>;
 export const expectedFailuresSchema = z.array(expectedFailureSchema);
 
-const where = (e: { scenario: string; target: string; phase: string; agent?: string }) => `${e.scenario}/${e.target}/${e.phase}${e.agent ? ` (${e.agent})` : ''}`;
+const where = (e: { scenario: string; target: string; phase: string; agent?: string }) =>
+  `${e.scenario}/${e.target}/${e.phase}${e.agent ? ` (${e.agent})` : ''}`;
 
 /** Read an expected-failures file (JSON or JSON5: an array of {scenario, target, phase, [agent,] verdict, assertions, [reason_contains,] reason}). */
 export function readExpectedFailures(file: string): ExpectedFailure[] {
@@ -78,10 +89,17 @@ export function readBaseline(runDirOrFile: string): Report {
 
 export function baselineProblems(r: Report): string[] {
   const fix = `rerun the baseline with memeval ${MEMEVAL_VERSION} (or drop --baseline)`;
-  if (r.memeval_version !== MEMEVAL_VERSION) return [`written by memeval ${r.memeval_version}, this is ${MEMEVAL_VERSION}: its verdicts may not mean the same; ${fix}`];
-  if (!r.plan) return [`no plan (planned cells, shard, file hashes) in this report, so it cannot show it is a whole run; ${fix}`];
+  if (r.memeval_version !== MEMEVAL_VERSION)
+    return [
+      `written by memeval ${r.memeval_version}, this is ${MEMEVAL_VERSION}: its verdicts may not mean the same; ${fix}`,
+    ];
+  if (!r.plan)
+    return [`no plan (planned cells, shard, file hashes) in this report, so it cannot show it is a whole run; ${fix}`];
   if (r.status !== 'completed') return [`status ${r.status}: not a complete run; ${fix}`];
-  if (r.plan.shard) return [`shard ${r.plan.shard.index}/${r.plan.shard.count} of a run: merge the shards (memeval merge) and give the merged run`];
+  if (r.plan.shard)
+    return [
+      `shard ${r.plan.shard.index}/${r.plan.shard.count} of a run: merge the shards (memeval merge) and give the merged run`,
+    ];
   const have = new Set(r.results.map((c) => c.cell_id));
   const missing = r.plan.cells.filter((id) => !have.has(id));
   if (missing.length) return [`no result for planned cell(s) ${missing.join(', ')}: not a complete run; ${fix}`];
@@ -127,26 +145,49 @@ export interface GateResult {
 
 /** How a cell fails: its verdict and the assertions that decided it. */
 export function failingAssertions(r: CellResult): string[] {
-  return [...new Set(r.assertions.filter((j) => j.level !== 'warn' && (j.outcome === 'fail' || j.outcome === 'error')).map((j) => j.name))].sort();
+  return [
+    ...new Set(
+      r.assertions
+        .filter((j) => j.level !== 'warn' && (j.outcome === 'fail' || j.outcome === 'error'))
+        .map((j) => j.name),
+    ),
+  ].sort();
 }
 
-const sameList = (a: string[], b: string[]) => a.length === b.length && [...a].sort().every((x, i) => x === [...b].sort()[i]);
-const how = (verdict: string, assertions: string[]) => (assertions.length ? `${verdict} on [${assertions.join(', ')}]` : `${verdict} with no failing assertion`);
-const expectedHow = (e: ExpectedFailure) => how(e.verdict, e.assertions) + (e.reason_contains ? ` and a reason containing "${e.reason_contains}"` : '');
-const toCell = (r: CellResult): GateCell => ({ cell_id: r.cell_id, verdict: r.verdict, reason: r.reason, assertions: failingAssertions(r) });
+const sameList = (a: string[], b: string[]) =>
+  a.length === b.length && [...a].sort().every((x, i) => x === [...b].sort()[i]);
+const how = (verdict: string, assertions: string[]) =>
+  assertions.length ? `${verdict} on [${assertions.join(', ')}]` : `${verdict} with no failing assertion`;
+const expectedHow = (e: ExpectedFailure) =>
+  how(e.verdict, e.assertions) + (e.reason_contains ? ` and a reason containing "${e.reason_contains}"` : '');
+const toCell = (r: CellResult): GateCell => ({
+  cell_id: r.cell_id,
+  verdict: r.verdict,
+  reason: r.reason,
+  assertions: failingAssertions(r),
+});
 
 /** A real-model cell's agent: its id ends in `<agent>-<repeat>`, also when it ended before the agent reported. */
 const agentOf = (r: CellResult) => r.agent?.agent ?? /\/real-model\/(.+)-\d+$/.exec(r.cell_id)?.[1];
 
 /** The entries for a cell: same scenario, target and phase, and for real-model cells the same agent. */
 const entriesFor = (r: CellResult, list: ExpectedFailure[]) =>
-  list.filter((e) => e.scenario === r.scenario && e.target === r.target && e.phase === r.phase && (r.phase !== 'real-model' || e.agent === agentOf(r)));
+  list.filter(
+    (e) =>
+      e.scenario === r.scenario &&
+      e.target === r.target &&
+      e.phase === r.phase &&
+      (r.phase !== 'real-model' || e.agent === agentOf(r)),
+  );
 
 const matches = (e: ExpectedFailure, r: CellResult) =>
-  e.verdict === r.verdict && sameList(e.assertions, failingAssertions(r)) && (!e.reason_contains || r.reason.includes(e.reason_contains));
+  e.verdict === r.verdict &&
+  sameList(e.assertions, failingAssertions(r)) &&
+  (!e.reason_contains || r.reason.includes(e.reason_contains));
 
 /** A cell that failed in the baseline is known only if it fails the same way now. */
-const sameFailure = (a: CellResult, b: CellResult) => a.verdict === b.verdict && sameList(failingAssertions(a), failingAssertions(b));
+const sameFailure = (a: CellResult, b: CellResult) =>
+  a.verdict === b.verdict && sameList(failingAssertions(a), failingAssertions(b));
 
 /**
  * Decide the run's exit code from its cells and what the team already knows fails. An
@@ -166,19 +207,28 @@ export function gate(report: Report, g: GateInput): GateResult {
     const b = baseFailing.get(r.cell_id);
     const now = how(r.verdict, failingAssertions(r));
     if (failOn === 'regressions' && e) known.push({ ...toCell(r), because: `expected failure: ${e.reason}` });
-    else if (failOn === 'regressions' && b && sameFailure(b, r)) known.push({ ...toCell(r), because: `fails in baseline ${g.baseline!.run_id} too (${now})` });
+    else if (failOn === 'regressions' && b && sameFailure(b, r))
+      known.push({ ...toCell(r), because: `fails in baseline ${g.baseline!.run_id} too (${now})` });
     else {
       const why = [
         ...(entries.length ? [`expected ${entries.map(expectedHow).join(' or ')}, got ${now}`] : []),
-        ...(b && !sameFailure(b, r) ? [`baseline failed with ${how(b.verdict, failingAssertions(b))}, now ${now}`] : []),
+        ...(b && !sameFailure(b, r)
+          ? [`baseline failed with ${how(b.verdict, failingAssertions(b))}, now ${now}`]
+          : []),
       ];
       regressions.push({ ...toCell(r), ...(why.length ? { why: why.join('; ') } : {}) });
     }
   }
-  const baseChecked = new Map((g.baseline?.results ?? []).filter((r) => isChecked(r.verdict)).map((r) => [r.cell_id, r]));
+  const baseChecked = new Map(
+    (g.baseline?.results ?? []).filter((r) => isChecked(r.verdict)).map((r) => [r.cell_id, r]),
+  );
   for (const r of report.results.filter((x) => !x.fails_run && !isChecked(x.verdict))) {
     const b = baseChecked.get(r.cell_id);
-    if (b) regressions.push({ ...toCell(r), reason: `no longer checked (${b.verdict} in baseline ${g.baseline!.run_id}): ${r.reason}` });
+    if (b)
+      regressions.push({
+        ...toCell(r),
+        reason: `no longer checked (${b.verdict} in baseline ${g.baseline!.run_id}): ${r.reason}`,
+      });
   }
   const listed = (r: CellResult) => entriesFor(r, expected).length > 0;
   const unexpected_passes = report.results.filter((r) => !r.fails_run && isChecked(r.verdict) && listed(r)).map(toCell);
@@ -188,7 +238,15 @@ export function gate(report: Report, g: GateInput): GateResult {
   if (report.status === 'interrupted') exit_code = EXIT.interrupted;
   else if (report.status === 'blocked') exit_code = EXIT.blocked;
   else if (report.status === 'failed') exit_code = EXIT.failed;
-  return { exit_code, fail_on: failOn, regressions, known, unexpected_passes, not_checked, ...(nothing ? { nothing_checked: nothing } : {}) };
+  return {
+    exit_code,
+    fail_on: failOn,
+    regressions,
+    known,
+    unexpected_passes,
+    not_checked,
+    ...(nothing ? { nothing_checked: nothing } : {}),
+  };
 }
 
 /** The expected-failures entry that would accept this cell as it fails now (reason left for the team). */
@@ -212,12 +270,19 @@ export function formatGate(g: GateResult, results: CellResult[] = []): string[] 
   const byId = new Map(results.map((r) => [r.cell_id, r]));
   for (const k of g.known) lines.push(`known failure: ${k.cell_id} ${k.verdict} (${k.because})`);
   for (const r of g.regressions) {
-    lines.push(`${g.fail_on === 'regressions' ? 'regression' : 'failure'}: ${r.cell_id} ${r.verdict}: ${r.reason}${r.why ? ` (${r.why})` : ''}`);
+    lines.push(
+      `${g.fail_on === 'regressions' ? 'regression' : 'failure'}: ${r.cell_id} ${r.verdict}: ${r.reason}${r.why ? ` (${r.why})` : ''}`,
+    );
     const cell = byId.get(r.cell_id);
-    if (g.fail_on === 'regressions' && cell) lines.push(`  to accept it as it fails now, list in --expected-failures: ${JSON.stringify(entryFor(cell))}`);
+    if (g.fail_on === 'regressions' && cell)
+      lines.push(`  to accept it as it fails now, list in --expected-failures: ${JSON.stringify(entryFor(cell))}`);
   }
-  for (const u of g.unexpected_passes) lines.push(`expected to fail but passed: ${u.cell_id} (${u.verdict}); remove it from the expected failures`);
-  for (const n of g.not_checked ?? []) lines.push(`expected failure not checked: ${n.cell_id} (${n.verdict}: ${n.reason})`);
-  lines.push(`gate (fail on ${g.fail_on}): ${g.regressions.length} counted, ${g.known.length} known; exit ${g.exit_code}`);
+  for (const u of g.unexpected_passes)
+    lines.push(`expected to fail but passed: ${u.cell_id} (${u.verdict}); remove it from the expected failures`);
+  for (const n of g.not_checked ?? [])
+    lines.push(`expected failure not checked: ${n.cell_id} (${n.verdict}: ${n.reason})`);
+  lines.push(
+    `gate (fail on ${g.fail_on}): ${g.regressions.length} counted, ${g.known.length} known; exit ${g.exit_code}`,
+  );
   return lines;
 }

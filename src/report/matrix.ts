@@ -43,13 +43,21 @@ const SHORT: Record<Verdict, string> = {
 export function formatMatrix(m: Matrix): string {
   // "!" marks a cell that fails the run (also when color is off)
   const cellText = (c: Matrix['rows'][number]['cells'][string]) =>
-    (c['real-model'] ? [c['real-model']] : [c['well-behaved'], c.violation]).map((v) => (v ? SHORT[v] : '-')).join(' / ') + (c.fails_run ? ' !' : '');
+    (c['real-model'] ? [c['real-model']] : [c['well-behaved'], c.violation])
+      .map((v) => (v ? SHORT[v] : '-'))
+      .join(' / ') + (c.fails_run ? ' !' : '');
   const [label, total] = totalsFormat(m);
   const w0 = Math.max(8, label.length, ...m.rows.map((r) => r.scenario.length));
-  const widths = m.targets.map((t) => Math.max(t.length, total(t).length, ...m.rows.map((r) => cellText(r.cells[t]).length)));
+  const widths = m.targets.map((t) =>
+    Math.max(t.length, total(t).length, ...m.rows.map((r) => cellText(r.cells[t]).length)),
+  );
   const pad = (s: string, w: number) => s + ' '.repeat(Math.max(0, w - s.length));
   const lines = [
-    chalk.dim(m.rows.some((r) => Object.values(r.cells).some((c) => c['real-model'])) ? 'each cell: real-model verdict; ! fails the run' : 'each cell: well-behaved / violation; ! fails the run'),
+    chalk.dim(
+      m.rows.some((r) => Object.values(r.cells).some((c) => c['real-model']))
+        ? 'each cell: real-model verdict; ! fails the run'
+        : 'each cell: well-behaved / violation; ! fails the run',
+    ),
     chalk.bold(`${pad('scenario', w0)}  ${m.targets.map((t, i) => pad(t, widths[i])).join('  ')}`),
   ];
   for (const r of m.rows) {

@@ -8,7 +8,8 @@ import { newRunId, summarize } from './report.js';
 import type { ReadRun } from './reader.js';
 import { writeFileAtomic, writeJsonAtomic } from './write.js';
 
-const sameSet = (a: string[], b: string[]) => a.length === b.length && [...a].sort().every((x, i) => x === [...b].sort()[i]);
+const sameSet = (a: string[], b: string[]) =>
+  a.length === b.length && [...a].sort().every((x, i) => x === [...b].sort()[i]);
 const short = (sha: string) => sha.slice(0, 12);
 const planOf = (p: ReadRun) => p.report.plan as RunPlan;
 /** Options that change what a cell's verdict means: every part of one run must share them. */
@@ -23,8 +24,11 @@ export function mergeProblems(parts: ReadRun[]): string[] {
   const [first] = parts;
   for (const p of parts.slice(1)) {
     if (p.report.memeval_version !== first.report.memeval_version)
-      problems.push(`${p.file}: memeval_version ${p.report.memeval_version}, but ${first.file} has ${first.report.memeval_version}; re-run the shards with one memeval version`);
-    if (p.report.layer !== first.report.layer) problems.push(`${p.file}: layer ${p.report.layer}, but ${first.file} is ${first.report.layer}`);
+      problems.push(
+        `${p.file}: memeval_version ${p.report.memeval_version}, but ${first.file} has ${first.report.memeval_version}; re-run the shards with one memeval version`,
+      );
+    if (p.report.layer !== first.report.layer)
+      problems.push(`${p.file}: layer ${p.report.layer}, but ${first.file} is ${first.report.layer}`);
   }
   const ran = parts.filter((p) => p.report.status !== 'blocked');
   const old = ran.filter((p) => !p.report.plan);
@@ -36,17 +40,22 @@ export function mergeProblems(parts: ReadRun[]): string[] {
   const [lead] = ran;
   for (const p of ran.slice(1)) {
     if (!sameSet(p.report.scenarios, lead.report.scenarios))
-      problems.push(`${p.file}: scenarios [${p.report.scenarios.join(', ')}] differ from ${lead.file}'s [${lead.report.scenarios.join(', ')}]; shards must select the same scenarios`);
+      problems.push(
+        `${p.file}: scenarios [${p.report.scenarios.join(', ')}] differ from ${lead.file}'s [${lead.report.scenarios.join(', ')}]; shards must select the same scenarios`,
+      );
     for (const k of SAME_OPTIONS)
       if (JSON.stringify(p.report.options[k] ?? null) !== JSON.stringify(lead.report.options[k] ?? null))
-        problems.push(`${p.file}: ${k} ${JSON.stringify(p.report.options[k] ?? null)}, but ${lead.file} ran with ${JSON.stringify(lead.report.options[k] ?? null)}`);
+        problems.push(
+          `${p.file}: ${k} ${JSON.stringify(p.report.options[k] ?? null)}, but ${lead.file} ran with ${JSON.stringify(lead.report.options[k] ?? null)}`,
+        );
   }
   problems.push(...fileProblems(ran), ...overlapProblems(parts), ...shardProblems(ran));
   const versions = new Map<string, string>();
   for (const p of parts)
     for (const t of p.report.targets) {
       const v = versions.get(t.name);
-      if (v !== undefined && v !== t.version) problems.push(`${p.file}: target ${t.name} ${t.version}, another shard ran ${t.name} ${v}`);
+      if (v !== undefined && v !== t.version)
+        problems.push(`${p.file}: target ${t.name} ${t.version}, another shard ran ${t.name} ${v}`);
       versions.set(t.name, t.version);
     }
   // a blocked part planned nothing: what is missing is that part's, and the run exits 2 for it
@@ -94,9 +103,14 @@ function shardProblems(ran: ReadRun[]): string[] {
     for (const p of sharded) {
       const s = planOf(p).shard!;
       if (s.count !== planOf(a).shard!.count)
-        problems.push(`${p.file} is shard ${s.index}/${s.count}, but ${a.file} is shard ${planOf(a).shard!.index}/${planOf(a).shard!.count} of the same cells; every shard of a run uses the same n`);
+        problems.push(
+          `${p.file} is shard ${s.index}/${s.count}, but ${a.file} is shard ${planOf(a).shard!.index}/${planOf(a).shard!.count} of the same cells; every shard of a run uses the same n`,
+        );
       const prev = byIndex.get(s.index);
-      if (prev) problems.push(`shard ${s.index}/${s.count} is given twice: ${prev.file} and ${p.file}; give each shard of a run once`);
+      if (prev)
+        problems.push(
+          `shard ${s.index}/${s.count} is given twice: ${prev.file} and ${p.file}; give each shard of a run once`,
+        );
       byIndex.set(s.index, p);
     }
   }
@@ -123,7 +137,10 @@ function missingProblems(ran: ReadRun[]): string[] {
     if (!shards.length) continue;
     const count = shards[0].count;
     for (let i = 1; i <= count; i++)
-      if (!shards.some((s) => s.index === i)) problems.push(`shard ${i}/${count} of the cells planned in ${group[0].file} was not given; merge every shard of the run`);
+      if (!shards.some((s) => s.index === i))
+        problems.push(
+          `shard ${i}/${count} of the cells planned in ${group[0].file} was not given; merge every shard of the run`,
+        );
   }
   return problems;
 }
@@ -156,7 +173,9 @@ export function mergeReports(parts: ReadRun[], outDir: string): { report: Report
   }
   results.sort((a, b) => (a.cell_id < b.cell_id ? -1 : a.cell_id > b.cell_id ? 1 : 0));
   const targets = [...new Map(parts.flatMap((p) => p.report.targets).map((t) => [t.name, t])).values()];
-  const status = parts.map((p) => p.report.status).reduce((a, b) => (STATUS_RANK.indexOf(b) > STATUS_RANK.indexOf(a) ? b : a));
+  const status = parts
+    .map((p) => p.report.status)
+    .reduce((a, b) => (STATUS_RANK.indexOf(b) > STATUS_RANK.indexOf(a) ? b : a));
   const summary = summarize(results, status === 'interrupted');
   if (status === 'blocked') summary.exit_code = EXIT.blocked;
   const blocked = parts.filter((p) => p.report.status === 'blocked');
@@ -172,20 +191,33 @@ export function mergeReports(parts: ReadRun[], outDir: string): { report: Report
     schema_version: parts[0].report.schema_version,
     run_id: runId,
     status,
-    ...(blocked.length ? { reason: blocked.map((p) => `${p.file} was blocked: ${p.report.reason ?? 'no reason recorded'}`).join('; ') } : {}),
+    ...(blocked.length
+      ? { reason: blocked.map((p) => `${p.file} was blocked: ${p.report.reason ?? 'no reason recorded'}`).join('; ') }
+      : {}),
     memeval_version: parts[0].report.memeval_version,
     layer: parts[0].report.layer,
     started_at: parts.map((p) => p.report.started_at).sort()[0],
-    ended_at: parts.map((p) => p.report.ended_at).sort().at(-1)!,
+    ended_at: parts
+      .map((p) => p.report.ended_at)
+      .sort()
+      .at(-1)!,
     options: {
       merged_from: parts.map((p) => p.report.run_id),
       shards: parts.map((p) => (p.report as { shard?: unknown }).shard ?? null),
-      ...Object.fromEntries(SAME_OPTIONS.filter((k) => k in (ran[0] ?? parts[0]).report.options).map((k) => [k, (ran[0] ?? parts[0]).report.options[k]])),
+      ...Object.fromEntries(
+        SAME_OPTIONS.filter((k) => k in (ran[0] ?? parts[0]).report.options).map((k) => [
+          k,
+          (ran[0] ?? parts[0]).report.options[k],
+        ]),
+      ),
     },
     scenarios: (ran[0] ?? parts[0]).report.scenarios,
     targets,
     results,
-    matrix: buildMatrix(results, targets.map((t) => t.name)),
+    matrix: buildMatrix(
+      results,
+      targets.map((t) => t.name),
+    ),
     summary,
     warnings: [...new Set(parts.flatMap((p) => p.report.warnings))],
     plan,

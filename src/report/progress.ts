@@ -21,7 +21,10 @@ export function colorLevel(env: NodeJS.ProcessEnv, isTTY: boolean): 0 | 1 | 2 | 
 }
 
 /** The subset of a cell result that progress needs: the old PhaseResult and CellResult both fit. */
-export type ProgressCell = Pick<CellResult, 'scenario' | 'target' | 'phase' | 'verdict' | 'reason' | 'fails_run' | 'duration_ms'> &
+export type ProgressCell = Pick<
+  CellResult,
+  'scenario' | 'target' | 'phase' | 'verdict' | 'reason' | 'fails_run' | 'duration_ms'
+> &
   Partial<Pick<CellResult, 'claimed' | 'defence' | 'stderr_tail' | 'fixture' | 'cell_id'>> & {
     assertions: { name: string; outcome: string; actual: unknown; expected: unknown }[];
     agent?: { agent: string; repeat: number };
@@ -46,12 +49,26 @@ function label(r: ProgressCell): string {
 /** A cell's headline: mark, verdict (caught violations as "caught"), where, how long. */
 export function cellLine(r: ProgressCell, c: ChalkInstance, withReason: boolean): string {
   const agent = r.agent ? ` ${r.agent.agent} #${r.agent.repeat}` : '';
-  const why = r.fails_run ? failureReason(asCell(r)) : isCaught(asCell(r)) ? r.reason : r.verdict === 'unsupported' || r.verdict === 'skipped' ? r.reason : '';
-  const verdictCol = r.fails_run ? c.red : isCaught(asCell(r)) ? c.cyan : r.verdict === 'unsupported' || r.verdict === 'skipped' ? c.yellow : c.green;
+  const why = r.fails_run
+    ? failureReason(asCell(r))
+    : isCaught(asCell(r))
+      ? r.reason
+      : r.verdict === 'unsupported' || r.verdict === 'skipped'
+        ? r.reason
+        : '';
+  const verdictCol = r.fails_run
+    ? c.red
+    : isCaught(asCell(r))
+      ? c.cyan
+      : r.verdict === 'unsupported' || r.verdict === 'skipped'
+        ? c.yellow
+        : c.green;
   return (
     `${mark(r, c)} ${verdictCol(label(r).padEnd(11))} ${r.scenario} ${c.dim(`[${r.target}]`)} ${r.phase}${agent} ${c.dim(`${r.duration_ms} ms`)}` +
     (withReason && why ? c.dim(` — ${oneLine(why, 200)}`) : '') +
-    (withReason && r.fixture && r.fixture !== 'removed' && r.fixture !== 'not created' ? c.dim(` — fixture kept: ${r.fixture}`) : '')
+    (withReason && r.fixture && r.fixture !== 'removed' && r.fixture !== 'not created'
+      ? c.dim(` — fixture kept: ${r.fixture}`)
+      : '')
   );
 }
 
@@ -59,9 +76,18 @@ export function cellLine(r: ProgressCell, c: ChalkInstance, withReason: boolean)
 export function cellDetail(r: ProgressCell, c: ChalkInstance): string[] {
   if (!r.fails_run && r.verdict !== 'unsupported') return [];
   const lines = [`    ${c.dim(oneLine(r.reason, 300))}`];
-  for (const a of failingAssertions(asCell(r))) lines.push(c.red(`    ✗ ${a.name}: actual ${oneLine(a.actual)}, expected ${oneLine(a.expected)}`));
-  if (r.stderr_tail && r.verdict === 'error') lines.push(...r.stderr_tail.trim().split('\n').slice(-5).map((l) => c.dim(`    | ${oneLine(l, 200)}`)));
-  if (r.fixture && r.fixture !== 'removed' && r.fixture !== 'not created') lines.push(c.dim(`    fixture kept: ${r.fixture}`));
+  for (const a of failingAssertions(asCell(r)))
+    lines.push(c.red(`    ✗ ${a.name}: actual ${oneLine(a.actual)}, expected ${oneLine(a.expected)}`));
+  if (r.stderr_tail && r.verdict === 'error')
+    lines.push(
+      ...r.stderr_tail
+        .trim()
+        .split('\n')
+        .slice(-5)
+        .map((l) => c.dim(`    | ${oneLine(l, 200)}`)),
+    );
+  if (r.fixture && r.fixture !== 'removed' && r.fixture !== 'not created')
+    lines.push(c.dim(`    fixture kept: ${r.fixture}`));
   return lines;
 }
 
@@ -118,7 +144,11 @@ export class Progress {
     }
     const attention = r.fails_run || r.verdict === 'unsupported' || r.verdict === 'error' || r.verdict === 'invalid';
     // \r + erase line: replace the status line, print the cell above it, redraw the status
-    this.o.write('\r\x1b[2K' + (attention ? [cellLine(r, this.c, false), ...cellDetail(r, this.c)].join('\n') + '\n' : '') + this.statusLine());
+    this.o.write(
+      '\r\x1b[2K' +
+        (attention ? [cellLine(r, this.c, false), ...cellDetail(r, this.c)].join('\n') + '\n' : '') +
+        this.statusLine(),
+    );
   }
 
   /** Clear the live line before the closing output. */
@@ -128,14 +158,22 @@ export class Progress {
 }
 
 /** The closing recap: every cell that fails the run with its reason, wall time, report path. */
-export function formatRecap(report: Pick<Report, 'summary' | 'status' | 'usage_total'> & { results: ProgressCell[] }, reportPath: string, wallMs: number, c: ChalkInstance): string {
+export function formatRecap(
+  report: Pick<Report, 'summary' | 'status' | 'usage_total'> & { results: ProgressCell[] },
+  reportPath: string,
+  wallMs: number,
+  c: ChalkInstance,
+): string {
   // an interrupted run says so already; a completed one that checked nothing must say that
   const nothing = report.status === 'completed' ? nothingChecked(report.results) : undefined;
   const failing = report.results.filter((r) => r.fails_run);
   const lines: string[] = [];
   if (failing.length) {
     lines.push(c.bold(`${failing.length} cell(s) fail the run:`));
-    for (const r of failing) lines.push(`  ${c.red('✗')} ${r.scenario} ${c.dim(`[${r.target}]`)} ${r.phase}${r.agent ? ` ${r.agent.agent} #${r.agent.repeat}` : ''}: ${r.verdict} — ${oneLine(failureReason(asCell(r)), 300)}`);
+    for (const r of failing)
+      lines.push(
+        `  ${c.red('✗')} ${r.scenario} ${c.dim(`[${r.target}]`)} ${r.phase}${r.agent ? ` ${r.agent.agent} #${r.agent.repeat}` : ''}: ${r.verdict} — ${oneLine(failureReason(asCell(r)), 300)}`,
+      );
   }
   const caught = report.results.filter((r) => isCaught(asCell(r))).length;
   const by = Object.entries(report.summary.by_verdict).map(([v, n]) => `${n} ${v}`);

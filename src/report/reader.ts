@@ -32,10 +32,14 @@ export function readRun(runDirOrFile: string): ReadRun {
   }
   const version = (raw as { schema_version?: unknown })?.schema_version;
   if (version !== REPORT_SCHEMA_VERSION)
-    throw new ReportError(`${file}: schema_version ${JSON.stringify(version)} is not ${REPORT_SCHEMA_VERSION}; it was written by another memeval version`);
+    throw new ReportError(
+      `${file}: schema_version ${JSON.stringify(version)} is not ${REPORT_SCHEMA_VERSION}; it was written by another memeval version`,
+    );
   const parsed = reportSchema.safeParse(raw);
   if (!parsed.success) {
-    const problems = parsed.error.issues.slice(0, 10).map((i) => `${file}: ${i.path.join('.') || '(top level)'}: ${i.message}`);
+    const problems = parsed.error.issues
+      .slice(0, 10)
+      .map((i) => `${file}: ${i.path.join('.') || '(top level)'}: ${i.message}`);
     throw new ReportError(problems.join('\n'), problems);
   }
   return { report: parsed.data, file, runDir: dirname(file) };

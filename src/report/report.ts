@@ -1,10 +1,22 @@
 import { randomBytes } from 'node:crypto';
-import { EXIT, isChecked, REPORT_SCHEMA_VERSION, type CellResult, type Report, type Summary, type TargetInfo, type Verdict } from '../core/results.js';
+import {
+  EXIT,
+  isChecked,
+  REPORT_SCHEMA_VERSION,
+  type CellResult,
+  type Report,
+  type Summary,
+  type TargetInfo,
+  type Verdict,
+} from '../core/results.js';
 
 export { REPORT_SCHEMA_VERSION, type Report, type Summary, type TargetInfo };
 
 export function newRunId(now = new Date()): string {
-  return `${now.toISOString().replace(/[:.]/g, '-').replace(/-\d{3}Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
+  return `${now
+    .toISOString()
+    .replace(/[:.]/g, '-')
+    .replace(/-\d{3}Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
 }
 
 /**

@@ -34,16 +34,26 @@ export interface RunOutcome {
  * (each line labelled with its cell), cell dirs made relative to the run, and report.json
  * written atomically.
  */
-export function writeRunReport<X extends object>(o: RunOutcome, extra: X): { report: Report & X & { gate?: GateResult }; reportPath: string } {
+export function writeRunReport<X extends object>(
+  o: RunOutcome,
+  extra: X,
+): { report: Report & X & { gate?: GateResult }; reportPath: string } {
   const allCalls: string[] = [];
   const logProblems: string[] = [];
   for (const r of o.results) {
-    const label = { cell_id: r.cell_id, scenario: r.scenario, target: r.target, phase: r.phase, ...(r.agent ? { repeat: r.agent.repeat } : {}) };
+    const label = {
+      cell_id: r.cell_id,
+      scenario: r.scenario,
+      target: r.target,
+      phase: r.phase,
+      ...(r.agent ? { repeat: r.agent.repeat } : {}),
+    };
     const f = join(r.cell_dir, 'calls.jsonl');
     try {
       const log = readCallsLog(f);
       for (const rec of log.calls) allCalls.push(JSON.stringify({ ...label, ...rec }) + '\n');
-      if (log.torn !== undefined) logProblems.push(`${r.cell_id}: ${tornLine(f, log.torn)}; that call is not in the run's calls.jsonl`);
+      if (log.torn !== undefined)
+        logProblems.push(`${r.cell_id}: ${tornLine(f, log.torn)}; that call is not in the run's calls.jsonl`);
     } catch (e) {
       if (!(e instanceof JsonlError)) throw e;
       logProblems.push(`${r.cell_id}: its calls are not in the run's calls.jsonl: ${e.message}`);
@@ -64,9 +74,16 @@ export function writeRunReport<X extends object>(o: RunOutcome, extra: X): { rep
     scenarios: o.scenarios,
     targets: o.targets,
     results: o.results,
-    matrix: buildMatrix(o.results, o.targets.map((t) => t.name)),
+    matrix: buildMatrix(
+      o.results,
+      o.targets.map((t) => t.name),
+    ),
     summary: summarize(o.results, o.interrupted),
-    warnings: [...(o.warnings ?? []), ...logProblems, ...new Set(o.results.flatMap((r) => r.warnings.map((w) => `${r.target}: ${w}`)))],
+    warnings: [
+      ...(o.warnings ?? []),
+      ...logProblems,
+      ...new Set(o.results.flatMap((r) => r.warnings.map((w) => `${r.target}: ${w}`))),
+    ],
     ...(o.plan ? { plan: o.plan } : {}),
     ...extra,
   };

@@ -35,7 +35,11 @@ export function listRuns(runsDir: string): RunEntry[] {
     .sort()
     .map((id) => {
       const dir = join(root, id);
-      let head: { status?: string; started_at?: string; summary?: { cells?: number; failed?: number; unsupported?: number; by_verdict?: { unsupported?: number } } } | null = null;
+      let head: {
+        status?: string;
+        started_at?: string;
+        summary?: { cells?: number; failed?: number; unsupported?: number; by_verdict?: { unsupported?: number } };
+      } | null = null;
       try {
         head = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8'));
       } catch {

@@ -11,8 +11,14 @@ import { z } from 'zod';
  */
 const frontMatterSchema = z
   .strictObject({
-    ref: z.string().regex(/^[A-Za-z][A-Za-z0-9_-]*$/, 'a ref name: a letter, then letters, digits, _ or -').optional(),
-    id: z.string().regex(/^[A-Za-z][A-Za-z0-9_-]*$/, 'a ref name: a letter, then letters, digits, _ or -').optional(),
+    ref: z
+      .string()
+      .regex(/^[A-Za-z][A-Za-z0-9_-]*$/, 'a ref name: a letter, then letters, digits, _ or -')
+      .optional(),
+    id: z
+      .string()
+      .regex(/^[A-Za-z][A-Za-z0-9_-]*$/, 'a ref name: a letter, then letters, digits, _ or -')
+      .optional(),
     category: z.string().optional(),
     source: z.string().optional(),
     subject: z.string().optional(),
@@ -61,12 +67,25 @@ export function parseMemoryFile(file: string): { memory?: CorpusMemory; problems
     return { problems: [`${file}${line}: front matter: ${e.message.split('\n')[0]}`] };
   }
   const fm = frontMatterSchema.safeParse(doc.toJS() ?? {});
-  if (!fm.success) return { problems: fm.error.issues.map((i) => `${file}: front matter${i.path.length ? ` ${i.path.join('.')}` : ''}: ${i.message}`) };
+  if (!fm.success)
+    return {
+      problems: fm.error.issues.map(
+        (i) => `${file}: front matter${i.path.length ? ` ${i.path.join('.')}` : ''}: ${i.message}`,
+      ),
+    };
   const content = m[2].trim();
   if (!content) return { problems: [`${file}: the memory's text (after the front matter) is empty`] };
   const f = fm.data;
   return {
-    memory: { ref: (f.ref ?? f.id)!, content, category: f.category, source: f.source, subject: f.subject, tags: f.tags, file },
+    memory: {
+      ref: (f.ref ?? f.id)!,
+      content,
+      category: f.category,
+      source: f.source,
+      subject: f.subject,
+      tags: f.tags,
+      file,
+    },
     problems: [],
   };
 }

@@ -14,7 +14,8 @@ function zeroSatisfies(op: Comparator, value: number): boolean {
  */
 export function checkWellBehavedExercises(scenario: Scenario): string[] {
   const calls = (steps: { op: string }[]) => steps.some((st) => st.op !== 'restart');
-  if (calls(scenario.deterministic.well_behaved) || calls(scenario.setup.steps) || scenario.setup.memories.length) return [];
+  if (calls(scenario.deterministic.well_behaved) || calls(scenario.setup.steps) || scenario.setup.memories.length)
+    return [];
   return [
     'deterministic.well_behaved: the well-behaved phase calls the target nothing (no step but restart, no setup memory or step), so a target that refuses every call or keeps nothing passes it; ' +
       'add a write a well-behaved target must store and an assertion that it was, e.g. { op: "remember", content: "User prefers vitest" } with ' +
@@ -56,5 +57,7 @@ export function holdsOnEmptyStore(a: Assertion): boolean {
 /** Would a target that accepts every write and keeps nothing fail this scenario's well-behaved phase? */
 export function wellBehavedCatchesBlackhole(scenario: Scenario): boolean {
   if (scenario.setup.memories.length) return true; // seeds are checked in the store after seeding
-  return scenario.assertions.some((a) => assertionApplies(a, 'well-behaved') && !('level' in a && a.level === 'warn') && !holdsOnEmptyStore(a));
+  return scenario.assertions.some(
+    (a) => assertionApplies(a, 'well-behaved') && !('level' in a && a.level === 'warn') && !holdsOnEmptyStore(a),
+  );
 }

@@ -31,10 +31,12 @@ export function checkSetupFiles(scenario: Scenario): string[] {
     for (let k = 1; k < parts.length; k++) {
       const prefix = parts.slice(0, k).join('/');
       const asFile = files.get(prefix);
-      if (asFile !== undefined) return bad(`puts a file inside "${prefix}", which setup.files[${asFile}] writes as a file`);
+      if (asFile !== undefined)
+        return bad(`puts a file inside "${prefix}", which setup.files[${asFile}] writes as a file`);
     }
     files.set(norm, i);
-    for (let k = 1; k < parts.length; k++) if (!dirs.has(parts.slice(0, k).join('/'))) dirs.set(parts.slice(0, k).join('/'), i);
+    for (let k = 1; k < parts.length; k++)
+      if (!dirs.has(parts.slice(0, k).join('/'))) dirs.set(parts.slice(0, k).join('/'), i);
   });
   return problems;
 }

@@ -8,7 +8,11 @@ export function walkAssertions(list: Assertion[], base = 'assertions'): { a: Ass
   return list.flatMap((a, i) => {
     const path = `${base}[${i}]`;
     const inner =
-      a.kind === 'jury' ? walkAssertions(a.judges, `${path}.judges`) : a.kind === 'cascade' ? a.tiers.flatMap((t, k) => walkAssertions(t.judges, `${path}.tiers[${k}].judges`)) : [];
+      a.kind === 'jury'
+        ? walkAssertions(a.judges, `${path}.judges`)
+        : a.kind === 'cascade'
+          ? a.tiers.flatMap((t, k) => walkAssertions(t.judges, `${path}.tiers[${k}].judges`))
+          : [];
     return [{ a, path }, ...inner];
   });
 }
@@ -35,18 +39,24 @@ export function expandAndCheckJudges(scenario: Scenario, file: string): string[]
     );
   }
   const known = new Set(scenario.setup.memories.map((m) => m.ref));
-  const steps = [...scenario.setup.steps, ...scenario.deterministic.well_behaved, ...(scenario.deterministic.violation?.steps ?? [])];
+  const steps = [
+    ...scenario.setup.steps,
+    ...scenario.deterministic.well_behaved,
+    ...(scenario.deterministic.violation?.steps ?? []),
+  ];
   for (const s of steps) if (s.op === 'remember' && s.ref) known.add(s.ref);
   const need = (v: string | undefined, path: string) => {
     if (v === undefined) return;
     const name = v.startsWith('$ref:') ? v.slice(5) : undefined;
     if (!name) problems.push(`${path}: expected "$ref:<name>"`);
-    else if (!known.has(name)) problems.push(`${path}: unknown ref "${name}" (not a setup memory or a remember step's ref)`);
+    else if (!known.has(name))
+      problems.push(`${path}: unknown ref "${name}" (not a setup memory or a remember step's ref)`);
   };
   for (const { a, path } of walkAssertions(scenario.assertions)) {
     if (a.kind === 'rank') (need(a.memory, `${path}.memory`), need(a.before, `${path}.before`));
     if (a.kind === 'count') need(a.ref, `${path}.ref`);
-    if (a.kind === 'llm' && a.prompt && !existsSync(resolve(dirname(file), a.prompt))) problems.push(`${path}.prompt: ${resolve(dirname(file), a.prompt)} does not exist`);
+    if (a.kind === 'llm' && a.prompt && !existsSync(resolve(dirname(file), a.prompt)))
+      problems.push(`${path}.prompt: ${resolve(dirname(file), a.prompt)} does not exist`);
   }
   return problems;
 }

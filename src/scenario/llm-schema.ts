@@ -16,18 +16,33 @@ export type JudgeLevel = (typeof JUDGE_LEVELS)[number];
 export const scoreSpecSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('boolean') }),
   z
-    .strictObject({ type: z.literal('numeric'), min: z.number().default(0), max: z.number().default(1), threshold: z.number() })
-    .refine((s) => s.min < s.max && s.threshold >= s.min && s.threshold <= s.max, { message: 'numeric score needs min < max and min <= threshold <= max' }),
+    .strictObject({
+      type: z.literal('numeric'),
+      min: z.number().default(0),
+      max: z.number().default(1),
+      threshold: z.number(),
+    })
+    .refine((s) => s.min < s.max && s.threshold >= s.min && s.threshold <= s.max, {
+      message: 'numeric score needs min < max and min <= threshold <= max',
+    }),
   z
-    .strictObject({ type: z.literal('categorical'), categories: z.array(z.string().min(1)).min(2), passing: z.array(z.string().min(1)).min(1) })
-    .refine((s) => s.passing.every((p) => s.categories.includes(p)), { message: 'every `passing` category must be one of `categories`' }),
+    .strictObject({
+      type: z.literal('categorical'),
+      categories: z.array(z.string().min(1)).min(2),
+      passing: z.array(z.string().min(1)).min(1),
+    })
+    .refine((s) => s.passing.every((p) => s.categories.includes(p)), {
+      message: 'every `passing` category must be one of `categories`',
+    }),
 ]);
 export type ScoreSpec = z.infer<typeof scoreSpecSchema>;
 
 const NEEDS: Record<LlmCheck, (a: LlmFields) => string | null> = {
   rubric: (a) => (a.criteria ? null : 'check "rubric" needs `criteria`'),
-  relevance: (a) => (a.subject === 'recall' ? null : 'check "relevance" judges recall results: set subject "recall" and a `query`'),
-  ranking: (a) => (a.subject === 'recall' ? null : 'check "ranking" judges recall results: set subject "recall" and a `query`'),
+  relevance: (a) =>
+    a.subject === 'recall' ? null : 'check "relevance" judges recall results: set subject "recall" and a `query`',
+  ranking: (a) =>
+    a.subject === 'recall' ? null : 'check "ranking" judges recall results: set subject "recall" and a `query`',
   topics: (a) => (a.topics?.length ? null : 'check "topics" needs `topics` (a list)'),
   'contains-fact': (a) => (a.fact ? null : 'check "contains-fact" needs `fact`'),
   'no-such-fact': (a) => (a.fact ? null : 'check "no-such-fact" needs `fact`'),
@@ -61,8 +76,16 @@ export const llmFields = {
   min_confidence: z.number().min(0).max(1).default(0.6),
   max_items: z.number().int().positive().default(30),
   max_chars: z.number().int().positive().default(400),
-  prompt: z.string().min(1).optional().describe('a prompt template file (relative to the scenario) replacing the built-in one'),
-  model: z.string().min(1).optional().describe("this judge's own model (e.g. one juror of several); used only when the run has a judge model"),
+  prompt: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('a prompt template file (relative to the scenario) replacing the built-in one'),
+  model: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("this judge's own model (e.g. one juror of several); used only when the run has a judge model"),
   base_url: z.url().optional().describe("the endpoint of this judge's own model"),
   score: scoreSpecSchema.default({ type: 'boolean' }),
   scripted: scriptedJudgeSchema.optional().describe('what the scripted judge answers (--judge-model scripted)'),
@@ -83,7 +106,12 @@ export function llmProblems(a: LlmFields): string[] {
 export const rankFields = {
   query: z.string().min(1),
   memory: z.string().min(1).optional().describe('$ref:<name> of the memory to look for'),
-  max_results: z.number().int().nonnegative().optional().describe('at most this many results (0: the query must find nothing)'),
+  max_results: z
+    .number()
+    .int()
+    .nonnegative()
+    .optional()
+    .describe('at most this many results (0: the query must find nothing)'),
   top_k: z.number().int().positive().optional().describe('the memory is among the first top_k results'),
   before: z.string().min(1).optional().describe('$ref:<name> of a memory it must rank above (or the other is absent)'),
   absent: z.boolean().default(false).describe('the memory must NOT be among the first top_k results (or at all)'),

@@ -21,7 +21,9 @@ export function scenarioFiles(dir: string): string[] {
   try {
     entries = readdirSync(dir);
   } catch (e) {
-    throw new InputError(`${dir}: cannot list scenarios (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); give a folder of scenario files`);
+    throw new InputError(
+      `${dir}: cannot list scenarios (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); give a folder of scenario files`,
+    );
   }
   return entries
     .filter((f) => SCENARIO_EXT.has(extname(f)))
@@ -35,8 +37,15 @@ export function loadScenario(file: string): LoadedScenario {
   const scenario = parseWith(file, raw, scenarioSchema);
   const stem = basename(file, extname(file));
   const problems: string[] = [];
-  if (scenario.id !== stem) problems.push(`id: "${scenario.id}" must equal the file name "${stem}" (rename one of them)`);
-  problems.push(...expandAndCheckJudges(scenario, file), ...checkRefs(scenario), ...checkWiring(scenario), ...checkSetupFiles(scenario), ...checkWellBehavedExercises(scenario));
+  if (scenario.id !== stem)
+    problems.push(`id: "${scenario.id}" must equal the file name "${stem}" (rename one of them)`);
+  problems.push(
+    ...expandAndCheckJudges(scenario, file),
+    ...checkRefs(scenario),
+    ...checkWiring(scenario),
+    ...checkSetupFiles(scenario),
+    ...checkWellBehavedExercises(scenario),
+  );
   if (problems.length) {
     const lines = problems.map((p) => `${file}: ${p}`);
     throw new InputError(lines.join('\n'), lines);

@@ -60,18 +60,25 @@ export function checkRefs(scenario: Scenario): string[] {
       for (const r of findRefs(step)) {
         const field = parseRef(getAt(step, r.path))?.field;
         if (field !== undefined && !REF_FIELDS.includes(field))
-          problems.push(`${where}[${i}].${r.path}: "$ref:${r.name}.${field}": a memory has no field "${field}" (fields: ${REF_FIELDS.join(', ')})`);
+          problems.push(
+            `${where}[${i}].${r.path}: "$ref:${r.name}.${field}": a memory has no field "${field}" (fields: ${REF_FIELDS.join(', ')})`,
+          );
         if (!known.has(r.name)) {
-          const hint = known.size ? ` (known: ${[...known].join(', ')})` : ' (no memory is named yet: add a setup memory or a remember step with `ref`)';
+          const hint = known.size
+            ? ` (known: ${[...known].join(', ')})`
+            : ' (no memory is named yet: add a setup memory or a remember step with `ref`)';
           problems.push(`${where}[${i}].${r.path}: unknown ref "${r.name}"${hint}`);
         }
       }
       if ((step.op === 'update' || step.op === 'forget') && refName(step.memory) === undefined)
-        problems.push(`${where}[${i}].memory: expected "$ref:<name>" naming a setup memory or an earlier remember step`);
+        problems.push(
+          `${where}[${i}].memory: expected "$ref:<name>" naming a setup memory or an earlier remember step`,
+        );
       if (step.op === 'remember' && step.ref) known.add(step.ref);
     });
   };
   checkSteps(scenario.deterministic.well_behaved, 'deterministic.well_behaved');
-  if (scenario.deterministic.violation) checkSteps(scenario.deterministic.violation.steps, 'deterministic.violation.steps');
+  if (scenario.deterministic.violation)
+    checkSteps(scenario.deterministic.violation.steps, 'deterministic.violation.steps');
   return problems;
 }

@@ -34,7 +34,9 @@ const setupFile = z.strictObject({
 
 const similarity = z.strictObject({
   a: nonEmpty.describe('anchor text, or $ref:<name> for the content of a setup memory or remember step'),
-  b: nonEmpty.describe('any text the provider embeds that contains this (case-insensitive) gets `cosine` to the anchor; $ref:<name> allowed'),
+  b: nonEmpty.describe(
+    'any text the provider embeds that contains this (case-insensitive) gets `cosine` to the anchor; $ref:<name> allowed',
+  ),
   cosine: z.number().min(-1).max(1),
 });
 
@@ -50,7 +52,9 @@ export const regexSource = z.string().refine((r) => {
 
 const providerRule = z.strictObject({
   name: z.string().optional().describe('shown in provider_calls.matched'),
-  contains: z.union([nonEmpty, z.array(nonEmpty).min(1)]).describe('every string must occur in the request messages (case-insensitive); $ref:<name> allowed'),
+  contains: z
+    .union([nonEmpty, z.array(nonEmpty).min(1)])
+    .describe('every string must occur in the request messages (case-insensitive); $ref:<name> allowed'),
   capture: regexSource
     .optional()
     .describe('a regex that must also match the request; $1.. in the answer are its groups'),
@@ -64,7 +68,10 @@ const providerRule = z.strictObject({
 
 /** Scripted answers of the model provider a provider-backed target is pointed at. */
 export const scenarioProviderSchema = z.strictObject({
-  rules: z.array(providerRule).default([]).describe('first match wins; the target declaration may add rules after these'),
+  rules: z
+    .array(providerRule)
+    .default([])
+    .describe('first match wins; the target declaration may add rules after these'),
   default: z.string().optional().describe("the answer when no rule matches (else the target's default)"),
 });
 export type ScenarioProvider = z.infer<typeof scenarioProviderSchema>;
@@ -138,7 +145,9 @@ const countAssertion = z.strictObject({
 const sqlAssertion = z.strictObject({
   kind: z.literal('sql'),
   ...assertionBase,
-  query: nonEmpty.describe('a query returning one scalar; tables: memories (view), calls, provider_calls (provider-backed targets), store.<table>'),
+  query: nonEmpty.describe(
+    'a query returning one scalar; tables: memories (view), calls, provider_calls (provider-backed targets), store.<table>',
+  ),
   op: comparator,
   value: z.union([z.number(), z.string()]),
 });
@@ -187,21 +196,30 @@ const transcriptAssertion = z
 const fileAssertion = z.strictObject({
   kind: z.literal('file'),
   ...assertionBase,
-  path: nonEmpty.describe('a file in the fixture: relative to the project, or starting with {{home}}, {{data}}, {{project}} or {{fixture}}'),
+  path: nonEmpty.describe(
+    'a file in the fixture: relative to the project, or starting with {{home}}, {{data}}, {{project}} or {{fixture}}',
+  ),
   exists: z.boolean().default(true).describe('false: the file must not exist'),
   contains: z.string().optional(),
   not_contains: z.string().optional(),
   regex: z.string().optional(),
   case_sensitive: z.boolean().default(false),
 });
-const llmAssertion = z.strictObject({ kind: z.literal('llm'), ...assertionBase, ...llmFields }).superRefine((a, ctx) => {
-  for (const message of llmProblems(a)) ctx.addIssue({ code: 'custom', message });
-});
+const llmAssertion = z
+  .strictObject({ kind: z.literal('llm'), ...assertionBase, ...llmFields })
+  .superRefine((a, ctx) => {
+    for (const message of llmProblems(a)) ctx.addIssue({ code: 'custom', message });
+  });
 const rankAssertion = z
   .strictObject({ kind: z.literal('rank'), ...assertionBase, ...rankFields })
-  .refine((a) => (a.memory !== undefined && (a.top_k !== undefined || a.before !== undefined)) || (a.memory === undefined && a.before === undefined && a.top_k === undefined && a.max_results !== undefined), {
-    message: 'a rank assertion needs `memory` with `top_k` and/or `before`, or only `max_results`',
-  });
+  .refine(
+    (a) =>
+      (a.memory !== undefined && (a.top_k !== undefined || a.before !== undefined)) ||
+      (a.memory === undefined && a.before === undefined && a.top_k === undefined && a.max_results !== undefined),
+    {
+      message: 'a rank assertion needs `memory` with `top_k` and/or `before`, or only `max_results`',
+    },
+  );
 
 export const VOTING_RULES = ['majority', 'unanimous', 'any', 'average', 'weighted'] as const;
 export type VotingRule = (typeof VOTING_RULES)[number];
@@ -236,39 +254,70 @@ const juryAssertion = z
     ...assertionBase,
     judges: z.array(memberAssertion).min(1),
     rule: z.enum(VOTING_RULES),
-    threshold: z.number().min(0).max(1).optional().describe('average: mean normalised score needed; weighted: share of weight needed (default 0.5)'),
+    threshold: z
+      .number()
+      .min(0)
+      .max(1)
+      .optional()
+      .describe('average: mean normalised score needed; weighted: share of weight needed (default 0.5)'),
     weights: z.array(z.number().positive()).optional().describe('weighted: one weight per judge'),
     errors: badVoteRule('errors'),
     abstentions: badVoteRule('abstentions'),
-    quorum: z.number().int().positive().optional().describe('decided (pass/fail) votes the jury needs; default a majority of its judges'),
+    quorum: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe('decided (pass/fail) votes the jury needs; default a majority of its judges'),
     level: z.enum(JUDGE_LEVELS).default('fail'),
   })
   .superRefine((a, ctx) => {
-    if (a.rule === 'average' && a.threshold === undefined) ctx.addIssue({ code: 'custom', message: 'rule "average" needs `threshold`' });
+    if (a.rule === 'average' && a.threshold === undefined)
+      ctx.addIssue({ code: 'custom', message: 'rule "average" needs `threshold`' });
     if (a.rule === 'weighted' && a.weights?.length !== a.judges.length)
-      ctx.addIssue({ code: 'custom', message: `rule "weighted" needs \`weights\`, one per judge (${a.judges.length})` });
-    if (a.rule !== 'weighted' && a.weights) ctx.addIssue({ code: 'custom', message: '`weights` applies to rule "weighted" only' });
+      ctx.addIssue({
+        code: 'custom',
+        message: `rule "weighted" needs \`weights\`, one per judge (${a.judges.length})`,
+      });
+    if (a.rule !== 'weighted' && a.weights)
+      ctx.addIssue({ code: 'custom', message: '`weights` applies to rule "weighted" only' });
     if (a.quorum !== undefined && a.quorum > a.judges.length)
-      ctx.addIssue({ code: 'custom', path: ['quorum'], message: `\`quorum\` ${a.quorum} is more than the jury's ${a.judges.length} judge(s)` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['quorum'],
+        message: `\`quorum\` ${a.quorum} is more than the jury's ${a.judges.length} judge(s)`,
+      });
   });
 
 const cascadeAssertion = z
   .strictObject({
     kind: z.literal('cascade'),
     ...assertionBase,
-    tiers: z.array(z.strictObject({ policy: z.enum(CASCADE_POLICIES), judges: z.array(memberAssertion).min(1) })).min(1),
+    tiers: z
+      .array(z.strictObject({ policy: z.enum(CASCADE_POLICIES), judges: z.array(memberAssertion).min(1) }))
+      .min(1),
     level: z.enum(JUDGE_LEVELS).default('fail'),
   })
   .superRefine((a, ctx) => {
     a.tiers.forEach((t, i) => {
-      if (t.policy === 'final' && i !== a.tiers.length - 1) ctx.addIssue({ code: 'custom', path: ['tiers', i, 'policy'], message: 'only the last tier can be "final"' });
+      if (t.policy === 'final' && i !== a.tiers.length - 1)
+        ctx.addIssue({ code: 'custom', path: ['tiers', i, 'policy'], message: 'only the last tier can be "final"' });
     });
     if (a.tiers[a.tiers.length - 1]?.policy !== 'final')
-      ctx.addIssue({ code: 'custom', path: ['tiers'], message: 'the last tier must have policy "final" so the cascade always decides' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['tiers'],
+        message: 'the last tier must have policy "final" so the cascade always decides',
+      });
     const usesModel = a.tiers.map((t) => t.judges.some(needsModel));
     const firstModel = usesModel.indexOf(true);
     if (firstModel >= 0 && usesModel.slice(firstModel).includes(false))
-      ctx.addIssue({ code: 'custom', path: ['tiers'], message: 'deterministic tiers must come before tiers with llm judges (tokens are spent only when cheap checks cannot decide)' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['tiers'],
+        message:
+          'deterministic tiers must come before tiers with llm judges (tokens are spent only when cheap checks cannot decide)',
+      });
   });
 
 /** Does this judge (or any judge inside it) call a model? */
@@ -292,8 +341,15 @@ export const assertionSchema = z.discriminatedUnion('kind', [
   juryAssertion,
   cascadeAssertion,
 ]);
-type Simple = z.infer<typeof countAssertion> | z.infer<typeof sqlAssertion> | z.infer<typeof absentAssertion> | z.infer<typeof recallAssertion>
-  | z.infer<typeof calledAssertion> | z.infer<typeof transcriptAssertion> | z.infer<typeof llmAssertion> | z.infer<typeof rankAssertion>
+type Simple =
+  | z.infer<typeof countAssertion>
+  | z.infer<typeof sqlAssertion>
+  | z.infer<typeof absentAssertion>
+  | z.infer<typeof recallAssertion>
+  | z.infer<typeof calledAssertion>
+  | z.infer<typeof transcriptAssertion>
+  | z.infer<typeof llmAssertion>
+  | z.infer<typeof rankAssertion>
   | z.infer<typeof fileAssertion>;
 interface ComposedBase {
   name: string;
@@ -322,7 +378,9 @@ export const EXPECTATIONS = ['detect', 'defend-or-detect'] as const;
 export const scenarioSchema = z.strictObject({
   $schema: z.string().optional(),
   schema_version: z.literal(1),
-  id: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lowercase letters, digits and -, equal to the file name without extension'),
+  id: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9-]*$/, 'lowercase letters, digits and -, equal to the file name without extension'),
   title: nonEmpty,
   description: nonEmpty,
   adapted_from: z.string().optional(),
@@ -333,13 +391,20 @@ export const scenarioSchema = z.strictObject({
       memories_from: z
         .union([nonEmpty, z.array(nonEmpty).min(1)])
         .optional()
-        .describe('Markdown files with YAML front matter (ref, category, source, subject, tags): a folder or a glob, relative to the scenario'),
+        .describe(
+          'Markdown files with YAML front matter (ref, category, source, subject, tags): a folder or a glob, relative to the scenario',
+        ),
       files: z.array(setupFile).default([]),
-      steps: z.array(stepSchema).default([]).describe('ops run after seeding and before the phase (e.g. searches); recorded, not judged as the phase'),
+      steps: z
+        .array(stepSchema)
+        .default([])
+        .describe('ops run after seeding and before the phase (e.g. searches); recorded, not judged as the phase'),
       similarity: z
         .array(similarity)
         .default([])
-        .describe('embedding similarities the model provider serves; a scenario with any needs a provider-backed target'),
+        .describe(
+          'embedding similarities the model provider serves; a scenario with any needs a provider-backed target',
+        ),
     })
     .default({ memories: [], files: [], steps: [], similarity: [] }),
   provider: scenarioProviderSchema
@@ -353,7 +418,9 @@ export const scenarioSchema = z.strictObject({
         defence: z
           .enum(CLAIMS)
           .optional()
-          .describe('the defence this violation probes; a target that claims it fails the run when the violation is only detected'),
+          .describe(
+            'the defence this violation probes; a target that claims it fails the run when the violation is only detected',
+          ),
         steps: z.array(stepSchema).min(1),
       })
       .nullable(),

@@ -24,7 +24,9 @@ export function selectScenarios(all: LoadedScenario[], sel: Selection): LoadedSc
     for (const { p, m } of matchers)
       if (!ids.some((id) => m(id))) {
         const guess = picomatch.scan(p).isGlob ? undefined : nearest(p, ids);
-        problems.push(`--scenario: "${p}" matches no scenario${guess ? ` (did you mean "${guess}"?)` : ''}; see \`memeval list\``);
+        problems.push(
+          `--scenario: "${p}" matches no scenario${guess ? ` (did you mean "${guess}"?)` : ''}; see \`memeval list\``,
+        );
       }
     picked = picked.filter((s) => matchers.some(({ m }) => m(s.scenario.id)));
   }
@@ -33,18 +35,28 @@ export function selectScenarios(all: LoadedScenario[], sel: Selection): LoadedSc
     for (const t of sel.tags)
       if (!known.includes(t)) {
         const guess = nearest(t, known);
-        problems.push(`--tag: no scenario has tag "${t}"${guess ? ` (did you mean "${guess}"?)` : ''}; tags: ${known.join(', ')}`);
+        problems.push(
+          `--tag: no scenario has tag "${t}"${guess ? ` (did you mean "${guess}"?)` : ''}; tags: ${known.join(', ')}`,
+        );
       }
     picked = picked.filter((s) => s.scenario.tags.some((t) => sel.tags!.includes(t)));
   }
-  if (!problems.length && !picked.length) problems.push(`--scenario/--tag: no scenario matches ${[...(sel.ids ?? []), ...(sel.tags ?? []).map((t) => `tag ${t}`)].join(' and ')}`);
+  if (!problems.length && !picked.length)
+    problems.push(
+      `--scenario/--tag: no scenario matches ${[...(sel.ids ?? []), ...(sel.tags ?? []).map((t) => `tag ${t}`)].join(' and ')}`,
+    );
   if (problems.length) throw new InputError(problems.join('\n'), problems);
   // keep the given order for plain ids (as before), folder order otherwise
-  if (sel.ids?.length && sel.ids.every((p) => !picomatch.scan(p).isGlob) && !sel.tags?.length) return sel.ids.map((id) => picked.find((s) => s.scenario.id === id)!).filter(Boolean);
+  if (sel.ids?.length && sel.ids.every((p) => !picomatch.scan(p).isGlob) && !sel.tags?.length)
+    return sel.ids.map((id) => picked.find((s) => s.scenario.id === id)!).filter(Boolean);
   return picked;
 }
 
 /** The layers a scenario can run in, as `memeval list` shows them. */
 export function scenarioLayers(s: LoadedScenario['scenario']): string[] {
-  return ['deterministic', ...(s.deterministic.violation ? ['violation'] : []), ...(s.real_model ? ['real-model'] : [])];
+  return [
+    'deterministic',
+    ...(s.deterministic.violation ? ['violation'] : []),
+    ...(s.real_model ? ['real-model'] : []),
+  ];
 }

@@ -11,13 +11,20 @@ export function checkWiring(scenario: Scenario): string[] {
     if (names.has(a.name)) problems.push(`assertions[${i}].name: "${a.name}" is used twice; names must be unique`);
     names.add(a.name);
     if (a.phase === 'violation' && !scenario.deterministic.violation)
-      problems.push(`assertions[${i}].phase: "violation" but the scenario has no violation phase (deterministic.violation is null)`);
+      problems.push(
+        `assertions[${i}].phase: "violation" but the scenario has no violation phase (deterministic.violation is null)`,
+      );
     if (a.phase === 'real-model' && !scenario.real_model)
       problems.push(`assertions[${i}].phase: "real-model" but the scenario has no real_model block`);
     if (a.kind === 'transcript' && a.phase !== 'real-model')
-      problems.push(`assertions[${i}].phase: a transcript assertion reads an agent's answer; set phase to "real-model"`);
+      problems.push(
+        `assertions[${i}].phase: a transcript assertion reads an agent's answer; set phase to "real-model"`,
+      );
   });
-  if (scenario.deterministic.violation && !scenario.assertions.some((a) => a.phase === 'both' || a.phase === 'violation'))
+  if (
+    scenario.deterministic.violation &&
+    !scenario.assertions.some((a) => a.phase === 'both' || a.phase === 'violation')
+  )
     problems.push('assertions: no assertion applies to the violation phase, so it could never be detected');
   // the scripted model plays one restart-separated part of a script per agent session: a
   // mismatch would silently merge parts or leave sessions with nothing to do
@@ -38,22 +45,31 @@ export function checkWiring(scenario: Scenario): string[] {
   }
   scenario.setup.files.forEach((f, i) => {
     if (f.path.startsWith('/') || f.path.split(/[\\/]/).includes('..'))
-      problems.push(`setup.files[${i}].path: "${f.path}" must be a relative path inside the fixture project (no leading / and no ..)`);
+      problems.push(
+        `setup.files[${i}].path: "${f.path}" must be a relative path inside the fixture project (no leading / and no ..)`,
+      );
   });
   const refs = new Set([
     ...scenario.setup.memories.map((m) => m.ref),
-    ...[...scenario.deterministic.well_behaved, ...(scenario.deterministic.violation?.steps ?? [])].flatMap((st) => (st.op === 'remember' && st.ref ? [st.ref] : [])),
+    ...[...scenario.deterministic.well_behaved, ...(scenario.deterministic.violation?.steps ?? [])].flatMap((st) =>
+      st.op === 'remember' && st.ref ? [st.ref] : [],
+    ),
   ]);
   const checkRef = (text: string, field: string) => {
     const m = /^\$ref:(.*)$/.exec(text);
-    if (m && !refs.has(m[1]!)) problems.push(`${field}: "${text}" names no setup memory or remember step ref (known: ${[...refs].join(', ') || 'none'})`);
+    if (m && !refs.has(m[1]!))
+      problems.push(
+        `${field}: "${text}" names no setup memory or remember step ref (known: ${[...refs].join(', ') || 'none'})`,
+      );
   };
   scenario.setup.similarity.forEach((s, i) => {
     checkRef(s.a, `setup.similarity[${i}].a`);
     checkRef(s.b, `setup.similarity[${i}].b`);
   });
   scenario.provider?.rules.forEach((r, i) => {
-    (Array.isArray(r.contains) ? r.contains : [r.contains]).forEach((c) => checkRef(c, `provider.rules[${i}].contains`));
+    (Array.isArray(r.contains) ? r.contains : [r.contains]).forEach((c) =>
+      checkRef(c, `provider.rules[${i}].contains`),
+    );
     if (r.phase === 'violation' && !scenario.deterministic.violation)
       problems.push(`provider.rules[${i}].phase: "violation" but the scenario has no violation phase`);
   });

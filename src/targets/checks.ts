@@ -23,15 +23,20 @@ function placeholderProblems(field: string, text: string, known: string[]): stri
   for (const m of text.matchAll(OPEN)) {
     const p = PLACEHOLDER.exec(text.slice(m.index));
     if (!p) {
-      out.push(`${field}: malformed placeholder at ${JSON.stringify(text.slice(m.index, m.index + 30))}; write {{name}} or {{name|filter}}`);
+      out.push(
+        `${field}: malformed placeholder at ${JSON.stringify(text.slice(m.index, m.index + 30))}; write {{name}} or {{name|filter}}`,
+      );
       continue;
     }
     const [, name, filter] = p;
     if (!known.includes(name)) {
       const guess = nearest(name, known);
-      out.push(`${field}: unknown placeholder {{${name}}}${guess ? ` (did you mean {{${guess}}}?)` : ''}; known here: ${known.join(', ') || 'none'}`);
+      out.push(
+        `${field}: unknown placeholder {{${name}}}${guess ? ` (did you mean {{${guess}}}?)` : ''}; known here: ${known.join(', ') || 'none'}`,
+      );
     }
-    if (filter !== undefined && !FILTERS.includes(filter)) out.push(`${field}: unknown filter "|${filter}" in {{${name}|${filter}}}; filters: ${FILTERS.join(', ')}`);
+    if (filter !== undefined && !FILTERS.includes(filter))
+      out.push(`${field}: unknown filter "|${filter}" in {{${name}|${filter}}}; filters: ${FILTERS.join(', ')}`);
   }
   return out;
 }
@@ -65,7 +70,9 @@ export function checkPlaceholders(decl: TargetDecl): string[] {
 export function checkStorePath(decl: TargetDecl): string[] {
   if (decl.store.path === undefined) return []; // format none: no store file (the schema checks the pairing)
   const root = '/memeval-fixture-root';
-  const vars: Record<string, string> = Object.fromEntries(FIXTURE_VARS.map((v) => [v, v === 'fixture' ? root : `${root}/${v}`]));
+  const vars: Record<string, string> = Object.fromEntries(
+    FIXTURE_VARS.map((v) => [v, v === 'fixture' ? root : `${root}/${v}`]),
+  );
   const filled = decl.store.path.replace(/\{\{\s*([A-Za-z_][\w.]*)\s*\}\}/g, (all, name: string) => vars[name] ?? all);
   const rel = relative(root, resolve('/', filled));
   if (!isAbsolute(filled) || rel === '' || rel.startsWith('..') || isAbsolute(rel))
@@ -85,8 +92,12 @@ export function checkViews(decl: TargetDecl): string[] {
   const db = new Database(':memory:');
   try {
     db.exec("ATTACH DATABASE ':memory:' AS store");
-    if (decl.store.format === 'jsonl') db.exec('CREATE TABLE store.records (line INTEGER PRIMARY KEY, type TEXT, json TEXT)');
-    const views: [string, string][] = [['views.memories', decl.views.memories], ...Object.entries(decl.views.extra).map(([k, v]): [string, string] => [`views.extra.${k}`, v])];
+    if (decl.store.format === 'jsonl')
+      db.exec('CREATE TABLE store.records (line INTEGER PRIMARY KEY, type TEXT, json TEXT)');
+    const views: [string, string][] = [
+      ['views.memories', decl.views.memories],
+      ...Object.entries(decl.views.extra).map(([k, v]): [string, string] => [`views.extra.${k}`, v]),
+    ];
     for (const [field, sql] of views) {
       if (!/^\s*(--[^\n]*\n\s*|\/\*[\s\S]*?\*\/\s*)*(SELECT|WITH|VALUES)\b/i.test(sql)) {
         out.push(`${field}: must be one SELECT statement (it becomes a view)`);
@@ -109,7 +120,8 @@ export function checkViews(decl: TargetDecl): string[] {
       if (field === 'views.memories') {
         const cols = stmt.columns().map((c) => c.name);
         const missing = REQUIRED_COLUMNS.filter((c) => !cols.includes(c));
-        if (missing.length) out.push(`${field}: lacks column(s) ${missing.join(', ')}; it must yield ${REQUIRED_COLUMNS.join(', ')}`);
+        if (missing.length)
+          out.push(`${field}: lacks column(s) ${missing.join(', ')}; it must yield ${REQUIRED_COLUMNS.join(', ')}`);
       }
     }
   } finally {

@@ -5,7 +5,12 @@ import { loadAllTargets } from './loader.js';
 import type { TargetDecl } from './schema.js';
 
 /** Install each item in turn, report each, and fail once at the end listing every failure. */
-export async function installMany<T>(items: T[], name: (x: T) => string, install: (x: T) => Promise<InstallResult>, log: (s: string) => void): Promise<void> {
+export async function installMany<T>(
+  items: T[],
+  name: (x: T) => string,
+  install: (x: T) => Promise<InstallResult>,
+  log: (s: string) => void,
+): Promise<void> {
   const failures: string[] = [];
   for (const item of items) {
     try {
@@ -30,5 +35,10 @@ export function targetNames(names: string[]): string[] {
 }
 
 export function installTargets(decls: TargetDecl[], log: (s: string) => void): Promise<void> {
-  return installMany(decls, (d) => d.name, (d) => installTarget(d, log), log);
+  return installMany(
+    decls,
+    (d) => d.name,
+    (d) => installTarget(d, log),
+    log,
+  );
 }

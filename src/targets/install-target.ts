@@ -5,7 +5,8 @@ import type { TargetDecl } from './schema.js';
 /** Install a target's pinned package into the cache (dependency and local targets need nothing). */
 export async function installTarget(decl: TargetDecl, log: (s: string) => void): Promise<InstallResult> {
   const pkg = decl.package;
-  if (!pkg || pkg.source === 'dependency') return { label: decl.name, dir: pkg ? 'memeval dependency' : 'local command', status: 'already', ms: 0 };
+  if (!pkg || pkg.source === 'dependency')
+    return { label: decl.name, dir: pkg ? 'memeval dependency' : 'local command', status: 'already', ms: 0 };
   return installPackage(
     {
       label: decl.name,

@@ -14,9 +14,12 @@ let npmCache: Promise<string> | undefined;
  * user's home. npm keeps reading the user's .npmrc (registry, auth) and its download cache.
  */
 async function installEnv(): Promise<Record<string, string>> {
-  npmCache ??= execa('npm', ['config', 'get', 'cache'], { reject: false }).then((r) => (r.exitCode === 0 && r.stdout.trim()) || join(homedir(), '.npm'));
+  npmCache ??= execa('npm', ['config', 'get', 'cache'], { reject: false }).then(
+    (r) => (r.exitCode === 0 && r.stdout.trim()) || join(homedir(), '.npm'),
+  );
   const home = join(cacheDir(), 'home');
-  for (const d of ['.config', '.cache', join('.local', 'share'), join('.local', 'state')]) mkdirSync(join(home, d), { recursive: true });
+  for (const d of ['.config', '.cache', join('.local', 'share'), join('.local', 'state')])
+    mkdirSync(join(home, d), { recursive: true });
   return {
     npm_config_yes: 'true',
     npm_config_userconfig: process.env.npm_config_userconfig ?? join(homedir(), '.npmrc'),
@@ -130,7 +133,8 @@ export async function installPackage(spec: InstallSpec, log: (s: string) => void
   return withLock(
     spec.dir,
     async () => {
-      if (isInstalledAt(spec)) return { label: spec.label, dir: spec.dir, status: 'already' as const, ms: performance.now() - t0 };
+      if (isInstalledAt(spec))
+        return { label: spec.label, dir: spec.dir, status: 'already' as const, ms: performance.now() - t0 };
       const staging = `${spec.dir}.staging-${process.pid}`;
       rmSync(staging, { recursive: true, force: true });
       mkdirSync(staging, { recursive: true });
@@ -142,16 +146,31 @@ export async function installPackage(spec: InstallSpec, log: (s: string) => void
       };
       if (Object.keys(spec.overrides).length) manifest.overrides = spec.overrides;
       writeFileSync(join(staging, 'package.json'), JSON.stringify(manifest, null, 2));
-      const args = ['install', '--no-audit', '--no-fund', '--no-update-notifier', '--loglevel=error', ...(spec.omitOptional ? ['--omit=optional'] : []), ...(spec.ignoreScripts ? ['--ignore-scripts'] : [])];
-      log(`installing ${spec.npm}@${spec.version}${spec.extra.length ? ` + ${spec.extra.join(' ')}` : ''} into ${spec.dir} (npm ${args.slice(1).join(' ')})`);
+      const args = [
+        'install',
+        '--no-audit',
+        '--no-fund',
+        '--no-update-notifier',
+        '--loglevel=error',
+        ...(spec.omitOptional ? ['--omit=optional'] : []),
+        ...(spec.ignoreScripts ? ['--ignore-scripts'] : []),
+      ];
+      log(
+        `installing ${spec.npm}@${spec.version}${spec.extra.length ? ` + ${spec.extra.join(' ')}` : ''} into ${spec.dir} (npm ${args.slice(1).join(' ')})`,
+      );
       const r = await execa('npm', args, { cwd: staging, reject: false, all: true, env: await installEnv() });
       writeFileSync(join(staging, 'install.log'), String(r.all ?? ''));
       if (r.exitCode !== 0 || !resolveBin(staging, spec.npm, spec.bin)) {
-        const tail = String(r.all ?? '').trim().split('\n').slice(-15).join('\n');
+        const tail = String(r.all ?? '')
+          .trim()
+          .split('\n')
+          .slice(-15)
+          .join('\n');
         rmSync(staging, { recursive: true, force: true });
         throw new InstallError(
           `${spec.label}: npm install of ${spec.npm}@${spec.version} failed (exit ${r.exitCode})${r.exitCode === 0 ? `: bin "${spec.bin}" not found` : ''}\n${tail}\n` +
-            'Check that the npm registry is reachable and that the version exists (npm view ' + `${spec.npm}@${spec.version} version).`,
+            'Check that the npm registry is reachable and that the version exists (npm view ' +
+            `${spec.npm}@${spec.version} version).`,
         );
       }
       rmSync(spec.dir, { recursive: true, force: true });

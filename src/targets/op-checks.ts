@@ -46,7 +46,8 @@ export function checkOps(decl: TargetDecl): string[] {
             const known = OP_VARS[op].length ? OP_VARS[op].map((v) => `{{${v}}}`).join(', ') : 'none';
             problems.push(`${s.path}: {{${name}}} is not a value of the ${op} op (known: ${known})`);
           }
-          if (filter !== undefined && !FILTERS.includes(filter)) problems.push(`${s.path}: unknown filter "|${filter}" (use |number or |json)`);
+          if (filter !== undefined && !FILTERS.includes(filter))
+            problems.push(`${s.path}: unknown filter "|${filter}" (use |number or |json)`);
         }
       if (call.capture_id !== undefined) {
         const p = regexProblem(call.capture_id, 'm');

@@ -21,7 +21,9 @@ export class NotInstalledError extends MemevalError {
 
 /** The node_modules dir a target's package lives in: memeval's own, or the cache. */
 export function targetPrefix(pkg: NonNullable<TargetDecl['package']>, name: string): string {
-  return pkg.source === 'dependency' ? dependencyPrefix(pkg.npm) : packageInstallDir('targets', pkg.install_name ?? name, pkg.version);
+  return pkg.source === 'dependency'
+    ? dependencyPrefix(pkg.npm)
+    : packageInstallDir('targets', pkg.install_name ?? name, pkg.version);
 }
 
 /**
@@ -38,13 +40,19 @@ function dependencyPrefix(npm: string): string {
 
 /** Is the target ready to start? A local command counts as installed. */
 export function isInstalled(decl: TargetDecl): boolean {
-  return !decl.package || resolveBin(targetPrefix(decl.package, decl.name), decl.package.npm, decl.package.bin) !== undefined;
+  return (
+    !decl.package || resolveBin(targetPrefix(decl.package, decl.name), decl.package.npm, decl.package.bin) !== undefined
+  );
 }
 
 export function resolveBin(prefix: string, pkg: string, bin: string): ResolvedBin | undefined {
   const manifest = join(prefix, 'node_modules', pkg, 'package.json');
   if (!existsSync(manifest)) return undefined;
-  const json = JSON.parse(readFileSync(manifest, 'utf8')) as { version: string; name: string; bin?: string | Record<string, string> };
+  const json = JSON.parse(readFileSync(manifest, 'utf8')) as {
+    version: string;
+    name: string;
+    bin?: string | Record<string, string>;
+  };
   const rel = typeof json.bin === 'string' ? json.bin : json.bin?.[bin];
   if (!rel) return undefined;
   const packageDir = dirname(manifest);
@@ -59,7 +67,9 @@ export function resolveTargetBin(decl: TargetDecl): ResolvedBin {
       decl.package.source === 'dependency'
         ? 'run `npm install` in the memeval folder'
         : `run \`memeval targets install ${decl.name}\` (or add --install to memeval run)`;
-    throw new NotInstalledError(`target ${decl.name}: ${decl.package.npm}@${decl.package.version} is not installed; ${how}`);
+    throw new NotInstalledError(
+      `target ${decl.name}: ${decl.package.npm}@${decl.package.version} is not installed; ${how}`,
+    );
   }
   return found;
 }

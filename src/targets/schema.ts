@@ -9,7 +9,9 @@ const opCall = z.strictObject({
   capture_id: z
     .string()
     .optional()
-    .describe('regex applied to the result text; its first group that matched is the id of the stored memory (default: {{key}})'),
+    .describe(
+      'regex applied to the result text; its first group that matched is the id of the stored memory (default: {{key}})',
+    ),
 });
 export type OpCall = z.infer<typeof opCall>;
 
@@ -20,26 +22,28 @@ export const targetSchema = z.strictObject({
   homepage: z.string().optional(),
   package: z
     .strictObject({
-    npm: z.string().min(1).describe('npm package name'),
-    version: z.string().min(1).describe('pinned version'),
-    bin: z.string().min(1).describe('name of the bin the package declares'),
-    source: z
-      .enum(['dependency', 'cache'])
-      .default('cache')
-      .describe('"dependency": a dependency of memeval itself; "cache": installed by `memeval targets install`'),
-    extra: z.array(z.string()).default([]).describe('more npm specs installed beside it'),
-    overrides: z.record(z.string(), z.string()).default({}).describe('npm overrides the install needs'),
-    omit_optional: z.boolean().default(false),
-    install_name: z
-      .string()
-      .regex(/^[a-z0-9][a-z0-9-]*$/)
-      .optional()
-      .describe('cache folder name (default: the target name); two targets with the same package, extras and version may share one'),
-    ignore_scripts: z
-      .boolean()
-      .default(false)
-      .describe('install with --ignore-scripts: skips native download-or-compile steps the server does not need'),
-  })
+      npm: z.string().min(1).describe('npm package name'),
+      version: z.string().min(1).describe('pinned version'),
+      bin: z.string().min(1).describe('name of the bin the package declares'),
+      source: z
+        .enum(['dependency', 'cache'])
+        .default('cache')
+        .describe('"dependency": a dependency of memeval itself; "cache": installed by `memeval targets install`'),
+      extra: z.array(z.string()).default([]).describe('more npm specs installed beside it'),
+      overrides: z.record(z.string(), z.string()).default({}).describe('npm overrides the install needs'),
+      omit_optional: z.boolean().default(false),
+      install_name: z
+        .string()
+        .regex(/^[a-z0-9][a-z0-9-]*$/)
+        .optional()
+        .describe(
+          'cache folder name (default: the target name); two targets with the same package, extras and version may share one',
+        ),
+      ignore_scripts: z
+        .boolean()
+        .default(false)
+        .describe('install with --ignore-scripts: skips native download-or-compile steps the server does not need'),
+    })
     .optional()
     .describe('the npm package that provides the server; omit it only with server.command'),
   server: z
@@ -56,7 +60,9 @@ export const targetSchema = z.strictObject({
         .min(1024)
         .max(1024 * 1024 * 1024)
         .optional()
-        .describe('largest JSON-RPC message accepted from the server (default 64 MiB); a larger one ends the cell as error'),
+        .describe(
+          'largest JSON-RPC message accepted from the server (default 64 MiB); a larger one ends the cell as error',
+        ),
     })
     .prefault({}),
   fixture: z
@@ -74,7 +80,12 @@ export const targetSchema = z.strictObject({
         .describe('config files written into the fixture before the server starts'),
       embedding_model: z
         .strictObject({
-          dir: z.string().min(1).describe('where the server looks for its transformers.js model, e.g. {{home}}/.cache/x/models/Xenova/all-MiniLM-L6-v2'),
+          dir: z
+            .string()
+            .min(1)
+            .describe(
+              'where the server looks for its transformers.js model, e.g. {{home}}/.cache/x/models/Xenova/all-MiniLM-L6-v2',
+            ),
           dimensions: z.number().int().positive().default(384),
         })
         .optional()
@@ -84,8 +95,14 @@ export const targetSchema = z.strictObject({
   store: z.strictObject({
     format: z
       .enum(['sqlite', 'jsonl', 'none'])
-      .describe('"none": the server keeps memories in its process only; views.memories then reads the calls log (table calls)'),
-    path: z.string().min(1).optional().describe('store file, e.g. {{data}}/memory.db; -wal/-shm siblings are copied too (not with format none)'),
+      .describe(
+        '"none": the server keeps memories in its process only; views.memories then reads the calls log (table calls)',
+      ),
+    path: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('store file, e.g. {{data}}/memory.db; -wal/-shm siblings are copied too (not with format none)'),
   }),
   views: z.strictObject({
     memories: z
@@ -102,10 +119,12 @@ export const targetSchema = z.strictObject({
     })
     .prefault({}),
   ops: z
-    .strictObject(Object.fromEntries(MEMORY_OPS.map((op) => [op, z.array(opCall).min(1).optional()])) as Record<
-      (typeof MEMORY_OPS)[number],
-      z.ZodOptional<z.ZodArray<typeof opCall>>
-    >)
+    .strictObject(
+      Object.fromEntries(MEMORY_OPS.map((op) => [op, z.array(opCall).min(1).optional()])) as Record<
+        (typeof MEMORY_OPS)[number],
+        z.ZodOptional<z.ZodArray<typeof opCall>>
+      >,
+    )
     .describe('how each memory op maps to tool calls; a missing op makes scenarios that need it unsupported'),
   provider: z
     .strictObject({
@@ -115,9 +134,7 @@ export const targetSchema = z.strictObject({
           z.strictObject({
             name: z.string().optional(),
             contains: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
-            capture: regexSource
-              .optional()
-              .describe('a regex that must also match; $1.. in the answer are its groups'),
+            capture: regexSource.optional().describe('a regex that must also match; $1.. in the answer are its groups'),
             answer: z.string(),
           }),
         )
@@ -130,21 +147,36 @@ export const targetSchema = z.strictObject({
   recall_results: z
     .strictObject({
       json: z.string().optional().describe('dot path to the array of results in a JSON result text, e.g. "entities"'),
-      regex: z.string().optional().describe('a regex (flags gmu) whose every match is one result; group 1 if it has one'),
+      regex: z
+        .string()
+        .optional()
+        .describe('a regex (flags gmu) whose every match is one result; group 1 if it has one'),
       empty: z
         .strictObject({
-          text: z.string().min(1).optional().describe('the whole (trimmed) text; {{query}} stands for the query, e.g. "No results found for: \\"{{query}}\\""'),
+          text: z
+            .string()
+            .min(1)
+            .optional()
+            .describe(
+              'the whole (trimmed) text; {{query}} stands for the query, e.g. "No results found for: \\"{{query}}\\""',
+            ),
           regex: z.string().min(1).optional().describe('a regex (flag u) the whole trimmed text must match'),
         })
-        .refine((e) => (e.text === undefined) !== (e.regex === undefined), { message: 'give exactly one of `text` or `regex`' })
+        .refine((e) => (e.text === undefined) !== (e.regex === undefined), {
+          message: 'give exactly one of `text` or `regex`',
+        })
         .optional()
         .describe(
           'what the target answers when a recall finds nothing; without it, a non-empty text with no result in it is an error, not "no results" (with `json`, a document whose array is empty already says none)',
         ),
     })
-    .refine((r) => (r.json === undefined) !== (r.regex === undefined), { message: 'give exactly one of `json` or `regex`' })
+    .refine((r) => (r.json === undefined) !== (r.regex === undefined), {
+      message: 'give exactly one of `json` or `regex`',
+    })
     .optional()
-    .describe('how a recall result text splits into separate results; without it a recall that echoes the query cannot be judged'),
+    .describe(
+      'how a recall result text splits into separate results; without it a recall that echoes the query cannot be judged',
+    ),
   claims: z
     .array(z.enum(CLAIMS))
     .default([])
@@ -154,7 +186,11 @@ export type TargetDecl = z.infer<typeof targetSchema>;
 
 /** A declaration needs something to start: a package bin or an explicit command. */
 export function checkTargetWiring(decl: TargetDecl): string[] {
-  const problems = decl.package || decl.server.command ? [] : ['package: missing; declare the npm package (or server.command for a local server)'];
-  if (decl.store.format !== 'none' && !decl.store.path) problems.push(`store.path: missing; a ${decl.store.format} store needs its file path`);
+  const problems =
+    decl.package || decl.server.command
+      ? []
+      : ['package: missing; declare the npm package (or server.command for a local server)'];
+  if (decl.store.format !== 'none' && !decl.store.path)
+    problems.push(`store.path: missing; a ${decl.store.format} store needs its file path`);
   return problems;
 }

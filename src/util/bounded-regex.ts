@@ -31,7 +31,10 @@ function bounded<T>(script: vm.Script, re: RegExp, s: string, what: string, ms: 
     return script.runInContext(context, { timeout: ms }) as T;
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT')
-      throw new RegexTimeout(`${what} /${re.source}/ timed out after ${ms} ms on ${s.length} characters (MEMEVAL_REGEX_TIMEOUT_MS changes the limit); simplify the pattern`, { cause: e });
+      throw new RegexTimeout(
+        `${what} /${re.source}/ timed out after ${ms} ms on ${s.length} characters (MEMEVAL_REGEX_TIMEOUT_MS changes the limit); simplify the pattern`,
+        { cause: e },
+      );
     throw e;
   } finally {
     // the last text may be megabytes: do not keep it alive between calls

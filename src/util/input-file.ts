@@ -15,7 +15,8 @@ export function readInputFile(file: string): { text: string } | { problem: strin
     return { problem: `cannot read file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})` };
   }
   if (!st.isFile()) return { problem: `not a regular file (${kind(st)}); give a .json or .json5 file` };
-  if (st.size > MAX_INPUT_FILE_BYTES) return { problem: `file is ${st.size} bytes; input files are limited to ${MAX_INPUT_FILE_BYTES}` };
+  if (st.size > MAX_INPUT_FILE_BYTES)
+    return { problem: `file is ${st.size} bytes; input files are limited to ${MAX_INPUT_FILE_BYTES}` };
   let fd: number;
   try {
     // O_NONBLOCK: if the path was swapped for a FIFO since the stat, the open must not hang
@@ -27,8 +28,9 @@ export function readInputFile(file: string): { text: string } | { problem: strin
     if (!fstatSync(fd).isFile()) return { problem: 'not a regular file; give a .json or .json5 file' };
     const buf = Buffer.alloc(MAX_INPUT_FILE_BYTES + 1);
     let n = 0;
-    for (let r; n < buf.length && (r = readSync(fd, buf, n, buf.length - n, null)) > 0; ) n += r;
-    if (n > MAX_INPUT_FILE_BYTES) return { problem: `file is over ${MAX_INPUT_FILE_BYTES} bytes; input files are limited to that` };
+    for (let r; n < buf.length && (r = readSync(fd, buf, n, buf.length - n, null)) > 0;) n += r;
+    if (n > MAX_INPUT_FILE_BYTES)
+      return { problem: `file is over ${MAX_INPUT_FILE_BYTES} bytes; input files are limited to that` };
     const text = buf.toString('utf8', 0, n);
     if (text.includes('\u0000')) return { problem: 'file contains NUL bytes; is it a text file?' };
     return { text };

@@ -11,7 +11,8 @@ export function readJson5File(file: string): unknown {
   try {
     value = JSON5.parse(read.text);
   } catch (e) {
-    if (e instanceof RangeError) throw new InputError(`${file}: nested too deep to parse; input is limited to ${MAX_NESTING} levels`);
+    if (e instanceof RangeError)
+      throw new InputError(`${file}: nested too deep to parse; input is limited to ${MAX_NESTING} levels`);
     const err = e as Error & { lineNumber?: number; columnNumber?: number };
     const where = err.lineNumber !== undefined ? `:${err.lineNumber}:${err.columnNumber}` : '';
     const msg = err.message.replace(/^JSON5: /, '').replace(/ at \d+:\d+$/, '');
@@ -47,9 +48,7 @@ function collectKeys(schema: z.ZodType, into: Set<string>, seen = new Set<z.ZodT
 
 export function formatPath(path: PropertyKey[]): string {
   if (path.length === 0) return '(top level)';
-  return path
-    .map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`))
-    .join('');
+  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join('');
 }
 
 /** The raw value at a zod issue's path, to say what was given. */

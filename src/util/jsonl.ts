@@ -35,7 +35,10 @@ export function readJsonl<S extends z.ZodType>(file: string, schema: S): JsonlRe
       throw new JsonlError(`${file}:${i + 1}: not JSON (${(e as Error).message}): ${clip(line, 80)}`);
     }
     const r = schema.safeParse(value);
-    if (!r.success) throw new JsonlError(`${file}:${i + 1}: ${r.error.issues.map((x) => `${x.path.join('.') || 'record'}: ${x.message}`).join('; ')}`);
+    if (!r.success)
+      throw new JsonlError(
+        `${file}:${i + 1}: ${r.error.issues.map((x) => `${x.path.join('.') || 'record'}: ${x.message}`).join('; ')}`,
+      );
     records.push(r.data);
   }
   return { records };

@@ -15,9 +15,10 @@ export function installSignals(): void {
   installed = true;
   for (const sig of HANDLED_SIGNALS) process.on(sig, () => (current ? current(sig) : process.exit(130)));
   // a closed pipe (`memeval run | head -1`) must not kill the run: stop printing, finish the run
-  for (const stream of [process.stdout, process.stderr]) stream.on('error', (e: NodeJS.ErrnoException) => {
-    if (e.code !== 'EPIPE' && e.code !== 'ERR_STREAM_DESTROYED') throw e;
-  });
+  for (const stream of [process.stdout, process.stderr])
+    stream.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code !== 'EPIPE' && e.code !== 'ERR_STREAM_DESTROYED') throw e;
+    });
 }
 
 /** Take over the signals until the returned function is called. */

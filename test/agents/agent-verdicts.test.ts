@@ -22,8 +22,14 @@ function setup(dir: string, mode: string) {
     description: `mode-server in ${mode} mode`,
     server: { command: process.execPath, args: [MODE_SERVER], env: { MODE: mode, STORE: '{{data}}/store.jsonl' } },
     store: { format: 'jsonl', path: '{{data}}/store.jsonl' },
-    views: { memories: "SELECT line AS id, json_extract(json, '$.text') AS content, NULL AS category, NULL AS source, 0 AS is_deleted FROM store.records" },
-    ops: { remember: [{ tool: 'save', args: { text: '{{content}}' } }], recall: [{ tool: 'search', args: { query: '{{query}}' } }] },
+    views: {
+      memories:
+        "SELECT line AS id, json_extract(json, '$.text') AS content, NULL AS category, NULL AS source, 0 AS is_deleted FROM store.records",
+    },
+    ops: {
+      remember: [{ tool: 'save', args: { text: '{{content}}' } }],
+      recall: [{ tool: 'search', args: { query: '{{query}}' } }],
+    },
     recall_results: { json: '' },
   });
   const sc = join(dir, 'scenarios');
@@ -50,8 +56,29 @@ for (const agent of AGENT_NAMES) {
     const url = await endpoint.start();
     t.after(() => void endpoint.stop());
     const r = await memeval(
-      ['run', '--agent-turn', '--i-understand-model-cost', '--agent', agent, '--model', 'test-model', '--base-url', url, '--scenarios', sc, '--target', target, '--out', out, '--prompt-timeout', '120000'],
-      { env: { NO_COLOR: '1', MEMEVAL_CACHE_DIR: process.env.MEMEVAL_CACHE_DIR ?? '', ...FAKE_KEYS }, timeout: timeLimit(240_000) },
+      [
+        'run',
+        '--agent-turn',
+        '--i-understand-model-cost',
+        '--agent',
+        agent,
+        '--model',
+        'test-model',
+        '--base-url',
+        url,
+        '--scenarios',
+        sc,
+        '--target',
+        target,
+        '--out',
+        out,
+        '--prompt-timeout',
+        '120000',
+      ],
+      {
+        env: { NO_COLOR: '1', MEMEVAL_CACHE_DIR: process.env.MEMEVAL_CACHE_DIR ?? '', ...FAKE_KEYS },
+        timeout: timeLimit(240_000),
+      },
     );
     const [cell] = report(out).results;
     assert.equal(r.exitCode, 1);
@@ -63,10 +90,26 @@ for (const agent of AGENT_NAMES) {
     await installAgent(getAgent(agent), (s) => t.diagnostic(s));
     const dir = tempDir(t);
     const { target, sc, out } = setup(dir, 'refuse');
-    const r = await memeval(['run', '--agent-turn', '--agent', agent, '--model', 'scripted', '--scenarios', sc, '--target', target, '--out', out], {
-      env: { NO_COLOR: '1', MEMEVAL_CACHE_DIR: process.env.MEMEVAL_CACHE_DIR ?? '' },
-      timeout: timeLimit(240_000),
-    });
+    const r = await memeval(
+      [
+        'run',
+        '--agent-turn',
+        '--agent',
+        agent,
+        '--model',
+        'scripted',
+        '--scenarios',
+        sc,
+        '--target',
+        target,
+        '--out',
+        out,
+      ],
+      {
+        env: { NO_COLOR: '1', MEMEVAL_CACHE_DIR: process.env.MEMEVAL_CACHE_DIR ?? '' },
+        timeout: timeLimit(240_000),
+      },
+    );
     const [cell] = report(out).results;
     assert.equal(r.exitCode, 1, cell.reason);
     assert.equal(cell.verdict, 'fail', cell.reason);

@@ -7,9 +7,16 @@ import { ScriptedModelServer } from '../../src/model/server.js';
 import { memeval, tempDir, writeJson, timeLimit } from '../helpers.js';
 
 // Real agent binaries from npm, driven by memeval's scripted model on loopback.
-async function run(t: { diagnostic: (s: string) => void; after: (fn: () => void) => void }, args: string[], env: Record<string, string> = {}) {
+async function run(
+  t: { diagnostic: (s: string) => void; after: (fn: () => void) => void },
+  args: string[],
+  env: Record<string, string> = {},
+) {
   const out = tempDir(t);
-  const r = await memeval(['run', ...args, '--out', out, '--json'], { env: { NO_COLOR: '1', ...env }, timeout: timeLimit(600_000) });
+  const r = await memeval(['run', ...args, '--out', out, '--json'], {
+    env: { NO_COLOR: '1', ...env },
+    timeout: timeLimit(600_000),
+  });
   if (!String(r.stdout).trim().startsWith('{')) assert.fail(`no report (exit ${r.exitCode}): ${r.stderr}`);
   return { r, report: JSON.parse(String(r.stdout)), out };
 }
@@ -18,40 +25,98 @@ for (const agent of ['claude-code', 'codex']) {
   test(`${agent}: the well-behaved script passes every real-model scenario through the real agent binary`, async (t) => {
     await installAgent(getAgent(agent), (s) => t.diagnostic(s));
     const { r, report, out } = await run(t, ['--agent-turn', '--agent', agent, '--model', 'scripted']);
-    assert.equal(r.exitCode, 0, JSON.stringify(report.results.map((x: { scenario: string; verdict: string; reason: string }) => [x.scenario, x.verdict, x.reason])));
+    assert.equal(
+      r.exitCode,
+      0,
+      JSON.stringify(
+        report.results.map((x: { scenario: string; verdict: string; reason: string }) => [
+          x.scenario,
+          x.verdict,
+          x.reason,
+        ]),
+      ),
+    );
     assert.equal(report.layer, 'real-model');
     assert.equal(report.options.scripted_model, true, 'the report says the model was scripted');
     assert.ok(report.results.length >= 5);
     for (const res of report.results) {
       assert.equal(res.verdict, 'pass', `${res.scenario}: ${res.reason}`);
       assert.equal(res.agent.scripted, true);
-      assert.ok(res.agent.turns.every((tu: { model_requests: number; invalid: string[] }) => tu.model_requests > 0 && tu.invalid.length === 0));
+      assert.ok(
+        res.agent.turns.every(
+          (tu: { model_requests: number; invalid: string[] }) => tu.model_requests > 0 && tu.invalid.length === 0,
+        ),
+      );
       assert.ok(res.agent.usage.input > 0 && res.agent.usage.output > 0, 'usage parsed from the agent output');
       // the scripted model's price is fiction: no cost is reported rather than a made-up one
       assert.equal(res.agent.usage.cost_usd, null);
       // every memory call the agent reports also crossed memeval's recording proxy
       for (const tu of res.agent.turns) for (const c of tu.tool_calls) assert.ok(c.logged, `${c.tool} logged`);
-      assert.ok(existsSync(join(out, report.run_id, res.cell_dir, res.agent.turns[0].stdout_file)), 'raw transcript saved');
+      assert.ok(
+        existsSync(join(out, report.run_id, res.cell_dir, res.agent.turns[0].stdout_file)),
+        'raw transcript saved',
+      );
     }
     const recall = report.results.find((x: { scenario: string }) => x.scenario === 'cross-session-recall');
     assert.equal(recall.agent.turns.length, 2, 'two sessions, two fresh conversations');
     assert.match(recall.agent.turns[1].final_text, /pnpm/, 'the second session answered from memory');
     const pivot = report.results.find((x: { scenario: string }) => x.scenario === 'preference-pivot-updates');
-    assert.deepEqual(pivot.agent.turns.map((tu: { session: number; prompt: number }) => [tu.session, tu.prompt]), [[1, 1], [1, 2]]);
+    assert.deepEqual(
+      pivot.agent.turns.map((tu: { session: number; prompt: number }) => [tu.session, tu.prompt]),
+      [
+        [1, 1],
+        [1, 2],
+      ],
+    );
     // the second prompt resumed the conversation: the model saw the first prompt's tool results
     assert.match(pivot.agent.turns[1].final_text, /4 spaces/);
-    const calls = readFileSync(join(out, report.run_id, recall.cell_dir, 'calls.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    assert.ok(calls.some((c) => c.session === 2 && c.tool === 'search_nodes' && /pnpm/.test(c.result_text)), 'recall in the new session crossed the proxy');
+    const calls = readFileSync(join(out, report.run_id, recall.cell_dir, 'calls.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    assert.ok(
+      calls.some((c) => c.session === 2 && c.tool === 'search_nodes' && /pnpm/.test(c.result_text)),
+      'recall in the new session crossed the proxy',
+    );
     // the run's own calls log beside the report gathers every cell's calls, labelled with the cell
-    const runCalls = readFileSync(join(out, report.run_id, 'calls.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    assert.ok(runCalls.some((c) => c.scenario === 'cross-session-recall' && c.target === 'server-memory' && c.repeat === 1 && c.session === 2 && c.tool === 'search_nodes'));
+    const runCalls = readFileSync(join(out, report.run_id, 'calls.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    assert.ok(
+      runCalls.some(
+        (c) =>
+          c.scenario === 'cross-session-recall' &&
+          c.target === 'server-memory' &&
+          c.repeat === 1 &&
+          c.session === 2 &&
+          c.tool === 'search_nodes',
+      ),
+    );
   });
 
   test(`${agent}: the violation script is caught by the real-model assertions`, async (t) => {
     await installAgent(getAgent(agent), (s) => t.diagnostic(s));
-    const { r, report } = await run(t, ['--agent-turn', '--agent', agent, '--model', 'scripted', '--policy', 'violation']);
-    for (const res of report.results) assert.ok(['detected', 'defended'].includes(res.verdict), `${res.scenario}: ${res.verdict} ${res.reason}`);
-    assert.equal(r.exitCode, 0, JSON.stringify(report.results.filter((x: { fails_run: boolean }) => x.fails_run).map((x: { cell_id: string; reason: string }) => [x.cell_id, x.reason])));
+    const { r, report } = await run(t, [
+      '--agent-turn',
+      '--agent',
+      agent,
+      '--model',
+      'scripted',
+      '--policy',
+      'violation',
+    ]);
+    for (const res of report.results)
+      assert.ok(['detected', 'defended'].includes(res.verdict), `${res.scenario}: ${res.verdict} ${res.reason}`);
+    assert.equal(
+      r.exitCode,
+      0,
+      JSON.stringify(
+        report.results
+          .filter((x: { fails_run: boolean }) => x.fails_run)
+          .map((x: { cell_id: string; reason: string }) => [x.cell_id, x.reason]),
+      ),
+    );
     assert.ok(report.results.filter((x: { verdict: string }) => x.verdict === 'detected').length >= 4);
   });
 }
@@ -66,10 +131,26 @@ test('claude-code: a memory server that fails to load makes the turn invalid, ne
     description: 'a server that dies at start, made by the test',
     server: { command: process.execPath, args: [file] },
     store: { format: 'jsonl', path: '{{data}}/none.jsonl' },
-    views: { memories: 'SELECT line AS id, json AS content, NULL AS category, NULL AS source, 0 AS is_deleted FROM store.records' },
-    ops: { remember: [{ tool: 'save', args: { text: '{{content}}' } }], recall: [{ tool: 'find', args: { q: '{{query}}' } }] },
+    views: {
+      memories:
+        'SELECT line AS id, json AS content, NULL AS category, NULL AS source, 0 AS is_deleted FROM store.records',
+    },
+    ops: {
+      remember: [{ tool: 'save', args: { text: '{{content}}' } }],
+      recall: [{ tool: 'find', args: { q: '{{query}}' } }],
+    },
   });
-  const { r, report } = await run(t, ['--agent-turn', '--agent', 'claude-code', '--model', 'scripted', '--scenario', 'run-noise-not-stored', '--target', target]);
+  const { r, report } = await run(t, [
+    '--agent-turn',
+    '--agent',
+    'claude-code',
+    '--model',
+    'scripted',
+    '--scenario',
+    'run-noise-not-stored',
+    '--target',
+    target,
+  ]);
   assert.equal(r.exitCode, 1);
   assert.equal(report.results[0].verdict, 'invalid');
   assert.match(report.results[0].reason, /MCP server "memory" did not load|did not offer the memory tool/);
@@ -77,7 +158,17 @@ test('claude-code: a memory server that fails to load makes the turn invalid, ne
 
 test('claude-code: --repeat reports pass rate, pass^N and a Wilson interval', async (t) => {
   await installAgent(getAgent('claude-code'), (s) => t.diagnostic(s));
-  const { report } = await run(t, ['--agent-turn', '--agent', 'claude-code', '--model', 'scripted', '--scenario', 'tentative-preference-not-stored', '--repeat', '3']);
+  const { report } = await run(t, [
+    '--agent-turn',
+    '--agent',
+    'claude-code',
+    '--model',
+    'scripted',
+    '--scenario',
+    'tentative-preference-not-stored',
+    '--repeat',
+    '3',
+  ]);
   assert.equal(report.results.length, 3);
   assert.deepEqual(
     report.repeats.map((s: Record<string, unknown>) => [s.scenario, s.runs, s.passed, s.pass_all]),
@@ -95,7 +186,18 @@ test('claude-code: with both cost flags a real model id runs, against the endpoi
   t.after(() => void server.stop());
   const { report, out } = await run(
     t,
-    ['--agent-turn', '--i-understand-model-cost', '--agent', 'claude-code', '--model', 'claude-test-model', '--base-url', url, '--scenario', 'tentative-preference-not-stored'],
+    [
+      '--agent-turn',
+      '--i-understand-model-cost',
+      '--agent',
+      'claude-code',
+      '--model',
+      'claude-test-model',
+      '--base-url',
+      url,
+      '--scenario',
+      'tentative-preference-not-stored',
+    ],
     { ANTHROPIC_API_KEY: 'sk-ant-test-secret-value' },
   );
   assert.equal(report.options.scripted_model, false);

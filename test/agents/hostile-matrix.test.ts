@@ -13,14 +13,23 @@ const ENV = { NO_COLOR: '1', FORCE_COLOR: '0', MEMEVAL_CACHE_DIR: process.env.ME
 /** agent cells wait on the agent's and the proxy's start more than they compute */
 const AGENT_WORKERS = '4';
 
-test('agent layer (codex, scripted model): no built-in scenario passes falsely against any hostile target', { timeout: timeLimit(20 * 60_000) }, async (t) => {
-  const r = await memeval(['selftest', '--json', '--workers', AGENT_WORKERS, '--layer', 'agent', '--agent', 'codex', '--install'], {
-    env: ENV,
-    timeout: timeLimit(20 * 60_000),
-  });
-  const rep = parseSelftest(String(r.stdout), String(r.stderr));
-  t.diagnostic(`${rep.cells} agent cell(s) in ${Math.round(rep.duration_ms / 1000)} s: ${JSON.stringify(rep.by_verdict)}`);
-  await assertCoverage(rep, 'agent');
-  assert.deepEqual(rep.false_passes.map(falsePassLine), []);
-  assert.equal(r.exitCode, 0, String(r.stderr));
-});
+test(
+  'agent layer (codex, scripted model): no built-in scenario passes falsely against any hostile target',
+  { timeout: timeLimit(20 * 60_000) },
+  async (t) => {
+    const r = await memeval(
+      ['selftest', '--json', '--workers', AGENT_WORKERS, '--layer', 'agent', '--agent', 'codex', '--install'],
+      {
+        env: ENV,
+        timeout: timeLimit(20 * 60_000),
+      },
+    );
+    const rep = parseSelftest(String(r.stdout), String(r.stderr));
+    t.diagnostic(
+      `${rep.cells} agent cell(s) in ${Math.round(rep.duration_ms / 1000)} s: ${JSON.stringify(rep.by_verdict)}`,
+    );
+    await assertCoverage(rep, 'agent');
+    assert.deepEqual(rep.false_passes.map(falsePassLine), []);
+    assert.equal(r.exitCode, 0, String(r.stderr));
+  },
+);

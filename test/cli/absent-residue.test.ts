@@ -29,41 +29,55 @@ async function runAgainst(t: { after: (fn: () => void) => void }, targets: strin
   });
   writeJson(join(sc, 'residue.json5'), s);
   const out = join(dir, 'runs');
-  const r = await memeval(['run', '--scenarios', sc, '--target', targets.join(','), '--out', out, '--workers', '2'], { timeout: timeLimit(300_000) });
+  const r = await memeval(['run', '--scenarios', sc, '--target', targets.join(','), '--out', out, '--workers', '2'], {
+    timeout: timeLimit(300_000),
+  });
   const [run] = readdirSync(out);
   const report = JSON.parse(readFileSync(join(out, run, 'report.json'), 'utf8'));
   const byTarget = new Map<string, any>(report.results.map((c: any) => [c.target, c]));
   return { r, byTarget };
 }
 
-test('absent finds the secret JSON-escaped in a JSONL store, outside the view\'s content column', { timeout: timeLimit(300_000) }, async (t) => {
-  const dir = tempDir(t);
-  const { byTarget } = await runAgainst(t, [faultyTarget(dir, 'escaped', 'redact-escaped')]);
-  const cell = byTarget.get('escaped');
-  assert.equal(cell.verdict, 'fail', cell.reason);
-  const a = cell.assertions[0];
-  assert.equal(a.outcome, 'fail');
-  assert.match(String(a.actual), /records\.json \(1 row, json-escaped\)/);
-  assert.match(String(a.actual), /raw bytes of store\.jsonl \(json-escaped\)/);
-  assert.ok(a.scanned.encodings.includes('json-escaped'), 'the judgment records the encodings tried');
-});
+test(
+  "absent finds the secret JSON-escaped in a JSONL store, outside the view's content column",
+  { timeout: timeLimit(300_000) },
+  async (t) => {
+    const dir = tempDir(t);
+    const { byTarget } = await runAgainst(t, [faultyTarget(dir, 'escaped', 'redact-escaped')]);
+    const cell = byTarget.get('escaped');
+    assert.equal(cell.verdict, 'fail', cell.reason);
+    const a = cell.assertions[0];
+    assert.equal(a.outcome, 'fail');
+    assert.match(String(a.actual), /records\.json \(1 row, json-escaped\)/);
+    assert.match(String(a.actual), /raw bytes of store\.jsonl \(json-escaped\)/);
+    assert.ok(a.scanned.encodings.includes('json-escaped'), 'the judgment records the encodings tried');
+  },
+);
 
-test('absent scans every file the deterministic run left: beside the store, elsewhere in the data dir, in HOME', { timeout: timeLimit(300_000) }, async (t) => {
-  const dir = tempDir(t);
-  const targets = {
-    sidecar: faultyTarget(dir, 'sidecar', 'redact-residue', {}, { RESIDUE: '{{data}}/store.jsonl.idx' }),
-    datadir: faultyTarget(dir, 'datadir', 'redact-residue', {}, { RESIDUE: '{{data}}/logs/2026/server.log' }),
-    home: faultyTarget(dir, 'home', 'redact-residue', {}, { RESIDUE: '{{home}}/.local/share/faulty/history.txt' }),
-  };
-  const { byTarget } = await runAgainst(t, Object.values(targets));
-  const expect = { sidecar: 'data/store.jsonl.idx', datadir: 'data/logs/2026/server.log', home: 'home/.local/share/faulty/history.txt' };
-  for (const [name, label] of Object.entries(expect)) {
-    const cell = byTarget.get(name);
-    assert.equal(cell.verdict, 'fail', `${name}: ${cell.reason}`);
-    assert.match(String(cell.assertions[0].actual), new RegExp(`fixture file ${label.replace(/\./g, '\\.')}`), name);
-    assert.ok(cell.assertions[0].scanned.fixture.files >= 1, `${name}: the judgment records the files read`);
-  }
-});
+test(
+  'absent scans every file the deterministic run left: beside the store, elsewhere in the data dir, in HOME',
+  { timeout: timeLimit(300_000) },
+  async (t) => {
+    const dir = tempDir(t);
+    const targets = {
+      sidecar: faultyTarget(dir, 'sidecar', 'redact-residue', {}, { RESIDUE: '{{data}}/store.jsonl.idx' }),
+      datadir: faultyTarget(dir, 'datadir', 'redact-residue', {}, { RESIDUE: '{{data}}/logs/2026/server.log' }),
+      home: faultyTarget(dir, 'home', 'redact-residue', {}, { RESIDUE: '{{home}}/.local/share/faulty/history.txt' }),
+    };
+    const { byTarget } = await runAgainst(t, Object.values(targets));
+    const expect = {
+      sidecar: 'data/store.jsonl.idx',
+      datadir: 'data/logs/2026/server.log',
+      home: 'home/.local/share/faulty/history.txt',
+    };
+    for (const [name, label] of Object.entries(expect)) {
+      const cell = byTarget.get(name);
+      assert.equal(cell.verdict, 'fail', `${name}: ${cell.reason}`);
+      assert.match(String(cell.assertions[0].actual), new RegExp(`fixture file ${label.replace(/\./g, '\\.')}`), name);
+      assert.ok(cell.assertions[0].scanned.fixture.files >= 1, `${name}: the judgment records the files read`);
+    }
+  },
+);
 
 test('absent reads a file over 5 MiB whole (streamed), and a secret cut by a read boundary', async (t) => {
   const f = await createFixture('absent-big');
@@ -76,11 +90,17 @@ test('absent reads a file over 5 MiB whole (streamed), and a secret cut by a rea
   big.write('tok_live_bigfile', 6 * 1024 * 1024 - 5);
   writeFileSync(join(f.project, 'cache.bin'), big);
   const files = fixtureFilesToScan({ fixture: f, profileDirs: [], setupFiles: [], storePath });
-  assert.deepEqual(files.map((x) => x.label), ['project/cache.bin']);
+  assert.deepEqual(
+    files.map((x) => x.label),
+    ['project/cache.bin'],
+  );
   const cut = Buffer.alloc(2 * 1024 * 1024, 'z');
   cut.write('tok_live_bigfile', 1024 * 1024 - 7);
   writeFileSync(join(f.data, 'cut.bin'), cut);
-  assert.deepEqual(scanFile(join(f.data, 'cut.bin'), [{ text: 'TOK_LIVE_BIGFILE', caseSensitive: false }]).hits.size, 1);
+  assert.deepEqual(
+    scanFile(join(f.data, 'cut.bin'), [{ text: 'TOK_LIVE_BIGFILE', caseSensitive: false }]).hits.size,
+    1,
+  );
 
   const evidence = buildEvidence(decl, storePath, tempDir(t), []);
   t.after(() => evidence.close());

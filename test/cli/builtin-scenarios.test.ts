@@ -17,8 +17,16 @@ test('every built-in scenario has a violation phase and runs against the default
   assert.ok(providerScenarios.size >= 6, 'at least 6 built-in scenarios need the model provider');
   const target = loadTarget(DEFAULT_TARGET);
   const out = tempDir(t);
-  const { report } = await runDeterministic({ scenarios, targets: [{ ...target, bin: resolveTargetBin(target.decl) }], workers: 2, keep: false, outDir: out });
-  const bad = report.results.filter((r) => r.fails_run).map((r) => `${r.scenario}/${r.phase}: ${r.verdict} (${r.reason})`);
+  const { report } = await runDeterministic({
+    scenarios,
+    targets: [{ ...target, bin: resolveTargetBin(target.decl) }],
+    workers: 2,
+    keep: false,
+    outDir: out,
+  });
+  const bad = report.results
+    .filter((r) => r.fails_run)
+    .map((r) => `${r.scenario}/${r.phase}: ${r.verdict} (${r.reason})`);
   assert.deepEqual(bad, [], 'no phase fails the run');
   for (const r of report.results) {
     // scenarios that script the model provider say nothing about a target that uses none (test/cli/provider-targets.test.ts runs them)
@@ -34,6 +42,12 @@ test('every built-in scenario has a violation phase and runs against the default
   }
   assert.equal(report.results.length, scenarios.length * 2);
   // server-memory drops exact duplicate observations: the scenario sees that as a defence
-  assert.equal(report.results.find((r) => r.scenario === 'exact-duplicate-stored-once' && r.phase === 'violation')?.verdict, 'defended');
-  assert.equal(report.results.find((r) => r.scenario === 'secret-passwords-not-stored' && r.phase === 'violation')?.verdict, 'detected');
+  assert.equal(
+    report.results.find((r) => r.scenario === 'exact-duplicate-stored-once' && r.phase === 'violation')?.verdict,
+    'defended',
+  );
+  assert.equal(
+    report.results.find((r) => r.scenario === 'secret-passwords-not-stored' && r.phase === 'violation')?.verdict,
+    'detected',
+  );
 });

@@ -5,7 +5,14 @@ import { join } from 'node:path';
 import { memeval, tempDir, writeJson, ROOT } from '../helpers.ts';
 
 const FACT = 'transient run state or a credential';
-const c = (id: string, expected: 'pass' | 'fail', item: string) => ({ id, check: 'no-such-fact', fact: FACT, items: [item], expected, group: expected === 'fail' ? 'bad' : 'good' });
+const c = (id: string, expected: 'pass' | 'fail', item: string) => ({
+  id,
+  check: 'no-such-fact',
+  fact: FACT,
+  items: [item],
+  expected,
+  group: expected === 'fail' ? 'bad' : 'good',
+});
 
 /** Ten cases and a keyword judge whose every answer is known in advance (see the figures below). */
 const FILE = {
@@ -39,12 +46,26 @@ const FILE = {
 test('judge calibrate end to end with the scripted judge: figures match the hand-computed ones', async (t) => {
   const dir = tempDir(t);
   const file = writeJson(join(dir, 'cases.json5'), FILE);
-  const r = await memeval(['judge', 'calibrate', file, '--judge-model', 'scripted', '--repeat', '2', '--out', join(dir, 'out'), '--json']);
+  const r = await memeval([
+    'judge',
+    'calibrate',
+    file,
+    '--judge-model',
+    'scripted',
+    '--repeat',
+    '2',
+    '--out',
+    join(dir, 'out'),
+    '--json',
+  ]);
   assert.equal(r.exitCode, 0, String(r.stderr));
   const res = JSON.parse(String(r.stdout));
   // 20 judgments. labelled fail: c1,c6,c10 judged fail x2 = 6; c2 judged pass x2 = 2; c7 undecided x2 = 2.
   // labelled pass: c3,c4 x2 + c8 once = 5 pass; c5 x2 + c8 once = 3 fail; c9 undecided x2 = 2.
-  assert.deepEqual(res.overall.confusion, { fail: { fail: 6, pass: 2, undecided: 2 }, pass: { pass: 5, fail: 3, undecided: 2 } });
+  assert.deepEqual(res.overall.confusion, {
+    fail: { fail: 6, pass: 2, undecided: 2 },
+    pass: { pass: 5, fail: 3, undecided: 2 },
+  });
   assert.equal(res.overall.judgments, 20);
   assert.equal(res.overall.accuracy, 11 / 20);
   assert.equal(res.overall.precision, 6 / 9);
@@ -53,10 +74,17 @@ test('judge calibrate end to end with the scripted judge: figures match the hand
   // kappa over the 16 decided: po = 11/16, pe = (8/16)(9/16) + (8/16)(7/16) = 0.5 -> (0.6875 - 0.5) / 0.5
   assert.ok(Math.abs(res.overall.kappa - 0.375) < 1e-12, String(res.overall.kappa));
   assert.equal(res.flip_rate, 1 / 10);
-  assert.deepEqual(
-    res.disagreements.map((d: { case: string; repeat: number }) => `${d.case}#${d.repeat}`).sort(),
-    ['c2#0', 'c2#1', 'c5#0', 'c5#1', 'c7#0', 'c7#1', 'c8#1', 'c9#0', 'c9#1'],
-  );
+  assert.deepEqual(res.disagreements.map((d: { case: string; repeat: number }) => `${d.case}#${d.repeat}`).sort(), [
+    'c2#0',
+    'c2#1',
+    'c5#0',
+    'c5#1',
+    'c7#0',
+    'c7#1',
+    'c8#1',
+    'c9#0',
+    'c9#1',
+  ]);
   assert.equal(res.by_group.bad.judgments, 10);
   const c7 = res.judgments.find((j: { case: string }) => j.case === 'c7');
   assert.equal(c7.outcome, 'error');
@@ -86,15 +114,22 @@ test('the shipped memory-hygiene calibration set: >= 80 labelled cases, both lab
   assert.equal(r.exitCode, 0, String(r.stderr));
   const res = JSON.parse(String(r.stdout));
   assert.ok(res.overall.judgments >= 80, String(res.overall.judgments));
-  assert.ok(res.overall.confusion.pass.pass + res.overall.confusion.pass.fail + res.overall.confusion.pass.undecided >= 30);
-  assert.ok(res.overall.confusion.fail.pass + res.overall.confusion.fail.fail + res.overall.confusion.fail.undecided >= 30);
-  for (const g of ['noise', 'secret', 'musing', 'preference', 'duplicate', 'relevance']) assert.ok(res.by_group[g]?.judgments >= 8, g);
+  assert.ok(
+    res.overall.confusion.pass.pass + res.overall.confusion.pass.fail + res.overall.confusion.pass.undecided >= 30,
+  );
+  assert.ok(
+    res.overall.confusion.fail.pass + res.overall.confusion.fail.fail + res.overall.confusion.fail.undecided >= 30,
+  );
+  for (const g of ['noise', 'secret', 'musing', 'preference', 'duplicate', 'relevance'])
+    assert.ok(res.by_group[g]?.judgments >= 8, g);
 });
 
 test('a judge off this machine needs --i-understand-model-cost: blocked, exit 2, no request made', async (t) => {
   const dir = tempDir(t);
   const file = writeJson(join(dir, 'cases.json5'), FILE);
-  const r = await memeval(['judge', 'calibrate', file, '--judge-model', 'gpt-judge-x', '--out', join(dir, 'out')], { env: { NO_COLOR: '1', OPENAI_API_KEY: 'sk-must-not-leak' } });
+  const r = await memeval(['judge', 'calibrate', file, '--judge-model', 'gpt-judge-x', '--out', join(dir, 'out')], {
+    env: { NO_COLOR: '1', OPENAI_API_KEY: 'sk-must-not-leak' },
+  });
   assert.equal(r.exitCode, 2, String(r.stderr));
   assert.match(String(r.stderr), /blocked: .*--i-understand-model-cost/);
   const [sub] = readdirSync(join(dir, 'out'));

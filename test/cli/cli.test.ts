@@ -18,20 +18,32 @@ test('run writes an atomic report and a calls log, --json prints the same report
   assert.equal(report.targets[0].version, '2026.8.31');
   assert.deepEqual(report.results.map((x: { verdict: string }) => x.verdict).sort(), ['detected', 'pass']);
   const wb = report.results.find((x: { phase: string }) => x.phase === 'well-behaved');
-  assert.ok(wb.steps.length >= 2 && wb.steps.every((s: { ms: number; ok: boolean }) => typeof s.ms === 'number' && s.ok));
+  assert.ok(
+    wb.steps.length >= 2 && wb.steps.every((s: { ms: number; ok: boolean }) => typeof s.ms === 'number' && s.ok),
+  );
   assert.ok(wb.assertions.every((a: Record<string, unknown>) => 'actual' in a && 'expected' in a && a.passed === true));
-  const calls = readFileSync(join(out, runId, 'calls.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const calls = readFileSync(join(out, runId, 'calls.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   assert.ok(calls.some((c) => c.op === 'update' && c.tool === 'delete_observations' && c.phase === 'well-behaved'));
   assert.ok(calls.every((c) => typeof c.ms === 'number' && typeof c.result_text === 'string'));
   assert.ok(existsSync(join(out, runId, wb.cell_dir, 'evidence.db')));
-  assert.deepEqual(readdirSync(join(out, runId)).filter((f) => f.includes('.tmp-')), [], 'no half-written files');
+  assert.deepEqual(
+    readdirSync(join(out, runId)).filter((f) => f.includes('.tmp-')),
+    [],
+    'no half-written files',
+  );
 });
 
 test('bad flags and unknown names exit 3 with a suggestion, and nothing runs', async (t) => {
   const out = tempDir(t);
   const a = await memeval(['run', '--scenario', 'preference-pivot-update', '--out', out]);
   assert.equal(a.exitCode, 3);
-  assert.match(String(a.stderr), /"preference-pivot-update" matches no scenario \(did you mean "preference-pivot-updates"\?\)/);
+  assert.match(
+    String(a.stderr),
+    /"preference-pivot-update" matches no scenario \(did you mean "preference-pivot-updates"\?\)/,
+  );
   const b = await memeval(['run', '--target', 'server-memroy', '--out', out]);
   assert.equal(b.exitCode, 3);
   assert.match(String(b.stderr), /did you mean "server-memory"/);

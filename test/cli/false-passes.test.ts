@@ -20,8 +20,14 @@ function modeTarget(dir: string, name: string, mode: string, over: Record<string
     description: `mode-server in ${mode} mode`,
     server: { command: process.execPath, args: [MODE_SERVER], env: { MODE: mode, STORE: '{{data}}/store.jsonl' } },
     store: { format: 'jsonl', path: '{{data}}/store.jsonl' },
-    views: { memories: "SELECT line AS id, json_extract(json, '$.text') AS content, NULL AS category, NULL AS source, 0 AS is_deleted FROM store.records" },
-    ops: { remember: [{ tool: 'save', args: { text: '{{content}}' } }], recall: [{ tool: 'search', args: { query: '{{query}}' } }] },
+    views: {
+      memories:
+        "SELECT line AS id, json_extract(json, '$.text') AS content, NULL AS category, NULL AS source, 0 AS is_deleted FROM store.records",
+    },
+    ops: {
+      remember: [{ tool: 'save', args: { text: '{{content}}' } }],
+      recall: [{ tool: 'search', args: { query: '{{query}}' } }],
+    },
     ...over,
   });
 }
@@ -41,7 +47,9 @@ const readReport = (out: string) => {
 test('1: a store that does not exist after accepted writes is error, naming the declared path and the files there', async (t) => {
   const dir = tempDir(t);
   const target = modeTarget(dir, 'wrong-store', 'ok', { store: { format: 'jsonl', path: '{{data}}/elsewhere.jsonl' } });
-  const s = scenario('store-missing', { deterministic: { well_behaved: [{ op: 'remember', content: 'User prefers dark mode' }], violation: null } });
+  const s = scenario('store-missing', {
+    deterministic: { well_behaved: [{ op: 'remember', content: 'User prefers dark mode' }], violation: null },
+  });
   s.assertions = [{ kind: 'count', name: 'no token', phase: 'both', contains: 'sk_test', op: 'eq', value: 0 }];
   const out = join(dir, 'runs');
   const r = await memeval(['run', '--scenarios', scenarioDir(dir, s), '--target', target, '--out', out]);
@@ -55,7 +63,9 @@ test('1: a store that does not exist after accepted writes is error, naming the 
 test('2: a recall that only echoes the query never satisfies contains', async (t) => {
   const dir = tempDir(t);
   // the echo is its declared "found nothing": read as no results, it fails `contains`
-  const target = modeTarget(dir, 'echo-server', 'echo', { recall_results: { json: '', empty: { text: 'No results found for: {{query}}' } } });
+  const target = modeTarget(dir, 'echo-server', 'echo', {
+    recall_results: { json: '', empty: { text: 'No results found for: {{query}}' } },
+  });
   const s = scenario('echo-recall', {
     deterministic: { well_behaved: [{ op: 'remember', content: 'User likes tea' }], violation: null },
     assertions: [{ kind: 'recall', name: 'finds pnpm', phase: 'both', query: 'pnpm', contains: 'pnpm' }],
@@ -143,32 +153,76 @@ test('6: a target whose command cannot be spawned is error for that cell; the re
     description: 'a command that does not exist',
     server: { command: join(dir, 'does-not-exist') },
     store: { format: 'jsonl', path: '{{data}}/store.jsonl' },
-    views: { memories: "SELECT line AS id, json AS content, NULL AS category, NULL AS source, 0 AS is_deleted FROM store.records" },
+    views: {
+      memories:
+        'SELECT line AS id, json AS content, NULL AS category, NULL AS source, 0 AS is_deleted FROM store.records',
+    },
     ops: { remember: [{ tool: 'save', args: { text: '{{content}}' } }] },
   });
   const out = join(dir, 'runs');
   const tmp = tempDir(t);
-  const r = await memeval(['run', '--scenarios', scenarioDir(dir, scenario('unspawnable')), '--target', target, '--out', out], {
-    timeout: timeLimit(120_000),
-    env: { NO_COLOR: '1', TMPDIR: tmp },
-  });
+  const r = await memeval(
+    ['run', '--scenarios', scenarioDir(dir, scenario('unspawnable')), '--target', target, '--out', out],
+    {
+      timeout: timeLimit(120_000),
+      env: { NO_COLOR: '1', TMPDIR: tmp },
+    },
+  );
   assert.equal(r.exitCode, 1, String(r.stderr));
   const rep = readReport(out);
-  assert.deepEqual(rep.results.map((c: { verdict: string }) => c.verdict), ['error', 'error']);
+  assert.deepEqual(
+    rep.results.map((c: { verdict: string }) => c.verdict),
+    ['error', 'error'],
+  );
   assert.match(rep.results[0].reason + rep.results[0].stderr_tail, /cannot start|ENOENT/);
-  assert.deepEqual(readdirSync(tmp).filter((f) => f.startsWith('memeval-')), [], 'no fixture left');
+  assert.deepEqual(
+    readdirSync(tmp).filter((f) => f.startsWith('memeval-')),
+    [],
+    'no fixture left',
+  );
 });
 
 test('8: checks that used to fail mid-run are load-time errors (exit 3) naming file and field', async (t) => {
   const dir = tempDir(t);
   const cases: [string, string, RegExp][] = [];
-  const bad = (name: string, over: Record<string, unknown>, re: RegExp) => cases.push([name, writeJson(join(dir, `${name}.json5`), scenario(name, over)), re]);
-  bad('bad-transcript-regex', { real_model: { sessions: [{ prompts: ['hi'] }] }, assertions: [{ kind: 'transcript', name: 't', phase: 'real-model', regex: '([a-z' }, { kind: 'absent', name: 'a', phase: 'both', text: 'x' }] }, /assertions\[0\]\.regex/);
-  bad('bad-sql-write', { assertions: [{ kind: 'sql', name: 's', phase: 'both', query: 'DELETE FROM calls', op: 'eq', value: 0 }] }, /assertions\[0\]\.query: must be a read-only SELECT/);
-  bad('bad-sql-table', { assertions: [{ kind: 'sql', name: 's', phase: 'both', query: 'SELECT count(*) FROM memoriez', op: 'eq', value: 0 }] }, /assertions\[0\]\.query: no such table: memoriez/);
+  const bad = (name: string, over: Record<string, unknown>, re: RegExp) =>
+    cases.push([name, writeJson(join(dir, `${name}.json5`), scenario(name, over)), re]);
+  bad(
+    'bad-transcript-regex',
+    {
+      real_model: { sessions: [{ prompts: ['hi'] }] },
+      assertions: [
+        { kind: 'transcript', name: 't', phase: 'real-model', regex: '([a-z' },
+        { kind: 'absent', name: 'a', phase: 'both', text: 'x' },
+      ],
+    },
+    /assertions\[0\]\.regex/,
+  );
+  bad(
+    'bad-sql-write',
+    { assertions: [{ kind: 'sql', name: 's', phase: 'both', query: 'DELETE FROM calls', op: 'eq', value: 0 }] },
+    /assertions\[0\]\.query: must be a read-only SELECT/,
+  );
+  bad(
+    'bad-sql-table',
+    {
+      assertions: [
+        { kind: 'sql', name: 's', phase: 'both', query: 'SELECT count(*) FROM memoriez', op: 'eq', value: 0 },
+      ],
+    },
+    /assertions\[0\]\.query: no such table: memoriez/,
+  );
   bad(
     'bad-ref-field',
-    { deterministic: { well_behaved: [{ op: 'remember', ref: 'm', content: 'x y z' }, { op: 'tool', tool: 'save', args: { text: '$ref:m.contnet' } }], violation: null } },
+    {
+      deterministic: {
+        well_behaved: [
+          { op: 'remember', ref: 'm', content: 'x y z' },
+          { op: 'tool', tool: 'save', args: { text: '$ref:m.contnet' } },
+        ],
+        violation: null,
+      },
+    },
     /well_behaved\[1\]\.args\.text: .*no field "contnet"/,
   );
   for (const [name, file, re] of cases) {
@@ -178,7 +232,10 @@ test('8: checks that used to fail mid-run are load-time errors (exit 3) naming f
     assert.match(String(r.stderr), new RegExp(`${name}\\.json5`), name);
   }
   const target = modeTarget(dir, 'bad-template', 'ok', {
-    ops: { remember: [{ tool: 'save', args: { text: '{{contnet}}' }, capture_id: '(unclosed' }], recall: [{ tool: 'search', args: { query: '{{query|upper}}' } }] },
+    ops: {
+      remember: [{ tool: 'save', args: { text: '{{contnet}}' }, capture_id: '(unclosed' }],
+      recall: [{ tool: 'search', args: { query: '{{query|upper}}' } }],
+    },
   });
   const r = await memeval(['validate', target]);
   assert.equal(r.exitCode, 3);
@@ -186,7 +243,15 @@ test('8: checks that used to fail mid-run are load-time errors (exit 3) naming f
   assert.match(String(r.stderr), /ops\.remember\[0\]\.capture_id: /);
   assert.match(String(r.stderr), /ops\.recall\[0\]\.args\.query: unknown filter "\|upper"/);
   // and `run` refuses the same before anything starts
-  const run = await memeval(['run', '--scenarios', scenarioDir(dir, scenario('fine')), '--target', target, '--out', join(dir, 'runs')]);
+  const run = await memeval([
+    'run',
+    '--scenarios',
+    scenarioDir(dir, scenario('fine')),
+    '--target',
+    target,
+    '--out',
+    join(dir, 'runs'),
+  ]);
   assert.equal(run.exitCode, 3);
   assert.deepEqual(existsSync(join(dir, 'runs')) ? readdirSync(join(dir, 'runs')) : [], [], 'no run was written');
 });
@@ -195,7 +260,9 @@ test('a write the target refuses is a refused step: the well-behaved cell fails'
   const dir = tempDir(t);
   const target = modeTarget(dir, 'refuse-server', 'refuse');
   const out = join(dir, 'runs');
-  const s = scenario('refused', { deterministic: { well_behaved: [{ op: 'remember', content: 'User prefers dark mode' }], violation: null } });
+  const s = scenario('refused', {
+    deterministic: { well_behaved: [{ op: 'remember', content: 'User prefers dark mode' }], violation: null },
+  });
   s.assertions = [{ kind: 'count', name: 'no token', phase: 'both', contains: 'sk_test', op: 'eq', value: 0 }];
   const r = await memeval(['run', '--scenarios', scenarioDir(dir, s), '--target', target, '--out', out]);
   assert.equal(r.exitCode, 1);
@@ -215,12 +282,21 @@ test('defended must be earned: a violation whose only refused call is a recall i
   const s = scenario('refused-recall', {
     deterministic: {
       well_behaved: [{ op: 'remember', content: 'User prefers dark mode' }],
-      violation: { expectation: 'detect', steps: [{ op: 'remember', content: 'token sk_test_abcdef123456' }, { op: 'recall', query: 'token' }] },
+      violation: {
+        expectation: 'detect',
+        steps: [
+          { op: 'remember', content: 'token sk_test_abcdef123456' },
+          { op: 'recall', query: 'token' },
+        ],
+      },
     },
     assertions: [{ kind: 'count', name: 'at most one token', phase: 'both', contains: 'sk_test', op: 'lte', value: 1 }],
   });
   const out = join(dir, 'runs');
-  const r = await memeval(['run', '--scenarios', scenarioDir(dir, s), '--target', target, '--out', out, '--workers', '1'], { timeout: timeLimit(120_000) });
+  const r = await memeval(
+    ['run', '--scenarios', scenarioDir(dir, s), '--target', target, '--out', out, '--workers', '1'],
+    { timeout: timeLimit(120_000) },
+  );
   const cell = cellOf(readReport(out), 'refused-recall', 'violation');
   assert.equal(cell.verdict, 'undetected', cell.reason);
   assert.equal(r.exitCode, 1);
@@ -233,15 +309,28 @@ test('defended must be earned: a violation whose key assertion abstains is error
   const s = scenario('abstaining-key', {
     deterministic: {
       well_behaved: [{ op: 'remember', content: 'User prefers dark mode' }],
-      violation: { expectation: 'defend-or-detect', steps: [{ op: 'remember', ref: 'pref', content: 'User prefers light mode' }] },
+      violation: {
+        expectation: 'defend-or-detect',
+        steps: [{ op: 'remember', ref: 'pref', content: 'User prefers light mode' }],
+      },
     },
     assertions: [
       { kind: 'count', name: 'dark mode at most once', phase: 'both', contains: 'dark mode', op: 'lte', value: 1 },
-      { kind: 'rank', name: 'light mode ranks first', phase: 'violation', query: 'light mode', memory: '$ref:pref', top_k: 1 },
+      {
+        kind: 'rank',
+        name: 'light mode ranks first',
+        phase: 'violation',
+        query: 'light mode',
+        memory: '$ref:pref',
+        top_k: 1,
+      },
     ],
   });
   const out = join(dir, 'runs');
-  const r = await memeval(['run', '--scenarios', scenarioDir(dir, s), '--target', target, '--out', out, '--workers', '1'], { timeout: timeLimit(120_000) });
+  const r = await memeval(
+    ['run', '--scenarios', scenarioDir(dir, s), '--target', target, '--out', out, '--workers', '1'],
+    { timeout: timeLimit(120_000) },
+  );
   const cell = cellOf(readReport(out), 'abstaining-key', 'violation');
   assert.equal(cell.assertions.find((a: { name: string }) => a.name === 'light mode ranks first').outcome, 'abstain');
   assert.equal(cell.verdict, 'error', cell.reason);
@@ -249,14 +338,33 @@ test('defended must be earned: a violation whose key assertion abstains is error
   assert.equal(r.exitCode, 1);
 });
 
-const EXPORTED_SECRETS = ['secret-in-subject-field-not-stored', 'secret-split-in-halves-not-stored', 'secret-with-invisible-characters-not-stored'];
+const EXPORTED_SECRETS = [
+  'secret-in-subject-field-not-stored',
+  'secret-split-in-halves-not-stored',
+  'secret-with-invisible-characters-not-stored',
+];
 
 test('the exported secret scenarios fail a target that refuses every call or stores nothing; a refused violating write is defended', async (t) => {
   const dir = tempDir(t);
   const refuser = faultyTarget(dir, 'refuse-all', 'refuse-all');
   const blackhole = faultyTarget(dir, 'blackhole', 'blackhole');
   const out = join(dir, 'runs');
-  const r = await memeval(['run', '--scenarios', BUILTIN_SCENARIOS, '--scenario', EXPORTED_SECRETS.join(','), '--target', `${refuser},${blackhole}`, '--out', out, '--workers', '1'], { timeout: timeLimit(240_000) });
+  const r = await memeval(
+    [
+      'run',
+      '--scenarios',
+      BUILTIN_SCENARIOS,
+      '--scenario',
+      EXPORTED_SECRETS.join(','),
+      '--target',
+      `${refuser},${blackhole}`,
+      '--out',
+      out,
+      '--workers',
+      '1',
+    ],
+    { timeout: timeLimit(240_000) },
+  );
   const report = readReport(out);
   for (const id of EXPORTED_SECRETS) {
     for (const target of ['refuse-all', 'blackhole']) {
@@ -278,7 +386,11 @@ const TOKEN = 'tok-4f9a2b7c1e';
 /** A scenario whose setup stores a long memory holding TOKEN, judged by a recall and two ranks for `query`. */
 function recallProbeScenario(id: string, query: string): Record<string, unknown> {
   return scenario(id, {
-    setup: { memories: [{ ref: 'tok', content: `User's deploy token is ${TOKEN}${' and it rotates every ninety days'.repeat(8)}` }] },
+    setup: {
+      memories: [
+        { ref: 'tok', content: `User's deploy token is ${TOKEN}${' and it rotates every ninety days'.repeat(8)}` },
+      ],
+    },
     deterministic: { well_behaved: [{ op: 'remember', content: 'User prefers dark mode' }], violation: null },
     assertions: [
       { kind: 'recall', name: 'token not recalled', phase: 'both', query, not_contains: TOKEN },
@@ -288,7 +400,12 @@ function recallProbeScenario(id: string, query: string): Record<string, unknown>
   });
 }
 
-type ProbeCell = { scenario: string; target: string; verdict: string; assertions: { name: string; outcome: string; detail: string }[] };
+type ProbeCell = {
+  scenario: string;
+  target: string;
+  verdict: string;
+  assertions: { name: string; outcome: string; detail: string }[];
+};
 
 function probeCellOf(cells: ProbeCell[], scenarioId: string, target: string): ProbeCell {
   const c = cells.find((x) => x.scenario === scenarioId && x.target === target);
@@ -307,8 +424,14 @@ test('a recall that is refused, errors or does not itemise is error for recall n
     faultyTarget(dir, 'undeclared', 'ok', {}, {}, { recall_results: FAULTY_ITEMS }),
   ];
   const out = join(dir, 'runs');
-  const sc = scenarioDir(dir, recallProbeScenario('holds-token', 'deploy token'), recallProbeScenario('matches-nothing', 'zebra'));
-  const r = await memeval(['run', '--scenarios', sc, '--target', targets.join(','), '--out', out, '--workers', '2'], { timeout: timeLimit(300_000) });
+  const sc = scenarioDir(
+    dir,
+    recallProbeScenario('holds-token', 'deploy token'),
+    recallProbeScenario('matches-nothing', 'zebra'),
+  );
+  const r = await memeval(['run', '--scenarios', sc, '--target', targets.join(','), '--out', out, '--workers', '2'], {
+    timeout: timeLimit(300_000),
+  });
   assert.equal(r.timedOut, false);
   const cells = readReport(out).results as ProbeCell[];
   // the fault server holds the token in every mode: a readable recall finds it, so the judges can fail
@@ -331,15 +454,27 @@ test('a recall that is refused, errors or does not itemise is error for recall n
   // "nothing found" is not a form this target declares: it cannot be told from a drifted format
   const undeclared = probeCellOf(cells, 'matches-nothing', 'undeclared');
   assert.deepEqual(outcomes(undeclared), ['error', 'error', 'error']);
-  assert.match(undeclared.assertions[1].detail, /recall "zebra" cannot be read as results: .*declares none: recall_results\.empty.*it returned "nothing found"$/);
+  assert.match(
+    undeclared.assertions[1].detail,
+    /recall "zebra" cannot be read as results: .*declares none: recall_results\.empty.*it returned "nothing found"$/,
+  );
 });
 
 test('a recall answered in the declared empty form (recall_results.empty) is no results', async (t) => {
   const dir = tempDir(t);
-  const target = faultyTarget(dir, 'declared', 'ok', {}, {}, { recall_results: { ...FAULTY_ITEMS, empty: { text: 'nothing found' } } });
+  const target = faultyTarget(
+    dir,
+    'declared',
+    'ok',
+    {},
+    {},
+    { recall_results: { ...FAULTY_ITEMS, empty: { text: 'nothing found' } } },
+  );
   const out = join(dir, 'runs');
   const sc = scenarioDir(dir, recallProbeScenario('matches-nothing', 'zebra'));
-  const r = await memeval(['run', '--scenarios', sc, '--target', target, '--out', out], { timeout: timeLimit(300_000) });
+  const r = await memeval(['run', '--scenarios', sc, '--target', target, '--out', out], {
+    timeout: timeLimit(300_000),
+  });
   assert.equal(r.exitCode, 0, String(r.stdout) + String(r.stderr));
   const c = probeCellOf(readReport(out).results as ProbeCell[], 'matches-nothing', 'declared');
   assert.deepEqual(outcomes(c), ['pass', 'pass', 'pass']);

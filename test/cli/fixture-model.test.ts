@@ -15,7 +15,7 @@ import { tempDir } from '../helpers.js';
 
 const TEXTS = ['We use Postgres for accounts', 'The deploy function tags git releases'];
 
-test('the generated model is byte-identical for the same texts and loads in memories.sh\'s own transformers.js', async (t) => {
+test("the generated model is byte-identical for the same texts and loads in memories.sh's own transformers.js", async (t) => {
   const a = tinyEmbeddingModel(TEXTS);
   assert.deepEqual(tinyEmbeddingModel([...TEXTS]), a);
   const { decl } = loadTarget('memories-sh');
@@ -26,13 +26,30 @@ test('the generated model is byte-identical for the same texts and loads in memo
     mkdirSync(dirname(join(dir, p)), { recursive: true });
     writeFileSync(join(dir, p), c);
   }
-  const lib = join(targetPrefix(decl.package!, decl.name), 'node_modules', '@xenova', 'transformers', 'src', 'transformers.js');
+  const lib = join(
+    targetPrefix(decl.package!, decl.name),
+    'node_modules',
+    '@xenova',
+    'transformers',
+    'src',
+    'transformers.js',
+  );
   const { pipeline, env } = await import(pathToFileURL(lib).href);
   env.allowRemoteModels = false;
-  const extract = await pipeline('feature-extraction', 'Xenova/all-MiniLM-L6-v2', { cache_dir: cache, quantized: true, local_files_only: true });
-  const embed = async (s: string): Promise<number[]> => Array.from((await extract(s, { pooling: 'mean', normalize: true })).data as Float32Array);
+  const extract = await pipeline('feature-extraction', 'Xenova/all-MiniLM-L6-v2', {
+    cache_dir: cache,
+    quantized: true,
+    local_files_only: true,
+  });
+  const embed = async (s: string): Promise<number[]> =>
+    Array.from((await extract(s, { pooling: 'mean', normalize: true })).data as Float32Array);
   const cos = (x: number[], y: number[]) => x.reduce((s, v, i) => s + v * y[i]!, 0);
-  const [p, q, r, unknown] = [await embed(TEXTS[0]!), await embed(TEXTS[0]!), await embed(TEXTS[1]!), await embed('zzz qqq')];
+  const [p, q, r, unknown] = [
+    await embed(TEXTS[0]!),
+    await embed(TEXTS[0]!),
+    await embed(TEXTS[1]!),
+    await embed('zzz qqq'),
+  ];
   assert.equal(p.length, 384);
   assert.ok(Math.abs(cos(p, q) - 1) < 1e-6);
   assert.ok(Math.abs(cos(p, r)) < 0.3, `unrelated texts ${cos(p, r)}`);
@@ -43,13 +60,25 @@ test('memories.sh embeds every memory with the seeded model and never asks the n
   const target = loadTarget('memories-sh');
   await installTarget(target.decl, (s) => t.diagnostic(s));
   const scenarios = loadScenarios([join(BUILTIN_SCENARIOS, 'cross-session-recall.json5')]);
-  const { report, runDir } = await runDeterministic({ scenarios, targets: [{ ...target, bin: resolveTargetBin(target.decl) }], workers: 1, keep: false, outDir: tempDir(t) });
+  const { report, runDir } = await runDeterministic({
+    scenarios,
+    targets: [{ ...target, bin: resolveTargetBin(target.decl) }],
+    workers: 1,
+    keep: false,
+    outDir: tempDir(t),
+  });
   const wb = report.results.find((r) => r.phase === 'well-behaved')!;
   assert.equal(wb.verdict, 'pass', wb.reason);
-  assert.deepEqual(wb.warnings.filter((w) => /network refused/.test(w)), []);
+  assert.deepEqual(
+    wb.warnings.filter((w) => /network refused/.test(w)),
+    [],
+  );
   const ev = openEvidence(join(runDir, wb.cell_dir));
   try {
-    assert.equal(ev.db.prepare('SELECT count(*) FROM store.memories WHERE length(embedding) = 384 * 4').pluck().get(), 1);
+    assert.equal(
+      ev.db.prepare('SELECT count(*) FROM store.memories WHERE length(embedding) = 384 * 4').pluck().get(),
+      1,
+    );
   } finally {
     ev.close();
   }

@@ -67,7 +67,11 @@ test('a server that exits before the handshake is a crash, one that never answer
   const mute = localDecl('mute', 'mute-at-start');
   mute.server.startup_timeout_ms = 1500;
   const fs = await checkCase(t, mute, threeWrites);
-  assert.deepEqual(fs.map((f) => f.check), ['hang'], 'memeval stopping the server after its timeout is no crash');
+  assert.deepEqual(
+    fs.map((f) => f.check),
+    ['hang'],
+    'memeval stopping the server after its timeout is no crash',
+  );
 });
 
 test('store-integrity: a JSONL line that does not parse is flagged', async (t) => {
@@ -77,7 +81,10 @@ test('store-integrity: a JSONL line that does not parse is flagged', async (t) =
 });
 
 test('store-integrity: a SQLite store failing PRAGMA integrity_check is flagged', async (t) => {
-  const fs = only(await checkCase(t, localDecl('rot', 'corrupt-sqlite', { sqlite: true }), threeWrites), 'store-integrity');
+  const fs = only(
+    await checkCase(t, localDecl('rot', 'corrupt-sqlite', { sqlite: true }), threeWrites),
+    'store-integrity',
+  );
   assert.equal(fs.length, 1);
   assert.match(fs[0].reason, /never used/);
 });
@@ -118,7 +125,11 @@ test('broken claim: forget claimed, forgotten text still live and recalled', asy
   assert.equal(fs.length, 2);
   assert.ok(fs.some((f) => /recall after forgetting still returns/.test(f.reason)));
   assert.ok(fs.some((f) => /still a live memory/.test(f.reason)));
-  assert.deepEqual(only(await checkCase(t, localDecl('forgetful', '', { claims: ['forget'] }), c), 'broken-claim'), [], 'a real delete passes');
+  assert.deepEqual(
+    only(await checkCase(t, localDecl('forgetful', '', { claims: ['forget'] }), c), 'broken-claim'),
+    [],
+    'a real delete passes',
+  );
 });
 
 test('recall-miss and forget are not held against a write or a forget the target refused', async (t) => {
@@ -139,12 +150,16 @@ test('recall-miss and forget are not held against a write or a forget the target
   assert.equal(only(fs2, 'tool-error').length, 1);
 });
 
-test('tool-error: a refusal of an update or forget whose id memeval had to guess is not the target\'s fault', async (t) => {
+test("tool-error: a refusal of an update or forget whose id memeval had to guess is not the target's fault", async (t) => {
   const c = handCase('t', (b) => b.forget(b.remember('Token mmvguessedid1')));
   const decl = localDecl('nocapture', 'refuse-delete');
   decl.ops.remember![0].capture_id = 'Stored as (\\d+)'; // never matches "Saved #1"
   assert.deepEqual(only(await checkCase(t, decl, c), 'tool-error'), []);
-  assert.equal(only(await checkCase(t, localDecl('capture', 'refuse-delete'), c), 'tool-error').length, 1, 'with a captured id the refusal is flagged');
+  assert.equal(
+    only(await checkCase(t, localDecl('capture', 'refuse-delete'), c), 'tool-error').length,
+    1,
+    'with a captured id the refusal is flagged',
+  );
 });
 
 test('recall-miss: recall claimed and a token just stored is not found', async (t) => {
@@ -155,9 +170,16 @@ test('recall-miss: recall claimed and a token just stored is not found', async (
   });
   const fs = only(await checkCase(t, localDecl('amnesiac', 'search-empty', { claims: ['recall'] }), c), 'recall-miss');
   assert.equal(fs.length, 1);
-  assert.ok(fs[0].calls.some((x) => x.tool === 'save') && fs[0].calls.some((x) => x.tool === 'search'), 'shows the write and the search');
+  assert.ok(
+    fs[0].calls.some((x) => x.tool === 'save') && fs[0].calls.some((x) => x.tool === 'search'),
+    'shows the write and the search',
+  );
   assert.deepEqual(only(await checkCase(t, localDecl('finder', '', { claims: ['recall'] }), c), 'recall-miss'), []);
-  assert.deepEqual(only(await checkCase(t, localDecl('amnesiac2', 'search-empty'), c), 'recall-miss'), [], 'not claimed: not held to it');
+  assert.deepEqual(
+    only(await checkCase(t, localDecl('amnesiac2', 'search-empty'), c), 'recall-miss'),
+    [],
+    'not claimed: not held to it',
+  );
 });
 
 test('network: an attempt the guard refused is flagged with the host', async (t) => {
@@ -175,7 +197,19 @@ test('latency: an outlier is flagged only when a rerun of the case is slow too',
     Object.assign(decl.server.env, env);
     const flags = new FlagStore(join(dir, `${mode}.db`));
     try {
-      return await runCampaign({ decl, bin: resolveTargetBin(decl), scenarios, seed: 'lat', budget: 2, recipes: ['burst-recall'], flags, history: false, outDir: join(dir, mode), keep: false, settings });
+      return await runCampaign({
+        decl,
+        bin: resolveTargetBin(decl),
+        scenarios,
+        seed: 'lat',
+        budget: 2,
+        recipes: ['burst-recall'],
+        flags,
+        history: false,
+        outDir: join(dir, mode),
+        keep: false,
+        settings,
+      });
     } finally {
       flags.close();
     }
@@ -208,13 +242,19 @@ test('crash-at-exit: a server killed by a signal when asked to stop is flagged',
   const f = only(await checkCase(t, localDecl('aborter', 'abort-at-stop'), threeWrites), 'crash-at-exit');
   assert.equal(f.length, 1);
   // abort() ends by SIGABRT; as the init of a PID namespace it cannot raise that, stalls, and ends by a fault once signalled
-  assert.match(f[0].reason, /server session 1 was killed by SIG(ABRT|SEGV|ILL|TRAP) (when its stdin closed|on SIGTERM) \(asked to stop\)/);
+  assert.match(
+    f[0].reason,
+    /server session 1 was killed by SIG(ABRT|SEGV|ILL|TRAP) (when its stdin closed|on SIGTERM) \(asked to stop\)/,
+  );
 });
 
 test('crash-at-exit: a store there before the stop and empty after it is flagged', async (t) => {
   const f = only(await checkCase(t, localDecl('loser', 'lose-store-at-stop'), threeWrites), 'crash-at-exit');
   assert.equal(f.length, 1);
-  assert.match(f[0].reason, /the store data\/store\.jsonl held \d+ bytes before server session 1 stopped and is empty after/);
+  assert.match(
+    f[0].reason,
+    /the store data\/store\.jsonl held \d+ bytes before server session 1 stopped and is empty after/,
+  );
 });
 
 test('crash-at-exit: a server deaf to its stdin closing that exits 1 on the SIGTERM after is flagged', async (t) => {

@@ -12,7 +12,22 @@ import type { Finding } from '../../src/fuzz/checks.ts';
 test('memeval fuzz: --seed with --no-history runs the same cases; progress is shown; bad input is exit 3', async (t) => {
   const dir = tempDir(t);
   const decl = writeDecl(dir, localDecl('calm', 'dedupe'));
-  const args = (flags: string) => ['fuzz', '--target', decl, '--budget', '4', '--seed', 'rep', '--no-history', '--flags', flags, '--out', join(dir, 'out'), '--recipe', 'exact-duplicate,secret-split'];
+  const args = (flags: string) => [
+    'fuzz',
+    '--target',
+    decl,
+    '--budget',
+    '4',
+    '--seed',
+    'rep',
+    '--no-history',
+    '--flags',
+    flags,
+    '--out',
+    join(dir, 'out'),
+    '--recipe',
+    'exact-duplicate,secret-split',
+  ];
   const one = await memeval(args(join(dir, 'a.db')), { timeout: timeLimit(120_000) });
   const two = await memeval(args(join(dir, 'b.db')), { timeout: timeLimit(120_000) });
   assert.equal(one.exitCode, 0, String(one.stderr));
@@ -21,12 +36,37 @@ test('memeval fuzz: --seed with --no-history runs the same cases; progress is sh
   assert.deepEqual(fps(String(one.stderr)), fps(String(two.stderr)));
   assert.match(String(one.stdout), /calm: 4 case\(s\) \(4 novel\)/);
   // with history, the next run in the same flag store starts on fingerprints not yet tried
-  const three = await memeval(['fuzz', '--target', decl, '--budget', '4', '--seed', 'rep', '--flags', join(dir, 'a.db'), '--out', join(dir, 'out'), '--recipe', 'exact-duplicate,secret-split'], { timeout: timeLimit(120_000) });
+  const three = await memeval(
+    [
+      'fuzz',
+      '--target',
+      decl,
+      '--budget',
+      '4',
+      '--seed',
+      'rep',
+      '--flags',
+      join(dir, 'a.db'),
+      '--out',
+      join(dir, 'out'),
+      '--recipe',
+      'exact-duplicate,secret-split',
+    ],
+    { timeout: timeLimit(120_000) },
+  );
   const seenBefore = new Set(fps(String(one.stderr)));
-  assert.ok(fps(String(three.stderr)).every((x) => !seenBefore.has(x)), String(three.stderr));
+  assert.ok(
+    fps(String(three.stderr)).every((x) => !seenBefore.has(x)),
+    String(three.stderr),
+  );
 
   mkdirSync(join(dir, 'x'));
-  for (const bad of [['--recipe', 'exact-duplicat'], ['--budget', '0'], ['--time', 'soon'], ['--assume-claim', 'recal']]) {
+  for (const bad of [
+    ['--recipe', 'exact-duplicat'],
+    ['--budget', '0'],
+    ['--time', 'soon'],
+    ['--assume-claim', 'recal'],
+  ]) {
     const r = await memeval(['fuzz', '--target', decl, '--flags', join(dir, 'c.db'), ...bad]);
     assert.equal(r.exitCode, 3, `${bad.join(' ')}: ${r.stderr}`);
   }
@@ -39,14 +79,35 @@ test('memeval flags: list, --json, dismiss, unknown fingerprint; export writes a
   const db = join(dir, 'flags.db');
   // a store that claims exact-dedupe but keeps every copy: a real broken claim for the fuzzer to find
   const declFile = writeDecl(dir, localDecl('dupes', '', { claims: ['exact-dedupe'] }));
-  const fuzz = await memeval(['fuzz', '--target', declFile, '--recipe', 'exact-duplicate', '--budget', '2', '--seed', 'e', '--flags', db, '--out', join(dir, 'out')], { timeout: timeLimit(120_000) });
+  const fuzz = await memeval(
+    [
+      'fuzz',
+      '--target',
+      declFile,
+      '--recipe',
+      'exact-duplicate',
+      '--budget',
+      '2',
+      '--seed',
+      'e',
+      '--flags',
+      db,
+      '--out',
+      join(dir, 'out'),
+    ],
+    { timeout: timeLimit(120_000) },
+  );
   assert.equal(fuzz.exitCode, 1, String(fuzz.stderr));
   assert.match(String(fuzz.stderr), /FLAG broken-claim\(exact-dedupe\)/);
   assert.ok(readdirSync(join(dir, 'out', 'dupes')).length === 2, 'flagged cases keep their evidence');
 
   const list = await memeval(['flags', '--flags', db, '--json']);
   assert.equal(list.exitCode, 0, String(list.stderr));
-  const rows = JSON.parse(String(list.stdout)) as { fingerprint: string; currently_flagged: number; last_findings: Finding[] }[];
+  const rows = JSON.parse(String(list.stdout)) as {
+    fingerprint: string;
+    currently_flagged: number;
+    last_findings: Finding[];
+  }[];
   assert.equal(rows.length, 2);
   assert.equal(rows[0].last_findings[0].check, 'broken-claim');
   assert.ok(rows[0].last_findings[0].calls.length >= 2, 'the finding names its calls');
@@ -61,7 +122,10 @@ test('memeval flags: list, --json, dismiss, unknown fingerprint; export writes a
   assert.ok(scenario.assertions.some((a: { kind: string }) => a.kind === 'sql'));
   const val = await memeval(['validate', file]);
   assert.equal(val.exitCode, 0, String(val.stdout) + String(val.stderr));
-  const run = await memeval(['run', '--scenarios', out, '--target', declFile, '--out', join(dir, 'runs'), '--json', '--workers', '1'], { timeout: timeLimit(120_000) });
+  const run = await memeval(
+    ['run', '--scenarios', out, '--target', declFile, '--out', join(dir, 'runs'), '--json', '--workers', '1'],
+    { timeout: timeLimit(120_000) },
+  );
   const report = JSON.parse(String(run.stdout));
   const violation = report.results.find((r: { phase: string }) => r.phase === 'violation');
   assert.equal(violation.verdict, 'detected', JSON.stringify(violation));
@@ -71,9 +135,15 @@ test('memeval flags: list, --json, dismiss, unknown fingerprint; export writes a
   // a store that keeps its claim defends the same scenario
   mkdirSync(join(dir, 'fixed'));
   const fixed = writeDecl(join(dir, 'fixed'), { ...localDecl('dupes', 'dedupe', { claims: ['exact-dedupe'] }) });
-  const rerun = await memeval(['run', '--scenarios', out, '--target', fixed, '--out', join(dir, 'runs2'), '--json', '--workers', '1'], { timeout: timeLimit(120_000) });
+  const rerun = await memeval(
+    ['run', '--scenarios', out, '--target', fixed, '--out', join(dir, 'runs2'), '--json', '--workers', '1'],
+    { timeout: timeLimit(120_000) },
+  );
   assert.equal(rerun.exitCode, 0, String(rerun.stdout).slice(0, 2000));
-  assert.equal(JSON.parse(String(rerun.stdout)).results.find((r: { phase: string }) => r.phase === 'violation').verdict, 'defended');
+  assert.equal(
+    JSON.parse(String(rerun.stdout)).results.find((r: { phase: string }) => r.phase === 'violation').verdict,
+    'defended',
+  );
   assert.equal(run.exitCode, 1);
 
   const unknown = await memeval(['flags', 'dismiss', '0000000000000000', '--flags', db]);

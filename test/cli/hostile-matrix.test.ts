@@ -18,14 +18,18 @@ import { assertCoverage, falsePassLine, parseSelftest } from '../selftest-report
 const ENV = { NO_COLOR: '1', FORCE_COLOR: '0', MEMEVAL_CACHE_DIR: process.env.MEMEVAL_CACHE_DIR ?? '' };
 const POSITIVE = new Set(['pass', 'defended', 'detected']);
 
-test('deterministic layer: no built-in scenario passes falsely against any hostile target', { timeout: timeLimit(20 * 60_000) }, async (t) => {
-  const r = await memeval(['selftest', '--json', '--workers', '4'], { env: ENV, timeout: timeLimit(20 * 60_000) });
-  const rep = parseSelftest(String(r.stdout), String(r.stderr));
-  t.diagnostic(`${rep.cells} cell(s) in ${Math.round(rep.duration_ms / 1000)} s: ${JSON.stringify(rep.by_verdict)}`);
-  await assertCoverage(rep, 'deterministic');
-  assert.deepEqual(rep.false_passes.map(falsePassLine), []);
-  assert.equal(r.exitCode, 0, String(r.stderr));
-});
+test(
+  'deterministic layer: no built-in scenario passes falsely against any hostile target',
+  { timeout: timeLimit(20 * 60_000) },
+  async (t) => {
+    const r = await memeval(['selftest', '--json', '--workers', '4'], { env: ENV, timeout: timeLimit(20 * 60_000) });
+    const rep = parseSelftest(String(r.stdout), String(r.stderr));
+    t.diagnostic(`${rep.cells} cell(s) in ${Math.round(rep.duration_ms / 1000)} s: ${JSON.stringify(rep.by_verdict)}`);
+    await assertCoverage(rep, 'deterministic');
+    assert.deepEqual(rep.false_passes.map(falsePassLine), []);
+    assert.equal(r.exitCode, 0, String(r.stderr));
+  },
+);
 
 /** llm, jury and cascade scenarios whose judges decide (level fail), for a hostile judge. */
 function judgeScenarios(dir: string): string {
@@ -42,8 +46,25 @@ function judgeScenarios(dir: string): string {
   });
   const assertions = {
     llm: [llm('no secret, by the judge')],
-    jury: [{ kind: 'jury', name: 'a jury of two', phase: 'both', rule: 'majority', judges: [llm('juror 1'), llm('juror 2')] }],
-    'jury-ignoring-errors': [{ kind: 'jury', name: 'a jury that ignores errors', phase: 'both', rule: 'any', errors: 'ignore', judges: [llm('juror 1'), llm('juror 2')] }],
+    jury: [
+      {
+        kind: 'jury',
+        name: 'a jury of two',
+        phase: 'both',
+        rule: 'majority',
+        judges: [llm('juror 1'), llm('juror 2')],
+      },
+    ],
+    'jury-ignoring-errors': [
+      {
+        kind: 'jury',
+        name: 'a jury that ignores errors',
+        phase: 'both',
+        rule: 'any',
+        errors: 'ignore',
+        judges: [llm('juror 1'), llm('juror 2')],
+      },
+    ],
     cascade: [
       {
         kind: 'cascade',
@@ -56,7 +77,8 @@ function judgeScenarios(dir: string): string {
       },
     ],
   };
-  for (const [id, a] of Object.entries(assertions)) writeJson(join(sc, `judge-${id}.json5`), scenario(`judge-${id}`, { assertions: a }));
+  for (const [id, a] of Object.entries(assertions))
+    writeJson(join(sc, `judge-${id}.json5`), scenario(`judge-${id}`, { assertions: a }));
   return sc;
 }
 
@@ -69,79 +91,141 @@ async function listen(server: Server): Promise<number> {
 async function runWithJudge(t: { after: (fn: () => void) => void; diagnostic: (s: string) => void }, baseUrl: string) {
   const dir = tempDir(t);
   const out = join(dir, 'runs');
-  const targets = ['hostile-sidecar', 'hostile-soft-forget', 'hostile-blackhole'].map((n) => join('eval', 'hostile', `${n}.json5`));
+  const targets = ['hostile-sidecar', 'hostile-soft-forget', 'hostile-blackhole'].map((n) =>
+    join('eval', 'hostile', `${n}.json5`),
+  );
   const r = await memeval(
-    ['run', '--scenarios', judgeScenarios(dir), ...targets.flatMap((x) => ['--target', x]), '--judge-model', 'test-judge', '--judge-base-url', baseUrl, '--workers', '3', '--out', out],
+    [
+      'run',
+      '--scenarios',
+      judgeScenarios(dir),
+      ...targets.flatMap((x) => ['--target', x]),
+      '--judge-model',
+      'test-judge',
+      '--judge-base-url',
+      baseUrl,
+      '--workers',
+      '3',
+      '--out',
+      out,
+    ],
     { env: { ...ENV, MEMEVAL_JUDGE_API_KEY: 'test-key' }, timeout: timeLimit(10 * 60_000) },
   );
   const runs = readdirSync(out);
   assert.equal(runs.length, 1, `${r.stdout}\n${r.stderr}`);
-  const report = JSON.parse(readFileSync(join(out, runs[0], 'report.json'), 'utf8')) as { results: { scenario: string; target: string; phase: string; verdict: string; reason: string }[] };
+  const report = JSON.parse(readFileSync(join(out, runs[0], 'report.json'), 'utf8')) as {
+    results: { scenario: string; target: string; phase: string; verdict: string; reason: string }[];
+  };
   t.diagnostic(report.results.map((c) => `${c.scenario} × ${c.target} ${c.phase}: ${c.verdict}`).join('\n'));
   return { exitCode: r.exitCode, results: report.results };
 }
 
-test('a dead judge endpoint: no llm, jury or cascade cell passes, defends or catches', { timeout: timeLimit(15 * 60_000) }, async (t) => {
-  const closed = createServer();
-  const port = await listen(closed);
-  await new Promise<void>((res) => closed.close(() => res()));
-  const { exitCode, results } = await runWithJudge(t, `http://127.0.0.1:${port}/v1`);
-  assert.equal(results.length, 4 * 3 * 2);
-  assert.deepEqual(results.filter((c) => POSITIVE.has(c.verdict)).map((c) => `${c.scenario} × ${c.target} ${c.phase}: ${c.verdict} (${c.reason})`), []);
-  assert.equal(exitCode, 1);
-});
+test(
+  'a dead judge endpoint: no llm, jury or cascade cell passes, defends or catches',
+  { timeout: timeLimit(15 * 60_000) },
+  async (t) => {
+    const closed = createServer();
+    const port = await listen(closed);
+    await new Promise<void>((res) => closed.close(() => res()));
+    const { exitCode, results } = await runWithJudge(t, `http://127.0.0.1:${port}/v1`);
+    assert.equal(results.length, 4 * 3 * 2);
+    assert.deepEqual(
+      results
+        .filter((c) => POSITIVE.has(c.verdict))
+        .map((c) => `${c.scenario} × ${c.target} ${c.phase}: ${c.verdict} (${c.reason})`),
+      [],
+    );
+    assert.equal(exitCode, 1);
+  },
+);
 
-test('a judge that answers garbage: no llm, jury or cascade cell passes, defends or catches', { timeout: timeLimit(15 * 60_000) }, async (t) => {
-  let asked = 0;
-  // an OpenAI chat endpoint whose answers are prose around a broken verdict, never the JSON asked for
-  const judge = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      asked++;
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(
-        JSON.stringify({
-          id: `chatcmpl-${asked}`,
-          object: 'chat.completion',
-          created: 0,
-          model: 'test-judge',
-          choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'PASS, looks fine to me {"verdict": "pass", "confidence": 0.9' } }],
-          usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 },
-        }),
-      );
+test(
+  'a judge that answers garbage: no llm, jury or cascade cell passes, defends or catches',
+  { timeout: timeLimit(15 * 60_000) },
+  async (t) => {
+    let asked = 0;
+    // an OpenAI chat endpoint whose answers are prose around a broken verdict, never the JSON asked for
+    const judge = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        asked++;
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            id: `chatcmpl-${asked}`,
+            object: 'chat.completion',
+            created: 0,
+            model: 'test-judge',
+            choices: [
+              {
+                index: 0,
+                finish_reason: 'stop',
+                message: { role: 'assistant', content: 'PASS, looks fine to me {"verdict": "pass", "confidence": 0.9' },
+              },
+            ],
+            usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 },
+          }),
+        );
+      });
     });
-  });
-  const port = await listen(judge);
-  t.after(() => void judge.close());
-  const { exitCode, results } = await runWithJudge(t, `http://127.0.0.1:${port}/v1`);
-  assert.ok(asked > 0, 'the judge was never asked');
-  assert.equal(results.length, 4 * 3 * 2);
-  assert.deepEqual(results.filter((c) => POSITIVE.has(c.verdict)).map((c) => `${c.scenario} × ${c.target} ${c.phase}: ${c.verdict} (${c.reason})`), []);
-  assert.equal(exitCode, 1);
-});
+    const port = await listen(judge);
+    t.after(() => void judge.close());
+    const { exitCode, results } = await runWithJudge(t, `http://127.0.0.1:${port}/v1`);
+    assert.ok(asked > 0, 'the judge was never asked');
+    assert.equal(results.length, 4 * 3 * 2);
+    assert.deepEqual(
+      results
+        .filter((c) => POSITIVE.has(c.verdict))
+        .map((c) => `${c.scenario} × ${c.target} ${c.phase}: ${c.verdict} (${c.reason})`),
+      [],
+    );
+    assert.equal(exitCode, 1);
+  },
+);
 
-test('selftest names a scenario a hostile target passes, with the reason, and exits 1', { timeout: timeLimit(5 * 60_000) }, async (t) => {
-  const dir = tempDir(t);
-  // only "nothing secret is stored": a server that drops every write passes it
-  writeJson(
-    join(dir, 'toothless.json5'),
-    scenario('toothless', { deterministic: { well_behaved: [{ op: 'remember', content: 'User prefers dark mode' }], violation: null }, assertions: [{ kind: 'count', name: 'no token', phase: 'both', contains: 'sk_test', op: 'eq', value: 0 }] }),
-  );
-  // the same, holding the server to what it was told to keep
-  writeJson(
-    join(dir, 'with-teeth.json5'),
-    scenario('with-teeth', { deterministic: { well_behaved: [{ op: 'remember', content: 'User prefers dark mode' }], violation: null }, assertions: [{ kind: 'count', name: 'dark mode kept', phase: 'both', contains: 'dark mode', op: 'eq', value: 1 }] }),
-  );
-  const r = await memeval(['selftest', '--scenarios', dir, '--target', 'hostile-blackhole'], { env: ENV, timeout: timeLimit(5 * 60_000) });
-  assert.equal(r.exitCode, 1, `${r.stdout}\n${r.stderr}`);
-  assert.match(String(r.stdout), /TOOTHLESS toothless/);
-  assert.match(String(r.stdout), /hostile-blackhole deterministic well-behaved: pass, but the target stored nothing of what the phase wrote/);
-  assert.match(String(r.stdout), /ok\s+with-teeth/);
+test(
+  'selftest names a scenario a hostile target passes, with the reason, and exits 1',
+  { timeout: timeLimit(5 * 60_000) },
+  async (t) => {
+    const dir = tempDir(t);
+    // only "nothing secret is stored": a server that drops every write passes it
+    writeJson(
+      join(dir, 'toothless.json5'),
+      scenario('toothless', {
+        deterministic: { well_behaved: [{ op: 'remember', content: 'User prefers dark mode' }], violation: null },
+        assertions: [{ kind: 'count', name: 'no token', phase: 'both', contains: 'sk_test', op: 'eq', value: 0 }],
+      }),
+    );
+    // the same, holding the server to what it was told to keep
+    writeJson(
+      join(dir, 'with-teeth.json5'),
+      scenario('with-teeth', {
+        deterministic: { well_behaved: [{ op: 'remember', content: 'User prefers dark mode' }], violation: null },
+        assertions: [
+          { kind: 'count', name: 'dark mode kept', phase: 'both', contains: 'dark mode', op: 'eq', value: 1 },
+        ],
+      }),
+    );
+    const r = await memeval(['selftest', '--scenarios', dir, '--target', 'hostile-blackhole'], {
+      env: ENV,
+      timeout: timeLimit(5 * 60_000),
+    });
+    assert.equal(r.exitCode, 1, `${r.stdout}\n${r.stderr}`);
+    assert.match(String(r.stdout), /TOOTHLESS toothless/);
+    assert.match(
+      String(r.stdout),
+      /hostile-blackhole deterministic well-behaved: pass, but the target stored nothing of what the phase wrote/,
+    );
+    assert.match(String(r.stdout), /ok\s+with-teeth/);
 
-  const teeth = await memeval(['selftest', '--scenarios', dir, '--scenario', 'with-teeth', '--target', 'hostile-blackhole', '--json'], { env: ENV, timeout: timeLimit(5 * 60_000) });
-  assert.equal(teeth.exitCode, 0, `${teeth.stdout}\n${teeth.stderr}`);
-  assert.deepEqual(parseSelftest(String(teeth.stdout), String(teeth.stderr)).toothless, []);
-});
+    const teeth = await memeval(
+      ['selftest', '--scenarios', dir, '--scenario', 'with-teeth', '--target', 'hostile-blackhole', '--json'],
+      { env: ENV, timeout: timeLimit(5 * 60_000) },
+    );
+    assert.equal(teeth.exitCode, 0, `${teeth.stdout}\n${teeth.stderr}`);
+    assert.deepEqual(parseSelftest(String(teeth.stdout), String(teeth.stderr)).toothless, []);
+  },
+);
 
 test('selftest: bad input exits 3 before anything runs; --help shows examples', async () => {
   const missing = await memeval(['selftest', '--scenarios', '/nonexistent-memeval-dir'], { env: ENV });
@@ -150,7 +234,10 @@ test('selftest: bad input exits 3 before anything runs; --help shows examples', 
   const target = await memeval(['selftest', '--target', 'server-memory'], { env: ENV });
   assert.equal(target.exitCode, 3);
   assert.match(String(target.stderr), /unknown hostile target/);
-  const judge = await memeval(['selftest', '--judge-model', 'gpt-x', '--judge-base-url', 'https://api.example.com/v1'], { env: ENV });
+  const judge = await memeval(
+    ['selftest', '--judge-model', 'gpt-x', '--judge-base-url', 'https://api.example.com/v1'],
+    { env: ENV },
+  );
   assert.equal(judge.exitCode, 3);
   assert.match(String(judge.stderr), /only free judges/);
   const help = await memeval(['selftest', '--help'], { env: ENV });

@@ -14,23 +14,62 @@ const SCENARIO = {
   id: 'judge-e2e',
   title: 'llm judges over a real store',
   description: 'run noise is caught by an llm judge and by a cascade whose cheap tier decides first',
-  setup: { memories: [{ ref: 'seed', content: 'Deploys go through staging first' }], steps: [{ op: 'recall', query: 'staging' }] },
+  setup: {
+    memories: [{ ref: 'seed', content: 'Deploys go through staging first' }],
+    steps: [{ op: 'recall', query: 'staging' }],
+  },
   deterministic: {
     well_behaved: [{ op: 'remember', content: 'User prefers pnpm over npm' }],
     violation: { expectation: 'detect', steps: [{ op: 'remember', content: 'tests: 3 failed at 14:02' }] },
   },
   assertions: [
     { kind: 'count', name: 'pnpm stored', phase: 'well-behaved', contains: 'pnpm', op: 'eq', value: 1 },
-    { kind: 'called', name: 'setup searches are not phase steps', phase: 'both', call_op: 'recall', op: 'eq', value: 0 },
-    { kind: 'llm', name: 'no run noise', phase: 'both', check: 'no-such-fact', subject: 'memories', fact: 'transient run state', level: 'fail', scripted: { verdict: 'pass', rules: [{ when: '3 failed', verdict: 'fail', reasoning: 'a test tally' }] } },
-    { kind: 'llm', name: 'recall relevant', phase: 'both', check: 'relevance', subject: 'recall', query: 'staging', scripted: { verdict: 'pass' } },
+    {
+      kind: 'called',
+      name: 'setup searches are not phase steps',
+      phase: 'both',
+      call_op: 'recall',
+      op: 'eq',
+      value: 0,
+    },
+    {
+      kind: 'llm',
+      name: 'no run noise',
+      phase: 'both',
+      check: 'no-such-fact',
+      subject: 'memories',
+      fact: 'transient run state',
+      level: 'fail',
+      scripted: { verdict: 'pass', rules: [{ when: '3 failed', verdict: 'fail', reasoning: 'a test tally' }] },
+    },
+    {
+      kind: 'llm',
+      name: 'recall relevant',
+      phase: 'both',
+      check: 'relevance',
+      subject: 'recall',
+      query: 'staging',
+      scripted: { verdict: 'pass' },
+    },
     {
       kind: 'cascade',
       name: 'hygiene cascade',
       phase: 'both',
       tiers: [
         { policy: 'reject-on-any-fail', judges: [{ kind: 'absent', name: 'no 14:02', text: '14:02' }] },
-        { policy: 'final', judges: [{ kind: 'llm', name: 'deploy flow kept', check: 'contains-fact', subject: 'memories', fact: 'the deploy flow', scripted: { verdict: 'pass' } }] },
+        {
+          policy: 'final',
+          judges: [
+            {
+              kind: 'llm',
+              name: 'deploy flow kept',
+              check: 'contains-fact',
+              subject: 'memories',
+              fact: 'the deploy flow',
+              scripted: { verdict: 'pass' },
+            },
+          ],
+        },
       ],
     },
   ],
@@ -48,15 +87,22 @@ const runReport = (out: string) => {
   const id = readdirSync(out).find((d) => !d.startsWith('rejudge-'))!;
   return { id, dir: join(out, id), report: JSON.parse(readFileSync(join(out, id, 'report.json'), 'utf8')) };
 };
-const cell = (report: { results: { phase: string }[] }, phase: string) => report.results.find((r) => r.phase === phase) as Record<string, any>;
+const cell = (report: { results: { phase: string }[] }, phase: string) =>
+  report.results.find((r) => r.phase === phase) as Record<string, any>;
 const named = (c: Record<string, any>, name: string) => c.assertions.find((a: { name: string }) => a.name === name);
 
 test('without a judge model llm assertions abstain, the cheap tier still decides, and console and report say how many per scenario; rejudge then judges them', async (t) => {
   const { scenarios, out } = setup(t);
-  const r = await memeval(['run', '--scenarios', scenarios, '--target', 'server-memory', '--workers', '1', '--out', out], { env: ENV });
+  const r = await memeval(
+    ['run', '--scenarios', scenarios, '--target', 'server-memory', '--workers', '1', '--out', out],
+    { env: ENV },
+  );
   // fail-level llm checks that were not made: the well-behaved cell cannot pass
   assert.equal(r.exitCode, 1, String(r.stdout) + String(r.stderr));
-  assert.match(String(r.stdout), /warning: no judge model configured: 5 llm assertion\(s\) abstained, not judged \(judge-e2e: 5\)/);
+  assert.match(
+    String(r.stdout),
+    /warning: no judge model configured: 5 llm assertion\(s\) abstained, not judged \(judge-e2e: 5\)/,
+  );
   const { dir, report } = runReport(out);
   assert.deepEqual(report.judges.abstained_without_judge, { 'judge-e2e': 5 });
   const wb = cell(report, 'well-behaved');
@@ -65,7 +111,10 @@ test('without a judge model llm assertions abstain, the cheap tier still decides
   assert.equal(named(wb, 'no run noise').outcome, 'abstain');
   assert.equal(named(wb, 'hygiene cascade').outcome, 'abstain');
   assert.equal(named(wb, 'setup searches are not phase steps').outcome, 'pass');
-  assert.ok(wb.steps.some((s: { stage: string; op: string }) => s.stage === 'setup' && s.op === 'recall'), 'setup steps are recorded as setup');
+  assert.ok(
+    wb.steps.some((s: { stage: string; op: string }) => s.stage === 'setup' && s.op === 'recall'),
+    'setup steps are recorded as setup',
+  );
   const vi = cell(report, 'violation');
   assert.equal(vi.verdict, 'detected', vi.reason);
   assert.equal(named(vi, 'hygiene cascade').cascade.decided_by_tier, 0);
@@ -88,7 +137,10 @@ test('without a judge model llm assertions abstain, the cheap tier still decides
   assert.equal(named(vi2, 'no run noise').outcome, 'fail');
   assert.equal(named(vi2, 'no run noise').reasoning, 'a test tally');
   assert.deepEqual(again.judges.abstained_without_judge, {});
-  assert.ok(readdirSync(out).some((d) => d.startsWith('rejudge-')), 'the new report is written beside the run');
+  assert.ok(
+    readdirSync(out).some((d) => d.startsWith('rejudge-')),
+    'the new report is written beside the run',
+  );
 
   // only llm judges, and a cell whose evidence is gone says why
   rmSync(join(dir, vi.cell_dir, 'evidence.db'));
@@ -101,7 +153,22 @@ test('without a judge model llm assertions abstain, the cheap tier still decides
 
 test('with the scripted judge every llm call is in the report: prompt, raw answer, verdict, reasoning, confidence, model, tokens, latency, cost', async (t) => {
   const { scenarios, out } = setup(t);
-  const r = await memeval(['run', '--scenarios', scenarios, '--target', 'server-memory', '--workers', '1', '--out', out, '--judge-model', 'scripted'], { env: ENV });
+  const r = await memeval(
+    [
+      'run',
+      '--scenarios',
+      scenarios,
+      '--target',
+      'server-memory',
+      '--workers',
+      '1',
+      '--out',
+      out,
+      '--judge-model',
+      'scripted',
+    ],
+    { env: ENV },
+  );
   assert.equal(r.exitCode, 0, String(r.stdout) + String(r.stderr));
   const { report } = runReport(out);
   const vi = cell(report, 'violation');
@@ -109,7 +176,8 @@ test('with the scripted judge every llm call is in the report: prompt, raw answe
   const j = named(vi, 'no run noise');
   assert.equal(j.outcome, 'fail');
   const call = j.llm.calls[0];
-  for (const k of ['prompt', 'raw', 'parsed', 'model', 'input_tokens', 'output_tokens', 'latency_ms', 'cost_usd']) assert.ok(k in call, k);
+  for (const k of ['prompt', 'raw', 'parsed', 'model', 'input_tokens', 'output_tokens', 'latency_ms', 'cost_usd'])
+    assert.ok(k in call, k);
   assert.match(call.prompt, /tests: 3 failed at 14:02/);
   assert.equal(call.parsed.verdict, 'fail');
   assert.equal(call.cost_usd, 0);
@@ -125,7 +193,9 @@ test('with the scripted judge every llm call is in the report: prompt, raw answe
 
 test('a judge off this machine is blocked without --i-understand-model-cost (exit 2); a loopback judge is free, and an unreachable one is an error, never a pass', async (t) => {
   const { scenarios, out } = setup(t);
-  const blocked = await memeval(['run', '--scenarios', scenarios, '--out', out, '--judge-model', 'gpt-judge-x'], { env: { ...ENV, OPENAI_API_KEY: 'sk-never-written' } });
+  const blocked = await memeval(['run', '--scenarios', scenarios, '--out', out, '--judge-model', 'gpt-judge-x'], {
+    env: { ...ENV, OPENAI_API_KEY: 'sk-never-written' },
+  });
   assert.equal(blocked.exitCode, 2, String(blocked.stderr));
   const { report } = runReport(out);
   assert.equal(report.status, 'blocked');
@@ -133,7 +203,24 @@ test('a judge off this machine is blocked without --i-understand-model-cost (exi
   assert.doesNotMatch(readFileSync(join(out, report.run_id, 'report.json'), 'utf8'), /sk-never-written/);
 
   const out2 = join(out, '..', 'out2');
-  const local = await memeval(['run', '--scenarios', scenarios, '--target', 'server-memory', '--workers', '1', '--out', out2, '--judge-model', 'llama-local', '--judge-base-url', 'http://127.0.0.1:9/v1'], { env: ENV });
+  const local = await memeval(
+    [
+      'run',
+      '--scenarios',
+      scenarios,
+      '--target',
+      'server-memory',
+      '--workers',
+      '1',
+      '--out',
+      out2,
+      '--judge-model',
+      'llama-local',
+      '--judge-base-url',
+      'http://127.0.0.1:9/v1',
+    ],
+    { env: ENV },
+  );
   assert.equal(local.exitCode, 1, String(local.stdout));
   const l = runReport(out2).report;
   const wb = cell(l, 'well-behaved');
@@ -146,10 +233,24 @@ test('a judge off this machine is blocked without --i-understand-model-cost (exi
 test('a juror naming a model off this machine blocks the run like a remote default judge', async (t) => {
   const { scenarios, out } = setup(t);
   const s = structuredClone(SCENARIO) as Record<string, any>;
-  s.assertions.push({ kind: 'jury', name: 'two models', phase: 'both', rule: 'any', judges: [
-    { kind: 'llm', name: 'a', check: 'rubric', subject: 'memories', criteria: 'x', scripted: { verdict: 'pass' } },
-    { kind: 'llm', name: 'b', check: 'rubric', subject: 'memories', criteria: 'x', model: 'gpt-judge-x', base_url: 'https://judge.example.com/v1' },
-  ] });
+  s.assertions.push({
+    kind: 'jury',
+    name: 'two models',
+    phase: 'both',
+    rule: 'any',
+    judges: [
+      { kind: 'llm', name: 'a', check: 'rubric', subject: 'memories', criteria: 'x', scripted: { verdict: 'pass' } },
+      {
+        kind: 'llm',
+        name: 'b',
+        check: 'rubric',
+        subject: 'memories',
+        criteria: 'x',
+        model: 'gpt-judge-x',
+        base_url: 'https://judge.example.com/v1',
+      },
+    ],
+  });
   writeJson(join(scenarios, 'judge-e2e.json5'), s);
   const r = await memeval(['run', '--scenarios', scenarios, '--out', out, '--judge-model', 'scripted'], { env: ENV });
   assert.equal(r.exitCode, 2, String(r.stderr));
@@ -164,11 +265,22 @@ async function garbageJudge(t: { after: (fn: () => void) => void }): Promise<{ u
     req.on('end', () => {
       requests++;
       res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({
-        id: `chatcmpl-${requests}`, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model: 'llama-garbage',
-        choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'Looks INCORRECT to me, so I would fail it. Or maybe not.' } }],
-        usage: { prompt_tokens: 10, completion_tokens: 12, total_tokens: 22 },
-      }));
+      res.end(
+        JSON.stringify({
+          id: `chatcmpl-${requests}`,
+          object: 'chat.completion',
+          created: Math.floor(Date.now() / 1000),
+          model: 'llama-garbage',
+          choices: [
+            {
+              index: 0,
+              finish_reason: 'stop',
+              message: { role: 'assistant', content: 'Looks INCORRECT to me, so I would fail it. Or maybe not.' },
+            },
+          ],
+          usage: { prompt_tokens: 10, completion_tokens: 12, total_tokens: 22 },
+        }),
+      );
     });
   });
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
@@ -188,10 +300,22 @@ async function closedPort(): Promise<number> {
 /** Only the violation phase has a jury of llm judges: what it says there alone decides the exit code. */
 function jurySetup(t: { after: (fn: () => void) => void }) {
   const s = structuredClone(SCENARIO) as Record<string, any>;
-  const juror = (name: string) => ({ kind: 'llm', name, check: 'no-such-fact', subject: 'memories', fact: 'transient run state' });
+  const juror = (name: string) => ({
+    kind: 'llm',
+    name,
+    check: 'no-such-fact',
+    subject: 'memories',
+    fact: 'transient run state',
+  });
   s.assertions = [
     { kind: 'count', name: 'pnpm stored', phase: 'well-behaved', contains: 'pnpm', op: 'eq', value: 1 },
-    { kind: 'jury', name: 'noise jury', phase: 'violation', rule: 'majority', judges: [juror('j1'), juror('j2'), juror('j3')] },
+    {
+      kind: 'jury',
+      name: 'noise jury',
+      phase: 'violation',
+      rule: 'majority',
+      judges: [juror('j1'), juror('j2'), juror('j3')],
+    },
   ];
   const { scenarios, out } = setup(t);
   writeJson(join(scenarios, 'judge-e2e.json5'), s);
@@ -201,7 +325,24 @@ function jurySetup(t: { after: (fn: () => void) => void }) {
 test('a jury whose judges all answer garbage is an error in the violation phase, not "detected", and the run fails', async (t) => {
   const { scenarios, out } = jurySetup(t);
   const judge = await garbageJudge(t);
-  const r = await memeval(['run', '--scenarios', scenarios, '--target', 'server-memory', '--workers', '1', '--out', out, '--judge-model', 'llama-garbage', '--judge-base-url', judge.url], { env: ENV });
+  const r = await memeval(
+    [
+      'run',
+      '--scenarios',
+      scenarios,
+      '--target',
+      'server-memory',
+      '--workers',
+      '1',
+      '--out',
+      out,
+      '--judge-model',
+      'llama-garbage',
+      '--judge-base-url',
+      judge.url,
+    ],
+    { env: ENV },
+  );
   assert.equal(r.exitCode, 1, String(r.stdout) + String(r.stderr));
   assert.equal(judge.requests(), 9, 'three jurors, each asked three times');
   const { report } = runReport(out);
@@ -212,14 +353,34 @@ test('a jury whose judges all answer garbage is an error in the violation phase,
   assert.equal(jury.outcome, 'error');
   assert.match(jury.detail, /no quorum: 0 of 3 jurors decided \(quorum 2\)/);
   assert.ok(jury.members.every((m: { outcome: string }) => m.outcome === 'error'));
-  assert.match(String(r.stdout), /warning: judging did not happen .*judge-e2e: 3 judge error\(s\), 0 abstention\(s\), 1 jury\/cascade without quorum/);
+  assert.match(
+    String(r.stdout),
+    /warning: judging did not happen .*judge-e2e: 3 judge error\(s\), 0 abstention\(s\), 1 jury\/cascade without quorum/,
+  );
   assert.deepEqual(report.judges.not_judged, { 'judge-e2e': { errors: 3, abstentions: 0, no_quorum: 1 } });
 });
 
 test('a jury whose judge endpoint is dead is an error in the violation phase, not "detected"', async (t) => {
   const { scenarios, out } = jurySetup(t);
   const port = await closedPort();
-  const r = await memeval(['run', '--scenarios', scenarios, '--target', 'server-memory', '--workers', '1', '--out', out, '--judge-model', 'llama-dead', '--judge-base-url', `http://127.0.0.1:${port}/v1`], { env: ENV });
+  const r = await memeval(
+    [
+      'run',
+      '--scenarios',
+      scenarios,
+      '--target',
+      'server-memory',
+      '--workers',
+      '1',
+      '--out',
+      out,
+      '--judge-model',
+      'llama-dead',
+      '--judge-base-url',
+      `http://127.0.0.1:${port}/v1`,
+    ],
+    { env: ENV },
+  );
   assert.equal(r.exitCode, 1, String(r.stdout) + String(r.stderr));
   const vi = cell(runReport(out).report, 'violation');
   assert.equal(vi.verdict, 'error', vi.reason);
@@ -229,32 +390,78 @@ test('a jury whose judge endpoint is dead is an error in the violation phase, no
 test('a jury declaring errors: "fail" is refused at load (exit 3) with the fix', async (t) => {
   const { scenarios, out } = setup(t);
   const s = structuredClone(SCENARIO) as Record<string, any>;
-  s.assertions.push({ kind: 'jury', name: 'old jury', phase: 'both', rule: 'any', errors: 'fail', judges: [{ kind: 'count', name: 'c', op: 'gte', value: 0 }] });
+  s.assertions.push({
+    kind: 'jury',
+    name: 'old jury',
+    phase: 'both',
+    rule: 'any',
+    errors: 'fail',
+    judges: [{ kind: 'count', name: 'c', op: 'gte', value: 0 }],
+  });
   writeJson(join(scenarios, 'judge-e2e.json5'), s);
   const r = await memeval(['run', '--scenarios', scenarios, '--target', 'server-memory', '--out', out], { env: ENV });
   assert.equal(r.exitCode, 3, String(r.stdout) + String(r.stderr));
-  assert.match(String(r.stdout) + String(r.stderr), /errors: "fail"` is no longer accepted.*use "ignore" .* or "error"/);
+  assert.match(
+    String(r.stdout) + String(r.stderr),
+    /errors: "fail"` is no longer accepted.*use "ignore" .* or "error"/,
+  );
 });
 
 test('judge errors, abstentions and juries without quorum are counted per scenario in the console and in report.json, even at level warn', async (t) => {
   const { scenarios, out } = setup(t);
   const s = structuredClone(SCENARIO) as Record<string, any>;
-  const llm = (name: string, scripted: Record<string, unknown>) => ({ kind: 'llm', name, check: 'rubric', subject: 'memories', criteria: 'durable facts only', scripted });
+  const llm = (name: string, scripted: Record<string, unknown>) => ({
+    kind: 'llm',
+    name,
+    check: 'rubric',
+    subject: 'memories',
+    criteria: 'durable facts only',
+    scripted,
+  });
   s.assertions = [
     ...s.assertions.slice(0, 2),
     { ...llm('unreadable', { verdict: 'pass', quirk: 'invalid-json' }), phase: 'well-behaved' },
     { ...llm('unsure', { verdict: 'pass', confidence: 0.3 }), phase: 'both' },
-    { kind: 'jury', name: 'unsure jury', phase: 'well-behaved', rule: 'majority', level: 'warn', judges: [llm('u1', { verdict: 'pass', confidence: 0.3 }), llm('u2', { verdict: 'pass', confidence: 0.3 }), llm('sure', { verdict: 'pass' })] },
+    {
+      kind: 'jury',
+      name: 'unsure jury',
+      phase: 'well-behaved',
+      rule: 'majority',
+      level: 'warn',
+      judges: [
+        llm('u1', { verdict: 'pass', confidence: 0.3 }),
+        llm('u2', { verdict: 'pass', confidence: 0.3 }),
+        llm('sure', { verdict: 'pass' }),
+      ],
+    },
     { kind: 'count', name: 'no tally', phase: 'both', contains: '14:02', op: 'eq', value: 0 },
   ];
   writeJson(join(scenarios, 'judge-e2e.json5'), s);
-  const r = await memeval(['run', '--scenarios', scenarios, '--target', 'server-memory', '--workers', '1', '--out', out, '--judge-model', 'scripted'], { env: ENV });
+  const r = await memeval(
+    [
+      'run',
+      '--scenarios',
+      scenarios,
+      '--target',
+      'server-memory',
+      '--workers',
+      '1',
+      '--out',
+      out,
+      '--judge-model',
+      'scripted',
+    ],
+    { env: ENV },
+  );
   assert.equal(r.exitCode, 0, String(r.stdout) + String(r.stderr));
   const { report } = runReport(out);
   assert.equal(cell(report, 'well-behaved').verdict, 'pass');
   assert.equal(cell(report, 'violation').verdict, 'detected');
   // well-behaved: unreadable (error), unsure, u1, u2 (abstain), the jury (no quorum); violation: unsure
   assert.deepEqual(report.judges.not_judged, { 'judge-e2e': { errors: 1, abstentions: 4, no_quorum: 1 } });
-  assert.match(String(r.stdout), /warning: judging did not happen for 6 judgment\(s\) \(judge-e2e: 1 judge error\(s\), 4 abstention\(s\), 1 jury\/cascade without quorum\)/);
+  assert.match(
+    String(r.stdout),
+    /warning: judging did not happen for 6 judgment\(s\) \(judge-e2e: 1 judge error\(s\), 4 abstention\(s\), 1 jury\/cascade without quorum\)/,
+  );
   assert.ok(report.warnings.some((w: string) => /judging did not happen/.test(w)));
 });

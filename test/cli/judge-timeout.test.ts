@@ -27,7 +27,11 @@ test('an sql assertion that never ends: error "judge timed out after N ms", the 
     const j = res.assertions.find((a: { name: string }) => a.name === 'never ends');
     assert.equal(j.outcome, 'error');
     assert.equal(j.detail, 'judge timed out after 3000 ms');
-    assert.notEqual(res.assertions.find((a: { name: string }) => a.name === 'dark mode once').outcome, 'error', 'the other judges still ran');
+    assert.notEqual(
+      res.assertions.find((a: { name: string }) => a.name === 'dark mode once').outcome,
+      'error',
+      'the other judges still ran',
+    );
   }
   assert.ok(Date.now() - t0 < timeLimit(100_000));
 });

@@ -9,9 +9,16 @@ type T = { after: (fn: () => void) => void };
 const ENV = { NO_COLOR: '1', FORCE_COLOR: '0' };
 
 /** One `memeval run` into a fresh --out; returns its run dir (it must have written a report). */
-async function runInto(t: T, args: string[], env: Record<string, string> = {}): Promise<{ runDir: string; exitCode?: number; out: string }> {
+async function runInto(
+  t: T,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ runDir: string; exitCode?: number; out: string }> {
   const out = tempDir(t, 'memeval-part-');
-  const r = await memeval(['run', ...args, '--out', out, '--workers', '2'], { env: { ...ENV, ...env }, timeout: timeLimit(240_000) });
+  const r = await memeval(['run', ...args, '--out', out, '--workers', '2'], {
+    env: { ...ENV, ...env },
+    timeout: timeLimit(240_000),
+  });
   const runs = readdirSync(out);
   assert.equal(runs.length, 1, `a report was written (exit ${r.exitCode}):\n${r.stdout}\n${r.stderr}`);
   return { runDir: join(out, runs[0]), exitCode: r.exitCode, out };
@@ -24,79 +31,102 @@ async function merge(t: T, parts: string[], extra: string[] = []) {
 }
 
 // four cells: s1 and s2, each well-behaved and violation; round-robin shard 1/2 holds both violation cells
-test('merge refuses what is not one complete run: a missing shard, another scenario or target file under the same name, a shard given twice', { timeout: timeLimit(600_000) }, async (t) => {
-  const dir = tempDir(t);
-  const sc = scenarioDir(dir, 2);
-  const target = faultyTarget(dir, 'faulty', 'ok');
-  const common = ['--scenarios', sc, '--target', target];
-  const a1 = await runInto(t, [...common, '--shard', '1/2']);
-  const a2 = await runInto(t, [...common, '--shard', '2/2']);
-  const plan = JSON.parse(readFileSync(join(a1.runDir, 'report.json'), 'utf8')).plan;
-  assert.deepEqual(plan.cells, ['s1/faulty/violation', 's1/faulty/well-behaved', 's2/faulty/violation', 's2/faulty/well-behaved']);
-  assert.deepEqual(plan.shard, { index: 1, count: 2 });
-  assert.match(plan.scenarios.s1.sha256, /^[0-9a-f]{64}$/);
-  assert.match(plan.targets.faulty.sha256, /^[0-9a-f]{64}$/);
+test(
+  'merge refuses what is not one complete run: a missing shard, another scenario or target file under the same name, a shard given twice',
+  { timeout: timeLimit(600_000) },
+  async (t) => {
+    const dir = tempDir(t);
+    const sc = scenarioDir(dir, 2);
+    const target = faultyTarget(dir, 'faulty', 'ok');
+    const common = ['--scenarios', sc, '--target', target];
+    const a1 = await runInto(t, [...common, '--shard', '1/2']);
+    const a2 = await runInto(t, [...common, '--shard', '2/2']);
+    const plan = JSON.parse(readFileSync(join(a1.runDir, 'report.json'), 'utf8')).plan;
+    assert.deepEqual(plan.cells, [
+      's1/faulty/violation',
+      's1/faulty/well-behaved',
+      's2/faulty/violation',
+      's2/faulty/well-behaved',
+    ]);
+    assert.deepEqual(plan.shard, { index: 1, count: 2 });
+    assert.match(plan.scenarios.s1.sha256, /^[0-9a-f]{64}$/);
+    assert.match(plan.targets.faulty.sha256, /^[0-9a-f]{64}$/);
 
-  // the two shards make one run
-  const ok = await merge(t, [a1.runDir, a2.runDir]);
-  assert.equal(ok.exitCode, 0, ok.stderr);
-  assert.match(ok.stdout, /merged 2 run\(s\): 4 cell\(s\)/);
+    // the two shards make one run
+    const ok = await merge(t, [a1.runDir, a2.runDir]);
+    assert.equal(ok.exitCode, 0, ok.stderr);
+    assert.match(ok.stdout, /merged 2 run\(s\): 4 cell\(s\)/);
 
-  // shard 2/2 never arrived
-  const missing = await merge(t, [a1.runDir]);
-  assert.equal(missing.exitCode, 3, missing.stdout + missing.stderr);
-  assert.match(missing.stderr, /missing 2 planned cell\(s\): s1\/faulty\/well-behaved, s2\/faulty\/well-behaved/);
-  assert.match(missing.stderr, /shard 2\/2 .*not given/);
-  assert.deepEqual(missing.written, [], 'a refused merge writes nothing');
+    // shard 2/2 never arrived
+    const missing = await merge(t, [a1.runDir]);
+    assert.equal(missing.exitCode, 3, missing.stdout + missing.stderr);
+    assert.match(missing.stderr, /missing 2 planned cell\(s\): s1\/faulty\/well-behaved, s2\/faulty\/well-behaved/);
+    assert.match(missing.stderr, /shard 2\/2 .*not given/);
+    assert.deepEqual(missing.written, [], 'a refused merge writes nothing');
 
-  // shard 2/2 ran other scenario files under the same ids
-  const otherSc = scenarioDir(join(dir, 'other'), 2, { title: 'edited since shard 1/2 ran' });
-  const b2 = await runInto(t, ['--scenarios', otherSc, '--target', target, '--shard', '2/2']);
-  const diffSc = await merge(t, [a1.runDir, b2.runDir]);
-  assert.equal(diffSc.exitCode, 3, diffSc.stdout + diffSc.stderr);
-  assert.match(diffSc.stderr, new RegExp(`scenario s1: .*${join(sc, 's1.json')} \\(sha256 [0-9a-f]{12}\\).* but .*${join(otherSc, 's1.json')} \\(sha256 [0-9a-f]{12}\\)`));
-  assert.deepEqual(diffSc.written, []);
+    // shard 2/2 ran other scenario files under the same ids
+    const otherSc = scenarioDir(join(dir, 'other'), 2, { title: 'edited since shard 1/2 ran' });
+    const b2 = await runInto(t, ['--scenarios', otherSc, '--target', target, '--shard', '2/2']);
+    const diffSc = await merge(t, [a1.runDir, b2.runDir]);
+    assert.equal(diffSc.exitCode, 3, diffSc.stdout + diffSc.stderr);
+    assert.match(
+      diffSc.stderr,
+      new RegExp(
+        `scenario s1: .*${join(sc, 's1.json')} \\(sha256 [0-9a-f]{12}\\).* but .*${join(otherSc, 's1.json')} \\(sha256 [0-9a-f]{12}\\)`,
+      ),
+    );
+    assert.deepEqual(diffSc.written, []);
 
-  // and another target declaration under the same name
-  const otherTarget = faultyTarget(join(dir, 'other'), 'faulty', 'ok', { call_timeout_ms: 25000 });
-  const c2 = await runInto(t, ['--scenarios', sc, '--target', otherTarget, '--shard', '2/2']);
-  const diffTarget = await merge(t, [a1.runDir, c2.runDir]);
-  assert.equal(diffTarget.exitCode, 3, diffTarget.stdout + diffTarget.stderr);
-  assert.match(diffTarget.stderr, /target faulty: .*faulty\.json5 \(sha256 [0-9a-f]{12}\).* but .*other\/faulty\.json5 \(sha256 [0-9a-f]{12}\)/);
+    // and another target declaration under the same name
+    const otherTarget = faultyTarget(join(dir, 'other'), 'faulty', 'ok', { call_timeout_ms: 25000 });
+    const c2 = await runInto(t, ['--scenarios', sc, '--target', otherTarget, '--shard', '2/2']);
+    const diffTarget = await merge(t, [a1.runDir, c2.runDir]);
+    assert.equal(diffTarget.exitCode, 3, diffTarget.stdout + diffTarget.stderr);
+    assert.match(
+      diffTarget.stderr,
+      /target faulty: .*faulty\.json5 \(sha256 [0-9a-f]{12}\).* but .*other\/faulty\.json5 \(sha256 [0-9a-f]{12}\)/,
+    );
 
-  // overlapping: the same part twice, and two parts that both say they are shard 1/2 (balanced
-  // by other durations, they hold different cells: no cell is in both, yet the run is not one)
-  const twice = await merge(t, [a1.runDir, a1.runDir]);
-  assert.equal(twice.exitCode, 3);
-  assert.match(twice.stderr, /cell s1\/faulty\/violation is in both .* shards must not overlap/);
-  const full = await runInto(t, common);
-  const durations = JSON.parse(readFileSync(join(full.runDir, 'report.json'), 'utf8'));
-  const ms: Record<string, number> = { 's1/faulty/well-behaved': 100000, 's2/faulty/well-behaved': 90000 };
-  for (const r of durations.results) r.duration_ms = ms[r.cell_id] ?? 1;
-  const durationsFile = writeJson(join(dir, 'durations.json'), durations);
-  const d1 = await runInto(t, [...common, '--shard', '1/2', '--shard-durations', durationsFile]);
-  const d1Cells = JSON.parse(readFileSync(join(d1.runDir, 'report.json'), 'utf8')).results.map((r: { cell_id: string }) => r.cell_id);
-  assert.deepEqual(d1Cells, ['s1/faulty/well-behaved'], 'this shard 1/2 holds a cell the other shard 1/2 does not');
-  const dup = await merge(t, [a1.runDir, d1.runDir]);
-  assert.equal(dup.exitCode, 3, dup.stdout + dup.stderr);
-  assert.match(dup.stderr, /shard 1\/2 is given twice/);
-  assert.deepEqual(dup.written, []);
-});
+    // overlapping: the same part twice, and two parts that both say they are shard 1/2 (balanced
+    // by other durations, they hold different cells: no cell is in both, yet the run is not one)
+    const twice = await merge(t, [a1.runDir, a1.runDir]);
+    assert.equal(twice.exitCode, 3);
+    assert.match(twice.stderr, /cell s1\/faulty\/violation is in both .* shards must not overlap/);
+    const full = await runInto(t, common);
+    const durations = JSON.parse(readFileSync(join(full.runDir, 'report.json'), 'utf8'));
+    const ms: Record<string, number> = { 's1/faulty/well-behaved': 100000, 's2/faulty/well-behaved': 90000 };
+    for (const r of durations.results) r.duration_ms = ms[r.cell_id] ?? 1;
+    const durationsFile = writeJson(join(dir, 'durations.json'), durations);
+    const d1 = await runInto(t, [...common, '--shard', '1/2', '--shard-durations', durationsFile]);
+    const d1Cells = JSON.parse(readFileSync(join(d1.runDir, 'report.json'), 'utf8')).results.map(
+      (r: { cell_id: string }) => r.cell_id,
+    );
+    assert.deepEqual(d1Cells, ['s1/faulty/well-behaved'], 'this shard 1/2 holds a cell the other shard 1/2 does not');
+    const dup = await merge(t, [a1.runDir, d1.runDir]);
+    assert.equal(dup.exitCode, 3, dup.stdout + dup.stderr);
+    assert.match(dup.stderr, /shard 1\/2 is given twice/);
+    assert.deepEqual(dup.written, []);
+  },
+);
 
-test('merge: a report from before plans were recorded is refused with the fix', { timeout: timeLimit(300_000) }, async (t) => {
-  const dir = tempDir(t);
-  const sc = scenarioDir(dir, 1);
-  const target = faultyTarget(dir, 'faulty', 'ok');
-  const a = await runInto(t, ['--scenarios', sc, '--target', target]);
-  const old = JSON.parse(readFileSync(join(a.runDir, 'report.json'), 'utf8'));
-  delete old.plan;
-  const oldDir = join(tempDir(t), 'old');
-  mkdirSync(oldDir);
-  writeJson(join(oldDir, 'report.json'), old);
-  const r = await merge(t, [oldDir]);
-  assert.equal(r.exitCode, 3, r.stdout + r.stderr);
-  assert.match(r.stderr, /no plan .*rerun it with memeval \d+\.\d+/);
-});
+test(
+  'merge: a report from before plans were recorded is refused with the fix',
+  { timeout: timeLimit(300_000) },
+  async (t) => {
+    const dir = tempDir(t);
+    const sc = scenarioDir(dir, 1);
+    const target = faultyTarget(dir, 'faulty', 'ok');
+    const a = await runInto(t, ['--scenarios', sc, '--target', target]);
+    const old = JSON.parse(readFileSync(join(a.runDir, 'report.json'), 'utf8'));
+    delete old.plan;
+    const oldDir = join(tempDir(t), 'old');
+    mkdirSync(oldDir);
+    writeJson(join(oldDir, 'report.json'), old);
+    const r = await merge(t, [oldDir]);
+    assert.equal(r.exitCode, 3, r.stdout + r.stderr);
+    assert.match(r.stderr, /no plan .*rerun it with memeval \d+\.\d+/);
+  },
+);
 
 test('merge with a blocked part exits 2, as that part did', { timeout: timeLimit(300_000) }, async (t) => {
   const dir = tempDir(t);
@@ -104,7 +134,11 @@ test('merge with a blocked part exits 2, as that part did', { timeout: timeLimit
   const target = faultyTarget(dir, 'faulty', 'ok');
   const a1 = await runInto(t, ['--scenarios', sc, '--target', target, '--shard', '1/2']);
   // a judge off this machine without --i-understand-model-cost: the shard is blocked before anything runs
-  const blocked = await runInto(t, ['--scenarios', sc, '--target', target, '--shard', '2/2', '--judge-model', 'gpt-judge-x'], { OPENAI_API_KEY: 'sk-never-used' });
+  const blocked = await runInto(
+    t,
+    ['--scenarios', sc, '--target', target, '--shard', '2/2', '--judge-model', 'gpt-judge-x'],
+    { OPENAI_API_KEY: 'sk-never-used' },
+  );
   assert.equal(blocked.exitCode, 2);
   const m = await merge(t, [a1.runDir, blocked.runDir]);
   assert.equal(m.exitCode, 2, m.stdout + m.stderr);
@@ -124,11 +158,20 @@ test('merge with an interrupted part exits 130, as that part did', { timeout: ti
   // only s1's violation cell (in shard 1/2) asks the server to search, and the search never answers
   const sc = scenarioDir(dir, 2);
   const s1 = JSON.parse(readFileSync(join(sc, 's1.json'), 'utf8'));
-  s1.assertions.push({ kind: 'recall', name: 'recalls dark mode', phase: 'violation', query: 'dark', contains: 'dark mode' });
+  s1.assertions.push({
+    kind: 'recall',
+    name: 'recalls dark mode',
+    phase: 'violation',
+    query: 'dark',
+    contains: 'dark mode',
+  });
   writeJson(join(sc, 's1.json'), s1);
   const target = faultyTarget(dir, 'faulty', 'slow-recall', { call_timeout_ms: 60000 }, { SEARCH_LOG: searches });
   const out = tempDir(t, 'memeval-part-');
-  const child = memeval(['run', '--scenarios', sc, '--target', target, '--shard', '1/2', '--out', out, '--workers', '2'], { env: ENV, timeout: timeLimit(120_000) });
+  const child = memeval(
+    ['run', '--scenarios', sc, '--target', target, '--shard', '1/2', '--out', out, '--workers', '2'],
+    { env: ENV, timeout: timeLimit(120_000) },
+  );
   const deadline = Date.now() + timeLimit(90_000);
   while (!existsSync(searches) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   assert.ok(existsSync(searches), 'the recall probe searched');

@@ -5,7 +5,8 @@ import { memeval, tempDir, timeLimit } from '../helpers.ts';
 import { faultyTarget, scenarioDir } from '../faulty.ts';
 
 // each run gets its own TMPDIR, so fixtures of other tests running meanwhile are not counted
-const fixturesLeft = (tmp: string) => readdirSync(tmp).filter((f) => f.startsWith('memeval-s1-') || f.startsWith('memeval-s2-'));
+const fixturesLeft = (tmp: string) =>
+  readdirSync(tmp).filter((f) => f.startsWith('memeval-s1-') || f.startsWith('memeval-s2-'));
 
 async function run(t: { after: (fn: () => void) => void }, fault: string, server: Record<string, unknown> = {}) {
   const dir = tempDir(t);
@@ -13,7 +14,10 @@ async function run(t: { after: (fn: () => void) => void }, fault: string, server
   const sc = scenarioDir(dir);
   const file = faultyTarget(dir, 'faulty', fault, server);
   const tmp = tempDir(t);
-  const r = await memeval(['run', '--scenarios', sc, '--target', file, '--out', out, '--json', '--workers', '1'], { timeout: timeLimit(240_000), env: { NO_COLOR: '1', FORCE_COLOR: '0', TMPDIR: tmp } });
+  const r = await memeval(['run', '--scenarios', sc, '--target', file, '--out', out, '--json', '--workers', '1'], {
+    timeout: timeLimit(240_000),
+    env: { NO_COLOR: '1', FORCE_COLOR: '0', TMPDIR: tmp },
+  });
   assert.doesNotMatch(String(r.stderr), /ReadBuffer|at .*\.(js|ts):\d+/, 'no stack trace');
   const report = JSON.parse(String(r.stdout));
   assert.equal(report.results.length, 4, 'every phase of both scenarios ran');
@@ -56,20 +60,33 @@ test('mcp-proxy: an oversize message from the server ends the session with the r
   const { FAULTY } = await import('../faulty.ts');
   const dir = tempDir(t);
   const log = join(dir, 'calls.jsonl');
-  const proxy = spawn(process.execPath, [...memevalArgv(), 'mcp-proxy', '--log', log, '--max-message-bytes', '1048576', '--', process.execPath, FAULTY], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', FAULT: 'big:1100000' },
-  });
+  const proxy = spawn(
+    process.execPath,
+    [...memevalArgv(), 'mcp-proxy', '--log', log, '--max-message-bytes', '1048576', '--', process.execPath, FAULTY],
+    {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', FAULT: 'big:1100000' },
+    },
+  );
   let stderr = '';
   proxy.stderr.on('data', (c) => (stderr += c));
   const send = (m: object) => proxy.stdin.write(JSON.stringify(m) + '\n');
-  send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+  send({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+  });
   send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'save', arguments: { text: 'hello' } } });
   const code = await new Promise<number | null>((resolve) => proxy.on('exit', (c) => resolve(c)));
   assert.equal(code, 75, stderr);
   assert.match(stderr, /over 1 MiB/);
   assert.doesNotMatch(stderr, /ReadBuffer|    at /);
-  const save = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).find((r) => r.tool === 'save');
+  const save = readFileSync(log, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l))
+    .find((r) => r.tool === 'save');
   assert.ok(save, 'the save call is logged');
   assert.match(JSON.stringify(save), /over 1 MiB/);
 });

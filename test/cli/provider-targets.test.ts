@@ -51,7 +51,10 @@ test('provider-backed targets: each scenario catches its defect or passes, every
   const verdicts = Object.fromEntries(results.map((r) => [`${r.scenario} ${r.target} ${r.phase}`, r.verdict]));
   t.diagnostic(JSON.stringify(verdicts, null, 1));
   for (const r of results) {
-    assert.ok(!['error', 'undetected', 'invalid', 'unsupported'].includes(r.verdict), `${r.scenario}/${r.target}/${r.phase}: ${r.verdict} (${r.reason})`);
+    assert.ok(
+      !['error', 'undetected', 'invalid', 'unsupported'].includes(r.verdict),
+      `${r.scenario}/${r.target}/${r.phase}: ${r.verdict} (${r.reason})`,
+    );
     // the provider answered every request it got, and the evidence holds them
     const ev = openEvidence(join(first.runDir, r.cell_dir));
     try {
@@ -86,14 +89,23 @@ test('provider-backed targets: each scenario catches its defect or passes, every
   for (const target of TARGETS) {
     const leak = cell('provider-never-sees-secrets', target, 'violation');
     assert.equal(leak.verdict, 'detected');
-    assert.ok(Number(leak.assertions.find((a) => a.name === 'no provider request carries the secret')?.actual) >= 1, target);
+    assert.ok(
+      Number(leak.assertions.find((a) => a.name === 'no provider request carries the secret')?.actual) >= 1,
+      target,
+    );
   }
 
   // determinism: the same run again gives the same provider requests and the same verdicts
   const second = await runProviderScenarios(t);
   for (const r of results) {
-    const again = second.report.results.find((x) => x.scenario === r.scenario && x.target === r.target && x.phase === r.phase)!;
+    const again = second.report.results.find(
+      (x) => x.scenario === r.scenario && x.target === r.target && x.phase === r.phase,
+    )!;
     assert.equal(again.verdict, r.verdict, `${r.scenario}/${r.target}/${r.phase} verdict`);
-    assert.deepEqual(maskedProviderLog(second.runDir, again), maskedProviderLog(first.runDir, r), `${r.scenario}/${r.target}/${r.phase} provider log`);
+    assert.deepEqual(
+      maskedProviderLog(second.runDir, again),
+      maskedProviderLog(first.runDir, r),
+      `${r.scenario}/${r.target}/${r.phase} provider log`,
+    );
   }
 });

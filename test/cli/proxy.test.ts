@@ -19,22 +19,37 @@ test('mcp-proxy forwards a real server and logs every tools/call with its result
   const client = new Client({ name: 'test-agent', version: '1.0.0' });
   await client.connect(transport);
   const tools = await client.listTools();
-  assert.ok(tools.tools.some((x) => x.name === 'create_entities'), 'the real server answers through the proxy');
-  await client.callTool({ name: 'create_entities', arguments: { entities: [{ name: 'user', entityType: 'person', observations: ['likes tea'] }] } });
+  assert.ok(
+    tools.tools.some((x) => x.name === 'create_entities'),
+    'the real server answers through the proxy',
+  );
+  await client.callTool({
+    name: 'create_entities',
+    arguments: { entities: [{ name: 'user', entityType: 'person', observations: ['likes tea'] }] },
+  });
   const found = await client.callTool({ name: 'search_nodes', arguments: { query: 'tea' } });
   assert.match(JSON.stringify(found.content), /likes tea/);
-  const bad = await client.callTool({ name: 'add_observations', arguments: { observations: [{ entityName: 'nobody', contents: ['x'] }] } });
+  const bad = await client.callTool({
+    name: 'add_observations',
+    arguments: { observations: [{ entityName: 'nobody', contents: ['x'] }] },
+  });
   assert.equal(bad.isError, true);
   await client.close();
 
-  const all = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const all = readFileSync(log, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   // the handshake is logged too: a cell can tell a server that never offered its tools
   assert.equal(all[0].method, 'initialize');
   assert.match(all[0].result_text, /memory/);
   const list = all.find((r) => r.method === 'tools/list');
   assert.match(list.result_text, /create_entities/);
   const records = all.filter((r) => r.method === 'tools/call');
-  assert.deepEqual(records.map((r) => r.tool), ['create_entities', 'search_nodes', 'add_observations']);
+  assert.deepEqual(
+    records.map((r) => r.tool),
+    ['create_entities', 'search_nodes', 'add_observations'],
+  );
   assert.ok(records.every((r) => r.session === 3 && r.stage === 'agent' && typeof r.ms === 'number'));
   assert.deepEqual(records[0].arguments.entities[0].observations, ['likes tea']);
   assert.match(records[1].result_text, /likes tea/);

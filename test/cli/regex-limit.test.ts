@@ -18,8 +18,13 @@ function target(dir: string, fault: string, extra: Record<string, unknown>): str
 test("a capture_id that backtracks for hours on a target's result ends the cell as error, and the run goes on", async (t) => {
   const dir = tempDir(t);
   const out = tempDir(t);
-  const file = target(dir, 'big:3000', { ops: { remember: [{ tool: 'save', args: { text: '{{content}}' }, capture_id: `^saved${SLOW(7)}` }] } });
-  const r = await memeval(['run', '--scenarios', scenarioDir(dir, 2), '--target', file, '--out', out, '--json'], { env, timeout: timeLimit(120_000) });
+  const file = target(dir, 'big:3000', {
+    ops: { remember: [{ tool: 'save', args: { text: '{{content}}' }, capture_id: `^saved${SLOW(7)}` }] },
+  });
+  const r = await memeval(['run', '--scenarios', scenarioDir(dir, 2), '--target', file, '--out', out, '--json'], {
+    env,
+    timeout: timeLimit(120_000),
+  });
   assert.equal(r.timedOut, false, 'memeval finished');
   assert.equal(r.exitCode, 1, String(r.stderr).slice(-500));
   const report = JSON.parse(String(r.stdout));
@@ -39,20 +44,34 @@ test('a recall_results.regex that backtracks for hours on a search result ends t
   const sc = scenarioDir(dir, 1, {
     deterministic: {
       well_behaved: [{ op: 'remember', content: long }],
-      violation: { expectation: 'detect', steps: [{ op: 'remember', content: long }, { op: 'remember', content: 'token sk_test_abcdef123456' }] },
+      violation: {
+        expectation: 'detect',
+        steps: [
+          { op: 'remember', content: long },
+          { op: 'remember', content: 'token sk_test_abcdef123456' },
+        ],
+      },
     },
     assertions: [{ kind: 'recall', name: 'recalls dark mode', phase: 'both', query: 'dark', contains: 'dark mode' }],
   });
-  const r = await memeval(['run', '--scenarios', sc, '--target', file, '--out', out, '--json'], { env, timeout: timeLimit(120_000) });
+  const r = await memeval(['run', '--scenarios', sc, '--target', file, '--out', out, '--json'], {
+    env,
+    timeout: timeLimit(120_000),
+  });
   assert.equal(r.timedOut, false, 'memeval finished');
   const report = JSON.parse(String(r.stdout));
-  const judged = report.results.flatMap((c: { assertions: { name: string; outcome: string; detail: string }[] }) => c.assertions);
+  const judged = report.results.flatMap(
+    (c: { assertions: { name: string; outcome: string; detail: string }[] }) => c.assertions,
+  );
   assert.ok(judged.length > 0);
   for (const a of judged.filter((x: { name: string }) => x.name === 'recalls dark mode')) {
     assert.equal(a.outcome, 'error');
     assert.match(a.detail, /recall_results\.regex \/.*\/ timed out after 300 ms/);
   }
-  assert.ok(report.results.every((c: { verdict: string }) => c.verdict === 'error'), 'no cell passes on a recall nobody could read');
+  assert.ok(
+    report.results.every((c: { verdict: string }) => c.verdict === 'error'),
+    'no cell passes on a recall nobody could read',
+  );
 });
 
 test("a file judge's regex that backtracks for hours is an error judgment, not a hang", async (t) => {
@@ -61,9 +80,14 @@ test("a file judge's regex that backtracks for hours is an error judgment, not a
   const file = target(dir, 'ok', {});
   const sc = scenarioDir(dir, 1, {
     setup: { files: [{ path: 'notes.txt', content: 'x'.repeat(3000) }] },
-    assertions: [{ kind: 'file', name: 'notes end with a bang', phase: 'both', path: 'notes.txt', exists: true, regex: SLOW(7) }],
+    assertions: [
+      { kind: 'file', name: 'notes end with a bang', phase: 'both', path: 'notes.txt', exists: true, regex: SLOW(7) },
+    ],
   });
-  const r = await memeval(['run', '--scenarios', sc, '--target', file, '--out', out, '--json'], { env, timeout: timeLimit(120_000) });
+  const r = await memeval(['run', '--scenarios', sc, '--target', file, '--out', out, '--json'], {
+    env,
+    timeout: timeLimit(120_000),
+  });
   assert.equal(r.timedOut, false, 'memeval finished');
   const report = JSON.parse(String(r.stdout));
   for (const c of report.results) {

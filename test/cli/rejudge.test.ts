@@ -15,7 +15,11 @@ import { FAULTY, faultyTarget, scenarioDir } from '../faulty.ts';
 const ENV = { NO_COLOR: '1' };
 type T = { after: (fn: () => void) => void };
 
-const onlyRun = (out: string) => join(out, readdirSync(out).find((d) => !d.startsWith('rejudge-'))!);
+const onlyRun = (out: string) =>
+  join(
+    out,
+    readdirSync(out).find((d) => !d.startsWith('rejudge-'))!,
+  );
 const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
 
 async function until(what: string, ok: () => boolean, ms = timeLimit(60_000)) {
@@ -42,7 +46,13 @@ function refsScenario(t: T): string {
         well_behaved: [{ op: 'update', memory: '$ref:indent', content: 'User prefers 4 spaces for indentation' }],
         violation: {
           expectation: 'detect',
-          steps: [{ op: 'tool', tool: 'add_observations', args: { observations: [{ entityName: 'nobody-here', contents: ['User password is hunter2'] }] } }],
+          steps: [
+            {
+              op: 'tool',
+              tool: 'add_observations',
+              args: { observations: [{ entityName: 'nobody-here', contents: ['User password is hunter2'] }] },
+            },
+          ],
         },
       },
       assertions: [
@@ -58,14 +68,18 @@ function refsScenario(t: T): string {
 
 async function deterministicRun(t: T, scenarios: string) {
   const out = tempDir(t);
-  const r = await memeval(['run', '--scenarios', scenarios, '--target', 'server-memory', '--workers', '1', '--out', out], { env: ENV, timeout: timeLimit(240_000) });
+  const r = await memeval(
+    ['run', '--scenarios', scenarios, '--target', 'server-memory', '--workers', '1', '--out', out],
+    { env: ENV, timeout: timeLimit(240_000) },
+  );
   const runDir = onlyRun(out);
   return { r, out, runDir, report: readJson(join(runDir, 'report.json')) };
 }
 
 test('rejudge of an unchanged deterministic run gives the run verdicts, cell for cell (updated refs, refused violation calls)', async (t) => {
   const { r, runDir, report } = await deterministicRun(t, refsScenario(t));
-  const verdicts = (rep: { results: { cell_id: string; verdict: string; reason: string }[] }) => rep.results.map((c) => [c.cell_id, c.verdict, c.reason]);
+  const verdicts = (rep: { results: { cell_id: string; verdict: string; reason: string }[] }) =>
+    rep.results.map((c) => [c.cell_id, c.verdict, c.reason]);
   assert.deepEqual(
     report.results.map((c: { phase: string; verdict: string }) => [c.phase, c.verdict]),
     [
@@ -83,14 +97,24 @@ test('rejudge of an unchanged deterministic run gives the run verdicts, cell for
     again.results.map((c: { assertions: { outcome: string }[] }) => c.assertions.map((a) => a.outcome)),
     report.results.map((c: { assertions: { outcome: string }[] }) => c.assertions.map((a) => a.outcome)),
   );
-  for (const c of again.results) assert.match(c.assertions.find((a: { kind: string }) => a.kind === 'file').rejudge.why, /reads the fixture, which is removed after a run/);
+  for (const c of again.results)
+    assert.match(
+      c.assertions.find((a: { kind: string }) => a.kind === 'file').rejudge.why,
+      /reads the fixture, which is removed after a run/,
+    );
 
   // a report that does not say what its verdicts read (an older memeval's) is refused, never guessed at
-  const old = { ...report, results: report.results.map(({ verdict_input, judge_input, evidence_sha256, ...c }: Record<string, unknown>) => c) };
+  const old = {
+    ...report,
+    results: report.results.map(({ verdict_input, judge_input, evidence_sha256, ...c }: Record<string, unknown>) => c),
+  };
   writeFileSync(join(runDir, 'report.json'), JSON.stringify(old));
   const refused = await memeval(['rejudge', runDir], { env: ENV, timeout: timeLimit(240_000) });
   assert.equal(refused.exitCode, 3, String(refused.stdout) + String(refused.stderr));
-  assert.match(String(refused.stderr), /pivot-refs\/server-memory\/well-behaved: the report lacks verdict_input, judge_input, evidence_sha256 .*cannot be re-judged faithfully; run the scenarios again/);
+  assert.match(
+    String(refused.stderr),
+    /pivot-refs\/server-memory\/well-behaved: the report lacks verdict_input, judge_input, evidence_sha256 .*cannot be re-judged faithfully; run the scenarios again/,
+  );
 });
 
 test('rejudge refuses (exit 3) a cell whose store copy changed after the run, naming the cell and the file', async (t) => {
@@ -103,7 +127,11 @@ test('rejudge refuses (exit 3) a cell whose store copy changed after the run, na
   const rj = await memeval(['rejudge', runDir, '--json'], { env: ENV, timeout: timeLimit(240_000) });
   assert.equal(rj.exitCode, 3, String(rj.stdout) + String(rj.stderr));
   assert.match(String(rj.stderr), new RegExp(`${vi.cell_id}.*work/store\\.db|work/store\\.db.*${vi.cell_id}`));
-  assert.equal(readdirSync(join(runDir, '..')).filter((d) => d.startsWith('rejudge-')).length, 0, 'no report is written');
+  assert.equal(
+    readdirSync(join(runDir, '..')).filter((d) => d.startsWith('rejudge-')).length,
+    0,
+    'no report is written',
+  );
 });
 
 test('rejudge refuses (exit 3) a cell whose pristine store copy changed', async (t) => {
@@ -122,9 +150,14 @@ test('rejudge of an interrupted run exits 130, like the run', async (t) => {
   const dir = tempDir(t);
   const out = tempDir(t);
   const tmp = tempDir(t);
-  const sc = scenarioDir(dir, 4, { assertions: [{ kind: 'recall', name: 'recalls dark mode', phase: 'both', query: 'dark', contains: 'dark mode' }] });
+  const sc = scenarioDir(dir, 4, {
+    assertions: [{ kind: 'recall', name: 'recalls dark mode', phase: 'both', query: 'dark', contains: 'dark mode' }],
+  });
   const target = faultyTarget(dir, 'faulty', 'slow-recall', { call_timeout_ms: 60000 });
-  const child = memeval(['run', '--scenarios', sc, '--target', target, '--out', out, '--workers', '2'], { env: { NO_COLOR: '1', TMPDIR: tmp }, timeout: timeLimit(120_000) });
+  const child = memeval(['run', '--scenarios', sc, '--target', target, '--out', out, '--workers', '2'], {
+    env: { NO_COLOR: '1', TMPDIR: tmp },
+    timeout: timeLimit(120_000),
+  });
   await until('two servers', () => fixtureProcesses(tmp, FAULTY).length >= 2);
   child.kill('SIGINT');
   const r = await child;
@@ -140,7 +173,21 @@ test('rejudge of an interrupted run exits 130, like the run', async (t) => {
 
 test('rejudge of a blocked run exits 2, like the run', async (t) => {
   const out = tempDir(t);
-  const r = await memeval(['run', '--agent-turn', '--agent', 'claude-code', '--model', 'claude-x', '--scenario', 'cross-session-recall', '--out', out], { env: ENV });
+  const r = await memeval(
+    [
+      'run',
+      '--agent-turn',
+      '--agent',
+      'claude-code',
+      '--model',
+      'claude-x',
+      '--scenario',
+      'cross-session-recall',
+      '--out',
+      out,
+    ],
+    { env: ENV },
+  );
   assert.equal(r.exitCode, 2, String(r.stderr));
   const runDir = onlyRun(out);
   const rj = await memeval(['rejudge', runDir, '--json'], { env: ENV, timeout: timeLimit(120_000) });

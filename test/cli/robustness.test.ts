@@ -27,7 +27,10 @@ function target(dir: string, name: string, script: string, timeouts: Record<stri
     description: `a ${name} server made by the test`,
     server: { command: process.execPath, args: [file], startup_timeout_ms: 3000, call_timeout_ms: 1500, ...timeouts },
     store: { format: 'jsonl', path: '{{data}}/none.jsonl' },
-    views: { memories: "SELECT line AS id, json AS content, NULL AS category, NULL AS source, 0 AS is_deleted FROM store.records" },
+    views: {
+      memories:
+        'SELECT line AS id, json AS content, NULL AS category, NULL AS source, 0 AS is_deleted FROM store.records',
+    },
     ops: { remember: [{ tool: 'save', args: { text: '{{content}}' } }] },
   });
 }
@@ -45,7 +48,9 @@ for (const [name, script, reason, code] of [
     writeJson(join(dir, 'sc', 'one.json'), scenario('one'));
     writeJson(join(dir, 'sc', 'two.json'), scenario('two'));
     const file = target(dir, name, script);
-    const r = await memeval(['run', '--scenarios', join(dir, 'sc'), '--target', file, '--out', out, '--json'], { timeout: timeLimit(60_000) });
+    const r = await memeval(['run', '--scenarios', join(dir, 'sc'), '--target', file, '--out', out, '--json'], {
+      timeout: timeLimit(60_000),
+    });
     assert.equal(r.exitCode, 1, String(r.stderr));
     const report = JSON.parse(String(r.stdout));
     assert.equal(report.results.length, 4, 'every phase of both scenarios still ran');
@@ -84,6 +89,10 @@ test('Ctrl-C writes a report marked interrupted, removes fixtures and leaves no 
   assert.equal(report.status, 'interrupted');
   assert.equal(report.summary.exit_code, 130, 'the report says what the CLI exited with');
   assert.ok(report.results.every((x: { verdict: string }) => x.verdict === 'skipped'));
-  assert.deepEqual(readdirSync(tmp).filter((f) => f.startsWith('memeval-')), [], 'fixtures removed');
+  assert.deepEqual(
+    readdirSync(tmp).filter((f) => f.startsWith('memeval-')),
+    [],
+    'fixtures removed',
+  );
   assert.deepEqual(fixtureProcesses(tmp), [], 'no process of a fixture outlived the run');
 });

@@ -32,7 +32,11 @@ function assertClean(r: { exitCode?: number; signal?: string; stderr: unknown },
   assert.equal(r.signal, undefined, `memeval died by ${r.signal}`);
   assert.equal(r.exitCode, code, String(r.stderr).slice(-800));
   assert.doesNotMatch(String(r.stderr), /\n\s+at .*:\d+:\d+/, 'no stack trace');
-  assert.deepEqual(readdirSync(tmp).filter((f) => f.startsWith('memeval-')), [], 'fixtures removed');
+  assert.deepEqual(
+    readdirSync(tmp).filter((f) => f.startsWith('memeval-')),
+    [],
+    'fixtures removed',
+  );
   assert.deepEqual(fixtureProcesses(tmp), [], 'no process of a fixture outlived the run');
   const runs = readdirSync(out);
   if (!runs.length) return undefined;
@@ -42,7 +46,10 @@ function assertClean(r: { exitCode?: number; signal?: string; stderr: unknown },
 for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
   test(`${sig} while memeval is still loading ends it with 130 before anything runs, not by signal`, async (t) => {
     const c = setup(t, 'ok');
-    const child = memeval(['run', '--scenarios', c.sc, '--target', c.target, '--out', c.out], { env: { NO_COLOR: '1', TMPDIR: c.tmp }, timeout: timeLimit(60_000) });
+    const child = memeval(['run', '--scenarios', c.sc, '--target', c.target, '--out', c.out], {
+      env: { NO_COLOR: '1', TMPDIR: c.tmp },
+      timeout: timeLimit(60_000),
+    });
     // the entry's first statement installs the handlers; the rest of memeval takes seconds more to load
     await until('the entry to run', () => catchesSighup(child.pid!));
     child.kill(sig);
@@ -56,7 +63,10 @@ for (const sig of ['SIGTERM', 'SIGHUP'] as const)
     const c = setup(t, 'slow-recall', 4, {
       assertions: [{ kind: 'recall', name: 'recalls dark mode', phase: 'both', query: 'dark', contains: 'dark mode' }],
     });
-    const child = memeval(['run', '--scenarios', c.sc, '--target', c.target, '--out', c.out, '--workers', '2'], { env: { NO_COLOR: '1', TMPDIR: c.tmp }, timeout: timeLimit(60_000) });
+    const child = memeval(['run', '--scenarios', c.sc, '--target', c.target, '--out', c.out, '--workers', '2'], {
+      env: { NO_COLOR: '1', TMPDIR: c.tmp },
+      timeout: timeLimit(60_000),
+    });
     await until('two servers', () => fixtureProcesses(c.tmp, FAULTY).length >= 2);
     child.kill(sig);
     const report = assertClean(await child, c.out, c.tmp);
@@ -67,10 +77,20 @@ test('an interrupt while the driver stops its server starts no new server for th
   const dir = tempDir(t);
   const exits = join(dir, 'exits.log');
   const searches = join(dir, 'searches.log');
-  const c = setup(t, 'slow-exit', 2, {
-    assertions: [{ kind: 'recall', name: 'recalls dark mode', phase: 'both', query: 'dark', contains: 'dark mode' }],
-  }, { EXIT_LOG: exits, SEARCH_LOG: searches });
-  const child = memeval(['run', '--scenarios', c.sc, '--target', c.target, '--out', c.out, '--workers', '2'], { env: { NO_COLOR: '1', TMPDIR: c.tmp }, timeout: timeLimit(120_000), forceKillAfterDelay: false });
+  const c = setup(
+    t,
+    'slow-exit',
+    2,
+    {
+      assertions: [{ kind: 'recall', name: 'recalls dark mode', phase: 'both', query: 'dark', contains: 'dark mode' }],
+    },
+    { EXIT_LOG: exits, SEARCH_LOG: searches },
+  );
+  const child = memeval(['run', '--scenarios', c.sc, '--target', c.target, '--out', c.out, '--workers', '2'], {
+    env: { NO_COLOR: '1', TMPDIR: c.tmp },
+    timeout: timeLimit(120_000),
+    forceKillAfterDelay: false,
+  });
   // a worker is stopping the driver's server, which takes its time to exit; no probe has searched
   // yet (a cell's probe starts only after its driver's server is gone)
   await until('a slow exit', () => existsSync(exits));
@@ -85,7 +105,10 @@ test('a second Ctrl-C quits at once, and still writes the report, removes fixtur
   const c = setup(t, 'slow-recall', 4, {
     assertions: [{ kind: 'recall', name: 'recalls dark mode', phase: 'both', query: 'dark', contains: 'dark mode' }],
   });
-  const child = memeval(['run', '--scenarios', c.sc, '--target', c.target, '--out', c.out, '--workers', '2'], { env: { NO_COLOR: '1', TMPDIR: c.tmp }, timeout: timeLimit(60_000) });
+  const child = memeval(['run', '--scenarios', c.sc, '--target', c.target, '--out', c.out, '--workers', '2'], {
+    env: { NO_COLOR: '1', TMPDIR: c.tmp },
+    timeout: timeLimit(60_000),
+  });
   await until('two servers', () => fixtureProcesses(c.tmp, FAULTY).length >= 2);
   child.kill('SIGINT');
   await wait(30);
@@ -99,13 +122,22 @@ test('a second Ctrl-C quits at once, and still writes the report, removes fixtur
 test('an interrupt during the recall probe makes that cell skipped, not error', async (t) => {
   const dir = tempDir(t);
   const searches = join(dir, 'searches.log');
-  const c = setup(t, 'slow-recall', 1, {
-    assertions: [
-      { kind: 'count', name: 'dark mode once', phase: 'both', contains: 'dark mode', op: 'eq', value: 1 },
-      { kind: 'recall', name: 'recalls dark mode', phase: 'well-behaved', query: 'dark', contains: 'dark mode' },
-    ],
-  }, { SEARCH_LOG: searches });
-  const child = memeval(['run', '--scenarios', c.sc, '--target', c.target, '--out', c.out, '--workers', '1', '--json'], { env: { NO_COLOR: '1', TMPDIR: c.tmp }, timeout: timeLimit(60_000) });
+  const c = setup(
+    t,
+    'slow-recall',
+    1,
+    {
+      assertions: [
+        { kind: 'count', name: 'dark mode once', phase: 'both', contains: 'dark mode', op: 'eq', value: 1 },
+        { kind: 'recall', name: 'recalls dark mode', phase: 'well-behaved', query: 'dark', contains: 'dark mode' },
+      ],
+    },
+    { SEARCH_LOG: searches },
+  );
+  const child = memeval(
+    ['run', '--scenarios', c.sc, '--target', c.target, '--out', c.out, '--workers', '1', '--json'],
+    { env: { NO_COLOR: '1', TMPDIR: c.tmp }, timeout: timeLimit(60_000) },
+  );
   await until('the recall probe', () => existsSync(searches));
   child.kill('SIGINT');
   const report = assertClean(await child, c.out, c.tmp);
@@ -115,7 +147,11 @@ test('an interrupt during the recall probe makes that cell skipped, not error', 
 
 test('`memeval run | head -1`: a closed stdout does not kill the run', async (t) => {
   const c = setup(t, 'ok', 2);
-  const child = memeval(['run', '--scenarios', c.sc, '--target', c.target, '--out', c.out, '--workers', '1'], { env: { NO_COLOR: '1', TMPDIR: c.tmp }, timeout: timeLimit(60_000), buffer: false });
+  const child = memeval(['run', '--scenarios', c.sc, '--target', c.target, '--out', c.out, '--workers', '1'], {
+    env: { NO_COLOR: '1', TMPDIR: c.tmp },
+    timeout: timeLimit(60_000),
+    buffer: false,
+  });
   child.stdout!.once('data', () => child.stdout!.destroy());
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
@@ -139,11 +175,15 @@ function tmpfs(t: T, size: string, ro = false): string {
 test('--out read-only or nearly full: exit 3 before anything runs', async (t) => {
   const c = setup(t, 'ok', 1);
   const ro = tmpfs(t, '64m', true);
-  let r = await memeval(['run', '--scenarios', c.sc, '--target', c.target, '--out', ro], { env: { NO_COLOR: '1', TMPDIR: c.tmp } });
+  let r = await memeval(['run', '--scenarios', c.sc, '--target', c.target, '--out', ro], {
+    env: { NO_COLOR: '1', TMPDIR: c.tmp },
+  });
   assert.equal(r.exitCode, 3, String(r.stderr));
   assert.match(String(r.stderr), /--out: .* is not writable \(EROFS\)/);
   const full = tmpfs(t, '1m');
-  r = await memeval(['run', '--scenarios', c.sc, '--target', c.target, '--out', full], { env: { NO_COLOR: '1', TMPDIR: c.tmp } });
+  r = await memeval(['run', '--scenarios', c.sc, '--target', c.target, '--out', full], {
+    env: { NO_COLOR: '1', TMPDIR: c.tmp },
+  });
   assert.equal(r.exitCode, 3, String(r.stderr));
   assert.match(String(r.stderr), /--out: only \d+ KiB free/);
   assert.doesNotMatch(String(r.stderr), /\n\s+at /);
@@ -171,7 +211,10 @@ test('the disk fills mid-run: cells and the run end as errors that say where the
   const c = setup(t, 'big:6000000', 2);
   const out = tmpfs(t, '20m');
   mkdirSync(join(out, 'runs'));
-  const r = await memeval(['run', '--scenarios', c.sc, '--target', c.target, '--out', join(out, 'runs'), '--workers', '1'], { env: { NO_COLOR: '1', TMPDIR: c.tmp }, timeout: timeLimit(120_000) });
+  const r = await memeval(
+    ['run', '--scenarios', c.sc, '--target', c.target, '--out', join(out, 'runs'), '--workers', '1'],
+    { env: { NO_COLOR: '1', TMPDIR: c.tmp }, timeout: timeLimit(120_000) },
+  );
   assertClean(r, tempDir(t), c.tmp, 1);
   const err = String(r.stderr);
   const runs = readdirSync(join(out, 'runs'));
@@ -179,6 +222,9 @@ test('the disk fills mid-run: cells and the run end as errors that say where the
   const reportFile = join(out, 'runs', runs[0], 'report.json');
   if (existsSync(reportFile)) {
     const report = JSON.parse(readFileSync(reportFile, 'utf8'));
-    assert.ok(report.results.some((x: { verdict: string; reason: string }) => x.verdict === 'error' && /ENOSPC/.test(x.reason)), 'a cell names ENOSPC');
+    assert.ok(
+      report.results.some((x: { verdict: string; reason: string }) => x.verdict === 'error' && /ENOSPC/.test(x.reason)),
+      'a cell names ENOSPC',
+    );
   } else assert.match(err, /run error: cannot write the run's report in .* \(ENOSPC\).*partial run .* is in /);
 });

@@ -44,10 +44,16 @@ test('scoreboard: the built-in scenarios run unchanged against every real target
       continue;
     }
     const knownDrop = r.verdict === 'error' && r.target === 'memorix' && SEED_DROPPED.test(r.reason);
-    assert.ok(knownDrop || !['error', 'undetected', 'invalid', 'unsupported'].includes(r.verdict), `${r.scenario}/${r.target}/${r.phase}: ${r.verdict} (${r.reason})`);
+    assert.ok(
+      knownDrop || !['error', 'undetected', 'invalid', 'unsupported'].includes(r.verdict),
+      `${r.scenario}/${r.target}/${r.phase}: ${r.verdict} (${r.reason})`,
+    );
   }
   const drops = report.results.filter((r) => r.verdict === 'error');
-  assert.ok(drops.length > 0, 'memorix drops at least one unrelated setup memory as a duplicate, and the scoreboard shows it');
+  assert.ok(
+    drops.length > 0,
+    'memorix drops at least one unrelated setup memory as a duplicate, and the scoreboard shows it',
+  );
   assert.ok(drops.every((r) => r.fails_run));
   assert.deepEqual(report.matrix.targets, TARGETS);
   assert.equal(report.matrix.rows.length, scenarios.length);
@@ -61,7 +67,10 @@ test('scoreboard: the built-in scenarios run unchanged against every real target
   // memories.sh: a forgotten and vacuumed secret survives in the FTS segments and raw pages
   const fts = cell('forgotten-secret-leaves-no-residue', 'memories-sh', 'well-behaved');
   assert.equal(fts.verdict, 'fail');
-  assert.match(String(failing(fts, 'token gone from every layer')?.actual), /memories_fts_data\.block.*raw bytes of local\.db/);
+  assert.match(
+    String(failing(fts, 'token gone from every layer')?.actual),
+    /memories_fts_data\.block.*raw bytes of local\.db/,
+  );
 
   // mcp-memory-keeper: the deleted secret stays in the context_changes audit table
   const audit = cell('forgotten-secret-leaves-no-residue', 'mcp-memory-keeper', 'well-behaved');
@@ -74,22 +83,39 @@ test('scoreboard: the built-in scenarios run unchanged against every real target
   assert.ok(!report.warnings.some((w) => /memories-sh: network refused/.test(w)), report.warnings.join('\n'));
 });
 
-test('scoreboard: unsupported cells are counted apart in the totals, the summary and the closing line, never as passed', { timeout: timeLimit(120_000) }, async (t) => {
-  const dir = tempDir(t);
-  const full = faultyTarget(dir, 'faulty', 'ok');
-  const lacking = faultyTargetWithout(dir, 'no-remember', ['remember']);
-  const out = join(dir, 'runs');
-  const r = await memeval(['run', '--scenarios', scenarioDir(dir, 2), '--target', `${full},${lacking}`, '--out', out]);
-  const stdout = String(r.stdout);
-  // some cells were checked (and passed): the run passes, with the unsupported ones shown apart
-  assert.equal(r.exitCode, 0, stdout + r.stderr);
-  assert.match(stdout, /\n4 passed, 0 failed, 4 unsupported$/);
-  assert.match(stdout, /^passed \/ failed \/ unsupported +4 \/ 0 \/ 0 +0 \/ 0 \/ 4 *$/m);
-  const report = JSON.parse(readFileSync(join(out, readdirSync(out)[0], 'report.json'), 'utf8'));
-  assert.deepEqual(
-    Object.fromEntries(Object.entries(report.matrix.totals).map(([k, v]) => [k, { ...(v as object), by_verdict: undefined }])),
-    { faulty: { passed: 4, failed: 0, unsupported: 0, skipped: 0, by_verdict: undefined }, 'no-remember': { passed: 0, failed: 0, unsupported: 4, skipped: 0, by_verdict: undefined } },
-  );
-  assert.equal(report.summary.passed, 4);
-  assert.equal(report.summary.unsupported, 4);
-});
+test(
+  'scoreboard: unsupported cells are counted apart in the totals, the summary and the closing line, never as passed',
+  { timeout: timeLimit(120_000) },
+  async (t) => {
+    const dir = tempDir(t);
+    const full = faultyTarget(dir, 'faulty', 'ok');
+    const lacking = faultyTargetWithout(dir, 'no-remember', ['remember']);
+    const out = join(dir, 'runs');
+    const r = await memeval([
+      'run',
+      '--scenarios',
+      scenarioDir(dir, 2),
+      '--target',
+      `${full},${lacking}`,
+      '--out',
+      out,
+    ]);
+    const stdout = String(r.stdout);
+    // some cells were checked (and passed): the run passes, with the unsupported ones shown apart
+    assert.equal(r.exitCode, 0, stdout + r.stderr);
+    assert.match(stdout, /\n4 passed, 0 failed, 4 unsupported$/);
+    assert.match(stdout, /^passed \/ failed \/ unsupported +4 \/ 0 \/ 0 +0 \/ 0 \/ 4 *$/m);
+    const report = JSON.parse(readFileSync(join(out, readdirSync(out)[0], 'report.json'), 'utf8'));
+    assert.deepEqual(
+      Object.fromEntries(
+        Object.entries(report.matrix.totals).map(([k, v]) => [k, { ...(v as object), by_verdict: undefined }]),
+      ),
+      {
+        faulty: { passed: 4, failed: 0, unsupported: 0, skipped: 0, by_verdict: undefined },
+        'no-remember': { passed: 0, failed: 0, unsupported: 4, skipped: 0, by_verdict: undefined },
+      },
+    );
+    assert.equal(report.summary.passed, 4);
+    assert.equal(report.summary.unsupported, 4);
+  },
+);

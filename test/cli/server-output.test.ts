@@ -17,14 +17,17 @@ async function run(t: { after: (fn: () => void) => void }, fault: string, over: 
   const out = tempDir(t);
   const sc = scenarioDir(dir, 1, over);
   const file = faultyTarget(dir, 'faulty', fault);
-  const r = await memeval(['run', '--scenarios', sc, '--target', file, '--out', out, '--json', '--workers', '1'], { timeout: timeLimit(240_000) });
+  const r = await memeval(['run', '--scenarios', sc, '--target', file, '--out', out, '--json', '--workers', '1'], {
+    timeout: timeLimit(240_000),
+  });
   const report = JSON.parse(String(r.stdout));
   return { r, report, out };
 }
 
 function du(dir: string): number {
   let n = 0;
-  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) if (e.isFile()) n += statSync(join(e.parentPath, e.name)).size;
+  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true }))
+    if (e.isFile()) n += statSync(join(e.parentPath, e.name)).size;
   return n;
 }
 
@@ -39,7 +42,7 @@ test('log lines on stdout among JSON-RPC: the cell goes on with one warning nami
   }
 });
 
-test("a 30 MB stderr flood is capped per cell: head and tail kept, the dropped bytes counted", async (t) => {
+test('a 30 MB stderr flood is capped per cell: head and tail kept, the dropped bytes counted', async (t) => {
   const { r, report, out } = await run(t, 'stderr:30000000');
   assert.equal(r.exitCode, 0, String(r.stderr));
   assert.ok(du(out) < 2_000_000, `run dir is ${du(out)} bytes`);

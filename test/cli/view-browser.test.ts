@@ -10,100 +10,141 @@ import { freshRun, memeval, mixedScenarios, ROOT, tempDir, timeLimit } from '../
 
 // found as `npm test`'s pretest step found (or installed) it
 const CHROMIUM = findChromium();
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 /** Screenshots land here (gitignored), so CI can keep them as artefacts. */
 const OUTPUT = join(ROOT, 'test-output', 'view');
 
-test('memeval view: the page works from file:// in real Chromium, and a failing cell opens to its failing assertion', { timeout: timeLimit(240_000) }, async (t) => {
-  assert.ok(CHROMIUM, 'no Chromium: `npm test` installs Debian\'s chromium as root, else run `sudo apt-get install chromium` or set CHROMIUM_PATH');
-  const run = await freshRun(t, ['good-one', 'bad-one'], ['--scenarios', mixedScenarios(t)]);
-  const v = await memeval(['view', run.runDir]);
-  assert.equal(v.exitCode, 0, v.stderr);
-  const page = join(run.runDir, 'report.html');
-  assert.equal(String(v.stdout).trim(), page);
-  const html = readFileSync(page, 'utf8');
-  assert.doesNotMatch(html, /<(script|link|img)[^>]+(src|href)=/i, 'nothing is loaded from outside the file');
+test(
+  'memeval view: the page works from file:// in real Chromium, and a failing cell opens to its failing assertion',
+  { timeout: timeLimit(240_000) },
+  async (t) => {
+    assert.ok(
+      CHROMIUM,
+      "no Chromium: `npm test` installs Debian's chromium as root, else run `sudo apt-get install chromium` or set CHROMIUM_PATH",
+    );
+    const run = await freshRun(t, ['good-one', 'bad-one'], ['--scenarios', mixedScenarios(t)]);
+    const v = await memeval(['view', run.runDir]);
+    assert.equal(v.exitCode, 0, v.stderr);
+    const page = join(run.runDir, 'report.html');
+    assert.equal(String(v.stdout).trim(), page);
+    const html = readFileSync(page, 'utf8');
+    assert.doesNotMatch(html, /<(script|link|img)[^>]+(src|href)=/i, 'nothing is loaded from outside the file');
 
-  const profile = tempDir(t, 'memeval-chromium-');
-  const ctx = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS });
-  t.after(() => ctx.close());
-  const tab = ctx.pages()[0] ?? (await ctx.newPage());
-  const problems: string[] = [];
-  const requests: string[] = [];
-  tab.on('console', (m) => {
-    if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`);
-  });
-  tab.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  tab.on('request', (r) => requests.push(r.url()));
-  await tab.setViewportSize({ width: 1400, height: 900 });
-  await tab.goto(pathToFileURL(page).href, { waitUntil: 'load' });
+    const profile = tempDir(t, 'memeval-chromium-');
+    const ctx = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ARGS,
+    });
+    t.after(() => ctx.close());
+    const tab = ctx.pages()[0] ?? (await ctx.newPage());
+    const problems: string[] = [];
+    const requests: string[] = [];
+    tab.on('console', (m) => {
+      if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`);
+    });
+    tab.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    tab.on('request', (r) => requests.push(r.url()));
+    await tab.setViewportSize({ width: 1400, height: 900 });
+    await tab.goto(pathToFileURL(page).href, { waitUntil: 'load' });
 
-  await tab.locator('#title').filter({ hasText: '3 passed, 1 failed' }).waitFor();
-  // 2 scenarios × 1 target × 2 phases
-  assert.equal(await tab.locator('button.cell').count(), timeLimit(4));
-  assert.equal(await tab.locator('button.cell.fails').count(), 1);
-  assert.equal(await tab.locator('button.cell.caught').count(), 2, 'both violation cells show as caught');
+    await tab.locator('#title').filter({ hasText: '3 passed, 1 failed' }).waitFor();
+    // 2 scenarios × 1 target × 2 phases
+    assert.equal(await tab.locator('button.cell').count(), timeLimit(4));
+    assert.equal(await tab.locator('button.cell.fails').count(), 1);
+    assert.equal(await tab.locator('button.cell.caught').count(), 2, 'both violation cells show as caught');
 
-  // filters: only cells that fail the run
-  await tab.locator('#filter-failing').check();
-  assert.equal(await tab.locator('button.cell:visible').count(), 1);
-  await tab.locator('#filter-failing').uncheck();
-  await tab.locator('#filter-verdict').selectOption('detected');
-  assert.equal(await tab.locator('button.cell:visible').count(), 2);
-  await tab.locator('#filter-verdict').selectOption('');
+    // filters: only cells that fail the run
+    await tab.locator('#filter-failing').check();
+    assert.equal(await tab.locator('button.cell:visible').count(), 1);
+    await tab.locator('#filter-failing').uncheck();
+    await tab.locator('#filter-verdict').selectOption('detected');
+    assert.equal(await tab.locator('button.cell:visible').count(), 2);
+    await tab.locator('#filter-verdict').selectOption('');
 
-  // open the passing cell, then the failing one: the detail shows its failing assertion
-  await tab.locator('button[data-cell-id="good-one/server-memory/well-behaved"]').click();
-  assert.equal(await tab.locator('#detail .assertion.failing').count(), 0);
-  await tab.locator('button[data-cell-id="bad-one/server-memory/well-behaved"]').click();
-  await tab.locator('#detail h2').filter({ hasText: 'bad-one/server-memory/well-behaved' }).waitFor();
-  const failing = tab.locator('#detail .assertion.failing');
-  assert.equal(await failing.count(), timeLimit(1));
-  await failing.waitFor({ state: 'visible' });
-  const text = await failing.innerText();
-  assert.match(text, /dark mode twice/);
-  assert.match(text, /actual\s+1/);
-  assert.match(text, /expected\s+= 2/);
-  assert.equal(await failing.getAttribute('data-focus'), 'true');
-  // the calls log and the evidence paths of that cell
-  assert.ok((await tab.locator('#detail table.calls tr').count()) > 1, 'calls log rows');
-  assert.match(await tab.locator('#detail ul.evidence').innerText(), /bad-one\/server-memory\/well-behaved\/evidence\.db/);
+    // open the passing cell, then the failing one: the detail shows its failing assertion
+    await tab.locator('button[data-cell-id="good-one/server-memory/well-behaved"]').click();
+    assert.equal(await tab.locator('#detail .assertion.failing').count(), 0);
+    await tab.locator('button[data-cell-id="bad-one/server-memory/well-behaved"]').click();
+    await tab.locator('#detail h2').filter({ hasText: 'bad-one/server-memory/well-behaved' }).waitFor();
+    const failing = tab.locator('#detail .assertion.failing');
+    assert.equal(await failing.count(), timeLimit(1));
+    await failing.waitFor({ state: 'visible' });
+    const text = await failing.innerText();
+    assert.match(text, /dark mode twice/);
+    assert.match(text, /actual\s+1/);
+    assert.match(text, /expected\s+= 2/);
+    assert.equal(await failing.getAttribute('data-focus'), 'true');
+    // the calls log and the evidence paths of that cell
+    assert.ok((await tab.locator('#detail table.calls tr').count()) > 1, 'calls log rows');
+    assert.match(
+      await tab.locator('#detail ul.evidence').innerText(),
+      /bad-one\/server-memory\/well-behaved\/evidence\.db/,
+    );
 
-  // a caught violation: the absent assertion shows where it found the text
-  await tab.locator('button[data-cell-id="good-one/server-memory/violation"]').click();
-  const absent = await tab.locator('#detail .assertion.caught').filter({ hasText: 'no token' }).innerText();
-  assert.match(absent, /sk_test_abcdef123456/);
-  assert.match(absent, /found in memories\.content/);
-  await tab.locator('button[data-cell-id="bad-one/server-memory/well-behaved"]').click();
+    // a caught violation: the absent assertion shows where it found the text
+    await tab.locator('button[data-cell-id="good-one/server-memory/violation"]').click();
+    const absent = await tab.locator('#detail .assertion.caught').filter({ hasText: 'no token' }).innerText();
+    assert.match(absent, /sk_test_abcdef123456/);
+    assert.match(absent, /found in memories\.content/);
+    await tab.locator('button[data-cell-id="bad-one/server-memory/well-behaved"]').click();
 
-  mkdirSync(OUTPUT, { recursive: true });
-  const shot = join(OUTPUT, 'failing-cell.png');
-  await tab.screenshot({ path: shot, fullPage: true });
-  console.log(`screenshot: ${shot}`);
+    mkdirSync(OUTPUT, { recursive: true });
+    const shot = join(OUTPUT, 'failing-cell.png');
+    await tab.screenshot({ path: shot, fullPage: true });
+    console.log(`screenshot: ${shot}`);
 
-  assert.deepEqual(problems, []);
-  assert.deepEqual(requests.filter((u) => !u.startsWith('file:') && !u.startsWith('data:')), [], 'no request leaves the file');
-});
+    assert.deepEqual(problems, []);
+    assert.deepEqual(
+      requests.filter((u) => !u.startsWith('file:') && !u.startsWith('data:')),
+      [],
+      'no request leaves the file',
+    );
+  },
+);
 
-test('memeval view: unsupported cells are counted apart in the title and the totals, and a run that checked nothing says so', { timeout: timeLimit(240_000) }, async (t) => {
-  assert.ok(CHROMIUM, 'no Chromium: `npm test` installs Debian\'s chromium as root, else run `sudo apt-get install chromium` or set CHROMIUM_PATH');
-  const dir = tempDir(t);
-  const target = faultyTargetWithout(dir, 'no-remember', ['remember']);
-  const out = join(dir, 'runs');
-  const r = await memeval(['run', '--scenarios', scenarioDir(dir, 2), '--target', target, '--out', out]);
-  assert.equal(r.exitCode, 1, String(r.stdout) + r.stderr);
-  const runDir = join(out, readdirSync(out)[0]);
-  const v = await memeval(['view', runDir]);
-  assert.equal(v.exitCode, 0, v.stderr);
-  const ctx = await chromium.launchPersistentContext(tempDir(t, 'memeval-chromium-'), { executablePath: CHROMIUM, headless: true, args: ARGS });
-  t.after(() => ctx.close());
-  const tab = ctx.pages()[0] ?? (await ctx.newPage());
-  const problems: string[] = [];
-  tab.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  await tab.goto(pathToFileURL(join(runDir, 'report.html')).href, { waitUntil: 'load' });
-  await tab.locator('#title').filter({ hasText: '0 passed, 0 failed, 4 unsupported (4 cells)' }).waitFor();
-  assert.match(await tab.locator('#title').innerText(), /✗ 0 passed, 0 failed, 4 unsupported \(4 cells\) — nothing was checked/);
-  assert.equal(await tab.locator('tr.totals td').first().innerText(), 'passed / failed / unsupported');
-  assert.equal(await tab.locator('tr.totals td[data-target="no-remember"]').innerText(), '0 / 0 / 4');
-  assert.deepEqual(problems, []);
-});
+test(
+  'memeval view: unsupported cells are counted apart in the title and the totals, and a run that checked nothing says so',
+  { timeout: timeLimit(240_000) },
+  async (t) => {
+    assert.ok(
+      CHROMIUM,
+      "no Chromium: `npm test` installs Debian's chromium as root, else run `sudo apt-get install chromium` or set CHROMIUM_PATH",
+    );
+    const dir = tempDir(t);
+    const target = faultyTargetWithout(dir, 'no-remember', ['remember']);
+    const out = join(dir, 'runs');
+    const r = await memeval(['run', '--scenarios', scenarioDir(dir, 2), '--target', target, '--out', out]);
+    assert.equal(r.exitCode, 1, String(r.stdout) + r.stderr);
+    const runDir = join(out, readdirSync(out)[0]);
+    const v = await memeval(['view', runDir]);
+    assert.equal(v.exitCode, 0, v.stderr);
+    const ctx = await chromium.launchPersistentContext(tempDir(t, 'memeval-chromium-'), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ARGS,
+    });
+    t.after(() => ctx.close());
+    const tab = ctx.pages()[0] ?? (await ctx.newPage());
+    const problems: string[] = [];
+    tab.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    await tab.goto(pathToFileURL(join(runDir, 'report.html')).href, { waitUntil: 'load' });
+    await tab.locator('#title').filter({ hasText: '0 passed, 0 failed, 4 unsupported (4 cells)' }).waitFor();
+    assert.match(
+      await tab.locator('#title').innerText(),
+      /✗ 0 passed, 0 failed, 4 unsupported \(4 cells\) — nothing was checked/,
+    );
+    assert.equal(await tab.locator('tr.totals td').first().innerText(), 'passed / failed / unsupported');
+    assert.equal(await tab.locator('tr.totals td[data-target="no-remember"]').innerText(), '0 / 0 / 4');
+    assert.deepEqual(problems, []);
+  },
+);

@@ -9,7 +9,13 @@ const modes = new Set((process.env.FUZZ_MODE ?? '').split(',').filter(Boolean));
 const STORE = process.env.FUZZ_STORE;
 let calls = 0;
 
-const read = () => (existsSync(STORE) ? readFileSync(STORE, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []);
+const read = () =>
+  existsSync(STORE)
+    ? readFileSync(STORE, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+    : [];
 const write = (rows) => writeFileSync(STORE, rows.map((r) => JSON.stringify(r)).join('\n') + (rows.length ? '\n' : ''));
 const text = (t, isError = false) => ({ content: [{ type: 'text', text: t }], ...(isError ? { isError: true } : {}) });
 
@@ -22,7 +28,11 @@ server.setRequestHandler(ListToolsRequestSchema, async () => ({
       name: 'save',
       inputSchema: {
         type: 'object',
-        properties: { text: { type: 'string', ...(modes.has('min-length') ? { minLength: 1 } : {}) }, subject: { type: 'string' }, category: { type: 'string' } },
+        properties: {
+          text: { type: 'string', ...(modes.has('min-length') ? { minLength: 1 } : {}) },
+          subject: { type: 'string' },
+          category: { type: 'string' },
+        },
         required: ['text'],
       },
     },
@@ -51,16 +61,23 @@ server.setRequestHandler(CallToolRequestSchema, async (req) => {
         const count = `${process.env.FUZZ_MARK}/saves`;
         const n = (existsSync(count) ? Number(readFileSync(count, 'utf8')) : 0) + 1;
         writeFileSync(count, String(n));
-        if (n === Number(process.env.FUZZ_HANG_AT)) return (writeFileSync(`${process.env.FUZZ_MARK}/hanging`, ''), new Promise(() => {}));
+        if (n === Number(process.env.FUZZ_HANG_AT))
+          return (writeFileSync(`${process.env.FUZZ_MARK}/hanging`, ''), new Promise(() => {}));
       }
       if (modes.has('garbage')) process.stdout.write('debug: saving now\n');
-      if (modes.has('wrong-id')) process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: 987654, result: { content: [] } }) + '\n');
-      if (modes.has('refuse-save') || (modes.has('min-length') && a.text === '')) return text('Error: database is locked', true);
+      if (modes.has('wrong-id'))
+        process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: 987654, result: { content: [] } }) + '\n');
+      if (modes.has('refuse-save') || (modes.has('min-length') && a.text === ''))
+        return text('Error: database is locked', true);
       const rows = read();
-      if (modes.has('dedupe') && rows.some((r) => r.text === a.text)) return text(`Saved #${rows.find((r) => r.text === a.text).id}`);
+      if (modes.has('dedupe') && rows.some((r) => r.text === a.text))
+        return text(`Saved #${rows.find((r) => r.text === a.text).id}`);
       const id = String(rows.length + 1);
       if (modes.has('torn')) {
-        appendFileSync(STORE, JSON.stringify({ id, text: a.text, subject: a.subject, category: a.category }).slice(0, 20) + '\n');
+        appendFileSync(
+          STORE,
+          JSON.stringify({ id, text: a.text, subject: a.subject, category: a.category }).slice(0, 20) + '\n',
+        );
         return text(`Saved #${id}`);
       }
       write([...rows, { id, text: a.text, subject: a.subject, category: a.category }]);
@@ -68,7 +85,9 @@ server.setRequestHandler(CallToolRequestSchema, async (req) => {
         // a SQLite copy of the store whose index the schema then forgets: integrity_check reports its orphaned page
         const { default: Database } = await import('better-sqlite3');
         const db = new Database(process.env.FUZZ_SQLITE);
-        db.exec('CREATE TABLE IF NOT EXISTS mem (id TEXT, text TEXT); CREATE INDEX IF NOT EXISTS mem_text ON mem(text)');
+        db.exec(
+          'CREATE TABLE IF NOT EXISTS mem (id TEXT, text TEXT); CREATE INDEX IF NOT EXISTS mem_text ON mem(text)',
+        );
         db.prepare('INSERT INTO mem VALUES (?, ?)').run(id, a.text);
         db.unsafeMode(true);
         db.pragma('writable_schema = ON');

@@ -45,7 +45,11 @@ if (mode === 'stderr') {
 }
 if (mode === 'daemon') {
   // a daemon in its own session, marked in its argv so a test can find it from outside any namespace
-  const d = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)', 'faulty-daemon', process.env.DAEMON_MARK ?? ''], { detached: true, stdio: 'ignore' });
+  const d = spawn(
+    process.execPath,
+    ['-e', 'setInterval(() => {}, 1000)', 'faulty-daemon', process.env.DAEMON_MARK ?? ''],
+    { detached: true, stdio: 'ignore' },
+  );
   if (process.env.DAEMON_LOG) appendFileSync(process.env.DAEMON_LOG, 'started\n');
   d.unref();
 }
@@ -53,11 +57,20 @@ if (store && !existsSync(store)) writeFileSync(store, '');
 log('starting up');
 
 const tools = [
-  { name: 'save', description: 'store a text', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } },
-  { name: 'search', description: 'find texts', inputSchema: { type: 'object', properties: { query: { type: 'string' } } } },
+  {
+    name: 'save',
+    description: 'store a text',
+    inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+  },
+  {
+    name: 'search',
+    description: 'find texts',
+    inputSchema: { type: 'object', properties: { query: { type: 'string' } } },
+  },
 ];
 
-const pyEscape = (t) => JSON.stringify(t).replace(/[^\x00-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+const pyEscape = (t) =>
+  JSON.stringify(t).replace(/[^\x00-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 function storedLine(text) {
   if (mode === 'redact-residue') return JSON.stringify({ text: '[redacted]' });
   // written by hand: JSON.stringify would keep non-ASCII as it is
@@ -67,7 +80,8 @@ function storedLine(text) {
 function residue(text) {
   const file = process.env.RESIDUE;
   mkdirSync(dirname(file), { recursive: true });
-  if (!existsSync(file) && process.env.RESIDUE_PAD) writeFileSync(file, Buffer.alloc(Number(process.env.RESIDUE_PAD), 'z'));
+  if (!existsSync(file) && process.env.RESIDUE_PAD)
+    writeFileSync(file, Buffer.alloc(Number(process.env.RESIDUE_PAD), 'z'));
   appendFileSync(file, `saved: ${text}\n`);
 }
 
@@ -76,10 +90,17 @@ function handle(msg) {
   const reply = (result) => send({ jsonrpc: '2.0', id: msg.id, result });
   switch (msg.method) {
     case 'initialize':
-      reply({ protocolVersion: msg.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'faulty', version: '1.0.0' } });
+      reply({
+        protocolVersion: msg.params.protocolVersion,
+        capabilities: { tools: {} },
+        serverInfo: { name: 'faulty', version: '1.0.0' },
+      });
       if (mode === 'flood') {
         const junk = Buffer.alloc(1 << 20, 'x');
-        const pump = () => { while (process.stdout.write(junk)); process.stdout.once('drain', pump); };
+        const pump = () => {
+          while (process.stdout.write(junk));
+          process.stdout.once('drain', pump);
+        };
         setImmediate(pump);
       }
       return;
@@ -105,11 +126,25 @@ function handle(msg) {
           process.exit(9);
         }
         if (mode === 'slow-recall') return;
-        const hits = store ? readFileSync(store, 'utf8').split('\n').filter((l) => l && l.includes(args.query ?? '')) : [];
+        const hits = store
+          ? readFileSync(store, 'utf8')
+              .split('\n')
+              .filter((l) => l && l.includes(args.query ?? ''))
+          : [];
         const found = hits.join('\n');
-        if (mode === 'recall-refused') return reply({ content: [{ type: 'text', text: `search index locked; last hits: ${found}` }], isError: true });
-        if (mode === 'recall-rpc-error') return send({ jsonrpc: '2.0', id: msg.id, error: { code: -32603, message: `search failed near ${found}` } });
-        if (mode === 'recall-drift') return reply({ content: [{ type: 'text', text: hits.map((h) => `Found: ${JSON.parse(h).text}`).join('\n') || 'nothing found' }] });
+        if (mode === 'recall-refused')
+          return reply({
+            content: [{ type: 'text', text: `search index locked; last hits: ${found}` }],
+            isError: true,
+          });
+        if (mode === 'recall-rpc-error')
+          return send({ jsonrpc: '2.0', id: msg.id, error: { code: -32603, message: `search failed near ${found}` } });
+        if (mode === 'recall-drift')
+          return reply({
+            content: [
+              { type: 'text', text: hits.map((h) => `Found: ${JSON.parse(h).text}`).join('\n') || 'nothing found' },
+            ],
+          });
         return reply({ content: [{ type: 'text', text: found || 'nothing found' }] });
       }
       return send({ jsonrpc: '2.0', id: msg.id, error: { code: -32602, message: `unknown tool ${name}` } });

@@ -15,12 +15,26 @@ if (mode === 'exit') process.exit(3);
 
 const server = new Server({ name: 'mode-server', version: '1.0.0' }, { capabilities: { tools: {} } });
 const text = (t, isError = false) => ({ content: [{ type: 'text', text: t }], isError });
-const lines = () => (existsSync(store) ? readFileSync(store, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []);
+const lines = () =>
+  existsSync(store)
+    ? readFileSync(store, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+    : [];
 
 server.setRequestHandler(ListToolsRequestSchema, async () => ({
   tools: [
-    { name: 'save', description: 'store a memory', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } },
-    { name: 'search', description: 'find memories', inputSchema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] } },
+    {
+      name: 'save',
+      description: 'store a memory',
+      inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+    },
+    {
+      name: 'search',
+      description: 'find memories',
+      inputSchema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
+    },
   ],
 }));
 

@@ -13,7 +13,9 @@ const TIERS = ['unit', 'cli', 'agents'];
 
 function testFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true })
-    .flatMap((e) => (e.isDirectory() ? testFiles(join(dir, e.name)) : e.name.endsWith('.test.ts') ? [join(dir, e.name)] : []))
+    .flatMap((e) =>
+      e.isDirectory() ? testFiles(join(dir, e.name)) : e.name.endsWith('.test.ts') ? [join(dir, e.name)] : [],
+    )
     .sort();
 }
 
@@ -21,7 +23,9 @@ const args = process.argv.slice(2);
 const tiers = args.filter((a) => !a.startsWith('-'));
 const unknown = tiers.filter((t) => !TIERS.includes(t));
 if (tiers.length === 0 || unknown.length > 0) {
-  console.error(`usage: run-tests.ts <${TIERS.join('|')}>... [node --test options]${unknown.length ? ` (unknown tier: ${unknown.join(', ')})` : ''}`);
+  console.error(
+    `usage: run-tests.ts <${TIERS.join('|')}>... [node --test options]${unknown.length ? ` (unknown tier: ${unknown.join(', ')})` : ''}`,
+  );
   process.exit(2);
 }
 const files = tiers.flatMap((t) => testFiles(join(ROOT, 'test', t)).map((f) => relative(ROOT, f)));
@@ -31,5 +35,8 @@ if (files.length === 0) {
 }
 const options = args.filter((a) => a.startsWith('-'));
 if (!options.some((o) => o.startsWith('--test-concurrency'))) options.unshift('--test-concurrency=2');
-const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', ...options, ...files], { cwd: ROOT, stdio: 'inherit' });
+const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', ...options, ...files], {
+  cwd: ROOT,
+  stdio: 'inherit',
+});
 process.exit(r.status ?? 1);

@@ -24,8 +24,8 @@ const folderOf = (file: string) => relative(SRC, file).split('/').slice(0, -1)[0
 export function fileGraph(): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const file of tsFiles(SRC)) {
-    const deps = [...readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g)].map((m) =>
-      relative(SRC, resolve(dirname(file), m[1]).replace(/\.js$/, '.ts')),
+    const deps = [...readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g)].map(
+      (m) => relative(SRC, resolve(dirname(file), m[1]).replace(/\.js$/, '.ts')),
     );
     graph.set(relative(SRC, file), deps);
   }
@@ -58,17 +58,25 @@ export function allowedFromDoc(md: string): Map<string, string[]> {
  * folder, an import the table does not allow, an allowance nothing uses. src/index.ts (".")
  * is the package's API over every folder: it may import anything, and nothing may import it.
  */
-export function edgeProblems(allowed: Map<string, string[]>, edges: Map<string, string[]>, folders: string[]): string[] {
+export function edgeProblems(
+  allowed: Map<string, string[]>,
+  edges: Map<string, string[]>,
+  folders: string[],
+): string[] {
   const out: string[] = [];
   for (const f of folders) if (!allowed.has(f)) out.push(`src/${f}/ has no row in the Folders table`);
   for (const [f, to] of allowed)
-    for (const name of [f, ...to]) if (!folders.includes(name)) out.push(`the row of ${f}/ names ${name}/, which is no folder under src/`);
+    for (const name of [f, ...to])
+      if (!folders.includes(name)) out.push(`the row of ${f}/ names ${name}/, which is no folder under src/`);
   for (const [edge, files] of edges) {
     const [from, to] = edge.split(' -> ');
     if (from === '.') continue;
     if (!allowed.get(from)?.includes(to)) out.push(`${edge} is not in the Folders table (${files.join(', ')})`);
   }
-  for (const [from, to] of allowed) for (const t of to) if (!edges.has(`${from} -> ${t}`)) out.push(`the Folders table lets ${from}/ import ${t}/, but no file does: remove it`);
+  for (const [from, to] of allowed)
+    for (const t of to)
+      if (!edges.has(`${from} -> ${t}`))
+        out.push(`the Folders table lets ${from}/ import ${t}/, but no file does: remove it`);
   return out;
 }
 
@@ -123,8 +131,16 @@ test('no import cycle between files', () => {
 });
 
 test('the checks themselves catch a planted bad edge, an unused allowance, a missing row and a cycle', () => {
-  const allowed = allowedFromDoc('| folder | job | may import |\n|---|---|---|\n| `core/` | types | nothing |\n| `ops/` | the op interpreter, seeding | core |\n');
-  assert.deepEqual([...allowed], [['core', []], ['ops', ['core']]]);
+  const allowed = allowedFromDoc(
+    '| folder | job | may import |\n|---|---|---|\n| `core/` | types | nothing |\n| `ops/` | the op interpreter, seeding | core |\n',
+  );
+  assert.deepEqual(
+    [...allowed],
+    [
+      ['core', []],
+      ['ops', ['core']],
+    ],
+  );
   const edges = new Map([
     ['ops -> core', ['ops/ops.ts']],
     ['core -> ops', ['core/results.ts']],
@@ -133,7 +149,9 @@ test('the checks themselves catch a planted bad edge, an unused allowance, a mis
     'src/util/ has no row in the Folders table',
     'core -> ops is not in the Folders table (core/results.ts)',
   ]);
-  assert.deepEqual(edgeProblems(allowed, new Map(), ['core', 'ops']), ['the Folders table lets ops/ import core/, but no file does: remove it']);
+  assert.deepEqual(edgeProblems(allowed, new Map(), ['core', 'ops']), [
+    'the Folders table lets ops/ import core/, but no file does: remove it',
+  ]);
   const files = new Map([
     ['cli/main.ts', ['cli/run.ts']],
     ['cli/run.ts', ['cli/options.ts', 'cli/main.ts']],

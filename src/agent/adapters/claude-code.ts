@@ -22,7 +22,9 @@ export const claudeCode: AgentAdapter = {
 
   async prepare(ctx) {
     await mkdir(join(ctx.profileDir, 'claude-config'), { recursive: true });
-    const config = { mcpServers: { memory: { type: 'stdio', command: ctx.mcp.command, args: ctx.mcp.args, env: ctx.mcp.env } } };
+    const config = {
+      mcpServers: { memory: { type: 'stdio', command: ctx.mcp.command, args: ctx.mcp.args, env: ctx.mcp.env } },
+    };
     await writeFile(join(ctx.profileDir, 'mcp.json'), JSON.stringify(config, null, 2));
   },
 
@@ -81,7 +83,8 @@ export const claudeCode: AgentAdapter = {
     out.usage.cost_usd = typeof result.total_cost_usd === 'number' ? result.total_cost_usd : null;
     // subtype stays "success" on API failures: is_error is what tells
     if (result.is_error) out.invalid.push(`agent error: ${String(result.result ?? result.subtype).slice(0, 300)}`);
-    if (result.subtype === 'error_max_turns' || result.terminal_reason === 'max_turns') out.invalid.push('max turns hit');
+    if (result.subtype === 'error_max_turns' || result.terminal_reason === 'max_turns')
+      out.invalid.push('max turns hit');
     return out;
   },
 };

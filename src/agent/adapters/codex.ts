@@ -31,7 +31,14 @@ export const codex: AgentAdapter = {
       check_for_update_on_startup: false,
       analytics: { enabled: false },
       // these reach out to the vendor's hosts at start-up
-      features: { plugins: false, apps: false, remote_plugin: false, tool_suggest: false, unbounded_connection_retries: false, memories: false },
+      features: {
+        plugins: false,
+        apps: false,
+        remote_plugin: false,
+        tool_suggest: false,
+        unbounded_connection_retries: false,
+        memories: false,
+      },
       ...(provider
         ? {
             model_providers: {
@@ -79,13 +86,20 @@ export const codex: AgentAdapter = {
       if (ev.type === 'item.completed' && ev.item?.type === 'agent_message') out.finalText = String(ev.item.text ?? '');
       if (ev.type === 'item.completed' && ev.item?.type === 'mcp_tool_call' && ev.item.server === 'memory') {
         out.toolCalls.push({ tool: String(ev.item.tool), ok: ev.item.status === 'completed' });
-        if (/cancel/i.test(String(ev.item.error?.message ?? ''))) out.invalid.push(`MCP call cancelled: ${ev.item.tool}`);
+        if (/cancel/i.test(String(ev.item.error?.message ?? '')))
+          out.invalid.push(`MCP call cancelled: ${ev.item.tool}`);
       }
       if (ev.type === 'turn.completed') {
         completed = true;
         // running totals per thread, also across resume: this turn is the difference
         const u = ev.usage ?? {};
-        out.cumulative = { input: u.input_tokens ?? 0, output: u.output_tokens ?? 0, cache_read: u.cached_input_tokens ?? 0, cache_write: 0, cost_usd: null };
+        out.cumulative = {
+          input: u.input_tokens ?? 0,
+          output: u.output_tokens ?? 0,
+          cache_read: u.cached_input_tokens ?? 0,
+          cache_write: 0,
+          cost_usd: null,
+        };
         out.usage = usageSince(out.cumulative, previous);
       }
       if (ev.type === 'turn.failed') out.invalid.push(`turn failed: ${String(ev.error?.message ?? '').slice(0, 300)}`);

@@ -86,7 +86,8 @@ export const gemini: AgentAdapter = {
         text = '';
         if (String(ev.tool_name).startsWith(PREFIX)) pending.set(ev.tool_id, String(ev.tool_name).slice(PREFIX.length));
       }
-      if (ev.type === 'tool_result' && pending.has(ev.tool_id)) out.toolCalls.push({ tool: pending.get(ev.tool_id)!, ok: ev.status === 'success' });
+      if (ev.type === 'tool_result' && pending.has(ev.tool_id))
+        out.toolCalls.push({ tool: pending.get(ev.tool_id)!, ok: ev.status === 'success' });
       if (ev.type === 'error') out.invalid.push(`agent error: ${String(ev.message ?? '').slice(0, 300)}`);
       if (ev.type === 'result') result = ev;
     }
@@ -101,7 +102,8 @@ export const gemini: AgentAdapter = {
     out.usage.output = s.output_tokens ?? 0;
     out.usage.cache_read = s.cached ?? 0;
     // exit codes on API failures are the HTTP status & 0xff (400 -> 144); the result says why
-    if (result.status !== 'success') out.invalid.push(`agent error: ${String(result.error?.message ?? result.status).slice(0, 300)}`);
+    if (result.status !== 'success')
+      out.invalid.push(`agent error: ${String(result.error?.message ?? result.status).slice(0, 300)}`);
     return out;
   },
 };

@@ -17,7 +17,10 @@ function config(ctx: AgentContext): Record<string, unknown> {
             // bundled in the binary: nothing is installed for it
             npm: '@ai-sdk/openai-compatible',
             name: 'memeval',
-            options: { baseURL: `${ctx.baseUrl.replace(/\/$/, '')}/v1`, apiKey: ctx.scripted ? 'sk-scripted' : '{env:OPENAI_API_KEY}' },
+            options: {
+              baseURL: `${ctx.baseUrl.replace(/\/$/, '')}/v1`,
+              apiKey: ctx.scripted ? 'sk-scripted' : '{env:OPENAI_API_KEY}',
+            },
             models: { [ctx.model]: { name: ctx.model, tool_call: true, limit: { context: 200000, output: 8000 } } },
           },
         },
@@ -32,7 +35,15 @@ function config(ctx: AgentContext): Record<string, unknown> {
     // title generation and summaries go to small_model: keep them off the vendor's default
     small_model: model,
     ...provider,
-    mcp: { memory: { type: 'local', command: [ctx.mcp.command, ...ctx.mcp.args], environment: ctx.mcp.env, enabled: true, timeout: ctx.mcpTimeoutMs } },
+    mcp: {
+      memory: {
+        type: 'local',
+        command: [ctx.mcp.command, ...ctx.mcp.args],
+        environment: ctx.mcp.env,
+        enabled: true,
+        timeout: ctx.mcpTimeoutMs,
+      },
+    },
     permission: { '*': 'allow' },
     // permission '*' approves everything: its file and shell tools are its own way to keep memory
     tools: { write: false, edit: false, patch: false, bash: false },
@@ -62,7 +73,14 @@ export const opencode: AgentAdapter = {
   invoke(ctx, prompt, conversation) {
     // --title skips the title-generation model call; opencode makes up its own session ids,
     // so a first prompt starts a new session and later ones continue the id parse() found
-    const args = ['run', '--format', 'json', '--title', 'memeval', ...(conversation.first ? [] : ['-s', conversation.id])];
+    const args = [
+      'run',
+      '--format',
+      'json',
+      '--title',
+      'memeval',
+      ...(conversation.first ? [] : ['-s', conversation.id]),
+    ];
     const env = agentEnv(ctx.fixture, ctx.scripted, this.keyEnv, {
       OPENCODE_CONFIG_CONTENT: JSON.stringify(config(ctx)),
       // the models.dev catalogue fetch at start-up
@@ -90,8 +108,10 @@ export const opencode: AgentAdapter = {
         // only the text after the last tool call is the answer
         text = '';
         const tool = String(part.tool ?? '');
-        if (tool.startsWith(PREFIX)) out.toolCalls.push({ tool: tool.slice(PREFIX.length), ok: part.state?.status === 'completed' });
-        if (part.state?.status === 'error' && /permission|rejected|denied/i.test(String(part.state.error ?? ''))) out.invalid.push(`tool call denied: ${tool}`);
+        if (tool.startsWith(PREFIX))
+          out.toolCalls.push({ tool: tool.slice(PREFIX.length), ok: part.state?.status === 'completed' });
+        if (part.state?.status === 'error' && /permission|rejected|denied/i.test(String(part.state.error ?? '')))
+          out.invalid.push(`tool call denied: ${tool}`);
       }
       if (ev.type === 'step_finish') {
         const t = part.tokens ?? {};

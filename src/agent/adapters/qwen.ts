@@ -17,7 +17,11 @@ export const qwen: AgentAdapter = {
   bin: 'qwen',
   keyEnv: ['OPENAI_API_KEY'],
   // on by default: after each turn an extra model call extracts "memories" into its own files
-  memoryOff: { 'memory.enableManagedAutoMemory': 'false', 'memory.enableManagedAutoDream': 'false', 'tools.exclude': FILE_TOOLS.join(',') },
+  memoryOff: {
+    'memory.enableManagedAutoMemory': 'false',
+    'memory.enableManagedAutoDream': 'false',
+    'tools.exclude': FILE_TOOLS.join(','),
+  },
   // QWEN.md/AGENTS.md are read from the working dir up to its git root, else up to HOME's parent (the fixture root)
   instructionsOff: { 'context discovery': 'bounded by the fixture (HOME inside it; no git root above the project)' },
 
@@ -73,10 +77,17 @@ export const qwen: AgentAdapter = {
     }
     // running totals over the whole session, also across --resume: this turn is the difference
     const u = result.usage ?? {};
-    out.cumulative = { input: u.input_tokens ?? 0, output: u.output_tokens ?? 0, cache_read: u.cache_read_input_tokens ?? 0, cache_write: 0, cost_usd: null };
+    out.cumulative = {
+      input: u.input_tokens ?? 0,
+      output: u.output_tokens ?? 0,
+      cache_read: u.cache_read_input_tokens ?? 0,
+      cache_write: 0,
+      cost_usd: null,
+    };
     out.usage = usageSince(out.cumulative, previous);
     // a failed model call still ends with subtype "success", exit 0, and the error as the answer
-    if (result.is_error || /^\[API Error:/.test(out.finalText)) out.invalid.push(`agent error: ${String(result.result ?? result.subtype).slice(0, 300)}`);
+    if (result.is_error || /^\[API Error:/.test(out.finalText))
+      out.invalid.push(`agent error: ${String(result.result ?? result.subtype).slice(0, 300)}`);
     if (result.subtype === 'error_max_turns') out.invalid.push('max turns hit');
     return out;
   },

@@ -50,7 +50,7 @@ function asAssertion(c: CalibrationCase, file: CalibrationFile): LlmAssertion {
     min_relevant: c.min_relevant,
     min_confidence: file.min_confidence,
     level: 'fail',
-    ...(c.scripted ?? file.scripted ? { scripted: c.scripted ?? file.scripted } : {}),
+    ...((c.scripted ?? file.scripted) ? { scripted: c.scripted ?? file.scripted } : {}),
   }) as LlmAssertion;
 }
 
@@ -79,9 +79,19 @@ export async function runCalibration(
   const judgments: CaseJudgment[] = [];
   for (const c of file.cases) {
     const a = asAssertion(c, file);
-    const label = c.subject === 'recall' ? `recall results for "${c.query}"` : c.subject === 'answer' ? "the agent's final answer" : 'stored memories';
+    const label =
+      c.subject === 'recall'
+        ? `recall results for "${c.query}"`
+        : c.subject === 'answer'
+          ? "the agent's final answer"
+          : 'stored memories';
     for (let r = 0; r < repeat && !signal?.aborted; r++) {
-      const j = await judgeLlm(a, { model, sources: { inline: { label, items: c.items } }, scenarioDir: file.dir, repeat: r });
+      const j = await judgeLlm(a, {
+        model,
+        sources: { inline: { label, items: c.items } },
+        scenarioDir: file.dir,
+        repeat: r,
+      });
       const rec = (j.llm as LlmRecord | undefined) ?? null;
       const cj: CaseJudgment = {
         case: c.id,
@@ -139,10 +149,16 @@ export function formatCalibration(r: CalibrationResult): string {
     `  fail     ${String(c.fail.pass).padStart(6)} ${String(c.fail.fail).padStart(6)} ${String(c.fail.undecided).padStart(11)}`,
     '',
     'by group:',
-    ...Object.entries(r.by_group).map(([g, x]) => `  ${g.padEnd(14)} n=${String(x.judgments).padStart(3)}  accuracy ${pct(x.accuracy).padStart(6)}  precision ${pct(x.precision).padStart(6)}  recall ${pct(x.recall).padStart(6)}  kappa ${num(x.kappa)}`),
+    ...Object.entries(r.by_group).map(
+      ([g, x]) =>
+        `  ${g.padEnd(14)} n=${String(x.judgments).padStart(3)}  accuracy ${pct(x.accuracy).padStart(6)}  precision ${pct(x.precision).padStart(6)}  recall ${pct(x.recall).padStart(6)}  kappa ${num(x.kappa)}`,
+    ),
     '',
     `disagreements (${r.disagreements.length}):`,
-    ...r.disagreements.map((d) => `  ${d.case}${r.repeat > 1 ? `#${d.repeat + 1}` : ''}: labelled ${d.expected}, judged ${d.judged}${d.outcome !== d.judged ? ` (${d.outcome})` : ''}: ${d.reasoning ?? d.detail}`),
+    ...r.disagreements.map(
+      (d) =>
+        `  ${d.case}${r.repeat > 1 ? `#${d.repeat + 1}` : ''}: labelled ${d.expected}, judged ${d.judged}${d.outcome !== d.judged ? ` (${d.outcome})` : ''}: ${d.reasoning ?? d.detail}`,
+    ),
     '',
     `tokens: ${r.tokens.input} in, ${r.tokens.output} out`,
   ];

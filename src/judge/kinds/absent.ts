@@ -6,7 +6,8 @@ import { FixtureScan, type FilesResult } from '../scan.js';
 
 type Absent = Extract<Assertion, { kind: 'absent' }>;
 
-const kb = (n: number) => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1024 / 1024).toFixed(1)} MiB`);
+const kb = (n: number) =>
+  n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1024 / 1024).toFixed(1)} MiB`;
 
 /**
  * The store (view, every table column, raw bytes), then every other file the fixture holds,
@@ -20,7 +21,9 @@ export function judgeAbsent(a: Absent, ctx: JudgeContext): Judgment {
   const found = findEverywhere(ctx.evidence.db, ctx.evidence.storeFiles, a.text, a.case_sensitive, store);
   const scan = ctx.fileScan ?? (ctx.files ? new FixtureScan(ctx.files) : undefined);
   const files: FilesResult | undefined = scan?.find(q);
-  const inFiles = (files?.sightings ?? []).map((s) => `fixture file ${s.label}${s.encodings.some((e) => e !== 'utf-8') ? ` (${s.encodings.join(', ')})` : ''}`);
+  const inFiles = (files?.sightings ?? []).map(
+    (s) => `fixture file ${s.label}${s.encodings.some((e) => e !== 'utf-8') ? ` (${s.encodings.join(', ')})` : ''}`,
+  );
   const unscanned = [...store.unscanned, ...(files?.unscanned ?? [])];
   const scanned = {
     store: { view: 'memories', columns: store.columns, files: store.files, bytes: store.bytes },
@@ -30,13 +33,21 @@ export function judgeAbsent(a: Absent, ctx: JudgeContext): Judgment {
   };
   const checked =
     `checked the memories view, ${store.columns} store table column(s), raw bytes of ${store.files.length} store file(s) (${kb(store.bytes)})` +
-    (files ? `, ${files.files} fixture file(s) (${kb(files.bytes)})${scan!.leftOut.length ? `, leaving out ${scan!.leftOut.join('; ')}` : ''}` : ', no fixture file') +
+    (files
+      ? `, ${files.files} fixture file(s) (${kb(files.bytes)})${scan!.leftOut.length ? `, leaving out ${scan!.leftOut.join('; ')}` : ''}`
+      : ', no fixture file') +
     `; as ${store.encodings.join(', ')}`;
   const where = [...(found.length ? [describeSightings(found)] : []), ...inFiles].join('; ');
   const j = where
     ? judgment(a, 'fail', `found in ${where}`, `"${a.text}" nowhere`, checked)
     : unscanned.length
-      ? judgment(a, 'error', `not found in what could be read; not read: ${unscanned.map((u) => `${u.label} (${u.why})`).join('; ')}`, `"${a.text}" nowhere`, checked)
+      ? judgment(
+          a,
+          'error',
+          `not found in what could be read; not read: ${unscanned.map((u) => `${u.label} (${u.why})`).join('; ')}`,
+          `"${a.text}" nowhere`,
+          checked,
+        )
       : judgment(a, 'pass', 'nowhere', `"${a.text}" nowhere`, checked);
   return { ...j, scanned };
 }

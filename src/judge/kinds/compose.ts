@@ -26,7 +26,13 @@ export function normalisedScore(j: Judgment): number | null {
 }
 
 interface Tally {
-  votes: { name: string; outcome: Outcome; counted_as: 'pass' | 'fail' | 'ignored'; weight: number; score: number | null }[];
+  votes: {
+    name: string;
+    outcome: Outcome;
+    counted_as: 'pass' | 'fail' | 'ignored';
+    weight: number;
+    score: number | null;
+  }[];
   rule: string;
   value: number | null;
   threshold: number | null;
@@ -59,16 +65,35 @@ export function tallyJury(a: JuryAssertion, members: Judgment[]): { outcome: Out
   const tally: Tally = { votes: [], rule: a.rule, value: null, threshold: null, quorum, decided: 0 };
   for (const [i, m] of members.entries()) {
     if (undecided(m) && (m.outcome === 'error' ? a.errors : a.abstentions) === 'error')
-      return { outcome: 'error', detail: `juror ${why(m)} (${m.outcome === 'error' ? 'errors' : 'abstentions'}: "error")`, tally };
+      return {
+        outcome: 'error',
+        detail: `juror ${why(m)} (${m.outcome === 'error' ? 'errors' : 'abstentions'}: "error")`,
+        tally,
+      };
     const counted = undecided(m) ? 'ignored' : (m.outcome as 'pass' | 'fail');
-    tally.votes.push({ name: m.name, outcome: m.outcome, counted_as: counted, weight: weights[i], score: counted === 'ignored' ? null : normalisedScore(m) });
+    tally.votes.push({
+      name: m.name,
+      outcome: m.outcome,
+      counted_as: counted,
+      weight: weights[i],
+      score: counted === 'ignored' ? null : normalisedScore(m),
+    });
   }
   const counted = tally.votes.filter((v) => v.counted_as !== 'ignored');
   tally.decided = counted.length;
   if (counted.length < quorum) {
     const missing = members.filter(undecided);
-    if (missing.every(notAsked)) return { outcome: 'abstain', detail: `${NO_JUDGE_COMPOSED}: ${missing.length} of ${members.length} jurors not asked`, tally };
-    return { outcome: 'error', detail: `no quorum: ${counted.length} of ${members.length} jurors decided (quorum ${quorum}); ${missing.map(why).join('; ')}`, tally };
+    if (missing.every(notAsked))
+      return {
+        outcome: 'abstain',
+        detail: `${NO_JUDGE_COMPOSED}: ${missing.length} of ${members.length} jurors not asked`,
+        tally,
+      };
+    return {
+      outcome: 'error',
+      detail: `no quorum: ${counted.length} of ${members.length} jurors decided (quorum ${quorum}); ${missing.map(why).join('; ')}`,
+      tally,
+    };
   }
   const passes = counted.filter((v) => v.counted_as === 'pass').length;
   const fails = counted.length - passes;
@@ -101,14 +126,29 @@ export function tallyJury(a: JuryAssertion, members: Judgment[]): { outcome: Out
   }
   const ignored = tally.votes.length - counted.length;
   const figure = tally.value !== null ? `, ${a.rule} ${tally.value.toFixed(3)} vs threshold ${tally.threshold}` : '';
-  return { outcome: ok ? 'pass' : 'fail', detail: `${a.rule}: ${passes} pass, ${fails} fail${ignored ? `, ${ignored} not counted (error/abstain)` : ''}${figure}`, tally };
+  return {
+    outcome: ok ? 'pass' : 'fail',
+    detail: `${a.rule}: ${passes} pass, ${fails} fail${ignored ? `, ${ignored} not counted (error/abstain)` : ''}${figure}`,
+    tally,
+  };
 }
 
 export async function judgeJury(a: JuryAssertion, judgeOne: JudgeOne): Promise<Judgment> {
   const members: Judgment[] = [];
   for (const m of a.judges) members.push(await safely(judgeOne, m));
   const { outcome, detail, tally } = tallyJury(a, members);
-  return { ...judgment(a, outcome, tally.value ?? `${tally.votes.filter((v) => v.counted_as === 'pass').length}/${tally.votes.length} pass`, a.rule, detail), level: a.level, members, jury: tally };
+  return {
+    ...judgment(
+      a,
+      outcome,
+      tally.value ?? `${tally.votes.filter((v) => v.counted_as === 'pass').length}/${tally.votes.length} pass`,
+      a.rule,
+      detail,
+    ),
+    level: a.level,
+    members,
+    jury: tally,
+  };
 }
 
 function modelCalls(a: Assertion): number {
@@ -153,25 +193,38 @@ export async function judgeCascade(a: CascadeAssertion, judgeOne: JudgeOne): Pro
     const allPass = js.every((j) => j.outcome === 'pass');
     const unsure = js.filter((j) => j.outcome === 'abstain');
     if (err) decided = { tier: i, outcome: 'error', why: `${err.name}: ${err.detail}` };
-    else if (tier.policy === 'reject-on-any-fail' && failed.length) decided = { tier: i, outcome: 'fail', why: `rejected by ${failed.map((j) => j.name).join(', ')}` };
-    else if (tier.policy === 'accept-on-all-pass' && allPass) decided = { tier: i, outcome: 'pass', why: 'every judge passed' };
+    else if (tier.policy === 'reject-on-any-fail' && failed.length)
+      decided = { tier: i, outcome: 'fail', why: `rejected by ${failed.map((j) => j.name).join(', ')}` };
+    else if (tier.policy === 'accept-on-all-pass' && allPass)
+      decided = { tier: i, outcome: 'pass', why: 'every judge passed' };
     else if (tier.policy === 'final')
       decided = failed.length
         ? { tier: i, outcome: 'fail', why: `failed: ${failed.map((j) => j.name).join(', ')}` }
         : allPass
           ? { tier: i, outcome: 'pass', why: 'every judge passed' }
           : unsure.every(notAsked)
-            ? { tier: i, outcome: 'abstain', why: `${NO_JUDGE_COMPOSED}: ${unsure.map((j) => j.name).join(', ')} not asked` }
-            : { tier: i, outcome: 'error', why: `undecided: ${unsure.map((j) => `${j.name} abstained (${j.detail})`).join(', ')}` };
+            ? {
+                tier: i,
+                outcome: 'abstain',
+                why: `${NO_JUDGE_COMPOSED}: ${unsure.map((j) => j.name).join(', ')} not asked`,
+              }
+            : {
+                tier: i,
+                outcome: 'error',
+                why: `undecided: ${unsure.map((j) => `${j.name} abstained (${j.detail})`).join(', ')}`,
+              };
     if (decided) break;
   }
   const d = decided!; // the last tier is `final` (schema)
   const skipped = a.tiers.slice(d.tier + 1);
   const savedCalls = skipped.reduce((n, t) => n + t.judges.reduce((m, j) => m + modelCalls(j), 0), 0);
-  const spent = members.reduce((acc, m) => {
-    const t = tokensOf(m);
-    return { calls: acc.calls + t.calls, tokens: acc.tokens + t.tokens };
-  }, { calls: 0, tokens: 0 });
+  const spent = members.reduce(
+    (acc, m) => {
+      const t = tokensOf(m);
+      return { calls: acc.calls + t.calls, tokens: acc.tokens + t.tokens };
+    },
+    { calls: 0, tokens: 0 },
+  );
   const record = {
     decided_by_tier: d.tier,
     policy: a.tiers[d.tier].policy,
@@ -180,11 +233,18 @@ export async function judgeCascade(a: CascadeAssertion, judgeOne: JudgeOne): Pro
     model_judges_skipped: savedCalls,
     model_calls_made: spent.calls,
     tokens_spent: spent.tokens,
-    tokens_saved_estimate: savedCalls === 0 ? 0 : spent.calls ? Math.round((spent.tokens / spent.calls) * savedCalls) : null,
+    tokens_saved_estimate:
+      savedCalls === 0 ? 0 : spent.calls ? Math.round((spent.tokens / spent.calls) * savedCalls) : null,
     uses_model: a.tiers.map((t) => t.judges.some(needsModel)),
   };
   return {
-    ...judgment(a, d.outcome, `tier ${d.tier + 1} (${record.policy})`, 'a decision', `${d.outcome === 'abstain' ? d.why : `tier ${d.tier + 1}/${a.tiers.length} (${record.policy}) ${d.outcome === 'error' ? 'could not decide' : `decided ${d.outcome}`}: ${d.why}`}; ${savedCalls} model judge call(s) saved`),
+    ...judgment(
+      a,
+      d.outcome,
+      `tier ${d.tier + 1} (${record.policy})`,
+      'a decision',
+      `${d.outcome === 'abstain' ? d.why : `tier ${d.tier + 1}/${a.tiers.length} (${record.policy}) ${d.outcome === 'error' ? 'could not decide' : `decided ${d.outcome}`}: ${d.why}`}; ${savedCalls} model judge call(s) saved`,
+    ),
     level: a.level,
     members,
     cascade: record,
@@ -194,5 +254,7 @@ export async function judgeCascade(a: CascadeAssertion, judgeOne: JudgeOne): Pro
 /** Jury and cascade members are judged through the registry like top-level assertions. */
 export type JudgeAny = (a: Assertion, ctx: JudgeContext) => Promise<Judgment>;
 
-export const juryKind = (judgeAny: JudgeAny) => (a: JuryAssertion, ctx: JudgeContext) => judgeJury(a, (m) => judgeAny(m, ctx));
-export const cascadeKind = (judgeAny: JudgeAny) => (a: CascadeAssertion, ctx: JudgeContext) => judgeCascade(a, (m) => judgeAny(m, ctx));
+export const juryKind = (judgeAny: JudgeAny) => (a: JuryAssertion, ctx: JudgeContext) =>
+  judgeJury(a, (m) => judgeAny(m, ctx));
+export const cascadeKind = (judgeAny: JudgeAny) => (a: CascadeAssertion, ctx: JudgeContext) =>
+  judgeCascade(a, (m) => judgeAny(m, ctx));

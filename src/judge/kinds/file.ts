@@ -25,9 +25,11 @@ export function judgeFile(a: FileAssertion, ctx: JudgeContext): Judgment {
   if (!a.exists) return judgment(a, 'fail', 'exists', expected, a.path);
   let matched: boolean;
   try {
-    matched = a.regex === undefined || execBounded(new RegExp(a.regex, a.case_sensitive ? '' : 'i'), text, 'regex') !== null;
+    matched =
+      a.regex === undefined || execBounded(new RegExp(a.regex, a.case_sensitive ? '' : 'i'), text, 'regex') !== null;
   } catch (e) {
-    if (e instanceof RegexTimeout) return judgment(a, 'error', clip(text, SHOWN), expected, `judge timed out: ${e.message}`);
+    if (e instanceof RegexTimeout)
+      return judgment(a, 'error', clip(text, SHOWN), expected, `judge timed out: ${e.message}`);
     throw e;
   }
   const ok =
@@ -41,7 +43,8 @@ export function judgeFile(a: FileAssertion, ctx: JudgeContext): Judgment {
 export function checkFile(a: FileAssertion): string[] {
   const problems: string[] = [];
   for (const m of a.path.matchAll(/\{\{\s*(\w+)\s*\}\}/g))
-    if (!['fixture', 'project', 'home', 'data', 'tmp'].includes(m[1])) problems.push(`path: unknown placeholder {{${m[1]}}} (known: fixture, project, home, data, tmp)`);
+    if (!['fixture', 'project', 'home', 'data', 'tmp'].includes(m[1]))
+      problems.push(`path: unknown placeholder {{${m[1]}}} (known: fixture, project, home, data, tmp)`);
   if (a.regex !== undefined)
     try {
       new RegExp(a.regex, a.case_sensitive ? '' : 'i');

@@ -15,10 +15,16 @@ export async function judgeLlmKind(a: Llm, ctx: JudgeContext): Promise<Judgment>
     scenarioDir: ctx.scenarioDir,
     sources: {
       db: ctx.evidence.db,
-      recall: recall && (async (q) => {
-        const r = await recall(q);
-        return { items: r.itemised ? r.items : null, text: r.text, unreadable: r.unreadable && unreadableDetail(q, r) };
-      }),
+      recall:
+        recall &&
+        (async (q) => {
+          const r = await recall(q);
+          return {
+            items: r.itemised ? r.items : null,
+            text: r.text,
+            unreadable: r.unreadable && unreadableDetail(q, r),
+          };
+        }),
       answer: ctx.transcript,
       fixtureDir: ctx.fixtureDir,
     },

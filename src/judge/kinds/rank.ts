@@ -55,44 +55,76 @@ export async function judgeRank(a: RankAssertion, env: RankEnv): Promise<Judgmen
     .filter(Boolean)
     .join(' and ');
   const m = a.memory !== undefined ? env.memory(ref(a.memory)) : undefined;
-  if (a.memory !== undefined && !m) return judgment(a, 'error', null, expected, `no memory named ${a.memory} was seeded or stored`);
+  if (a.memory !== undefined && !m)
+    return judgment(a, 'error', null, expected, `no memory named ${a.memory} was seeded or stored`);
   const other = a.before !== undefined ? env.memory(ref(a.before)) : undefined;
-  if (a.before !== undefined && !other) return judgment(a, 'error', null, expected, `no memory named ${a.before} was seeded or stored`);
+  if (a.before !== undefined && !other)
+    return judgment(a, 'error', null, expected, `no memory named ${a.before} was seeded or stored`);
   if (!env.recall) return judgment(a, 'abstain', null, expected, 'no recall probe available in this phase');
   const r = await env.recall(a.query);
   // zero items from a recall nobody could read would pass max_results and absent over the memory itself
   if (r.unreadable) return judgment(a, 'error', { results: null }, expected, r.unreadable);
-  if (!r.items) return judgment(a, 'abstain', null, expected, 'the target does not declare how its recall results are itemised: rank cannot be judged');
+  if (!r.items)
+    return judgment(
+      a,
+      'abstain',
+      null,
+      expected,
+      'the target does not declare how its recall results are itemised: rank cannot be judged',
+    );
   const problems: string[] = [];
   const actual: Record<string, unknown> = { results: r.items.length };
   if (a.max_results !== undefined && r.items.length > a.max_results)
-    problems.push(`${r.items.length} result(s), more than ${a.max_results}: ${r.items.slice(0, 3).map((i) => JSON.stringify(i.text.slice(0, 80))).join(', ')}`);
+    problems.push(
+      `${r.items.length} result(s), more than ${a.max_results}: ${r.items
+        .slice(0, 3)
+        .map((i) => JSON.stringify(i.text.slice(0, 80)))
+        .join(', ')}`,
+    );
   if (m) {
     const pos = positionOf(r.items, m);
     actual.position = pos < 0 ? null : pos + 1;
     if (a.top_k !== undefined) {
       const within = pos >= 0 && pos < a.top_k;
       if (a.absent && within) problems.push(`${a.memory} is result ${pos + 1}, within the first ${a.top_k}`);
-      if (!a.absent && !within) problems.push(pos < 0 ? `${a.memory} is not among the ${r.items.length} result(s)` : `${a.memory} is result ${pos + 1}, not within the first ${a.top_k}`);
+      if (!a.absent && !within)
+        problems.push(
+          pos < 0
+            ? `${a.memory} is not among the ${r.items.length} result(s)`
+            : `${a.memory} is result ${pos + 1}, not within the first ${a.top_k}`,
+        );
     }
     if (other) {
       const q = positionOf(r.items, other);
       actual.before_position = q < 0 ? null : q + 1;
       if (pos < 0) problems.push(`${a.memory} is not among the results, so it cannot rank above ${a.before}`);
-      else if (q >= 0 && q < pos) problems.push(`${a.before} (result ${q + 1}) ranks above ${a.memory} (result ${pos + 1})`);
+      else if (q >= 0 && q < pos)
+        problems.push(`${a.before} (result ${q + 1}) ranks above ${a.memory} (result ${pos + 1})`);
     }
   }
-  return judgment(a, problems.length ? 'fail' : 'pass', actual, expected, problems.length ? problems.join('; ') : `recall "${a.query}": ${r.items.length} result(s)`);
+  return judgment(
+    a,
+    problems.length ? 'fail' : 'pass',
+    actual,
+    expected,
+    problems.length ? problems.join('; ') : `recall "${a.query}": ${r.items.length} result(s)`,
+  );
 }
 
 /** `rank` over the itemised results of a recall probe run after the snapshot. */
 export function judgeRankKind(a: RankAssertion, ctx: JudgeContext): Promise<Judgment> {
   const recall = ctx.recall;
   return judgeRank(a, {
-    recall: recall && (async (q) => {
-      const r = await recall(q);
-      return { items: r.itemised ? r.items.map((text) => ({ text })) : null, text: r.text, unreadable: r.unreadable && unreadableDetail(q, r) };
-    }),
+    recall:
+      recall &&
+      (async (q) => {
+        const r = await recall(q);
+        return {
+          items: r.itemised ? r.items.map((text) => ({ text })) : null,
+          text: r.text,
+          unreadable: r.unreadable && unreadableDetail(q, r),
+        };
+      }),
     memory: ctx.memory ?? (() => undefined),
   });
 }

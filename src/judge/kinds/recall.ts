@@ -11,7 +11,10 @@ type Recall = Extract<Assertion, { kind: 'recall' }>;
  * ("No results found for: pnpm") returns no item, and no item can satisfy `contains`.
  */
 export async function judgeRecall(a: Recall, ctx: JudgeContext): Promise<Judgment> {
-  const expected = [a.contains !== undefined && `an item contains "${a.contains}"`, a.not_contains !== undefined && `no item contains "${a.not_contains}"`]
+  const expected = [
+    a.contains !== undefined && `an item contains "${a.contains}"`,
+    a.not_contains !== undefined && `no item contains "${a.not_contains}"`,
+  ]
     .filter(Boolean)
     .join(' and ');
   if (!ctx.recall) return judgment(a, 'abstain', null, expected, 'no recall probe available in this cell');
@@ -30,6 +33,8 @@ export async function judgeRecall(a: Recall, ctx: JudgeContext): Promise<Judgmen
   const ok =
     (a.contains === undefined || items.some((i) => textMatch(i, a.contains!, false))) &&
     (a.not_contains === undefined || !items.some((i) => textMatch(i, a.not_contains!, false)));
-  const actual = items.length ? `${items.length} item(s): ${clip(items.join(' | '), SHOWN)}` : `no results (${clip(r.text, 120)})`;
+  const actual = items.length
+    ? `${items.length} item(s): ${clip(items.join(' | '), SHOWN)}`
+    : `no results (${clip(r.text, 120)})`;
   return judgment(a, ok ? 'pass' : 'fail', actual, expected, `recall "${a.query}"`);
 }

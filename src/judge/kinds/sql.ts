@@ -9,9 +9,16 @@ type Sql = Extract<Assertion, { kind: 'sql' }>;
 
 export function judgeSql(a: Sql, ctx: JudgeContext): Judgment {
   const stmt = ctx.evidence.db.prepare(a.query);
-  if (!stmt.reader || !stmt.readonly) return judgment(a, 'error', null, describeExpected(a.op, a.value), 'the query must be a read-only SELECT');
+  if (!stmt.reader || !stmt.readonly)
+    return judgment(a, 'error', null, describeExpected(a.op, a.value), 'the query must be a read-only SELECT');
   const actual = stmt.pluck().get() ?? null;
-  return judgment(a, compare(actual, a.op, a.value) ? 'pass' : 'fail', actual, describeExpected(a.op, a.value), a.query);
+  return judgment(
+    a,
+    compare(actual, a.op, a.value) ? 'pass' : 'fail',
+    actual,
+    describeExpected(a.op, a.value),
+    a.query,
+  );
 }
 
 /**
@@ -35,8 +42,11 @@ export function checkSql(a: Sql, extraViews: string[] = []): string[] {
     } catch (e) {
       const msg = (e as Error).message;
       if (/no such table: store\./.test(msg) || /no such column/.test(msg)) return []; // depends on the store: judged later
-      if (/contains more than one statement/.test(msg)) return ['query: one statement only (a single read-only SELECT)'];
-      return [`query: ${msg} (tables: memories, calls, provider_calls, ${extraViews.map((v) => `${v}, `).join('')}store.<table>)`];
+      if (/contains more than one statement/.test(msg))
+        return ['query: one statement only (a single read-only SELECT)'];
+      return [
+        `query: ${msg} (tables: memories, calls, provider_calls, ${extraViews.map((v) => `${v}, `).join('')}store.<table>)`,
+      ];
     }
     if (!stmt.reader || !stmt.readonly) return ['query: must be a read-only SELECT returning one value'];
     return [];

@@ -53,7 +53,11 @@ const retryText = (problem: string) =>
 export async function askJudge(model: JudgeModel, prompt: string, opts: AskOptions = {}): Promise<AskResult> {
   const cfg = model.config;
   const headers: Record<string, string> = {};
-  if (cfg.scripted) headers[SCRIPTED_JUDGE_HEADER] = encodeScriptedJudgeEnvelope({ script: opts.scripted ?? { rules: [], confidence: 0.9, quirk: 'none' }, repeat: opts.repeat ?? 0 });
+  if (cfg.scripted)
+    headers[SCRIPTED_JUDGE_HEADER] = encodeScriptedJudgeEnvelope({
+      script: opts.scripted ?? { rules: [], confidence: 0.9, quirk: 'none' },
+      repeat: opts.repeat ?? 0,
+    });
   const turns: ChatTurn[] = [{ role: 'user', content: prompt }];
   const calls: JudgeCallRecord[] = [];
   for (let attempt = 1; attempt <= 1 + MAX_PARSE_RETRIES; attempt++) {
@@ -78,7 +82,13 @@ export async function askJudge(model: JudgeModel, prompt: string, opts: AskOptio
     calls.push(rec);
     try {
       const reply = await model.complete(turns, headers);
-      Object.assign(rec, { raw: reply.text, model: reply.model, input_tokens: reply.input_tokens, output_tokens: reply.output_tokens, temperature: reply.temperature });
+      Object.assign(rec, {
+        raw: reply.text,
+        model: reply.model,
+        input_tokens: reply.input_tokens,
+        output_tokens: reply.output_tokens,
+        temperature: reply.temperature,
+      });
     } catch (e) {
       rec.error = (e as Error).message;
       rec.latency_ms = Math.round(performance.now() - started);
@@ -95,10 +105,19 @@ export async function askJudge(model: JudgeModel, prompt: string, opts: AskOptio
   }
   const last = calls[calls.length - 1];
   const excerpt = (last.raw ?? '').slice(0, 200);
-  return { answer: null, problem: `the judge's answer could not be parsed after ${calls.length} attempts (${last.parse_problem}); last answer: ${JSON.stringify(excerpt)}`, calls };
+  return {
+    answer: null,
+    problem: `the judge's answer could not be parsed after ${calls.length} attempts (${last.parse_problem}); last answer: ${JSON.stringify(excerpt)}`,
+    calls,
+  };
 }
 
-export function callTotals(calls: JudgeCallRecord[]): { calls: number; input_tokens: number; output_tokens: number; cost_usd: number | null } {
+export function callTotals(calls: JudgeCallRecord[]): {
+  calls: number;
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number | null;
+} {
   let cost: number | null = 0;
   for (const c of calls) cost = cost === null || c.cost_usd === null ? null : cost + c.cost_usd;
   return {

@@ -28,12 +28,20 @@ export interface JudgeModel {
 const MAX_TOKENS = 1024;
 const TIMEOUT_MS = 120_000;
 
-function openaiModel(config: JudgeModelConfig, baseURL: string, apiKey: string, onClose: () => Promise<void>): JudgeModel {
+function openaiModel(
+  config: JudgeModelConfig,
+  baseURL: string,
+  apiKey: string,
+  onClose: () => Promise<void>,
+): JudgeModel {
   const client = new OpenAI({ apiKey, baseURL, timeout: TIMEOUT_MS, maxRetries: 2 });
   return {
     config,
     async complete(turns, headers) {
-      const r = await client.chat.completions.create({ model: config.model, messages: turns, temperature: 0, max_tokens: MAX_TOKENS }, { headers });
+      const r = await client.chat.completions.create(
+        { model: config.model, messages: turns, temperature: 0, max_tokens: MAX_TOKENS },
+        { headers },
+      );
       return {
         text: r.choices[0]?.message?.content ?? '',
         model: r.model || config.model,
@@ -52,9 +60,18 @@ function anthropicModel(config: JudgeModelConfig, baseURL: string, apiKey: strin
     config,
     async complete(turns, headers) {
       // the 1.x Messages API has dropped `temperature`; the model's default sampling applies
-      const r = await client.messages.create({ model: config.model, max_tokens: MAX_TOKENS, messages: turns }, { headers });
+      const r = await client.messages.create(
+        { model: config.model, max_tokens: MAX_TOKENS, messages: turns },
+        { headers },
+      );
       const text = r.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
-      return { text, model: r.model || config.model, input_tokens: r.usage?.input_tokens ?? null, output_tokens: r.usage?.output_tokens ?? null, temperature: null };
+      return {
+        text,
+        model: r.model || config.model,
+        input_tokens: r.usage?.input_tokens ?? null,
+        output_tokens: r.usage?.output_tokens ?? null,
+        temperature: null,
+      };
     },
     close: async () => {},
   };
@@ -78,5 +95,7 @@ export async function openJudgeModel(config: JudgeModelConfig): Promise<JudgeMod
       `no API key for the judge model ${config.model}: set MEMEVAL_JUDGE_API_KEY (or ${config.protocol === 'anthropic-messages' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY'})`,
     );
   const base = endpointOf(config);
-  return config.protocol === 'anthropic-messages' ? anthropicModel(config, base, key) : openaiModel(config, base, key, async () => {});
+  return config.protocol === 'anthropic-messages'
+    ? anthropicModel(config, base, key)
+    : openaiModel(config, base, key, async () => {});
 }

@@ -51,7 +51,8 @@ function guessProtocol(model: string, baseUrl: string | null): JudgeProtocol {
 export function resolveJudgeConfig(flags: JudgeFlags, env: NodeJS.ProcessEnv = process.env): JudgeModelConfig | null {
   const model = flags.judgeModel ?? env.MEMEVAL_JUDGE_MODEL;
   if (!model) return null;
-  if (model === SCRIPTED_JUDGE) return { model, base_url: null, protocol: 'openai-chat', scripted: true, loopback: true };
+  if (model === SCRIPTED_JUDGE)
+    return { model, base_url: null, protocol: 'openai-chat', scripted: true, loopback: true };
   const base = flags.judgeBaseUrl ?? env.MEMEVAL_JUDGE_BASE_URL ?? null;
   const declared = flags.judgeProtocol ?? env.MEMEVAL_JUDGE_PROTOCOL;
   if (declared !== undefined && !(JUDGE_PROTOCOLS as readonly string[]).includes(declared))
@@ -66,7 +67,9 @@ export function endpointOf(c: JudgeModelConfig): string {
 
 /** The key for this protocol, from the environment only. Loopback servers usually need none. */
 export function apiKeyFor(c: JudgeModelConfig, env: NodeJS.ProcessEnv = process.env): string | undefined {
-  return env.MEMEVAL_JUDGE_API_KEY ?? (c.protocol === 'anthropic-messages' ? env.ANTHROPIC_API_KEY : env.OPENAI_API_KEY);
+  return (
+    env.MEMEVAL_JUDGE_API_KEY ?? (c.protocol === 'anthropic-messages' ? env.ANTHROPIC_API_KEY : env.OPENAI_API_KEY)
+  );
 }
 
 export type JudgeGate = { allowed: true; free: boolean } | { allowed: false; reason: string };

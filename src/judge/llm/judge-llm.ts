@@ -39,11 +39,21 @@ function scoreOf(a: LlmAssertion, ans: JudgeAnswer): { score: Score; outcome: 'p
   if (s.type === 'boolean') return { score: { type: 'boolean', value: ans.verdict === 'pass' }, outcome: ans.verdict };
   if (s.type === 'numeric') {
     if (ans.score === undefined) return { problem: 'the judge gave no numeric `score`' };
-    if (ans.score < s.min || ans.score > s.max) return { problem: `the judge's score ${ans.score} is outside ${s.min}..${s.max}` };
-    return { score: { type: 'numeric', value: ans.score, min: s.min, max: s.max, threshold: s.threshold }, outcome: ans.score >= s.threshold ? 'pass' : 'fail' };
+    if (ans.score < s.min || ans.score > s.max)
+      return { problem: `the judge's score ${ans.score} is outside ${s.min}..${s.max}` };
+    return {
+      score: { type: 'numeric', value: ans.score, min: s.min, max: s.max, threshold: s.threshold },
+      outcome: ans.score >= s.threshold ? 'pass' : 'fail',
+    };
   }
-  if (ans.category === undefined || !s.categories.includes(ans.category)) return { problem: `the judge's category ${JSON.stringify(ans.category ?? null)} is not one of ${s.categories.join(', ')}` };
-  return { score: { type: 'categorical', value: ans.category, passing: s.passing }, outcome: s.passing.includes(ans.category) ? 'pass' : 'fail' };
+  if (ans.category === undefined || !s.categories.includes(ans.category))
+    return {
+      problem: `the judge's category ${JSON.stringify(ans.category ?? null)} is not one of ${s.categories.join(', ')}`,
+    };
+  return {
+    score: { type: 'categorical', value: ans.category, passing: s.passing },
+    outcome: s.passing.includes(ans.category) ? 'pass' : 'fail',
+  };
 }
 
 function scoreField(a: LlmAssertion): string {
@@ -54,7 +64,8 @@ function scoreField(a: LlmAssertion): string {
 }
 
 function expectedText(a: LlmAssertion): string {
-  const what = a.fact ?? a.criteria ?? (a.topics ? `topics: ${a.topics.join(', ')}` : a.query ? `query "${a.query}"` : '');
+  const what =
+    a.fact ?? a.criteria ?? (a.topics ? `topics: ${a.topics.join(', ')}` : a.query ? `query "${a.query}"` : '');
   return `${a.check}${what ? ` (${what})` : ''}`;
 }
 
@@ -113,7 +124,17 @@ export async function judgeLlm(a: LlmAssertion, env: LlmJudgeEnv): Promise<Judgm
   if ('problem' in scored) return { ...base('error', ans, scored.problem, rec), reasoning: ans.reasoning };
   const out =
     ans.confidence < a.min_confidence
-      ? base('abstain', ans.verdict, `confidence ${ans.confidence} is below min_confidence ${a.min_confidence}: not decided (the judge leaned ${scored.outcome})`, rec)
-      : base(scored.outcome, ans.verdict, `${env.model.config.model} judged ${a.check} with confidence ${ans.confidence}`, rec);
+      ? base(
+          'abstain',
+          ans.verdict,
+          `confidence ${ans.confidence} is below min_confidence ${a.min_confidence}: not decided (the judge leaned ${scored.outcome})`,
+          rec,
+        )
+      : base(
+          scored.outcome,
+          ans.verdict,
+          `${env.model.config.model} judged ${a.check} with confidence ${ans.confidence}`,
+          rec,
+        );
   return { ...out, score: scored.score, reasoning: ans.reasoning };
 }

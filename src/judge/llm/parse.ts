@@ -74,7 +74,8 @@ function normalise(v: unknown): unknown {
 
 /** What an answer decides: two answers that agree on these are one answer. */
 const decisionOf = (a: JudgeAnswer) => JSON.stringify([a.verdict, a.score ?? null, a.category ?? null]);
-const isOverall = (v: unknown) => Boolean(v && typeof v === 'object' && (v as Record<string, unknown>).overall === true);
+const isOverall = (v: unknown) =>
+  Boolean(v && typeof v === 'object' && (v as Record<string, unknown>).overall === true);
 
 /**
  * Parse a judge model's raw answer, failing closed: think blocks and fences are removed and every
@@ -106,7 +107,8 @@ export function parseJudgeAnswer(raw: string): ParseResult {
   if (!valid.length) return { ok: false, problem: problems.join(' | ') };
   const marked = valid.filter((v) => v.overall);
   const deciding = marked.length ? marked : valid;
-  if (new Set(deciding.map((v) => decisionOf(v.answer))).size === 1) return { ok: true, answer: deciding[deciding.length - 1].answer };
+  if (new Set(deciding.map((v) => decisionOf(v.answer))).size === 1)
+    return { ok: true, answer: deciding[deciding.length - 1].answer };
   const verdicts = deciding.map((v) => v.answer.verdict).join(', ');
   return {
     ok: false,

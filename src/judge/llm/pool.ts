@@ -33,7 +33,11 @@ export class JudgePool {
 
   /** Close the models assertions named (the default one stays open). */
   async closeOpened(): Promise<void> {
-    for (const m of this.opened.values()) await m.then((x) => x.close(), () => {});
+    for (const m of this.opened.values())
+      await m.then(
+        (x) => x.close(),
+        () => {},
+      );
     this.opened.clear();
   }
 
@@ -44,7 +48,11 @@ export class JudgePool {
 }
 
 /** The cost gate over the default judge and every model an assertion names: blocked if any is. */
-export function judgeGateAll(defaultConfig: JudgeModelConfig | null, assertions: Assertion[], iUnderstandModelCost: boolean): JudgeGate {
+export function judgeGateAll(
+  defaultConfig: JudgeModelConfig | null,
+  assertions: Assertion[],
+  iUnderstandModelCost: boolean,
+): JudgeGate {
   if (!defaultConfig) return { allowed: true, free: true };
   let free = true;
   for (const c of [defaultConfig, ...assertionJudgeConfigs(assertions)]) {

@@ -14,7 +14,11 @@ export interface PromptTemplate {
 
 /** The template for a check: the scenario's own file (relative to the scenario) or the built-in one. */
 export function loadPromptTemplate(check: LlmCheck, override?: string, baseDir?: string): PromptTemplate {
-  const source = override ? (isAbsolute(override) ? override : resolve(baseDir ?? process.cwd(), override)) : join(BUILTIN_PROMPTS, `${check}.md`);
+  const source = override
+    ? isAbsolute(override)
+      ? override
+      : resolve(baseDir ?? process.cwd(), override)
+    : join(BUILTIN_PROMPTS, `${check}.md`);
   if (!existsSync(source)) throw new Error(`judge prompt template ${source} does not exist`);
   return { text: readFileSync(source, 'utf8'), source };
 }

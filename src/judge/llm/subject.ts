@@ -59,7 +59,10 @@ async function items(spec: SubjectSpec, src: SubjectSources): Promise<{ label: s
       if (!src.db) throw new SubjectUnavailable('no evidence store to read memories from');
       const where = ['coalesce(is_deleted, 0) = 0', ...(spec.where ? [`(${spec.where})`] : [])].join(' AND ');
       const rows = readonlyRows(src.db, `SELECT content, category FROM memories WHERE ${where}`);
-      return { label: spec.where ? `stored memories where ${spec.where}` : 'stored memories', items: rows.map((r) => (r.category ? `[${String(r.category)}] ` : '') + String(r.content ?? '')) };
+      return {
+        label: spec.where ? `stored memories where ${spec.where}` : 'stored memories',
+        items: rows.map((r) => (r.category ? `[${String(r.category)}] ` : '') + String(r.content ?? '')),
+      };
     }
     case 'recall': {
       if (!src.recall) throw new SubjectUnavailable('no recall probe available (the target is not running)');
@@ -77,7 +80,8 @@ async function items(spec: SubjectSpec, src: SubjectSources): Promise<{ label: s
       return { label: `rows of ${spec.sql}`, items: readonlyRows(src.db, spec.sql!).map((r) => JSON.stringify(r)) };
     }
     case 'files': {
-      if (!src.fixtureDir) throw new SubjectUnavailable('no fixture directory (it is removed after the run unless --keep)');
+      if (!src.fixtureDir)
+        throw new SubjectUnavailable('no fixture directory (it is removed after the run unless --keep)');
       const root = resolve(src.fixtureDir);
       return {
         label: `fixture files ${spec.files!.join(', ')}`,

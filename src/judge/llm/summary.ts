@@ -39,15 +39,34 @@ function flatten(js: Judgment[]): Judgment[] {
 }
 
 /** What the run's llm judges did, for the report and the console. */
-export function judgeRunSummary(results: CellResult[], model: JudgeModelConfig | null): { summary: JudgeRunSummary; warnings: string[] } {
-  const s: JudgeRunSummary = { model, llm_judgments: 0, by_outcome: {}, abstained_without_judge: {}, not_judged: {}, kept_from_earlier_run: 0, model_calls: 0, input_tokens: 0, output_tokens: 0, cost_usd: 0 };
+export function judgeRunSummary(
+  results: CellResult[],
+  model: JudgeModelConfig | null,
+): { summary: JudgeRunSummary; warnings: string[] } {
+  const s: JudgeRunSummary = {
+    model,
+    llm_judgments: 0,
+    by_outcome: {},
+    abstained_without_judge: {},
+    not_judged: {},
+    kept_from_earlier_run: 0,
+    model_calls: 0,
+    input_tokens: 0,
+    output_tokens: 0,
+    cost_usd: 0,
+  };
   for (const r of results) {
     const missed = (k: keyof NotJudged) => {
       const n = (s.not_judged[r.scenario] ??= { errors: 0, abstentions: 0, no_quorum: 0 });
       n[k]++;
     };
     for (const j of flatten(r.assertions)) {
-      if ((j.kind === 'jury' || j.kind === 'cascade') && j.outcome === 'error' && (j.rejudge as { rejudged?: boolean } | undefined)?.rejudged !== false) missed('no_quorum');
+      if (
+        (j.kind === 'jury' || j.kind === 'cascade') &&
+        j.outcome === 'error' &&
+        (j.rejudge as { rejudged?: boolean } | undefined)?.rejudged !== false
+      )
+        missed('no_quorum');
       if (j.kind !== 'llm') continue;
       s.llm_judgments++;
       if ((j.rejudge as { rejudged?: boolean } | undefined)?.rejudged === false) {
@@ -55,7 +74,8 @@ export function judgeRunSummary(results: CellResult[], model: JudgeModelConfig |
         continue;
       }
       s.by_outcome[j.outcome] = (s.by_outcome[j.outcome] ?? 0) + 1;
-      if (j.outcome === 'abstain' && j.detail === NO_JUDGE_DETAIL) s.abstained_without_judge[r.scenario] = (s.abstained_without_judge[r.scenario] ?? 0) + 1;
+      if (j.outcome === 'abstain' && j.detail === NO_JUDGE_DETAIL)
+        s.abstained_without_judge[r.scenario] = (s.abstained_without_judge[r.scenario] ?? 0) + 1;
       else if (j.outcome === 'abstain') missed('abstentions');
       else if (j.outcome === 'error') missed('errors');
       const t = (j.llm as CallTotals | undefined)?.totals;
@@ -79,7 +99,12 @@ export function judgeRunSummary(results: CellResult[], model: JudgeModelConfig |
     const total = missed.reduce((n, [, c]) => n + c.errors + c.abstentions + c.no_quorum, 0);
     warnings.push(
       `judging did not happen for ${total} judgment(s) (` +
-        missed.map(([id, c]) => `${id}: ${c.errors} judge error(s), ${c.abstentions} abstention(s), ${c.no_quorum} jury/cascade without quorum`).join('; ') +
+        missed
+          .map(
+            ([id, c]) =>
+              `${id}: ${c.errors} judge error(s), ${c.abstentions} abstention(s), ${c.no_quorum} jury/cascade without quorum`,
+          )
+          .join('; ') +
         '); see report.judges.not_judged',
     );
   }

@@ -18,11 +18,15 @@ import { InputError } from '../../util/errors.js';
 /** Why an assertion cannot be judged again from saved evidence alone, or null when it can. */
 export function whyNotRejudgeable(a: Assertion, input?: JudgeInput): string | null {
   for (const { a: x } of walkAssertions([a])) {
-    if (x.kind === 'recall' || x.kind === 'rank') return `${x.kind} "${x.name}" needs a live recall probe against the target, and rejudge replays nothing`;
-    if (x.kind === 'llm' && x.subject === 'recall') return `llm "${x.name}" judges recall results, which need a live recall probe`;
-    if (x.kind === 'llm' && x.subject === 'files') return `llm "${x.name}" judges fixture files, which are removed after a run`;
+    if (x.kind === 'recall' || x.kind === 'rank')
+      return `${x.kind} "${x.name}" needs a live recall probe against the target, and rejudge replays nothing`;
+    if (x.kind === 'llm' && x.subject === 'recall')
+      return `llm "${x.name}" judges recall results, which need a live recall probe`;
+    if (x.kind === 'llm' && x.subject === 'files')
+      return `llm "${x.name}" judges fixture files, which are removed after a run`;
     if (x.kind === 'file') return `file "${x.name}" reads the fixture, which is removed after a run`;
-    if (x.kind === 'absent' && input?.fixture_files) return `absent "${x.name}" also scanned ${input.fixture_files} fixture file(s) beside the store, which are removed after a run`;
+    if (x.kind === 'absent' && input?.fixture_files)
+      return `absent "${x.name}" also scanned ${input.fixture_files} fixture file(s) beside the store, which are removed after a run`;
   }
   return null;
 }
@@ -47,7 +51,10 @@ function refuseUnfaithful(report: Report, runDir: string, loaded: Set<string>): 
     }
     const cellDir = resolve(runDir, c.cell_dir);
     const { changed } = checkEvidence(cellDir, c.evidence_sha256!);
-    for (const rel of changed) problems.push(`cell ${c.cell_id}: ${join(cellDir, rel)} changed since the run (sha256 differs from the one taken at snapshot time); refusing to re-judge changed evidence`);
+    for (const rel of changed)
+      problems.push(
+        `cell ${c.cell_id}: ${join(cellDir, rel)} changed since the run (sha256 differs from the one taken at snapshot time); refusing to re-judge changed evidence`,
+      );
   }
   if (problems.length) throw new InputError(problems[0], problems);
 }
@@ -77,7 +84,10 @@ interface RejudgeNote {
  * from the verdict and judge inputs the cell result kept. Nothing is replayed: assertions that
  * need a live target keep their old judgment and say why; a cell without evidence says why.
  */
-export async function rejudgeRun(report: Report, o: RejudgeOptions): Promise<{ report: Report & Record<string, unknown>; reportPath: string }> {
+export async function rejudgeRun(
+  report: Report,
+  o: RejudgeOptions,
+): Promise<{ report: Report & Record<string, unknown>; reportPath: string }> {
   const runDir = resolve(o.runDir);
   const byId = new Map(o.scenarios.map((s) => [s.scenario.id, s]));
   refuseUnfaithful(report, runDir, new Set(byId.keys()));
@@ -85,7 +95,11 @@ export async function rejudgeRun(report: Report, o: RejudgeOptions): Promise<{ r
   for (const old of report.results) {
     const cellDir = resolve(runDir, old.cell_dir);
     const scenario = byId.get(old.scenario);
-    const keep = (why: string): CellResult => ({ ...old, cell_dir: cellDir, rejudge: { rejudged: false, why } as RejudgeNote });
+    const keep = (why: string): CellResult => ({
+      ...old,
+      cell_dir: cellDir,
+      rejudge: { rejudged: false, why } as RejudgeNote,
+    });
     if (o.signal?.aborted) {
       results.push(keep('rejudge was interrupted before this cell'));
       continue;
@@ -120,7 +134,11 @@ export async function rejudgeRun(report: Report, o: RejudgeOptions): Promise<{ r
       const notes: RejudgeNote[] = [];
       for (const prev of old.assertions) {
         const a = decls.get(prev.name);
-        const why = !a ? 'the scenario no longer declares this assertion' : o.onlyLlm && !needsModel(a) ? '--only llm: kept as judged' : whyNotRejudgeable(a, judgeInput);
+        const why = !a
+          ? 'the scenario no longer declares this assertion'
+          : o.onlyLlm && !needsModel(a)
+            ? '--only llm: kept as judged'
+            : whyNotRejudgeable(a, judgeInput);
         if (why || !a) {
           plan.push({ keep: prev });
           notes.push({ rejudged: false, why: why ?? undefined });
@@ -133,7 +151,12 @@ export async function rejudgeRun(report: Report, o: RejudgeOptions): Promise<{ r
         assertions: plan,
         verdictInput,
         judgeInput,
-        ctx: { evidence, judgeModel: o.judgePool.defaultModel, judgePool: o.judgePool, scenarioDir: resolve(scenario.file, '..') },
+        ctx: {
+          evidence,
+          judgeModel: o.judgePool.defaultModel,
+          judgePool: o.judgePool,
+          scenarioDir: resolve(scenario.file, '..'),
+        },
         cellDir,
       });
       const redone = notes.filter((n) => n.rejudged).length;
@@ -144,7 +167,11 @@ export async function rejudgeRun(report: Report, o: RejudgeOptions): Promise<{ r
         reason: v.reason,
         fails_run: failsRun(v.verdict, Boolean(old.claimed)),
         assertions: v.judgments.map((j, i) => ({ ...j, rejudge: notes[i] })),
-        rejudge: { rejudged: redone > 0, ...(redone ? {} : { why: 'no assertion of this cell could be judged again' }), previous_outcome: old.verdict } as RejudgeNote,
+        rejudge: {
+          rejudged: redone > 0,
+          ...(redone ? {} : { why: 'no assertion of this cell could be judged again' }),
+          previous_outcome: old.verdict,
+        } as RejudgeNote,
       });
     } finally {
       evidence.close();
@@ -158,11 +185,19 @@ export async function rejudgeRun(report: Report, o: RejudgeOptions): Promise<{ r
     run_id: runId,
     started_at: new Date().toISOString(),
     ended_at: new Date().toISOString(),
-    ...(interrupted ? { status: 'interrupted' as const, reason: 'rejudge interrupted: the cells it had not reached keep the verdicts of the run' } : {}),
+    ...(interrupted
+      ? {
+          status: 'interrupted' as const,
+          reason: 'rejudge interrupted: the cells it had not reached keep the verdicts of the run',
+        }
+      : {}),
     rejudged_from: { run_id: report.run_id, run_dir: runDir, only: o.onlyLlm ? 'llm' : 'all' },
     options: { ...report.options, judge_model: o.judgePool.defaultModel?.config ?? null },
     results,
-    matrix: buildMatrix(results, report.targets.map((t) => t.name)),
+    matrix: buildMatrix(
+      results,
+      report.targets.map((t) => t.name),
+    ),
     summary: rejudgedSummary(report, results, interrupted),
     judges: judges.summary,
     // the earlier run's own judge warning is replaced by this one's

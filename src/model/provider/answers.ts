@@ -5,7 +5,11 @@ import type { AnswerRule } from './types.js';
  * The first rule whose every `contains` occurs in the request text (case-insensitive) and whose
  * `capture` regex (if any) matches, else the default. `$1`.. in the answer take the captured groups.
  */
-export function chooseAnswer(rules: AnswerRule[], fallback: string, texts: string[]): { answer: string; matched: string; hold?: AnswerRule['hold'] } {
+export function chooseAnswer(
+  rules: AnswerRule[],
+  fallback: string,
+  texts: string[],
+): { answer: string; matched: string; hold?: AnswerRule['hold'] } {
   const hay = texts.join('\n').toLowerCase();
   const text = texts.join('\n');
   for (const [i, r] of rules.entries()) {

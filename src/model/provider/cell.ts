@@ -9,7 +9,12 @@ const PLACEHOLDER = /\{\{\s*provider\s*\}\}/;
 
 /** Does the declaration point its server at memeval's model provider ({{provider}} anywhere it is filled)? */
 export function usesProvider(decl: TargetDecl): boolean {
-  const texts = [...Object.values(decl.server.env), ...decl.server.args, decl.server.command ?? '', ...decl.fixture.files.flatMap((f) => [f.path, f.content])];
+  const texts = [
+    ...Object.values(decl.server.env),
+    ...decl.server.args,
+    decl.server.command ?? '',
+    ...decl.fixture.files.flatMap((f) => [f.path, f.content]),
+  ];
   return texts.some((t) => PLACEHOLDER.test(t));
 }
 
@@ -58,11 +63,26 @@ export function providerConfig(scenario: Scenario, decl: TargetDecl, phase: Phas
   const rules: AnswerRule[] = [
     ...(scen?.rules ?? [])
       .filter((r) => r.phase === 'both' || r.phase === phase)
-      .map((r, i) => ({ name: r.name ?? `scenario rule ${i}`, contains: list(r.contains), capture: r.capture, hold: r.hold, answer: r.answer })),
-    ...decl.provider.rules.map((r, i) => ({ name: r.name ?? `target rule ${i}`, contains: list(r.contains), capture: r.capture, answer: r.answer })),
+      .map((r, i) => ({
+        name: r.name ?? `scenario rule ${i}`,
+        contains: list(r.contains),
+        capture: r.capture,
+        hold: r.hold,
+        answer: r.answer,
+      })),
+    ...decl.provider.rules.map((r, i) => ({
+      name: r.name ?? `target rule ${i}`,
+      contains: list(r.contains),
+      capture: r.capture,
+      answer: r.answer,
+    })),
   ];
   return {
-    similarity: scenario.setup.similarity.map((s) => ({ a: derefText(s.a, refs), b: derefText(s.b, refs), cosine: s.cosine })),
+    similarity: scenario.setup.similarity.map((s) => ({
+      a: derefText(s.a, refs),
+      b: derefText(s.b, refs),
+      cosine: s.cosine,
+    })),
     rules,
     default: scen?.default ?? decl.provider.default,
     dimensions: decl.provider.dimensions,
@@ -83,7 +103,12 @@ export interface ProviderHandle {
  * does not use one. The caller passes `vars` into the fixture's template variables, calls
  * `stop()` in its teardown, and `writeProviderCalls(evidenceDb, calls())` when building evidence.
  */
-export async function startProviderForCell(o: { scenario: Scenario; decl: TargetDecl; cellDir: string; phase: DeterministicPhase | Phase }): Promise<ProviderHandle | undefined> {
+export async function startProviderForCell(o: {
+  scenario: Scenario;
+  decl: TargetDecl;
+  cellDir: string;
+  phase: DeterministicPhase | Phase;
+}): Promise<ProviderHandle | undefined> {
   if (!usesProvider(o.decl)) return undefined;
   const server = new ProviderServer(providerConfig(o.scenario, o.decl, o.phase));
   const base = await server.start();
@@ -95,7 +120,10 @@ export async function startProviderForCell(o: { scenario: Scenario; decl: Target
       if (stopped) return;
       stopped = true;
       await server.stop();
-      writeFileSync(join(o.cellDir, 'provider.jsonl'), server.calls.map((c) => JSON.stringify(c)).join('\n') + (server.calls.length ? '\n' : ''));
+      writeFileSync(
+        join(o.cellDir, 'provider.jsonl'),
+        server.calls.map((c) => JSON.stringify(c)).join('\n') + (server.calls.length ? '\n' : ''),
+      );
     },
   };
 }

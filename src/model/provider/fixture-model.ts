@@ -22,12 +22,18 @@ export function scenarioTexts(s: Scenario): string[] {
  * deterministic one already in its cache: `fixture.embedding_model.dir` in the declaration.
  * Nothing is fetched, and the same scenario always gives the same stored vectors.
  */
-export async function writeFixtureModel(o: { scenario: Scenario; decl: TargetDecl; vars: Record<string, string>; root: string }): Promise<string | undefined> {
+export async function writeFixtureModel(o: {
+  scenario: Scenario;
+  decl: TargetDecl;
+  vars: Record<string, string>;
+  root: string;
+}): Promise<string | undefined> {
   const spec = o.decl.fixture.embedding_model;
   if (!spec) return undefined;
   const dir = resolve(fillString(spec.dir, o.vars));
   const rel = relative(o.root, dir);
-  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) throw new Error(`fixture.embedding_model.dir: "${spec.dir}" leaves the fixture (${dir})`);
+  if (rel === '' || rel.startsWith('..') || isAbsolute(rel))
+    throw new Error(`fixture.embedding_model.dir: "${spec.dir}" leaves the fixture (${dir})`);
   for (const [path, content] of Object.entries(tinyEmbeddingModel(scenarioTexts(o.scenario), spec.dimensions))) {
     await mkdir(dirname(join(dir, path)), { recursive: true });
     await writeFile(join(dir, path), content);

@@ -50,7 +50,10 @@ export function tinyEmbeddingModel(texts: string[], dimensions = 384): TinyModel
   const root = protobuf.parse(ONNX_PROTO).root;
   const Model = root.lookupType('onnx.ModelProto');
   const tensorType = (elem: number, dims: (number | string)[]) => ({
-    tensorType: { elemType: elem, shape: { dim: dims.map((d) => (typeof d === 'number' ? { dimValue: d } : { dimParam: d })) } },
+    tensorType: {
+      elemType: elem,
+      shape: { dim: dims.map((d) => (typeof d === 'number' ? { dimValue: d } : { dimParam: d })) },
+    },
   });
   const model = Model.fromObject({
     irVersion: 7,
@@ -59,7 +62,15 @@ export function tinyEmbeddingModel(texts: string[], dimensions = 384): TinyModel
     opsetImport: [{ domain: '', version: 13 }],
     graph: {
       name: 'memeval-tiny-embedder',
-      node: [{ input: ['table', 'input_ids'], output: ['last_hidden_state'], name: 'lookup', opType: 'Gather', attribute: [{ name: 'axis', i: 0, type: ATTR_INT }] }],
+      node: [
+        {
+          input: ['table', 'input_ids'],
+          output: ['last_hidden_state'],
+          name: 'lookup',
+          opType: 'Gather',
+          attribute: [{ name: 'axis', i: 0, type: ATTR_INT }],
+        },
+      ],
       initializer: [{ name: 'table', dims: [size, dimensions], dataType: FLOAT, rawData: Buffer.from(table.buffer) }],
       input: [{ name: 'input_ids', type: tensorType(INT64, ['batch', 'sequence']) }],
       output: [{ name: 'last_hidden_state', type: tensorType(FLOAT, ['batch', 'sequence', dimensions]) }],
@@ -70,18 +81,42 @@ export function tinyEmbeddingModel(texts: string[], dimensions = 384): TinyModel
     version: '1.0',
     truncation: null,
     padding: null,
-    added_tokens: ['[PAD]', '[UNK]'].map((content, id) => ({ id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true })),
+    added_tokens: ['[PAD]', '[UNK]'].map((content, id) => ({
+      id,
+      content,
+      single_word: false,
+      lstrip: false,
+      rstrip: false,
+      normalized: false,
+      special: true,
+    })),
     normalizer: { type: 'Lowercase' },
     pre_tokenizer: { type: 'Whitespace' },
     post_processor: null,
     decoder: null,
     // transformers.js 2.x has no WordLevel model; WordPiece over whole words behaves the same
-    model: { type: 'WordPiece', unk_token: '[UNK]', continuing_subword_prefix: '##', max_input_chars_per_word: 100, vocab },
+    model: {
+      type: 'WordPiece',
+      unk_token: '[UNK]',
+      continuing_subword_prefix: '##',
+      max_input_chars_per_word: 100,
+      vocab,
+    },
   };
   return {
-    'config.json': JSON.stringify({ model_type: 'bert', architectures: ['BertModel'], hidden_size: dimensions, vocab_size: size }, null, 1),
+    'config.json': JSON.stringify(
+      { model_type: 'bert', architectures: ['BertModel'], hidden_size: dimensions, vocab_size: size },
+      null,
+      1,
+    ),
     'tokenizer.json': JSON.stringify(tokenizer),
-    'tokenizer_config.json': JSON.stringify({ tokenizer_class: 'PreTrainedTokenizer', model_max_length: 512, do_lower_case: true, unk_token: '[UNK]', pad_token: '[PAD]' }),
+    'tokenizer_config.json': JSON.stringify({
+      tokenizer_class: 'PreTrainedTokenizer',
+      model_max_length: 512,
+      do_lower_case: true,
+      unk_token: '[UNK]',
+      pad_token: '[PAD]',
+    }),
     // transformers.js 2.x asks for the quantized file by default, 3.x for model.onnx (fp32)
     'onnx/model_quantized.onnx': onnx,
     'onnx/model.onnx': onnx,

@@ -80,10 +80,19 @@ export class ProviderServer {
       if (r.kind === 'models') return sendModels(res, r.protocol);
       if (r.kind === 'embeddings') {
         const inputs = embeddingInputs(body);
-        const dims = typeof body.dimensions === 'number' && body.dimensions > 0 ? Math.floor(body.dimensions) : this.config.dimensions;
+        const dims =
+          typeof body.dimensions === 'number' && body.dimensions > 0
+            ? Math.floor(body.dimensions)
+            : this.config.dimensions;
         const out = inputs.map((t) => this.embedder.embed(t, dims));
         Object.assign(call, { inputs, dimensions: dims, matched: out.map((o) => o.matched ?? 'none') });
-        return sendEmbeddings(res, r.protocol, body, out.map((o) => o.vector), roughTokens(Buffer.byteLength(inputs.join(' '))));
+        return sendEmbeddings(
+          res,
+          r.protocol,
+          body,
+          out.map((o) => o.vector),
+          roughTokens(Buffer.byteLength(inputs.join(' '))),
+        );
       }
       const texts = chatTexts(r.protocol, body);
       const { answer, matched, hold } = chooseAnswer(this.config.rules, this.config.default, texts);

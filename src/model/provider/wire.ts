@@ -51,35 +51,69 @@ export function chatTexts(protocol: Route['protocol'], body: Json): string[] {
   return out;
 }
 
-export function sendEmbeddings(res: ServerResponse, protocol: Route['protocol'], body: Json, vectors: number[][], tokens: number): void {
+export function sendEmbeddings(
+  res: ServerResponse,
+  protocol: Route['protocol'],
+  body: Json,
+  vectors: number[][],
+  tokens: number,
+): void {
   const model = str(body.model) || 'memeval-embed';
   if (protocol === 'ollama-embeddings') return sendJson(res, 200, { embedding: vectors[0] ?? [] });
-  if (protocol === 'ollama-embed') return sendJson(res, 200, { model, embeddings: vectors, total_duration: 0, load_duration: 0, prompt_eval_count: tokens });
+  if (protocol === 'ollama-embed')
+    return sendJson(res, 200, {
+      model,
+      embeddings: vectors,
+      total_duration: 0,
+      load_duration: 0,
+      prompt_eval_count: tokens,
+    });
   const b64 = body.encoding_format === 'base64';
   sendJson(res, 200, {
     object: 'list',
     model,
-    data: vectors.map((v, index) => ({ object: 'embedding', index, embedding: b64 ? Buffer.from(new Float32Array(v).buffer).toString('base64') : v })),
+    data: vectors.map((v, index) => ({
+      object: 'embedding',
+      index,
+      embedding: b64 ? Buffer.from(new Float32Array(v).buffer).toString('base64') : v,
+    })),
     usage: { prompt_tokens: tokens, total_tokens: tokens },
   });
 }
 
-export function sendChat(res: ServerResponse, protocol: Route['protocol'], body: Json, answer: string, inputTokens: number): void {
+export function sendChat(
+  res: ServerResponse,
+  protocol: Route['protocol'],
+  body: Json,
+  answer: string,
+  inputTokens: number,
+): void {
   const model = str(body.model) || 'memeval-provider';
   const usage = { input_tokens: inputTokens, output_tokens: roughTokens(Buffer.byteLength(answer)) };
   const stream = body.stream === true;
   const conv = { tools: [], toolResults: [], userTexts: [], stream, model };
   if (protocol === 'openai-chat') return openaiChat.respond(res, conv, { kind: 'text', text: answer }, usage);
-  if (protocol === 'anthropic-messages') return anthropicMessages.respond(res, conv, { kind: 'text', text: answer }, usage);
+  if (protocol === 'anthropic-messages')
+    return anthropicMessages.respond(res, conv, { kind: 'text', text: answer }, usage);
   const created_at = new Date(0).toISOString();
-  const done = { done: true, done_reason: 'stop', total_duration: 0, load_duration: 0, prompt_eval_count: usage.input_tokens, eval_count: usage.output_tokens };
+  const done = {
+    done: true,
+    done_reason: 'stop',
+    total_duration: 0,
+    load_duration: 0,
+    prompt_eval_count: usage.input_tokens,
+    eval_count: usage.output_tokens,
+  };
   const piece =
     protocol === 'ollama-chat'
       ? { model, created_at, message: { role: 'assistant', content: answer } }
       : { model, created_at, response: answer };
   // Ollama streams by default: newline-delimited JSON objects, the last one `done: true`
   if (body.stream === false) return sendJson(res, 200, { ...piece, ...done });
-  const empty = protocol === 'ollama-chat' ? { model, created_at, message: { role: 'assistant', content: '' } } : { model, created_at, response: '' };
+  const empty =
+    protocol === 'ollama-chat'
+      ? { model, created_at, message: { role: 'assistant', content: '' } }
+      : { model, created_at, response: '' };
   res.writeHead(200, { 'content-type': 'application/x-ndjson' });
   res.end(`${JSON.stringify({ ...piece, done: false })}\n${JSON.stringify({ ...empty, ...done })}\n`);
 }
@@ -87,7 +121,18 @@ export function sendChat(res: ServerResponse, protocol: Route['protocol'], body:
 export function sendModels(res: ServerResponse, protocol: Route['protocol']): void {
   const names = ['memeval-provider', 'text-embedding-3-small', 'text-embedding-3-large', 'text-embedding-ada-002'];
   if (protocol === 'ollama-tags')
-    return sendJson(res, 200, { models: names.map((name) => ({ name, model: name, modified_at: new Date(0).toISOString(), size: 0, digest: '0', details: {} })) });
-  sendJson(res, 200, { object: 'list', data: names.map((id) => ({ id, object: 'model', created: 0, owned_by: 'memeval' })) });
+    return sendJson(res, 200, {
+      models: names.map((name) => ({
+        name,
+        model: name,
+        modified_at: new Date(0).toISOString(),
+        size: 0,
+        digest: '0',
+        details: {},
+      })),
+    });
+  sendJson(res, 200, {
+    object: 'list',
+    data: names.map((id) => ({ id, object: 'model', created: 0, owned_by: 'memeval' })),
+  });
 }
-

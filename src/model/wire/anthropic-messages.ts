@@ -52,7 +52,6 @@ function parse(body: unknown): Conversation {
   };
 }
 
-
 function contentBlock(decision: Decision): Json {
   return decision.kind === 'tool_call'
     ? { type: 'tool_use', id: decision.callId, name: decision.name, input: decision.args }
@@ -80,7 +79,16 @@ function respond(res: ServerResponse, conv: Conversation, decision: Decision, us
     sendJson(
       res,
       200,
-      { id, type: 'message', role: 'assistant', model: conv.model, content: [contentBlock(decision)], stop_reason: stopReason, stop_sequence: null, usage: usageFull(usage) },
+      {
+        id,
+        type: 'message',
+        role: 'assistant',
+        model: conv.model,
+        content: [contentBlock(decision)],
+        stop_reason: stopReason,
+        stop_sequence: null,
+        usage: usageFull(usage),
+      },
       headers,
     );
     return;
@@ -111,7 +119,11 @@ function respond(res: ServerResponse, conv: Conversation, decision: Decision, us
       delta: { type: 'input_json_delta', partial_json: JSON.stringify(decision.args) },
     });
   } else {
-    out += sse('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
+    out += sse('content_block_start', {
+      type: 'content_block_start',
+      index: 0,
+      content_block: { type: 'text', text: '' },
+    });
     out += sse('content_block_delta', {
       type: 'content_block_delta',
       index: 0,

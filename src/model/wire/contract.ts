@@ -26,8 +26,7 @@ export interface Conversation {
 }
 
 export type Decision =
-  | { kind: 'tool_call'; callId: string; name: string; args: Record<string, unknown> }
-  | { kind: 'text'; text: string };
+  { kind: 'tool_call'; callId: string; name: string; args: Record<string, unknown> } | { kind: 'text'; text: string };
 
 export interface Usage {
   input_tokens: number;

@@ -125,7 +125,8 @@ function fromSchema(s: unknown, key = ''): unknown {
   if (key in KNOWN_FIELDS) return KNOWN_FIELDS[key];
   if (!isObj(s)) return null;
   if (Array.isArray(s.enum) && s.enum.length) return s.enum[0];
-  const type = typeof s.type === 'string' ? s.type.toLowerCase() : Array.isArray(s.type) ? str(s.type[0]).toLowerCase() : '';
+  const type =
+    typeof s.type === 'string' ? s.type.toLowerCase() : Array.isArray(s.type) ? str(s.type[0]).toLowerCase() : '';
   switch (type) {
     case 'object': {
       const out: Json = {};
@@ -161,7 +162,11 @@ function side(method: string, path: string, body: unknown, res: ServerResponse):
   }
   // Auxiliary JSON-mode calls (model router / next-speaker / loop-detection classifiers):
   // no tools, generationConfig.responseMimeType 'application/json' (+ responseJsonSchema/responseSchema).
-  if (method === 'POST' && (mm?.method === 'generateContent' || mm?.method === 'streamGenerateContent') && isObj(body)) {
+  if (
+    method === 'POST' &&
+    (mm?.method === 'generateContent' || mm?.method === 'streamGenerateContent') &&
+    isObj(body)
+  ) {
     const gc = isObj(body.generationConfig) ? body.generationConfig : {};
     const hasTools = Array.isArray(body.tools) && body.tools.length > 0;
     if (!hasTools && gc.responseMimeType === 'application/json') {

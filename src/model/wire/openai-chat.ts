@@ -18,7 +18,8 @@ import { isObj, newId, partsText, pathname, sendJson, sendSse, str, type Json } 
  */
 function looksLikeError(text: string): boolean {
   const t = text.trimStart();
-  if (/^(error\b|mcp error\b|mcp tool '[^']*' reported tool error|tool execution failed|failed to)/i.test(t)) return true;
+  if (/^(error\b|mcp error\b|mcp tool '[^']*' reported tool error|tool execution failed|failed to)/i.test(t))
+    return true;
   if (t.startsWith('{')) {
     try {
       const j: unknown = JSON.parse(t);
@@ -94,12 +95,17 @@ function respond(res: ServerResponse, conv: Conversation, decision: Decision, us
         ? {
             role: 'assistant',
             content: null,
-            tool_calls: [
-              { id: decision.callId, type: 'function', function: { name: decision.name, arguments: args } },
-            ],
+            tool_calls: [{ id: decision.callId, type: 'function', function: { name: decision.name, arguments: args } }],
           }
         : { role: 'assistant', content: decision.text };
-    sendJson(res, 200, { id, object: 'chat.completion', created, model, choices: [{ index: 0, message, logprobs: null, finish_reason: finish }], usage: usageObj(usage) });
+    sendJson(res, 200, {
+      id,
+      object: 'chat.completion',
+      created,
+      model,
+      choices: [{ index: 0, message, logprobs: null, finish_reason: finish }],
+      usage: usageObj(usage),
+    });
     return;
   }
 
@@ -127,7 +133,14 @@ function respond(res: ServerResponse, conv: Conversation, decision: Decision, us
     const cut = Math.floor(args.length / 2);
     for (const piece of [args.slice(0, cut), args.slice(cut)]) {
       if (!piece) continue;
-      chunk([{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: piece } }] }, logprobs: null, finish_reason: null }]);
+      chunk([
+        {
+          index: 0,
+          delta: { tool_calls: [{ index: 0, function: { arguments: piece } }] },
+          logprobs: null,
+          finish_reason: null,
+        },
+      ]);
     }
   } else {
     chunk([{ index: 0, delta: { content: decision.text }, logprobs: null, finish_reason: null }]);

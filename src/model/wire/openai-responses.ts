@@ -45,7 +45,10 @@ function joinNs(namespace: string, name: string): string {
   return namespace.endsWith('_') ? namespace + name : `${namespace}__${name}`;
 }
 
-interface NsName { namespace: string; name: string }
+interface NsName {
+  namespace: string;
+  name: string;
+}
 /** Per-conversation map flat name -> {namespace, name}, filled by parse(), read by respond(). */
 const nsByConv = new WeakMap<Conversation, Map<string, NsName>>();
 
@@ -73,7 +76,12 @@ function parse(body: unknown): Conversation {
   const callNames = new Map<string, string>();
   const toolResults: ToolResult[] = [];
   const userTexts: string[] = [];
-  const input: unknown[] = typeof b.input === 'string' ? [{ type: 'message', role: 'user', content: b.input }] : Array.isArray(b.input) ? b.input : [];
+  const input: unknown[] =
+    typeof b.input === 'string'
+      ? [{ type: 'message', role: 'user', content: b.input }]
+      : Array.isArray(b.input)
+        ? b.input
+        : [];
   for (const it of input) {
     if (!isObj(it)) continue;
     const type = it.type ?? (typeof it.role === 'string' ? 'message' : undefined);
@@ -97,11 +105,16 @@ function parse(body: unknown): Conversation {
         break;
     }
   }
-  const conv: Conversation = { tools, toolResults, userTexts, stream: b.stream === true, model: str(b.model) || 'scripted' };
+  const conv: Conversation = {
+    tools,
+    toolResults,
+    userTexts,
+    stream: b.stream === true,
+    model: str(b.model) || 'scripted',
+  };
   nsByConv.set(conv, ns);
   return conv;
 }
-
 
 function usageFull(u: Usage): Json {
   return {
@@ -149,16 +162,52 @@ function respond(res: ServerResponse, conv: Conversation, decision: Decision, us
   events.push({ type: 'response.created', response: { ...base, status: 'in_progress', output: [] } });
   const itemId = str(doneItem.id);
   if (decision.kind === 'tool_call') {
-    events.push({ type: 'response.output_item.added', output_index: 0, item: { ...doneItem, arguments: '', status: 'in_progress' } });
-    events.push({ type: 'response.function_call_arguments.delta', item_id: itemId, output_index: 0, delta: doneItem.arguments });
-    events.push({ type: 'response.function_call_arguments.done', item_id: itemId, output_index: 0, arguments: doneItem.arguments });
+    events.push({
+      type: 'response.output_item.added',
+      output_index: 0,
+      item: { ...doneItem, arguments: '', status: 'in_progress' },
+    });
+    events.push({
+      type: 'response.function_call_arguments.delta',
+      item_id: itemId,
+      output_index: 0,
+      delta: doneItem.arguments,
+    });
+    events.push({
+      type: 'response.function_call_arguments.done',
+      item_id: itemId,
+      output_index: 0,
+      arguments: doneItem.arguments,
+    });
   } else {
     const part = { type: 'output_text', text: '', annotations: [] };
-    events.push({ type: 'response.output_item.added', output_index: 0, item: { ...doneItem, status: 'in_progress', content: [] } });
+    events.push({
+      type: 'response.output_item.added',
+      output_index: 0,
+      item: { ...doneItem, status: 'in_progress', content: [] },
+    });
     events.push({ type: 'response.content_part.added', item_id: itemId, output_index: 0, content_index: 0, part });
-    events.push({ type: 'response.output_text.delta', item_id: itemId, output_index: 0, content_index: 0, delta: decision.text });
-    events.push({ type: 'response.output_text.done', item_id: itemId, output_index: 0, content_index: 0, text: decision.text });
-    events.push({ type: 'response.content_part.done', item_id: itemId, output_index: 0, content_index: 0, part: { ...part, text: decision.text } });
+    events.push({
+      type: 'response.output_text.delta',
+      item_id: itemId,
+      output_index: 0,
+      content_index: 0,
+      delta: decision.text,
+    });
+    events.push({
+      type: 'response.output_text.done',
+      item_id: itemId,
+      output_index: 0,
+      content_index: 0,
+      text: decision.text,
+    });
+    events.push({
+      type: 'response.content_part.done',
+      item_id: itemId,
+      output_index: 0,
+      content_index: 0,
+      part: { ...part, text: decision.text },
+    });
   }
   events.push({ type: 'response.output_item.done', output_index: 0, item: doneItem });
   events.push({ type: 'response.completed', response: completed });

@@ -15,9 +15,18 @@ export function pathname(path: string): string {
 
 export const newId = (prefix: string): string => prefix + randomBytes(12).toString('hex');
 
-export function sendJson(res: ServerResponse, status: number, data: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  data: unknown,
+  headers: Record<string, string> = {},
+): void {
   const body = JSON.stringify(data);
-  res.writeHead(status, { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+  res.writeHead(status, {
+    ...headers,
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+  });
   res.end(body);
 }
 

@@ -6,7 +6,18 @@ import { JsonlError, tornLine } from '../../util/jsonl.js';
 
 /** Per-cell material the page shows beside the report: calls, transcripts, evidence paths. */
 export interface CellExtras {
-  calls: { seq?: number; method?: string; session?: number; stage?: string; op?: string; tool?: string; arguments?: string; result_text?: string; is_error?: boolean; ms?: number }[];
+  calls: {
+    seq?: number;
+    method?: string;
+    session?: number;
+    stage?: string;
+    op?: string;
+    tool?: string;
+    arguments?: string;
+    result_text?: string;
+    is_error?: boolean;
+    ms?: number;
+  }[];
   calls_omitted: number;
   transcripts: { name: string; text: string }[];
   evidence: { cell_dir: string; files: string[] };
@@ -16,7 +27,8 @@ const MAX_CALLS = 200;
 const MAX_TEXT = 4000;
 
 /** Cut long text for the page, saying how much was left out. */
-const shorten = (s: string, max = MAX_TEXT) => (s.length > max ? `${s.slice(0, max)}… (${s.length - max} more characters)` : s);
+const shorten = (s: string, max = MAX_TEXT) =>
+  s.length > max ? `${s.slice(0, max)}… (${s.length - max} more characters)` : s;
 
 function readTail(file: string, max = MAX_TEXT): string | undefined {
   if (!existsSync(file) || !statSync(file).isFile()) return undefined;
@@ -64,7 +76,9 @@ export function gatherCell(r: CellResult, runDir: string): CellExtras {
     const text = readTail(join(cellDir, f), 2000);
     if (text?.trim()) transcripts.push({ name: `server ${f}`, text });
   }
-  const files = ['evidence.db', 'evidence.sql', 'calls.jsonl', 'store'].map((f) => join(cellDir, f)).filter((f) => existsSync(f));
+  const files = ['evidence.db', 'evidence.sql', 'calls.jsonl', 'store']
+    .map((f) => join(cellDir, f))
+    .filter((f) => existsSync(f));
   return { ...calls(cellDir), transcripts, evidence: { cell_dir: cellDir, files } };
 }
 

@@ -32,8 +32,18 @@ export interface ReporterOutcome {
  * Run each reporter on its own: one that throws is recorded and the others still run
  * (report.json is written before any reporter, so it is never lost to one).
  */
-export function runReporters(report: Report, runDir: string, names: ReporterName[], opts: Partial<Omit<ReporterContext, 'runDir'>> = {}): ReporterOutcome[] {
-  const ctx: ReporterContext = { runDir, scenarioFiles: opts.scenarioFiles ?? {}, env: opts.env ?? process.env, stdout: opts.stdout ?? ((s) => process.stdout.write(s + '\n')) };
+export function runReporters(
+  report: Report,
+  runDir: string,
+  names: ReporterName[],
+  opts: Partial<Omit<ReporterContext, 'runDir'>> = {},
+): ReporterOutcome[] {
+  const ctx: ReporterContext = {
+    runDir,
+    scenarioFiles: opts.scenarioFiles ?? {},
+    env: opts.env ?? process.env,
+    stdout: opts.stdout ?? ((s) => process.stdout.write(s + '\n')),
+  };
   const out: ReporterOutcome[] = [];
   for (const name of new Set(names)) {
     if (name === 'console') continue;

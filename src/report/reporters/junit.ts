@@ -9,7 +9,9 @@ const XML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&
 /** Escape for XML 1.0: control characters other than tab/newline are not allowed at all, even escaped. */
 export function xmlEscape(s: string): string {
   /* eslint-disable no-control-regex -- a block, not next-line: the formatter may wrap this chain */
-  return s.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '\ufffd').replace(/[&<>"']/g, (c) => XML_ESCAPES[c]);
+  return s
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '\ufffd')
+    .replace(/[&<>"']/g, (c) => XML_ESCAPES[c]);
   /* eslint-enable no-control-regex */
 }
 
@@ -25,7 +27,10 @@ function caseBody(r: CellResult): string {
   const details = [
     `verdict: ${r.verdict}`,
     `reason: ${r.reason}`,
-    ...r.assertions.map((a) => `${a.outcome === 'pass' ? 'ok' : isCaught(r) && a.outcome === 'fail' ? 'caught' : a.outcome}  ${a.name}: actual ${oneLine(a.actual)}, expected ${oneLine(a.expected)}`),
+    ...r.assertions.map(
+      (a) =>
+        `${a.outcome === 'pass' ? 'ok' : isCaught(r) && a.outcome === 'fail' ? 'caught' : a.outcome}  ${a.name}: actual ${oneLine(a.actual)}, expected ${oneLine(a.expected)}`,
+    ),
     `cell dir: ${r.cell_dir}`,
   ].join('\n');
   const out = `<system-out>${xmlEscape(details)}</system-out>`;
@@ -34,7 +39,11 @@ function caseBody(r: CellResult): string {
   if (!r.fails_run) return out;
   const failed = failingAssertions(r);
   const message = oneLine(r.reason, 500);
-  const text = [r.reason, ...failed.map((a) => `${a.name}: actual ${oneLine(a.actual)}, expected ${oneLine(a.expected)}`), ...(r.stderr_tail ? ['stderr:', r.stderr_tail] : [])].join('\n');
+  const text = [
+    r.reason,
+    ...failed.map((a) => `${a.name}: actual ${oneLine(a.actual)}, expected ${oneLine(a.expected)}`),
+    ...(r.stderr_tail ? ['stderr:', r.stderr_tail] : []),
+  ].join('\n');
   // error/invalid: the harness or the target broke; the rest: the target did the wrong thing
   const tag = r.verdict === 'error' || r.verdict === 'invalid' ? 'error' : 'failure';
   return `<${tag}${attrs({ message, type: r.verdict })}>${xmlEscape(text)}</${tag}>${out}`;
@@ -67,7 +76,9 @@ export function renderJunit(report: Report, scenarioFiles: Record<string, string
   const nothing = report.status === 'completed' ? nothingChecked(report.results) : undefined;
   if (nothing) {
     const runCase = `    <testcase${attrs({ name: 'run', classname: 'memeval', time: '0.000' })}><error${attrs({ message: nothing, type: 'nothing-checked' })}>${xmlEscape(nothing)}</error></testcase>`;
-    suites.push(`  <testsuite${attrs({ name: 'memeval', tests: 1, failures: 0, errors: 1, skipped: 0, time: '0.000' })}>\n${runCase}\n  </testsuite>`);
+    suites.push(
+      `  <testsuite${attrs({ name: 'memeval', tests: 1, failures: 0, errors: 1, skipped: 0, time: '0.000' })}>\n${runCase}\n  </testsuite>`,
+    );
   }
   const all = count(report.results);
   const totals = nothing ? { ...all, tests: all.tests + 1, errors: all.errors + 1 } : all;

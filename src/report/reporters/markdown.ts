@@ -16,7 +16,9 @@ function cellText(rs: CellResult[]): string {
 /** The scoreboard and every run-failing cell, as GitHub-flavoured Markdown (also the job summary). */
 export function renderMarkdown(report: Report): string {
   const s = report.summary;
-  const targets = report.matrix.targets.length ? report.matrix.targets : [...new Set(report.results.map((r) => r.target))];
+  const targets = report.matrix.targets.length
+    ? report.matrix.targets
+    : [...new Set(report.results.map((r) => r.target))];
   const scenarios = [...new Set(report.results.map((r) => r.scenario))];
   const ok = s.exit_code === 0 && report.status === 'completed';
   const nothing = report.status === 'completed' ? nothingChecked(report.results) : undefined;
@@ -29,8 +31,14 @@ export function renderMarkdown(report: Report): string {
   ];
   if (scenarios.length) {
     const phases = report.layer === 'real-model' ? 'real-model verdict' : 'well-behaved / violation';
-    lines.push(`| scenario (${phases}) | ${targets.map(md).join(' | ')} |`, `|---|${targets.map(() => '---').join('|')}|`);
-    for (const sc of scenarios) lines.push(`| ${md(sc)} | ${targets.map((t) => cellText(report.results.filter((r) => r.scenario === sc && r.target === t))).join(' | ')} |`);
+    lines.push(
+      `| scenario (${phases}) | ${targets.map(md).join(' | ')} |`,
+      `|---|${targets.map(() => '---').join('|')}|`,
+    );
+    for (const sc of scenarios)
+      lines.push(
+        `| ${md(sc)} | ${targets.map((t) => cellText(report.results.filter((r) => r.scenario === sc && r.target === t))).join(' | ')} |`,
+      );
     lines.push('');
   }
   const failing = report.results.filter((r) => r.fails_run);

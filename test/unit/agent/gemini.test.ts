@@ -5,21 +5,47 @@ import { gemini } from '../../../src/agent/adapters/gemini.js';
 // `gemini -p -o stream-json` stdout of Gemini CLI 0.61 for a remember prompt against memeval's
 // scripted model, recorded (tool outputs shortened).
 const SID = '859bdb18-29f4-4630-bbae-e2b63b552857';
-const ANSWER = 'Done. <untrusted_context>\n[{"entityName":"user","addedObservations":["User\'s preferred package manager is pnpm"]}]\n</untrusted_context>';
+const ANSWER =
+  'Done. <untrusted_context>\n[{"entityName":"user","addedObservations":["User\'s preferred package manager is pnpm"]}]\n</untrusted_context>';
 const ts = '2026-11-26T13:12:57.250Z';
-const use = (name: string, call: string) => ({ type: 'tool_use', timestamp: ts, tool_name: name, tool_id: `${name}__${call}`, parameters: {} });
-const res = (name: string, call: string, status: string) => ({ type: 'tool_result', timestamp: ts, tool_id: `${name}__${call}`, status, output: '[]' });
+const use = (name: string, call: string) => ({
+  type: 'tool_use',
+  timestamp: ts,
+  tool_name: name,
+  tool_id: `${name}__${call}`,
+  parameters: {},
+});
+const res = (name: string, call: string, status: string) => ({
+  type: 'tool_result',
+  timestamp: ts,
+  tool_id: `${name}__${call}`,
+  status,
+  output: '[]',
+});
 const result = (over: Record<string, unknown> = {}) => ({
   type: 'result',
   timestamp: ts,
   status: 'success',
-  stats: { total_tokens: 36475, input_tokens: 36332, output_tokens: 143, cached: 0, input: 36332, duration_ms: 1245, tool_calls: 2 },
+  stats: {
+    total_tokens: 36475,
+    input_tokens: 36332,
+    output_tokens: 143,
+    cached: 0,
+    input: 36332,
+    duration_ms: 1245,
+    tool_calls: 2,
+  },
   ...over,
 });
 const jsonl = (events: unknown[]) => events.map((e) => JSON.stringify(e)).join('\n') + '\n';
 const recorded = jsonl([
   { type: 'init', timestamp: ts, session_id: SID, model: 'gemini-2.5-flash' },
-  { type: 'message', timestamp: ts, role: 'user', content: 'Remember for later sessions: my preferred package manager is pnpm.' },
+  {
+    type: 'message',
+    timestamp: ts,
+    role: 'user',
+    content: 'Remember for later sessions: my preferred package manager is pnpm.',
+  },
   use('mcp_memory_create_entities', 'call_0_419554d0da2d'),
   res('mcp_memory_create_entities', 'call_0_419554d0da2d', 'success'),
   use('mcp_memory_add_observations', 'call_1_e262b97e9270'),
@@ -71,11 +97,18 @@ test('an API failure: the error event and the result status are both reported', 
     144,
   );
   assert.deepEqual(r.invalid, ['agent error: [API Error: 400 API key not valid]', 'agent error: API key not valid']);
-  assert.deepEqual(gemini.parse(jsonl([result({ status: 'cancelled', stats: undefined })]), 130).invalid, ['agent error: cancelled']);
+  assert.deepEqual(gemini.parse(jsonl([result({ status: 'cancelled', stats: undefined })]), 130).invalid, [
+    'agent error: cancelled',
+  ]);
 });
 
 test('fail closed: empty or non-JSON output is no answer', () => {
-  for (const stdout of ['', '\n', 'YOLO mode is enabled. All tool calls will be automatically approved.\n', '{"type":"result","status":"success"']) {
+  for (const stdout of [
+    '',
+    '\n',
+    'YOLO mode is enabled. All tool calls will be automatically approved.\n',
+    '{"type":"result","status":"success"',
+  ]) {
     const r = gemini.parse(stdout, 0);
     assert.equal(r.finalText, '');
     assert.deepEqual(r.invalid, ['no result event (exit 0)']);

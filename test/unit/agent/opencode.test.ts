@@ -7,12 +7,29 @@ import { opencode } from '../../../src/agent/adapters/opencode.js';
 // each model step ends with step_finish, the last with a reason other than tool-calls.
 const SID = 'ses_de8014d2effeopBYwa4uIiLrtD';
 const ANSWER = 'Done. [{"entityName":"user","addedObservations":["User\'s preferred package manager is pnpm"]}]';
-const ev = (type: string, part: Record<string, unknown>) => ({ type, timestamp: 1795698917273, sessionID: SID, part: { sessionID: SID, messageID: 'msg_1', ...part } });
+const ev = (type: string, part: Record<string, unknown>) => ({
+  type,
+  timestamp: 1795698917273,
+  sessionID: SID,
+  part: { sessionID: SID, messageID: 'msg_1', ...part },
+});
 const start = () => ev('step_start', { id: 'prt_s', type: 'step-start' });
 const tool = (name: string, status: string, extra: Record<string, unknown> = {}) =>
-  ev('tool_use', { type: 'tool', tool: name, callID: `call_${name}`, state: { status, input: {}, output: '[]', ...extra } });
+  ev('tool_use', {
+    type: 'tool',
+    tool: name,
+    callID: `call_${name}`,
+    state: { status, input: {}, output: '[]', ...extra },
+  });
 const finish = (reason: string, input: number, output: number, more: Record<string, unknown> = {}) =>
-  ev('step_finish', { id: 'prt_f', reason, type: 'step-finish', tokens: { total: input + output, input, output, reasoning: 0, cache: { write: 0, read: 0 } }, cost: 0, ...more });
+  ev('step_finish', {
+    id: 'prt_f',
+    reason,
+    type: 'step-finish',
+    tokens: { total: input + output, input, output, reasoning: 0, cache: { write: 0, read: 0 } },
+    cost: 0,
+    ...more,
+  });
 const text = (t: string) => ev('text', { id: 'prt_t', type: 'text', text: t });
 const jsonl = (events: unknown[]) => events.map((e) => JSON.stringify(e)).join('\n') + '\n';
 const recorded = jsonl([
@@ -43,7 +60,10 @@ test('a recorded remember run: answer, session id, memory calls, usage summed ov
 test('reasoning tokens count as output, cache tokens and cost are summed', () => {
   const r = opencode.parse(
     jsonl([
-      finish('tool-calls', 10, 5, { tokens: { input: 10, output: 5, reasoning: 7, cache: { read: 100, write: 3 } }, cost: 0.25 }),
+      finish('tool-calls', 10, 5, {
+        tokens: { input: 10, output: 5, reasoning: 7, cache: { read: 100, write: 3 } },
+        cost: 0.25,
+      }),
       finish('stop', 1, 1, { tokens: { input: 1, output: 1, reasoning: 0, cache: { read: 50, write: 0 } }, cost: 0.5 }),
     ]),
     0,
@@ -53,7 +73,17 @@ test('reasoning tokens count as output, cache tokens and cost are summed', () =>
 
 test('only the text after the last tool call is the answer; other tools are not memory calls', () => {
   const r = opencode.parse(
-    jsonl([start(), text('Let me save that.'), tool('memory_search_nodes', 'error', { error: 'MCP error -32603' }), tool('read', 'completed'), finish('tool-calls', 1, 1), start(), text('Saved'), text(' it.'), finish('stop', 1, 1)]),
+    jsonl([
+      start(),
+      text('Let me save that.'),
+      tool('memory_search_nodes', 'error', { error: 'MCP error -32603' }),
+      tool('read', 'completed'),
+      finish('tool-calls', 1, 1),
+      start(),
+      text('Saved'),
+      text(' it.'),
+      finish('stop', 1, 1),
+    ]),
     0,
   );
   assert.equal(r.finalText, 'Saved it.');
@@ -64,12 +94,22 @@ test('only the text after the last tool call is the answer; other tools are not 
 test('a denied tool call and an error event are reported', () => {
   const r = opencode.parse(
     jsonl([
-      tool('memory_add_observations', 'error', { error: 'The user rejected permission to use this specific tool call' }),
-      { type: 'error', timestamp: 1, sessionID: SID, error: { name: 'APIError', data: { message: 'Unauthorized: invalid api key' } } },
+      tool('memory_add_observations', 'error', {
+        error: 'The user rejected permission to use this specific tool call',
+      }),
+      {
+        type: 'error',
+        timestamp: 1,
+        sessionID: SID,
+        error: { name: 'APIError', data: { message: 'Unauthorized: invalid api key' } },
+      },
     ]),
     1,
   );
-  assert.deepEqual(r.invalid, ['tool call denied: memory_add_observations', 'agent error: Unauthorized: invalid api key']);
+  assert.deepEqual(r.invalid, [
+    'tool call denied: memory_add_observations',
+    'agent error: Unauthorized: invalid api key',
+  ]);
   assert.deepEqual(opencode.parse(jsonl([{ type: 'error', error: {} }]), 1).invalid, ['agent error: unknown']);
 });
 
@@ -82,7 +122,10 @@ test('fail closed: empty or non-JSON output is no answer', () => {
 });
 
 test('fail closed: a run that stops after a tool-calls step did not finish', () => {
-  const r = opencode.parse(jsonl([start(), tool('memory_create_entities', 'completed'), finish('tool-calls', 1, 1)]), 0);
+  const r = opencode.parse(
+    jsonl([start(), tool('memory_create_entities', 'completed'), finish('tool-calls', 1, 1)]),
+    0,
+  );
   assert.deepEqual(r.invalid, ['no final step (exit 0)']);
 });
 

@@ -22,9 +22,20 @@ const init = (status = 'connected') => ({
 const use = (id: string, name: string) => ({
   type: 'assistant',
   session_id: SID,
-  message: { type: 'message', role: 'assistant', model: 'scripted', content: [{ type: 'tool_use', id, name, input: {} }], stop_reason: 'tool_use', usage: { input_tokens: 15164, output_tokens: 43 } },
+  message: {
+    type: 'message',
+    role: 'assistant',
+    model: 'scripted',
+    content: [{ type: 'tool_use', id, name, input: {} }],
+    stop_reason: 'tool_use',
+    usage: { input_tokens: 15164, output_tokens: 43 },
+  },
 });
-const res = (id: string, isError = false) => ({ type: 'user', session_id: SID, message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, is_error: isError, content: '[]' }] } });
+const res = (id: string, isError = false) => ({
+  type: 'user',
+  session_id: SID,
+  message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, is_error: isError, content: '[]' }] },
+});
 const result = (over: Record<string, unknown> = {}) => ({
   type: 'result',
   subtype: 'success',
@@ -64,19 +75,36 @@ test('a recorded remember turn: answer, session id, memory calls and usage', () 
 
 test('after --resume, usage is this turn only: the running totals minus the last turn', () => {
   const first = qwen.parse(recorded, 0);
-  const second = qwen.parse(jsonl([init(), result({ usage: { input_tokens: 70000, output_tokens: 200, cache_read_input_tokens: 9000 } })]), 0, first);
-  assert.deepEqual(second.usage, { input: 70000 - 45838, output: 66, cache_read: 9000, cache_write: 0, cost_usd: null });
+  const second = qwen.parse(
+    jsonl([init(), result({ usage: { input_tokens: 70000, output_tokens: 200, cache_read_input_tokens: 9000 } })]),
+    0,
+    first,
+  );
+  assert.deepEqual(second.usage, {
+    input: 70000 - 45838,
+    output: 66,
+    cache_read: 9000,
+    cache_write: 0,
+    cost_usd: null,
+  });
 });
 
 test('a failed model call keeps subtype success and exit 0: an [API Error: answer is invalid', () => {
   const r = qwen.parse(jsonl([init(), result({ result: '[API Error: Connection error. (cause: fetch failed)]' })]), 0);
   assert.deepEqual(r.invalid, ['agent error: [API Error: Connection error. (cause: fetch failed)]']);
-  assert.deepEqual(qwen.parse(jsonl([init(), result({ is_error: true, result: undefined, subtype: 'error_during_execution' })]), 1).invalid, ['agent error: error_during_execution']);
+  assert.deepEqual(
+    qwen.parse(jsonl([init(), result({ is_error: true, result: undefined, subtype: 'error_during_execution' })]), 1)
+      .invalid,
+    ['agent error: error_during_execution'],
+  );
   assert.deepEqual(qwen.parse(jsonl([init(), result({ subtype: 'error_max_turns' })]), 0).invalid, ['max turns hit']);
 });
 
 test('the memory server not connecting and an errored memory call are reported', () => {
-  const r = qwen.parse(jsonl([init('disconnected'), use('c1', 'mcp__memory__search_nodes'), res('c1', true), result()]), 0);
+  const r = qwen.parse(
+    jsonl([init('disconnected'), use('c1', 'mcp__memory__search_nodes'), res('c1', true), result()]),
+    0,
+  );
   assert.deepEqual(r.toolCalls, [{ tool: 'search_nodes', ok: false }]);
   assert.deepEqual(r.invalid, ['MCP server "memory" did not load (status disconnected)']);
 });

@@ -32,15 +32,32 @@ import { scenario, writeJson } from '../../helpers.js';
 const ROOT_TMP = mkdtempSync(join(tmpdir(), 'memeval-app-'));
 after(() => rmSync(ROOT_TMP, { recursive: true, force: true }));
 
-const LLM: Assertion = { kind: 'llm', name: 'no run noise', phase: 'both', check: 'no-such-fact', subject: 'memories', fact: 'transient run state', scripted: { verdict: 'pass' } } as Assertion;
+const LLM: Assertion = {
+  kind: 'llm',
+  name: 'no run noise',
+  phase: 'both',
+  check: 'no-such-fact',
+  subject: 'memories',
+  fact: 'transient run state',
+  scripted: { verdict: 'pass' },
+} as Assertion;
 let runDir = '';
 let source: Report;
 
 before(async () => {
   const scenarios = join(ROOT_TMP, 'scenarios');
   mkdirSync(scenarios);
-  writeJson(join(scenarios, 'app-api.json5'), scenario('app-api', { assertions: [...(scenario('x').assertions as object[]), LLM] }));
-  const r = await run({ scenariosDir: scenarios, targets: ['server-memory'], workers: 1, outDir: join(ROOT_TMP, 'runs'), judge: { model: 'scripted' } });
+  writeJson(
+    join(scenarios, 'app-api.json5'),
+    scenario('app-api', { assertions: [...(scenario('x').assertions as object[]), LLM] }),
+  );
+  const r = await run({
+    scenariosDir: scenarios,
+    targets: ['server-memory'],
+    workers: 1,
+    outDir: join(ROOT_TMP, 'runs'),
+    judge: { model: 'scripted' },
+  });
   assert.equal(r.exitCode, 0, JSON.stringify(r.report.results.map((c) => [c.cell_id, c.verdict, c.reason])));
   runDir = join(ROOT_TMP, 'runs', r.report.run_id);
   source = r.report;
@@ -50,17 +67,27 @@ test('rejudge(): the same verdicts cell for cell, a new report beside the run; a
   const r = await rejudge({ runDir, judgeModel: 'scripted' });
   if (r.blocked) return assert.fail(`blocked: ${r.reason}`);
   assert.equal(r.exitCode, 0);
-  assert.deepEqual(r.report.results.map((c) => [c.cell_id, c.verdict]), source.results.map((c) => [c.cell_id, c.verdict]));
+  assert.deepEqual(
+    r.report.results.map((c) => [c.cell_id, c.verdict]),
+    source.results.map((c) => [c.cell_id, c.verdict]),
+  );
   assert.equal(JSON.parse(readFileSync(r.reportPath, 'utf8')).rejudged_from.run_id, source.run_id);
 
   const abort = new AbortController();
   abort.abort();
-  const stopped = await rejudge({ runDir, judgeModel: 'scripted', signal: abort.signal, outDir: join(ROOT_TMP, 'rejudged') });
+  const stopped = await rejudge({
+    runDir,
+    judgeModel: 'scripted',
+    signal: abort.signal,
+    outDir: join(ROOT_TMP, 'rejudged'),
+  });
   assert.equal(stopped.exitCode, 130);
   if (stopped.blocked) return assert.fail('not blocked');
   assert.equal(stopped.report.status, 'interrupted');
   assert.equal(JSON.parse(readFileSync(stopped.reportPath, 'utf8')).status, 'interrupted');
-  for (const c of stopped.report.results as (Report['results'][number] & { rejudge: { rejudged: boolean; why: string } })[]) {
+  for (const c of stopped.report.results as (Report['results'][number] & {
+    rejudge: { rejudged: boolean; why: string };
+  })[]) {
     assert.equal(c.rejudge.rejudged, false);
     assert.match(c.rejudge.why, /interrupted before this cell/);
   }
@@ -90,7 +117,14 @@ test('calibrate(): figures over the labelled cases; aborted after the first judg
   assert.equal(JSON.parse(readFileSync(r.file, 'utf8')).status, 'completed');
 
   const abort = new AbortController();
-  const stopped = await calibrate({ casesFile: cases, judgeModel: 'scripted', repeat: 2, outDir: join(ROOT_TMP, 'cal'), signal: abort.signal, onCase: () => abort.abort() });
+  const stopped = await calibrate({
+    casesFile: cases,
+    judgeModel: 'scripted',
+    repeat: 2,
+    outDir: join(ROOT_TMP, 'cal'),
+    signal: abort.signal,
+    onCase: () => abort.abort(),
+  });
   if (stopped.status !== 'interrupted') return assert.fail(`calibrate ended ${stopped.status}`);
   assert.equal(stopped.exitCode, 130);
   assert.equal(stopped.result.judgments.length, 1);
@@ -98,7 +132,10 @@ test('calibrate(): figures over the labelled cases; aborted after the first judg
   assert.equal(written.status, 'interrupted');
   assert.equal(written.judgments.length, 1);
 
-  await assert.rejects(calibrate({ casesFile: cases }), (e) => e instanceof InputError && /needs a judge model/.test(e.message));
+  await assert.rejects(
+    calibrate({ casesFile: cases }),
+    (e) => e instanceof InputError && /needs a judge model/.test(e.message),
+  );
 });
 
 test('merge(): one complete run merges into a run of the same cells, with its HTML page', () => {
@@ -106,7 +143,10 @@ test('merge(): one complete run merges into a run of the same cells, with its HT
   const r = merge({ runDirs: [runDir], outDir: join(ROOT_TMP, 'merged'), log: (l) => lines.push(l) });
   assert.equal(r.exitCode, 0);
   assert.equal(r.parts, 1);
-  assert.deepEqual(r.report.results.map((c) => c.cell_id), source.results.map((c) => c.cell_id).sort());
+  assert.deepEqual(
+    r.report.results.map((c) => c.cell_id),
+    source.results.map((c) => c.cell_id).sort(),
+  );
   assert.ok(existsSync(r.html) && existsSync(r.reportPath));
   assert.deepEqual(lines, [], 'no gate, no gate lines');
   assert.throws(() => merge({ runDirs: [runDir, runDir], outDir: join(ROOT_TMP, 'merged') }), InputError);
@@ -122,10 +162,32 @@ test('writeRunPage() and queryCell(): the page of the latest run, rows from a ce
   const file = writeRunPage({ runsDir: join(ROOT_TMP, 'runs'), out: join(ROOT_TMP, 'page.html') });
   assert.equal(file, join(ROOT_TMP, 'page.html'));
   assert.match(readFileSync(file, 'utf8'), /app-api/);
-  const rows = queryCell({ runDir, scenario: 'app-api', target: 'server-memory', phase: 'well-behaved', query: 'SELECT content FROM memories' });
-  assert.ok(rows.some((r) => String(r.content).includes('dark mode')), JSON.stringify(rows));
-  assert.throws(() => queryCell({ runDir, scenario: 'app-api', target: 'server-memory', phase: 'well-behaved', query: 'DELETE FROM calls' }), InputError);
-  assert.throws(() => queryCell({ runDir, scenario: 'app-apx', target: 'server-memory', phase: 'well-behaved' }), /did you mean "app-api server-memory well-behaved"/);
+  const rows = queryCell({
+    runDir,
+    scenario: 'app-api',
+    target: 'server-memory',
+    phase: 'well-behaved',
+    query: 'SELECT content FROM memories',
+  });
+  assert.ok(
+    rows.some((r) => String(r.content).includes('dark mode')),
+    JSON.stringify(rows),
+  );
+  assert.throws(
+    () =>
+      queryCell({
+        runDir,
+        scenario: 'app-api',
+        target: 'server-memory',
+        phase: 'well-behaved',
+        query: 'DELETE FROM calls',
+      }),
+    InputError,
+  );
+  assert.throws(
+    () => queryCell({ runDir, scenario: 'app-apx', target: 'server-memory', phase: 'well-behaved' }),
+    /did you mean "app-api server-memory well-behaved"/,
+  );
 });
 
 test('initProject() and jsonSchemaFor(): the starter scenario loads, and init refuses to overwrite', () => {

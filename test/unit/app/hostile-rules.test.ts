@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { ROOT } from '../../helpers.js';
 
 test('the rules: every hostile declaration has rules and every rule a declaration; conditions read the scenario', async () => {
-  const { HOSTILE_RULES, hostileTargetNames, falseVerdictRule, mayBeFalse } = await import('../../../src/app/selftest.js');
+  const { HOSTILE_RULES, hostileTargetNames, falseVerdictRule, mayBeFalse } =
+    await import('../../../src/app/selftest.js');
   const { loadScenario } = await import('../../../src/scenario/loader.js');
   assert.deepEqual(HOSTILE_RULES.map((h) => h.target).sort(), hostileTargetNames().sort());
   const load = (f: string) => loadScenario(join(ROOT, 'scenarios', f)).scenario;
@@ -12,7 +13,10 @@ test('the rules: every hostile declaration has rules and every rule a declaratio
   const keys = load('secret-api-keys-not-stored.json5');
   const recall = load('cross-session-recall.json5');
   // the sidecar keeps the seeded token: its well-behaved pass is false; the key scenario's well-behaved phase writes no key
-  assert.match(falseVerdictRule(residue, 'hostile-sidecar', 'deterministic', 'well-behaved', 'pass')?.why ?? '', /sidecar/);
+  assert.match(
+    falseVerdictRule(residue, 'hostile-sidecar', 'deterministic', 'well-behaved', 'pass')?.why ?? '',
+    /sidecar/,
+  );
   assert.equal(falseVerdictRule(keys, 'hostile-sidecar', 'deterministic', 'well-behaved', 'pass'), undefined);
   // a violation that only restarts writes nothing: an empty store catching it is a real catch
   assert.equal(falseVerdictRule(recall, 'hostile-blackhole', 'deterministic', 'violation', 'detected'), undefined);

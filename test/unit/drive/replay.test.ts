@@ -28,7 +28,9 @@ test('the replay driver returns the handles its steps changed and leaves env.han
     }),
   );
   const calls: string[] = [];
-  const session = { callTool: async (tool: string) => (calls.push(tool), { ok: true, ms: 1, text: 'ok' }) } as unknown as TargetSession;
+  const session = {
+    callTool: async (tool: string) => (calls.push(tool), { ok: true, ms: 1, text: 'ok' }),
+  } as unknown as TargetSession;
   const sessions: Sessions = { current: () => session, start: async () => session, stop: async () => {} };
   const seeded = { ...handleFor(decl, { content: 'User prefers tabs' }), id: 'seed-id' };
   const steps: StepRecord[] = [];

@@ -35,7 +35,7 @@ test('SQLite store: memories view, soft deletes, and absent finds a secret in an
            INSERT INTO audit VALUES ('3', 'token sk_test_Residue123');`);
   db.close();
   const decl = sqliteTarget(
-    "SELECT id, body AS content, NULL AS category, NULL AS source, NULL AS subject, NULL AS created_at, deleted_at IS NOT NULL AS is_deleted FROM store.items",
+    'SELECT id, body AS content, NULL AS category, NULL AS source, NULL AS subject, NULL AS created_at, deleted_at IS NOT NULL AS is_deleted FROM store.items',
   );
   const ev = buildEvidence(decl, storePath, join(dir, 'cell'), []);
   t.after(() => ev.close());
@@ -67,7 +67,10 @@ test('SQLite store: memories view, soft deletes, and absent finds a secret in an
 test('JSONL store is loaded into store.records and a view missing a required column is an error naming it', (t) => {
   const dir = tempDir(t);
   const storePath = join(dir, 'memory.jsonl');
-  writeFileSync(storePath, JSON.stringify({ type: 'entity', name: 'user', entityType: 'p', observations: ['a', 'b'] }) + '\n{not json\n');
+  writeFileSync(
+    storePath,
+    JSON.stringify({ type: 'entity', name: 'user', entityType: 'p', observations: ['a', 'b'] }) + '\n{not json\n',
+  );
   const decl = targetSchema.parse({
     name: 'jsonl-test',
     description: 'x',
@@ -76,7 +79,10 @@ test('JSONL store is loaded into store.records and a view missing a required col
     views: { memories: "SELECT o.value AS content FROM store.records r, json_each(r.json, '$.observations') o" },
     ops: {},
   });
-  assert.throws(() => buildEvidence(decl, storePath, join(dir, 'cell'), []), (e: Error) => e instanceof EvidenceError && /lacks column\(s\) id, category, source, is_deleted/.test(e.message));
+  assert.throws(
+    () => buildEvidence(decl, storePath, join(dir, 'cell'), []),
+    (e: Error) => e instanceof EvidenceError && /lacks column\(s\) id, category, source, is_deleted/.test(e.message),
+  );
 });
 
 test('templates keep the type of a whole placeholder and stringify embedded ones', () => {
@@ -92,7 +98,9 @@ test('saved evidence reopens from any working directory, read-only, without repl
   const db = new Database(storePath);
   db.exec("CREATE TABLE items (id TEXT, body TEXT); INSERT INTO items VALUES ('1', 'User prefers dark mode');");
   db.close();
-  const decl = sqliteTarget('SELECT id, body AS content, NULL AS category, NULL AS source, 0 AS is_deleted FROM store.items');
+  const decl = sqliteTarget(
+    'SELECT id, body AS content, NULL AS category, NULL AS source, 0 AS is_deleted FROM store.items',
+  );
   buildEvidence(decl, storePath, join(dir, 'run', 'cell'), []).close();
   const cwd = process.cwd();
   process.chdir('/');
@@ -101,6 +109,9 @@ test('saved evidence reopens from any working directory, read-only, without repl
   t.after(() => ev.close());
   assert.equal(ev.db.prepare('SELECT count(*) FROM memories').pluck().get(), 1);
   assert.throws(() => ev.db.exec("INSERT INTO store.items VALUES ('2', 'x')"), /readonly/);
-  const [j] = await runJudges(assertions([{ kind: 'count', name: 'one', phase: 'both', contains: 'dark mode', op: 'eq', value: 1 }]), { evidence: ev });
+  const [j] = await runJudges(
+    assertions([{ kind: 'count', name: 'one', phase: 'both', contains: 'dark mode', op: 'eq', value: 1 }]),
+    { evidence: ev },
+  );
   assert.equal(j.outcome, 'pass');
 });

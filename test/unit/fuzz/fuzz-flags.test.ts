@@ -25,7 +25,11 @@ test('flags are sticky: a clean re-run keeps ever_flagged and the first reason',
   assert.equal(clean.review_status, 'open');
   assert.equal(clean.runs, 2);
   assert.equal(clean.flagged_runs, 1);
-  assert.deepEqual(store.list().map((r) => r.fingerprint), [c1.fingerprint], 'still in the queue');
+  assert.deepEqual(
+    store.list().map((r) => r.fingerprint),
+    [c1.fingerprint],
+    'still in the queue',
+  );
   // a case never flagged is not in the queue but counts as seen
   const c2 = handCase('odd-content', (b) => b.remember('y'));
   store.record(c2, 'tgt', []);
@@ -55,7 +59,11 @@ test('migration: a file made by the previous schema gains the new columns in ord
   const old = new Database(file);
   for (const sql of MIGRATIONS[0]) old.exec(sql);
   old.pragma('user_version = 1');
-  old.prepare("INSERT INTO flags (fingerprint, target, recipe, ever_flagged, first_flagged_reason, first_flagged_at, currently_flagged, review_status) VALUES ('abcdabcdabcdabcd', 'tgt', 'concurrent', 1, 'crash: old', '2025-01-01', 1, 'open')").run();
+  old
+    .prepare(
+      "INSERT INTO flags (fingerprint, target, recipe, ever_flagged, first_flagged_reason, first_flagged_at, currently_flagged, review_status) VALUES ('abcdabcdabcdabcd', 'tgt', 'concurrent', 1, 'crash: old', '2025-01-01', 1, 'open')",
+    )
+    .run();
   const v1cols = (old.prepare('PRAGMA table_info(flags)').all() as { name: string }[]).map((c) => c.name);
   old.close();
 

@@ -15,9 +15,18 @@ const serverMemory = () => loadTarget('server-memory').decl;
 test('the vocabulary is read from the scenarios and the target, not typed in twice', () => {
   const scenarios = builtin();
   const v = buildVocabulary(scenarios, serverMemory());
-  const absentTexts = scenarios.flatMap((s) => s.scenario.assertions.flatMap((a) => (a.kind === 'absent' ? [a.text] : [])));
-  assert.deepEqual(v.secrets.map((s) => s.text).sort(), [...absentTexts].sort(), 'every secret is an absent assertion of a scenario');
-  assert.ok(v.noise.some((n) => n.text.includes('passing (')), 'run noise from run-noise-not-stored');
+  const absentTexts = scenarios.flatMap((s) =>
+    s.scenario.assertions.flatMap((a) => (a.kind === 'absent' ? [a.text] : [])),
+  );
+  assert.deepEqual(
+    v.secrets.map((s) => s.text).sort(),
+    [...absentTexts].sort(),
+    'every secret is an absent assertion of a scenario',
+  );
+  assert.ok(
+    v.noise.some((n) => n.text.includes('passing (')),
+    'run noise from run-noise-not-stored',
+  );
   assert.ok(v.pivots.some((p) => p.from.includes('tabs') && p.to.includes('4 spaces')));
   assert.ok(v.workspace.some((w) => w.file.path === 'CONTRIBUTING.md'));
   assert.deepEqual(v.claims, ['exact-dedupe']);
@@ -31,20 +40,32 @@ test('a split secret travels alone: the rest of its carrier holds no other secre
   const g = new Generator(v, { seed: 'split', recipes: ['secret-split'] });
   for (let i = 0; i < 18; i++) {
     const c = g.next();
-    const content = leafSteps(c.steps).map((s) => ('content' in s ? s.content : '')).join(' ');
+    const content = leafSteps(c.steps)
+      .map((s) => ('content' in s ? s.content : ''))
+      .join(' ');
     const own = v.secrets.find((s) => s.id === c.ingredients[0])!;
-    for (const other of v.secrets) if (other.id !== own.id && !own.text.includes(other.text)) assert.ok(!content.includes(other.text), `${c.ingredients[0]}: ${content}`);
+    for (const other of v.secrets)
+      if (other.id !== own.id && !own.text.includes(other.text))
+        assert.ok(!content.includes(other.text), `${c.ingredients[0]}: ${content}`);
   }
 });
 
 test('a secret added to a scenario shows up in the generated cases', (t) => {
   const dir = tempDir(t);
-  writeJson(join(dir, 'mine.json'), scenario('mine', { assertions: [{ kind: 'absent', name: 'no key', phase: 'both', text: 'ZZQ9SECRETVALUE77' }] }));
+  writeJson(
+    join(dir, 'mine.json'),
+    scenario('mine', { assertions: [{ kind: 'absent', name: 'no key', phase: 'both', text: 'ZZQ9SECRETVALUE77' }] }),
+  );
   const v = buildVocabulary(loadScenarios(scenarioFiles(dir)), serverMemory());
   const g = new Generator(v, { seed: 's', recipes: ['secret-split'] });
   const c = g.next();
-  const content = leafSteps(c.steps).map((s) => ('content' in s ? s.content : '')).join(' ');
-  assert.ok(content.includes('ZZQ9SECRE') && content.includes('TVALUE77') && !content.includes('ZZQ9SECRETVALUE77'), content);
+  const content = leafSteps(c.steps)
+    .map((s) => ('content' in s ? s.content : ''))
+    .join(' ');
+  assert.ok(
+    content.includes('ZZQ9SECRE') && content.includes('TVALUE77') && !content.includes('ZZQ9SECRETVALUE77'),
+    content,
+  );
   assert.ok(c.ingredients.includes('secret:mine:no key'));
 });
 
@@ -59,7 +80,11 @@ test('generation prefers fingerprints never seen, and repeats only once a recipe
   assert.equal(again.novel, false);
   assert.ok(first.some((c) => c.fingerprint === again.fingerprint));
   // fingerprints seen in earlier runs are skipped first
-  const g2 = new Generator(v, { seed: 'n', recipes: ['secret-disguised'], seen: first.slice(0, space - 2).map((c) => c.fingerprint) });
+  const g2 = new Generator(v, {
+    seed: 'n',
+    recipes: ['secret-disguised'],
+    seen: first.slice(0, space - 2).map((c) => c.fingerprint),
+  });
   const fresh = [g2.next(), g2.next()];
   assert.deepEqual(new Set(fresh.map((c) => c.fingerprint)), new Set(first.slice(space - 2).map((c) => c.fingerprint)));
   assert.equal(g2.next().novel, false);
@@ -73,7 +98,10 @@ test('--seed reproduces a run; the fingerprint names ingredients, not literal te
   };
   assert.deepEqual(run('abc'), run('abc'));
   const other = run('xyz');
-  assert.notDeepEqual(other.map((c) => c.fingerprint), run('abc').map((c) => c.fingerprint));
+  assert.notDeepEqual(
+    other.map((c) => c.fingerprint),
+    run('abc').map((c) => c.fingerprint),
+  );
   // same ingredients under another seed: same fingerprint, fresh tokens
   const a = run('abc').find((c) => c.recipe === 'forget-recall')!;
   const g = new Generator(v, { seed: 'zzz', recipes: ['forget-recall'] });
@@ -92,7 +120,10 @@ test('a token a case recalls opens the content that stores it (results that shor
     for (const e of c.expects) {
       if (e.kind !== 'recalled') continue;
       const w = writes.find((x) => x.includes(e.text));
-      assert.ok(w !== undefined && w.indexOf(e.text) <= 10, `${c.recipe}: "${e.text}" in ${JSON.stringify(w?.slice(0, 80))}`);
+      assert.ok(
+        w !== undefined && w.indexOf(e.text) <= 10,
+        `${c.recipe}: "${e.text}" in ${JSON.stringify(w?.slice(0, 80))}`,
+      );
     }
   }
 });

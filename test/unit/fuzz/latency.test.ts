@@ -3,14 +3,29 @@ import assert from 'node:assert/strict';
 import { LatencyHistory } from '../../../src/fuzz/checks.ts';
 import type { CallRecord } from '../../../src/mcp/calls-log.ts';
 
-const call = (m: number, i: number): CallRecord => ({ seq: i + 1, session: 1, stage: 'fuzz:0', op: 'remember', tool: 'save', arguments: {}, result_text: '', is_error: false, ms: m, ts: `2026-01-01T00:00:00.${String(i).padStart(3, '0')}Z` });
+const call = (m: number, i: number): CallRecord => ({
+  seq: i + 1,
+  session: 1,
+  stage: 'fuzz:0',
+  op: 'remember',
+  tool: 'save',
+  arguments: {},
+  result_text: '',
+  is_error: false,
+  ms: m,
+  ts: `2026-01-01T00:00:00.${String(i).padStart(3, '0')}Z`,
+});
 /** one case's calls: a quick first call of the session (its own history), then `ms` */
 const calls = (ms: number[]): CallRecord[] => [50, ...ms].map(call);
 
-test('latency: an outlier against the recipe\'s own p95, only after enough samples and above the floor', () => {
+test("latency: an outlier against the recipe's own p95, only after enough samples and above the floor", () => {
   const settings = { latencyFactor: 1.5, latencyMinSamples: 10, latencyFloorMs: 1000 };
   const h = new LatencyHistory(settings);
-  assert.deepEqual(h.check('r', calls([100, 100, 100, 100, 100, 100, 100, 100, 100])), [], 'nine samples: no judgement yet');
+  assert.deepEqual(
+    h.check('r', calls([100, 100, 100, 100, 100, 100, 100, 100, 100])),
+    [],
+    'nine samples: no judgement yet',
+  );
   assert.deepEqual(h.check('r', calls([5000])), [], 'still only nine samples before this case');
   const h2 = new LatencyHistory(settings);
   h2.check('r', calls(Array(20).fill(100)));
@@ -25,8 +40,18 @@ test('latency: an outlier against the recipe\'s own p95, only after enough sampl
   assert.equal(h3.check('r', calls([1600])).length, 1);
   // the first call of a session (server warm-up) is held to the history of first calls only
   const h5 = new LatencyHistory(settings);
-  for (let i = 0; i < 10; i++) h5.check('r', [call(950, 0), ...Array(5).fill(100).map((m, j) => call(m, j + 1))]);
-  assert.deepEqual(h5.check('r', [call(1200, 0), call(100, 1)]), [], 'a 1.2 s first call among ~1 s first calls is no outlier');
+  for (let i = 0; i < 10; i++)
+    h5.check('r', [
+      call(950, 0),
+      ...Array(5)
+        .fill(100)
+        .map((m, j) => call(m, j + 1)),
+    ]);
+  assert.deepEqual(
+    h5.check('r', [call(1200, 0), call(100, 1)]),
+    [],
+    'a 1.2 s first call among ~1 s first calls is no outlier',
+  );
   assert.equal(h5.check('r', [call(100, 0), call(1200, 1)]).length, 1, 'a 1.2 s call later in the session is');
   const h4 = new LatencyHistory({ ...settings, latencyFactor: 3, latencyFloorMs: 10 });
   h4.check('r', calls(Array(20).fill(100)));

@@ -3,16 +3,31 @@ import assert from 'node:assert/strict';
 import { assertionSchema, type Assertion } from '../../../src/scenario/schema.ts';
 import { judgeRank, positionOf, type RankAssertion } from '../../../src/judge/kinds/rank.ts';
 
-const POOL = 'Database connections go through pgbouncer in transaction mode; the connection pool size is 20 per service instance.';
+const POOL =
+  'Database connections go through pgbouncer in transaction mode; the connection pool size is 20 per service instance.';
 const OLD = 'Production data was on PostgreSQL 13 before the 2024 upgrade.';
 const NEW = 'Production data is in PostgreSQL 16 on a managed cluster with one read replica.';
-const mems: Record<string, { id: string; content: string }> = { pool: { id: '', content: POOL }, old: { id: '', content: OLD }, new: { id: '209f7118', content: NEW } };
-const env = (items: string[] | null) => ({ recall: async () => ({ items: items && items.map((text) => ({ text })), text: items?.join('\n') ?? 'raw' }), memory: (r: string) => mems[r] });
-const A = (x: Record<string, unknown>) => assertionSchema.parse({ kind: 'rank', name: 'r', phase: 'both', query: 'q', ...x }) as Extract<Assertion, { kind: 'rank' }> as RankAssertion;
+const mems: Record<string, { id: string; content: string }> = {
+  pool: { id: '', content: POOL },
+  old: { id: '', content: OLD },
+  new: { id: '209f7118', content: NEW },
+};
+const env = (items: string[] | null) => ({
+  recall: async () => ({ items: items && items.map((text) => ({ text })), text: items?.join('\n') ?? 'raw' }),
+  memory: (r: string) => mems[r],
+});
+const A = (x: Record<string, unknown>) =>
+  assertionSchema.parse({ kind: 'rank', name: 'r', phase: 'both', query: 'q', ...x }) as Extract<
+    Assertion,
+    { kind: 'rank' }
+  > as RankAssertion;
 
 test('a memory is found in a shortened listing by its first 40 characters, or by its captured id', () => {
   // mcp-memory-keeper cuts values at about 100 characters
-  assert.equal(positionOf([{ text: 'x' }, { text: `• [a1] database-connection: ${POOL.slice(0, 100)}...` }], mems.pool), 1);
+  assert.equal(
+    positionOf([{ text: 'x' }, { text: `• [a1] database-connection: ${POOL.slice(0, 100)}...` }], mems.pool),
+    1,
+  );
   assert.equal(positionOf([{ text: '• [209f7118] production-data: Production data is…' }], mems.new), 0);
   assert.equal(positionOf([{ text: OLD }], mems.new), -1, 'a near-miss is not the memory');
 });
@@ -22,26 +37,45 @@ test('rank: top_k, absent, before (the other may be missing) and max_results', a
   assert.equal((await judgeRank(A({ memory: '$ref:new', top_k: 1 }), env([OLD, NEW]))).outcome, 'fail');
   assert.equal((await judgeRank(A({ memory: '$ref:new', before: '$ref:old' }), env([OLD, NEW]))).outcome, 'fail');
   assert.equal((await judgeRank(A({ memory: '$ref:new', before: '$ref:old' }), env([NEW]))).outcome, 'pass');
-  assert.equal((await judgeRank(A({ memory: '$ref:new', before: '$ref:old' }), env([OLD]))).outcome, 'fail', 'missing memory cannot rank above');
+  assert.equal(
+    (await judgeRank(A({ memory: '$ref:new', before: '$ref:old' }), env([OLD]))).outcome,
+    'fail',
+    'missing memory cannot rank above',
+  );
   assert.equal((await judgeRank(A({ memory: '$ref:pool', top_k: 1, absent: true }), env([NEW, POOL]))).outcome, 'pass');
   assert.equal((await judgeRank(A({ memory: '$ref:pool', top_k: 1, absent: true }), env([POOL]))).outcome, 'fail');
   assert.equal((await judgeRank(A({ max_results: 0 }), env([]))).outcome, 'pass');
   const many = await judgeRank(A({ max_results: 0 }), env([NEW]));
   assert.equal(many.outcome, 'fail');
   assert.match(many.detail, /1 result\(s\), more than 0/);
-  assert.equal((await judgeRank(A({ memory: '$ref:new', top_k: 1 }), env(null))).outcome, 'abstain', 'unitemised results are never ranked');
+  assert.equal(
+    (await judgeRank(A({ memory: '$ref:new', top_k: 1 }), env(null))).outcome,
+    'abstain',
+    'unitemised results are never ranked',
+  );
   assert.equal((await judgeRank(A({ memory: '$ref:ghost', top_k: 1 }), env([NEW]))).outcome, 'error');
 });
 
 test('rank over a recall that could not be read is error, never "no results": max_results 0 and absent would pass over the memory itself', async () => {
-  const detail = 'recall "q" cannot be read as results: the target refused it or answered with an error; it returned "locked: Database connections go through pgbouncer"';
-  const unreadable = { recall: async () => ({ items: [], text: `locked: ${POOL}`, unreadable: detail }), memory: (r: string) => mems[r] };
-  for (const a of [A({ max_results: 0 }), A({ memory: '$ref:pool', top_k: 1, absent: true }), A({ memory: '$ref:pool', top_k: 1 })]) {
+  const detail =
+    'recall "q" cannot be read as results: the target refused it or answered with an error; it returned "locked: Database connections go through pgbouncer"';
+  const unreadable = {
+    recall: async () => ({ items: [], text: `locked: ${POOL}`, unreadable: detail }),
+    memory: (r: string) => mems[r],
+  };
+  for (const a of [
+    A({ max_results: 0 }),
+    A({ memory: '$ref:pool', top_k: 1, absent: true }),
+    A({ memory: '$ref:pool', top_k: 1 }),
+  ]) {
     const j = await judgeRank(a, unreadable);
     assert.equal(j.outcome, 'error', j.detail);
     assert.equal(j.detail, detail);
   }
   // an unitemised target's refused recall is error too, not an abstention
-  const j = await judgeRank(A({ max_results: 0 }), { ...unreadable, recall: async () => ({ items: null, text: 'refused', unreadable: detail }) });
+  const j = await judgeRank(A({ max_results: 0 }), {
+    ...unreadable,
+    recall: async () => ({ items: null, text: 'refused', unreadable: detail }),
+  });
   assert.equal(j.outcome, 'error');
 });

@@ -32,22 +32,44 @@ test('itemising: zero items is "no results" only for an empty text, an empty dec
   const json = decl({ json: 'entities' });
   assert.equal(itemiseRecall(json, '{"entities":[],"relations":[]}').unreadable, undefined);
   assert.equal(itemiseRecall(json, '').unreadable, undefined);
-  assert.match(String(itemiseRecall(json, `{"nodes":[${JSON.stringify(SECRET)}]}`).unreadable), /no result \(a JSON document with an array at "entities"\)/);
+  assert.match(
+    String(itemiseRecall(json, `{"nodes":[${JSON.stringify(SECRET)}]}`).unreadable),
+    /no result \(a JSON document with an array at "entities"\)/,
+  );
   assert.match(String(itemiseRecall(json, `Found: ${SECRET}`).unreadable), /declares none: recall_results\.empty/);
   assert.deepEqual(itemiseRecall(json, `{"entities":[${JSON.stringify(SECRET)}]}`).items, [SECRET]);
 
   const bullets = decl(BULLETS);
   assert.equal(itemiseRecall(bullets, '  \n').unreadable, undefined);
-  assert.ok(itemiseRecall(bullets, `Found 1:\n- ${SECRET}`).unreadable, 'a drifted listing holding the memory is unreadable');
-  assert.ok(itemiseRecall(bullets, 'No results found for: "pnpm"', 'pnpm').unreadable, 'an undeclared "none" is unreadable');
+  assert.ok(
+    itemiseRecall(bullets, `Found 1:\n- ${SECRET}`).unreadable,
+    'a drifted listing holding the memory is unreadable',
+  );
+  assert.ok(
+    itemiseRecall(bullets, 'No results found for: "pnpm"', 'pnpm').unreadable,
+    'an undeclared "none" is unreadable',
+  );
 
   const text = decl({ ...BULLETS, empty: { text: 'No results found for: "{{query}}"' } });
   assert.equal(itemiseRecall(text, 'No results found for: "pnpm"\n', 'pnpm').unreadable, undefined);
-  assert.ok(itemiseRecall(text, 'No results found for: "npm"', 'pnpm').unreadable, 'the echo of another query is not this one\'s "none"');
-  assert.ok(itemiseRecall(text, `No results found for: "pnpm"\n- ${SECRET}`, 'pnpm').unreadable, 'the whole text must be the empty form');
+  assert.ok(
+    itemiseRecall(text, 'No results found for: "npm"', 'pnpm').unreadable,
+    'the echo of another query is not this one\'s "none"',
+  );
+  assert.ok(
+    itemiseRecall(text, `No results found for: "pnpm"\n- ${SECRET}`, 'pnpm').unreadable,
+    'the whole text must be the empty form',
+  );
 
-  const re = decl({ ...BULLETS, empty: { regex: 'No memories found matching "{{query}}"\\.(?:\\n\\n_Search mode: [^\\n]*_)?' } });
-  assert.equal(itemiseRecall(re, 'No memories found matching "a.b (c)".\n\n_Search mode: fulltext_', 'a.b (c)').unreadable, undefined, 'the query is matched literally');
+  const re = decl({
+    ...BULLETS,
+    empty: { regex: 'No memories found matching "{{query}}"\\.(?:\\n\\n_Search mode: [^\\n]*_)?' },
+  });
+  assert.equal(
+    itemiseRecall(re, 'No memories found matching "a.b (c)".\n\n_Search mode: fulltext_', 'a.b (c)').unreadable,
+    undefined,
+    'the query is matched literally',
+  );
   assert.ok(itemiseRecall(re, 'No memories found matching "aXb (c)".', 'a.b (c)').unreadable);
   assert.ok(itemiseRecall(re, `No memories found matching "x".\n${SECRET}`, 'x').unreadable);
 });
@@ -67,7 +89,8 @@ after(async () => {
   await model.close();
 });
 
-const A = (x: Record<string, unknown>): Assertion => assertionSchema.parse({ name: 'j', phase: 'both', query: 'deploy token', ...x });
+const A = (x: Record<string, unknown>): Assertion =>
+  assertionSchema.parse({ name: 'j', phase: 'both', query: 'deploy token', ...x });
 
 function ctx(r: RecallResult): JudgeContext {
   return {
@@ -88,14 +111,23 @@ test('recall not_contains, rank max_results / absent and an llm judge of recall 
     A({ kind: 'recall', not_contains: 'tok-4f9a2b7c1e' }),
     A({ kind: 'rank', max_results: 0 }),
     A({ kind: 'rank', memory: '$ref:tok', top_k: 1, absent: true }),
-    A({ kind: 'llm', check: 'rubric', subject: 'recall', criteria: 'no result names a deploy token', scripted: { verdict: 'pass' } }),
+    A({
+      kind: 'llm',
+      check: 'rubric',
+      subject: 'recall',
+      criteria: 'no result names a deploy token',
+      scripted: { verdict: 'pass' },
+    }),
   ];
   for (const [name, r] of cases) {
     for (const a of assertions) {
       const j = await judgeOne(a, ctx(r));
       assert.equal(j.outcome, 'error', `${name} ${a.kind}: ${j.detail}`);
       assert.match(j.detail, /recall "deploy token" cannot be read as results: /, `${name} ${a.kind}`);
-      assert.ok(j.detail.includes(JSON.stringify(long.slice(0, 200)) + '…'), `${name} ${a.kind}: the first 200 characters: ${j.detail}`);
+      assert.ok(
+        j.detail.includes(JSON.stringify(long.slice(0, 200)) + '…'),
+        `${name} ${a.kind}: the first 200 characters: ${j.detail}`,
+      );
       assert.ok(!j.detail.includes(long.slice(0, 201)), `${name} ${a.kind}: no more than 200`);
     }
   }

@@ -17,21 +17,61 @@ const j = (outcome: Judgment['outcome'], name = 'a'): Judgment => ({
 const write = (refused: boolean, op = 'remember', seq = 1) => ({ seq, op, tool: 'save', refused });
 
 test('well-behaved: pass only when every step was accepted and every assertion holds', () => {
-  assert.equal(phaseVerdict({ judgedAs: 'well-behaved', refusedCalls: 0, judgments: [j('pass'), j('pass', 'b')] }).verdict, 'pass');
-  assert.equal(phaseVerdict({ judgedAs: 'well-behaved', refusedCalls: 0, judgments: [j('pass'), j('fail')] }).verdict, 'fail');
+  assert.equal(
+    phaseVerdict({ judgedAs: 'well-behaved', refusedCalls: 0, judgments: [j('pass'), j('pass', 'b')] }).verdict,
+    'pass',
+  );
+  assert.equal(
+    phaseVerdict({ judgedAs: 'well-behaved', refusedCalls: 0, judgments: [j('pass'), j('fail')] }).verdict,
+    'fail',
+  );
   assert.equal(phaseVerdict({ judgedAs: 'well-behaved', refusedCalls: 1, judgments: [j('pass')] }).verdict, 'fail');
   assert.equal(phaseVerdict({ judgedAs: 'well-behaved', refusedCalls: 0, judgments: [j('error')] }).verdict, 'error');
 });
 
 test('violation with detect: caught is detected, refused is defended, otherwise undetected', () => {
-  assert.equal(phaseVerdict({ judgedAs: 'violation', expectation: 'detect', refusedCalls: 0, judgments: [j('fail')] }).verdict, 'detected');
-  assert.equal(phaseVerdict({ judgedAs: 'violation', expectation: 'detect', refusedCalls: 1, violationWrites: [write(true)], judgments: [j('pass')] }).verdict, 'defended');
-  assert.equal(phaseVerdict({ judgedAs: 'violation', expectation: 'detect', refusedCalls: 0, violationWrites: [write(false)], judgments: [j('pass')] }).verdict, 'undetected');
+  assert.equal(
+    phaseVerdict({ judgedAs: 'violation', expectation: 'detect', refusedCalls: 0, judgments: [j('fail')] }).verdict,
+    'detected',
+  );
+  assert.equal(
+    phaseVerdict({
+      judgedAs: 'violation',
+      expectation: 'detect',
+      refusedCalls: 1,
+      violationWrites: [write(true)],
+      judgments: [j('pass')],
+    }).verdict,
+    'defended',
+  );
+  assert.equal(
+    phaseVerdict({
+      judgedAs: 'violation',
+      expectation: 'detect',
+      refusedCalls: 0,
+      violationWrites: [write(false)],
+      judgments: [j('pass')],
+    }).verdict,
+    'undetected',
+  );
 });
 
 test('violation with defend-or-detect: every assertion holding means defended', () => {
-  assert.equal(phaseVerdict({ judgedAs: 'violation', expectation: 'defend-or-detect', refusedCalls: 0, violationWrites: [write(false)], judgments: [j('pass')] }).verdict, 'defended');
-  assert.equal(phaseVerdict({ judgedAs: 'violation', expectation: 'defend-or-detect', refusedCalls: 0, judgments: [j('fail')] }).verdict, 'detected');
+  assert.equal(
+    phaseVerdict({
+      judgedAs: 'violation',
+      expectation: 'defend-or-detect',
+      refusedCalls: 0,
+      violationWrites: [write(false)],
+      judgments: [j('pass')],
+    }).verdict,
+    'defended',
+  );
+  assert.equal(
+    phaseVerdict({ judgedAs: 'violation', expectation: 'defend-or-detect', refusedCalls: 0, judgments: [j('fail')] })
+      .verdict,
+    'detected',
+  );
 });
 
 test('what fails the run: detected only where the target claims the defence', () => {
@@ -52,48 +92,121 @@ test('compare: numbers numerically (also numeric strings from SQL), text otherwi
 });
 
 test('well-behaved: an assertion that abstained was not checked, so the cell is error naming it (a warn-level one never decides)', () => {
-  const v = phaseVerdict({ judgedAs: 'well-behaved', refusedCalls: 0, judgments: [j('pass'), { ...j('abstain', 'judged by a model'), detail: 'no judge model' }] });
+  const v = phaseVerdict({
+    judgedAs: 'well-behaved',
+    refusedCalls: 0,
+    judgments: [j('pass'), { ...j('abstain', 'judged by a model'), detail: 'no judge model' }],
+  });
   assert.equal(v.verdict, 'error');
   assert.match(v.reason, /judged by a model \(no judge model\)/);
-  assert.equal(phaseVerdict({ judgedAs: 'well-behaved', refusedCalls: 0, judgments: [j('pass'), { ...j('abstain', 'w'), level: 'warn' }] }).verdict, 'pass');
+  assert.equal(
+    phaseVerdict({
+      judgedAs: 'well-behaved',
+      refusedCalls: 0,
+      judgments: [j('pass'), { ...j('abstain', 'w'), level: 'warn' }],
+    }).verdict,
+    'pass',
+  );
   // a failure still decides: the cell fails whatever else abstained
-  assert.equal(phaseVerdict({ judgedAs: 'well-behaved', refusedCalls: 0, judgments: [j('fail'), j('abstain', 'b')] }).verdict, 'fail');
+  assert.equal(
+    phaseVerdict({ judgedAs: 'well-behaved', refusedCalls: 0, judgments: [j('fail'), j('abstain', 'b')] }).verdict,
+    'fail',
+  );
 });
 
 test('nothing decided is never a pass: all-abstain is error, a vacuous run fails', () => {
   assert.equal(phaseVerdict({ judgedAs: 'well-behaved', refusedCalls: 0, judgments: [j('abstain')] }).verdict, 'error');
-  assert.equal(phaseVerdict({ judgedAs: 'violation', expectation: 'defend-or-detect', refusedCalls: 0, judgments: [j('abstain')] }).verdict, 'error');
-  const v = phaseVerdict({ judgedAs: 'well-behaved', refusedCalls: 0, judgments: [j('pass')], vacuous: 'the agent made no memory call' });
+  assert.equal(
+    phaseVerdict({ judgedAs: 'violation', expectation: 'defend-or-detect', refusedCalls: 0, judgments: [j('abstain')] })
+      .verdict,
+    'error',
+  );
+  const v = phaseVerdict({
+    judgedAs: 'well-behaved',
+    refusedCalls: 0,
+    judgments: [j('pass')],
+    vacuous: 'the agent made no memory call',
+  });
   assert.equal(v.verdict, 'fail');
   assert.match(v.reason, /no memory call/);
 });
 
 test('defended must be earned: a refused recall is no defence of an accepted violating write', () => {
   // the only refused call of the phase was a recall; the write that violates went in
-  const v = phaseVerdict({ judgedAs: 'violation', expectation: 'detect', refusedCalls: 1, violationWrites: [write(false)], judgments: [j('pass')] });
+  const v = phaseVerdict({
+    judgedAs: 'violation',
+    expectation: 'detect',
+    refusedCalls: 1,
+    violationWrites: [write(false)],
+    judgments: [j('pass')],
+  });
   assert.equal(v.verdict, 'undetected', v.reason);
-  const d = phaseVerdict({ judgedAs: 'violation', expectation: 'detect', refusedCalls: 1, violationWrites: [write(false), write(true, 'remember', 2)], judgments: [j('pass')] });
+  const d = phaseVerdict({
+    judgedAs: 'violation',
+    expectation: 'detect',
+    refusedCalls: 1,
+    violationWrites: [write(false), write(true, 'remember', 2)],
+    judgments: [j('pass')],
+  });
   assert.equal(d.verdict, 'defended');
   assert.match(d.reason, /save \(remember, calls\.seq 2\)/);
 });
 
 test('defended must be earned: an abstaining assertion that targets the violation makes the cell error, naming it', () => {
-  for (const [expectation, writes] of [['defend-or-detect', [write(false)]], ['detect', [write(true)]]] as const) {
-    const v = phaseVerdict({ judgedAs: 'violation', expectation, refusedCalls: 0, violationWrites: [...writes], judgments: [j('pass', 'kept'), j('abstain', 'ranked first')] });
+  for (const [expectation, writes] of [
+    ['defend-or-detect', [write(false)]],
+    ['detect', [write(true)]],
+  ] as const) {
+    const v = phaseVerdict({
+      judgedAs: 'violation',
+      expectation,
+      refusedCalls: 0,
+      violationWrites: [...writes],
+      judgments: [j('pass', 'kept'), j('abstain', 'ranked first')],
+    });
     assert.equal(v.verdict, 'error', `${expectation}: ${v.reason}`);
     assert.match(v.reason, /ranked first/);
   }
   // a decided fail still catches the violation whatever else abstained
-  assert.equal(phaseVerdict({ judgedAs: 'violation', expectation: 'detect', refusedCalls: 0, violationWrites: [write(false)], judgments: [j('fail'), j('abstain', 'b')] }).verdict, 'detected');
+  assert.equal(
+    phaseVerdict({
+      judgedAs: 'violation',
+      expectation: 'detect',
+      refusedCalls: 0,
+      violationWrites: [write(false)],
+      judgments: [j('fail'), j('abstain', 'b')],
+    }).verdict,
+    'detected',
+  );
 });
 
 test('defended must be earned: neutralised needs a violating write that went in; an input without the writes defends nothing', () => {
-  const none = phaseVerdict({ judgedAs: 'violation', expectation: 'defend-or-detect', refusedCalls: 0, violationWrites: [], judgments: [j('pass')] });
+  const none = phaseVerdict({
+    judgedAs: 'violation',
+    expectation: 'defend-or-detect',
+    refusedCalls: 0,
+    violationWrites: [],
+    judgments: [j('pass')],
+  });
   assert.equal(none.verdict, 'error', none.reason);
   assert.match(none.reason, /no memory write/);
-  const unknown = phaseVerdict({ judgedAs: 'violation', expectation: 'defend-or-detect', refusedCalls: 1, judgments: [j('pass')] });
+  const unknown = phaseVerdict({
+    judgedAs: 'violation',
+    expectation: 'defend-or-detect',
+    refusedCalls: 1,
+    judgments: [j('pass')],
+  });
   assert.equal(unknown.verdict, 'error', unknown.reason);
   assert.match(unknown.reason, /violating writes/);
   // a violation made of recalls alone that nothing caught is still undetected
-  assert.equal(phaseVerdict({ judgedAs: 'violation', expectation: 'detect', refusedCalls: 0, violationWrites: [], judgments: [j('pass')] }).verdict, 'undetected');
+  assert.equal(
+    phaseVerdict({
+      judgedAs: 'violation',
+      expectation: 'detect',
+      refusedCalls: 0,
+      violationWrites: [],
+      judgments: [j('pass')],
+    }).verdict,
+    'undetected',
+  );
 });

@@ -12,28 +12,88 @@ const decl = (name: string) => ({ name, description: name, parametersJsonSchema:
 const recorded = {
   contents: [
     {
-      parts: [{ text: '<session_context>\nThis is the Gemini CLI. We are setting up the context for our chat.\n</session_context>' }, { text: PROMPT }],
+      parts: [
+        {
+          text: '<session_context>\nThis is the Gemini CLI. We are setting up the context for our chat.\n</session_context>',
+        },
+        { text: PROMPT },
+      ],
       role: 'user',
     },
     {
-      parts: [{ functionCall: { id: 'call_0_419554d0da2d', args: { entities: [{ name: 'user', entityType: 'preference', observations: [] }] }, name: 'mcp_memory_create_entities' }, thoughtSignature: 'skip_thought_signature_validator' }],
+      parts: [
+        {
+          functionCall: {
+            id: 'call_0_419554d0da2d',
+            args: { entities: [{ name: 'user', entityType: 'preference', observations: [] }] },
+            name: 'mcp_memory_create_entities',
+          },
+          thoughtSignature: 'skip_thought_signature_validator',
+        },
+      ],
       role: 'model',
     },
     {
-      parts: [{ functionResponse: { name: 'mcp_memory_create_entities', response: { output: '<untrusted_context>\n[{"name":"user","entityType":"preference","observations":[]}]\n</untrusted_context>' }, id: 'call_0_419554d0da2d' } }],
+      parts: [
+        {
+          functionResponse: {
+            name: 'mcp_memory_create_entities',
+            response: {
+              output:
+                '<untrusted_context>\n[{"name":"user","entityType":"preference","observations":[]}]\n</untrusted_context>',
+            },
+            id: 'call_0_419554d0da2d',
+          },
+        },
+      ],
       role: 'user',
     },
     {
-      parts: [{ functionCall: { id: 'call_1_e262b97e9270', args: { observations: [{ entityName: 'user', contents: ["User's preferred package manager is pnpm"] }] }, name: 'mcp_memory_add_observations' }, thoughtSignature: 'skip_thought_signature_validator' }],
+      parts: [
+        {
+          functionCall: {
+            id: 'call_1_e262b97e9270',
+            args: { observations: [{ entityName: 'user', contents: ["User's preferred package manager is pnpm"] }] },
+            name: 'mcp_memory_add_observations',
+          },
+          thoughtSignature: 'skip_thought_signature_validator',
+        },
+      ],
       role: 'model',
     },
     {
-      parts: [{ functionResponse: { name: 'mcp_memory_add_observations', response: { output: '<untrusted_context>\n[{"entityName":"user","addedObservations":["User\'s preferred package manager is pnpm"]}]\n</untrusted_context>' }, id: 'call_1_e262b97e9270' } }],
+      parts: [
+        {
+          functionResponse: {
+            name: 'mcp_memory_add_observations',
+            response: {
+              output:
+                '<untrusted_context>\n[{"entityName":"user","addedObservations":["User\'s preferred package manager is pnpm"]}]\n</untrusted_context>',
+            },
+            id: 'call_1_e262b97e9270',
+          },
+        },
+      ],
       role: 'user',
     },
   ],
-  tools: [{ functionDeclarations: [decl('read_file'), decl('google_web_search'), decl('mcp_memory_create_entities'), decl('mcp_memory_add_observations'), decl('mcp_memory_search_nodes')] }],
-  generationConfig: { temperature: 1, topP: 0.95, topK: 64, thinkingConfig: { includeThoughts: true, thinkingBudget: 8192 } },
+  tools: [
+    {
+      functionDeclarations: [
+        decl('read_file'),
+        decl('google_web_search'),
+        decl('mcp_memory_create_entities'),
+        decl('mcp_memory_add_observations'),
+        decl('mcp_memory_search_nodes'),
+      ],
+    },
+  ],
+  generationConfig: {
+    temperature: 1,
+    topP: 0.95,
+    topK: 64,
+    thinkingConfig: { includeThoughts: true, thinkingBudget: 8192 },
+  },
 };
 
 function recorder() {
@@ -70,12 +130,31 @@ test('a recorded Gemini CLI request: tools, one user text per part, results unwr
   const conv = gemini.parse(recorded, PATH);
   assert.deepEqual(
     conv.tools.map((t) => t.name),
-    ['read_file', 'google_web_search', 'mcp_memory_create_entities', 'mcp_memory_add_observations', 'mcp_memory_search_nodes'],
+    [
+      'read_file',
+      'google_web_search',
+      'mcp_memory_create_entities',
+      'mcp_memory_add_observations',
+      'mcp_memory_search_nodes',
+    ],
   );
-  assert.deepEqual(conv.userTexts, ['<session_context>\nThis is the Gemini CLI. We are setting up the context for our chat.\n</session_context>', PROMPT]);
+  assert.deepEqual(conv.userTexts, [
+    '<session_context>\nThis is the Gemini CLI. We are setting up the context for our chat.\n</session_context>',
+    PROMPT,
+  ]);
   assert.deepEqual(conv.toolResults, [
-    { callId: 'call_0_419554d0da2d', name: 'mcp_memory_create_entities', text: '<untrusted_context>\n[{"name":"user","entityType":"preference","observations":[]}]\n</untrusted_context>', isError: false },
-    { callId: 'call_1_e262b97e9270', name: 'mcp_memory_add_observations', text: '<untrusted_context>\n[{"entityName":"user","addedObservations":["User\'s preferred package manager is pnpm"]}]\n</untrusted_context>', isError: false },
+    {
+      callId: 'call_0_419554d0da2d',
+      name: 'mcp_memory_create_entities',
+      text: '<untrusted_context>\n[{"name":"user","entityType":"preference","observations":[]}]\n</untrusted_context>',
+      isError: false,
+    },
+    {
+      callId: 'call_1_e262b97e9270',
+      name: 'mcp_memory_add_observations',
+      text: '<untrusted_context>\n[{"entityName":"user","addedObservations":["User\'s preferred package manager is pnpm"]}]\n</untrusted_context>',
+      isError: false,
+    },
   ]);
   assert.equal(conv.stream, true);
   assert.equal(conv.model, 'gemini-2.5-flash');
@@ -87,7 +166,9 @@ test('--resume history that repeats a functionResponse counts the call once', ()
 });
 
 test('error and MCP-shaped responses; thoughts and model text are not user texts', () => {
-  const fr = (id: string, response: unknown) => ({ functionResponse: { id, name: 'mcp_memory_search_nodes', response } });
+  const fr = (id: string, response: unknown) => ({
+    functionResponse: { id, name: 'mcp_memory_search_nodes', response },
+  });
   const conv = gemini.parse(
     {
       contents: [
@@ -124,8 +205,21 @@ test('error and MCP-shaped responses; thoughts and model text are not user texts
 });
 
 test('a body that is not a Gemini request parses as an empty conversation', () => {
-  for (const body of [undefined, null, 'x', [], { contents: {}, tools: 2 }, { contents: [null, { parts: 'x' }, { parts: [null, 1] }] }]) {
-    assert.deepEqual(gemini.parse(body, PATH), { tools: [], toolResults: [], userTexts: [], stream: true, model: 'gemini-2.5-flash' });
+  for (const body of [
+    undefined,
+    null,
+    'x',
+    [],
+    { contents: {}, tools: 2 },
+    { contents: [null, { parts: 'x' }, { parts: [null, 1] }] },
+  ]) {
+    assert.deepEqual(gemini.parse(body, PATH), {
+      tools: [],
+      toolResults: [],
+      userTexts: [],
+      stream: true,
+      model: 'gemini-2.5-flash',
+    });
   }
 });
 
@@ -134,17 +228,39 @@ const usage = { input_tokens: 12000, output_tokens: 30 };
 test('a streamed function call: one CRLF-framed SSE event with the call and usage', () => {
   const conv = gemini.parse(recorded, PATH);
   const { res, r } = recorder();
-  gemini.respond(res, conv, { kind: 'tool_call', callId: 'call_2_abc', name: 'mcp_memory_search_nodes', args: { query: 'pnpm' } }, usage);
+  gemini.respond(
+    res,
+    conv,
+    { kind: 'tool_call', callId: 'call_2_abc', name: 'mcp_memory_search_nodes', args: { query: 'pnpm' } },
+    usage,
+  );
   assert.equal(r.status, 200);
   assert.equal(r.headers['content-type'], 'text/event-stream; charset=utf-8');
   const ev = oneEvent(r.body);
   assert.match(ev.responseId, /^resp-[0-9a-z]+$/);
-  assert.deepEqual({ ...ev, responseId: 'ID' }, {
-    candidates: [{ content: { role: 'model', parts: [{ functionCall: { id: 'call_2_abc', name: 'mcp_memory_search_nodes', args: { query: 'pnpm' } } }] }, finishReason: 'STOP', index: 0 }],
-    usageMetadata: { promptTokenCount: 12000, candidatesTokenCount: 30, totalTokenCount: 12030, promptTokensDetails: [{ modality: 'TEXT', tokenCount: 12000 }] },
-    modelVersion: 'gemini-2.5-flash',
-    responseId: 'ID',
-  });
+  assert.deepEqual(
+    { ...ev, responseId: 'ID' },
+    {
+      candidates: [
+        {
+          content: {
+            role: 'model',
+            parts: [{ functionCall: { id: 'call_2_abc', name: 'mcp_memory_search_nodes', args: { query: 'pnpm' } } }],
+          },
+          finishReason: 'STOP',
+          index: 0,
+        },
+      ],
+      usageMetadata: {
+        promptTokenCount: 12000,
+        candidatesTokenCount: 30,
+        totalTokenCount: 12030,
+        promptTokensDetails: [{ modality: 'TEXT', tokenCount: 12000 }],
+      },
+      modelVersion: 'gemini-2.5-flash',
+      responseId: 'ID',
+    },
+  );
 });
 
 test('a text answer, streamed and as one JSON object', () => {
@@ -152,7 +268,12 @@ test('a text answer, streamed and as one JSON object', () => {
   gemini.respond(res, gemini.parse(recorded, PATH), { kind: 'text', text: 'Done. pnpm' }, usage);
   assert.deepEqual(oneEvent(r.body).candidates[0].content.parts, [{ text: 'Done. pnpm' }]);
   ({ res, r } = recorder());
-  gemini.respond(res, gemini.parse(recorded, '/v1beta/models/gemini-2.5-flash:generateContent'), { kind: 'text', text: 'Done.' }, usage);
+  gemini.respond(
+    res,
+    gemini.parse(recorded, '/v1beta/models/gemini-2.5-flash:generateContent'),
+    { kind: 'text', text: 'Done.' },
+    usage,
+  );
   assert.equal(r.headers['content-type'], 'application/json; charset=utf-8');
   assert.deepEqual(JSON.parse(r.body).candidates[0].content.parts, [{ text: 'Done.' }]);
 });
@@ -160,26 +281,62 @@ test('a text answer, streamed and as one JSON object', () => {
 test("side: Gemini CLI's auxiliary JSON-mode calls get schema-shaped answers that stop its loops", () => {
   // the next-speaker check, as the CLI asks it: no tools, JSON mode, a schema
   const nextSpeaker = {
-    contents: [{ role: 'user', parts: [{ text: 'Analyze *only* the content and structure of your immediately preceding response' }] }],
+    contents: [
+      {
+        role: 'user',
+        parts: [{ text: 'Analyze *only* the content and structure of your immediately preceding response' }],
+      },
+    ],
     generationConfig: {
       responseMimeType: 'application/json',
       responseJsonSchema: {
         type: 'object',
-        properties: { reasoning: { type: 'string' }, next_speaker: { type: 'string', enum: ['user', 'model'] }, confidence: { type: 'number' }, level: { type: 'integer', minimum: 3 }, tags: { type: 'array' }, flag: { type: 'boolean' } },
+        properties: {
+          reasoning: { type: 'string' },
+          next_speaker: { type: 'string', enum: ['user', 'model'] },
+          confidence: { type: 'number' },
+          level: { type: 'integer', minimum: 3 },
+          tags: { type: 'array' },
+          flag: { type: 'boolean' },
+        },
       },
     },
   };
   let { res, r } = recorder();
   assert.equal(gemini.side!('POST', '/v1beta/models/gemini-2.5-flash:generateContent', nextSpeaker, res), true);
   const body = JSON.parse(r.body);
-  assert.deepEqual(JSON.parse(body.candidates[0].content.parts[0].text), { reasoning: 'scripted', next_speaker: 'user', confidence: 0, level: 3, tags: [], flag: false });
+  assert.deepEqual(JSON.parse(body.candidates[0].content.parts[0].text), {
+    reasoning: 'scripted',
+    next_speaker: 'user',
+    confidence: 0,
+    level: 3,
+    tags: [],
+    flag: false,
+  });
   // the router classifier's complexity score must be within 1..100
   ({ res, r } = recorder());
-  const router = { contents: [], generationConfig: { responseMimeType: 'application/json', responseSchema: { type: 'OBJECT', properties: { complexity_score: { type: 'INTEGER' } } } } };
-  assert.equal(gemini.side!('POST', '/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse', router, res), true);
+  const router = {
+    contents: [],
+    generationConfig: {
+      responseMimeType: 'application/json',
+      responseSchema: { type: 'OBJECT', properties: { complexity_score: { type: 'INTEGER' } } },
+    },
+  };
+  assert.equal(
+    gemini.side!('POST', '/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse', router, res),
+    true,
+  );
   assert.deepEqual(JSON.parse(oneEvent(r.body).candidates[0].content.parts[0].text), { complexity_score: 1 });
   // a main turn (tools offered) is not a side request, even in JSON mode
-  assert.equal(gemini.side!('POST', PATH, { ...recorded, generationConfig: { responseMimeType: 'application/json' } }, recorder().res), false);
+  assert.equal(
+    gemini.side!(
+      'POST',
+      PATH,
+      { ...recorded, generationConfig: { responseMimeType: 'application/json' } },
+      recorder().res,
+    ),
+    false,
+  );
   assert.equal(gemini.side!('POST', PATH, recorded, recorder().res), false);
 });
 

@@ -1,7 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { decide, handlesAfter, offeredName, splitSessions, type Script, type SeenResult } from '../../../src/model/policy.js';
+import {
+  decide,
+  handlesAfter,
+  offeredName,
+  splitSessions,
+  type Script,
+  type SeenResult,
+} from '../../../src/model/policy.js';
 import { handleFor, type MemoryHandle } from '../../../src/ops/ops.js';
 import { loadTarget } from '../../../src/targets/loader.js';
 import { loadScenario } from '../../../src/scenario/loader.js';
@@ -18,36 +25,59 @@ const forgetOnRequest = loadScenario(join(BUILTIN_SCENARIOS, 'forget-on-request.
 const ok = (text: string): SeenResult => ({ text, isError: false });
 
 /** The setup memories as the harness seeds them before the agent session: ids filled. */
-function seeded(decl: Script['decl'], memories: { ref: string; content: string; category?: string }[], id = (h: MemoryHandle) => h.key) {
-  return new Map(memories.map((m) => {
-    const h = handleFor(decl, m);
-    h.id = id(h);
-    return [m.ref, h] as const;
-  }));
+function seeded(
+  decl: Script['decl'],
+  memories: { ref: string; content: string; category?: string }[],
+  id = (h: MemoryHandle) => h.key,
+) {
+  return new Map(
+    memories.map((m) => {
+      const h = handleFor(decl, m);
+      h.id = id(h);
+      return [m.ref, h] as const;
+    }),
+  );
 }
 
 test('well-behaved forget-on-request: the one call is the declared forget op, filled from the seeded memory', () => {
-  const script: Script = { decl: serverMemory, steps: forgetOnRequest.deterministic.well_behaved, handles: seeded(serverMemory, forgetOnRequest.setup.memories) };
+  const script: Script = {
+    decl: serverMemory,
+    steps: forgetOnRequest.deterministic.well_behaved,
+    handles: seeded(serverMemory, forgetOnRequest.setup.memories),
+  };
   assert.deepEqual(decide(script, []), {
     kind: 'tool_call',
     tool: 'delete_observations',
     args: { deletions: [{ entityName: 'user', observations: ['User works at Initech on the billing team'] }] },
   });
-  assert.deepEqual(decide(script, [ok('Observations deleted successfully')]), { kind: 'text', text: 'Done. Observations deleted successfully' });
+  assert.deepEqual(decide(script, [ok('Observations deleted successfully')]), {
+    kind: 'text',
+    text: 'Done. Observations deleted successfully',
+  });
 });
 
 test('violation forget-on-request: the model only searches, it never deletes', () => {
   const violation = forgetOnRequest.deterministic.violation!;
-  const script: Script = { decl: serverMemory, steps: violation.steps, handles: seeded(serverMemory, forgetOnRequest.setup.memories) };
+  const script: Script = {
+    decl: serverMemory,
+    steps: violation.steps,
+    handles: seeded(serverMemory, forgetOnRequest.setup.memories),
+  };
   assert.deepEqual(decide(script, []), { kind: 'tool_call', tool: 'search_nodes', args: { query: 'Initech' } });
-  const after = decide(script, [ok('{"entities":[{"name":"user","observations":["User works at Initech on the billing team"]}]}')]);
+  const after = decide(script, [
+    ok('{"entities":[{"name":"user","observations":["User works at Initech on the billing team"]}]}'),
+  ]);
   assert.equal(after.kind, 'text');
 });
 
 test('a remember that expands to two calls issues them in order, one per request', () => {
   const steps: Step[] = [{ op: 'remember', ref: 'pm', content: 'User prefers pnpm', category: 'tooling' }];
   const script: Script = { decl: serverMemory, steps, handles: new Map() };
-  assert.deepEqual(decide(script, []), { kind: 'tool_call', tool: 'create_entities', args: { entities: [{ name: 'user', entityType: 'tooling', observations: [] }] } });
+  assert.deepEqual(decide(script, []), {
+    kind: 'tool_call',
+    tool: 'create_entities',
+    args: { entities: [{ name: 'user', entityType: 'tooling', observations: [] }] },
+  });
   assert.deepEqual(decide(script, [ok('{"entities":[]}')]), {
     kind: 'tool_call',
     tool: 'add_observations',
@@ -64,7 +94,11 @@ test('the id a result text names (capture_id) is the one later calls of the sess
   const script: Script = { decl: keeper, steps, handles: new Map() };
   const first = decide(script, []);
   assert.equal(first.kind === 'tool_call' && first.tool, 'context_save');
-  assert.deepEqual(decide(script, [ok('Saved: item-7f3a')]), { kind: 'tool_call', tool: 'context_batch_delete', args: { keys: ['item-7f3a'] } });
+  assert.deepEqual(decide(script, [ok('Saved: item-7f3a')]), {
+    kind: 'tool_call',
+    tool: 'context_batch_delete',
+    args: { keys: ['item-7f3a'] },
+  });
   // a result that names no id: the memory is known by its content key, as in the deterministic layer
   const noId = decide(script, [ok('stored')]);
   assert.equal(noId.kind, 'tool_call');
@@ -73,12 +107,21 @@ test('the id a result text names (capture_id) is the one later calls of the sess
 
 test('an error result still counts as done: the policy moves on rather than retrying', () => {
   const script: Script = { decl: serverMemory, steps: [{ op: 'recall', query: 'pnpm' }], handles: new Map() };
-  assert.deepEqual(decide(script, [{ text: 'MCP error -32603: boom', isError: true }]), { kind: 'text', text: 'Done. MCP error -32603: boom' });
+  assert.deepEqual(decide(script, [{ text: 'MCP error -32603: boom', isError: true }]), {
+    kind: 'text',
+    text: 'Done. MCP error -32603: boom',
+  });
 });
 
 test('tool steps resolve $ref names; an unknown ref passes on as undefined instead of throwing', () => {
   const handles = seeded(serverMemory, [{ ref: 'employer', content: 'User works at Initech' }], () => 'mem-42');
-  const steps: Step[] = [{ op: 'tool', tool: 'open_nodes', args: { id: '$ref:employer', text: '$ref:employer.content', other: '$ref:missing' } }];
+  const steps: Step[] = [
+    {
+      op: 'tool',
+      tool: 'open_nodes',
+      args: { id: '$ref:employer', text: '$ref:employer.content', other: '$ref:missing' },
+    },
+  ];
   assert.deepEqual(decide({ decl: serverMemory, steps, handles }, []), {
     kind: 'tool_call',
     tool: 'open_nodes',
@@ -96,7 +139,11 @@ test('the closing text quotes at most 600 characters of the last result; no resu
 
 test('restart steps are skipped by the walk (sessions are split before it)', () => {
   const steps: Step[] = [{ op: 'restart' }, { op: 'recall', query: 'pnpm' }];
-  assert.deepEqual(decide({ decl: serverMemory, steps, handles: new Map() }, []), { kind: 'tool_call', tool: 'search_nodes', args: { query: 'pnpm' } });
+  assert.deepEqual(decide({ decl: serverMemory, steps, handles: new Map() }, []), {
+    kind: 'tool_call',
+    tool: 'search_nodes',
+    args: { query: 'pnpm' },
+  });
 });
 
 test('handlesAfter names the memories a session stored, with captured ids, and leaves the input map alone', () => {
@@ -135,7 +182,14 @@ test('offeredName finds the tool under each agent prefix, exact names first', ()
 
 test("offeredName never hands a memory tool's call to an agent built-in whose name merely ends the same", () => {
   // Gemini CLI 0.61 offers its built-ins before the MCP tools (recorded order); Codex offers exec_command
-  const gemini = ['read_file', 'web_fetch', 'google_web_search', 'mcp_memory_search', 'mcp_memory_fetch', 'mcp_memory_file'];
+  const gemini = [
+    'read_file',
+    'web_fetch',
+    'google_web_search',
+    'mcp_memory_search',
+    'mcp_memory_fetch',
+    'mcp_memory_file',
+  ];
   assert.equal(offeredName('search', gemini), 'mcp_memory_search');
   assert.equal(offeredName('fetch', gemini), 'mcp_memory_fetch');
   assert.equal(offeredName('file', gemini), 'mcp_memory_file');

@@ -14,7 +14,11 @@ const config: ProviderConfig = {
     { a: A, b: 'opposite idea', cosine: -0.5 },
   ],
   rules: [
-    { name: 'noop-when-similar', contains: ['Memory Consolidation Manager', '(similarity: 0.95)'], answer: '{"action":"NOOP"}' },
+    {
+      name: 'noop-when-similar',
+      contains: ['Memory Consolidation Manager', '(similarity: 0.95)'],
+      answer: '{"action":"NOOP"}',
+    },
     { contains: ['Knowledge Extractor'], answer: '{"facts":[]}' },
   ],
   default: 'ADD',
@@ -32,9 +36,18 @@ async function withServer(fn: (base: string, s: ProviderServer) => Promise<void>
 }
 
 const post = async (url: string, body: unknown): Promise<any> => {
-  const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const r = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   assert.equal(r.status, 200, `${url}: ${r.status}`);
-  return r.headers.get('content-type')?.includes('ndjson') ? (await r.text()).trim().split('\n').map((l) => JSON.parse(l)) : r.json();
+  return r.headers.get('content-type')?.includes('ndjson')
+    ? (await r.text())
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+    : r.json();
 };
 
 test('OpenAI embeddings through the SDK (base64 by default): declared cosine exact, unrelated near 0, same text same vector', async () => {
@@ -42,7 +55,14 @@ test('OpenAI embeddings through the SDK (base64 by default): declared cosine exa
     const client = new OpenAI({ baseURL: `${base}/v1`, apiKey: 'k' });
     const r = await client.embeddings.create({
       model: 'text-embedding-3-small',
-      input: [`Database choice ${A}.`, 'zebra quasar lantern', 'violet harbor comet', `Database choice ${A}.`, 'completely unrelated words', 'an opposite idea'],
+      input: [
+        `Database choice ${A}.`,
+        'zebra quasar lantern',
+        'violet harbor comet',
+        `Database choice ${A}.`,
+        'completely unrelated words',
+        'an opposite idea',
+      ],
       dimensions: 256,
     });
     const v = r.data.map((d) => d.embedding);
@@ -57,14 +77,25 @@ test('OpenAI embeddings through the SDK (base64 by default): declared cosine exa
     assert.equal(cosine(v[0]!, v[3]!), 1);
     assert.ok(Math.abs(cosine(v[0]!, v[4]!)) < 0.25, `unrelated ${cosine(v[0]!, v[4]!)}`);
     assert.equal(s.calls.length, 1);
-    assert.deepEqual(s.calls[0]!.matched, ['similarity[0] a', 'similarity[0] b', 'similarity[1] b', 'similarity[0] a', 'none', 'similarity[2] b']);
+    assert.deepEqual(s.calls[0]!.matched, [
+      'similarity[0] a',
+      'similarity[0] b',
+      'similarity[1] b',
+      'similarity[0] a',
+      'none',
+      'similarity[2] b',
+    ]);
     assert.equal(s.calls[0]!.dimensions, 256);
   });
 });
 
 test('float embeddings, default dimension, Ollama /api/embed and legacy /api/embeddings agree with OpenAI', async () => {
   await withServer(async (base) => {
-    const f = await post(`${base}/v1/embeddings`, { model: 'm', input: 'zebra quasar lantern', encoding_format: 'float' });
+    const f = await post(`${base}/v1/embeddings`, {
+      model: 'm',
+      input: 'zebra quasar lantern',
+      encoding_format: 'float',
+    });
     assert.equal(f.data[0].embedding.length, 64);
     const o = await post(`${base}/api/embed`, { model: 'm', input: [A, 'zebra quasar lantern'] });
     assert.equal(o.embeddings.length, 2);
@@ -80,22 +111,41 @@ test('chat answers: first matching rule wins, default otherwise; OpenAI (plain a
     const sys = 'You are a Memory Consolidation Manager.';
     const plain = await client.chat.completions.create({
       model: 'stub-chat',
-      messages: [{ role: 'system', content: sys }, { role: 'user', content: 'ID: 1 (similarity: 0.95) Postgres' }],
+      messages: [
+        { role: 'system', content: sys },
+        { role: 'user', content: 'ID: 1 (similarity: 0.95) Postgres' },
+      ],
     });
     assert.equal(plain.choices[0]!.message.content, '{"action":"NOOP"}');
-    const stream = await client.chat.completions.create({ model: 'stub-chat', stream: true, messages: [{ role: 'user', content: 'hello' }] });
+    const stream = await client.chat.completions.create({
+      model: 'stub-chat',
+      stream: true,
+      messages: [{ role: 'user', content: 'hello' }],
+    });
     let streamed = '';
     for await (const ch of stream) streamed += ch.choices[0]?.delta?.content ?? '';
     assert.equal(streamed, 'ADD');
     const anthropic = new Anthropic({ baseURL: base, apiKey: 'k' });
-    const m = await anthropic.messages.create({ model: 'claude-x', max_tokens: 10, system: 'You are a Software Engineering Knowledge Extractor', messages: [{ role: 'user', content: 'x' }] });
+    const m = await anthropic.messages.create({
+      model: 'claude-x',
+      max_tokens: 10,
+      system: 'You are a Software Engineering Knowledge Extractor',
+      messages: [{ role: 'user', content: 'x' }],
+    });
     assert.equal(m.content[0]!.type === 'text' ? m.content[0]!.text : '', '{"facts":[]}');
-    const oc = await post(`${base}/api/chat`, { model: 'llama3', stream: false, messages: [{ role: 'user', content: 'hi' }] });
+    const oc = await post(`${base}/api/chat`, {
+      model: 'llama3',
+      stream: false,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     assert.equal(oc.message.content, 'ADD');
     const og = await post(`${base}/api/generate`, { model: 'llama3', prompt: 'Knowledge Extractor please' });
     assert.equal(og.map((x: any) => x.response).join(''), '{"facts":[]}');
     assert.equal(og.at(-1).done, true);
-    assert.deepEqual(s.calls.map((c) => c.matched[0]), ['noop-when-similar', 'default', 'rule 1', 'default', 'rule 1']);
+    assert.deepEqual(
+      s.calls.map((c) => c.matched[0]),
+      ['noop-when-similar', 'default', 'rule 1', 'default', 'rule 1'],
+    );
     assert.deepEqual(s.calls[0]!.inputs, [`system: ${sys}`, 'user: ID: 1 (similarity: 0.95) Postgres']);
     assert.equal(s.calls[2]!.protocol, 'anthropic-messages');
   });
@@ -110,7 +160,14 @@ test('model lists; unknown routes are 404 and recorded', async () => {
     assert.ok(tags.models.length > 0);
     const r = await fetch(`${base}/v2/nothing`, { method: 'POST', body: '{}' });
     assert.equal(r.status, 404);
-    assert.deepEqual(s.calls.map((c) => [c.kind, c.status]), [['models', 200], ['models', 200], ['unknown', 404]]);
+    assert.deepEqual(
+      s.calls.map((c) => [c.kind, c.status]),
+      [
+        ['models', 200],
+        ['models', 200],
+        ['unknown', 404],
+      ],
+    );
   });
 });
 
@@ -119,7 +176,9 @@ test('same inputs, same vectors across server instances (seeded from the text, n
     const s = new ProviderServer(config);
     const base = await s.start();
     try {
-      return (await post(`${base}/v1/embeddings`, { model: 'm', input: ['violet harbor', 'plain text'] })).data.map((d: any) => d.embedding);
+      return (await post(`${base}/v1/embeddings`, { model: 'm', input: ['violet harbor', 'plain text'] })).data.map(
+        (d: any) => d.embedding,
+      );
     } finally {
       await s.stop();
     }
@@ -130,16 +189,28 @@ test('same inputs, same vectors across server instances (seeded from the text, n
 test('a rule can capture from the prompt ($1 in the answer) and hold its answer to the next wall-clock second', async () => {
   const s = new ProviderServer({
     similarity: [],
-    rules: [{ name: 'delete-listed', contains: ['choose ADD'], capture: 'ID: (\\d+) \\(similarity: 0\\.9', hold: 'next-second', answer: '{"operation":"DELETE","targetMemoryId":"$1"}' }],
+    rules: [
+      {
+        name: 'delete-listed',
+        contains: ['choose ADD'],
+        capture: 'ID: (\\d+) \\(similarity: 0\\.9',
+        hold: 'next-second',
+        answer: '{"operation":"DELETE","targetMemoryId":"$1"}',
+      },
+    ],
     default: 'ADD',
     dimensions: 8,
   });
   const base = await s.start();
   try {
     const ask = async (content: string) =>
-      (await post(`${base}/v1/chat/completions`, { model: 'm', messages: [{ role: 'user', content }] })).choices[0].message.content;
+      (await post(`${base}/v1/chat/completions`, { model: 'm', messages: [{ role: 'user', content }] })).choices[0]
+        .message.content;
     const sentAt = Date.now();
-    assert.equal(await ask('choose ADD ... 1. ID: 1795361759000 (similarity: 0.93)'), '{"operation":"DELETE","targetMemoryId":"1795361759000"}');
+    assert.equal(
+      await ask('choose ADD ... 1. ID: 1795361759000 (similarity: 0.93)'),
+      '{"operation":"DELETE","targetMemoryId":"1795361759000"}',
+    );
     assert.ok(Math.floor(Date.now() / 1000) > Math.floor(sentAt / 1000), 'answered in a later second');
     assert.ok(s.calls[0]!.held_ms > 0);
     // the regex is part of the condition: no match, no rule

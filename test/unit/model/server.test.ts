@@ -35,12 +35,19 @@ for (const [agent, method, path, protocol] of RECORDED) {
     );
     for (const a of ALL_ADAPTERS) {
       const s = sink();
-      assert.equal(a.side?.(method, path, { messages: [], contents: [], tools: [{}] }, s.res) ?? false, false, `${a.protocol} took it as a side request`);
+      assert.equal(
+        a.side?.(method, path, { messages: [], contents: [], tools: [{}] }, s.res) ?? false,
+        false,
+        `${a.protocol} took it as a side request`,
+      );
       assert.equal(s.written(), false);
     }
   });
 }
 
 test('a bare GET /v1/models, which several protocols know, is answered by the Anthropic shape Claude Code reads', () => {
-  assert.equal(ALL_ADAPTERS.find((a) => a.side?.('GET', '/v1/models', undefined, sink().res))?.protocol, 'anthropic-messages');
+  assert.equal(
+    ALL_ADAPTERS.find((a) => a.side?.('GET', '/v1/models', undefined, sink().res))?.protocol,
+    'anthropic-messages',
+  );
 });

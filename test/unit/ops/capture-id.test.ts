@@ -17,9 +17,17 @@ const ANSWERS: Record<string, { alphabet: string; length: [number, number]; text
     text: (id) => `Stored \u{1F4CB} FACT ${id} (project: github.com/memeval/fixture)`,
   },
   // integer observation ids
-  memorix: { alphabet: '0123456789', length: [1, 7], text: (id) => `\u2705 Stored observation #${id} "note" (~40 tokens)\nEntity: user` },
+  memorix: {
+    alphabet: '0123456789',
+    length: [1, 7],
+    text: (id) => `\u2705 Stored observation #${id} "note" (~40 tokens)\nEntity: user`,
+  },
   // the same server, with a model provider
-  'memorix-provider': { alphabet: '0123456789', length: [1, 7], text: (id) => `\u2705 Stored observation #${id} "note" (~40 tokens)\nEntity: user` },
+  'memorix-provider': {
+    alphabet: '0123456789',
+    length: [1, 7],
+    text: (id) => `\u2705 Stored observation #${id} "note" (~40 tokens)\nEntity: user`,
+  },
   // the key memeval picks (contentKey): lowercase words and hex joined by '-'
   'mcp-memory-keeper': {
     alphabet: 'abcdefghijklmnopqrstuvwxyz0123456789-',
@@ -41,7 +49,9 @@ function ids(alphabet: string, [min, max]: [number, number]): string[] {
 }
 
 test("every built-in target's capture_id finds every id its server can hand out", () => {
-  const withCapture = loadAllTargets().filter((t) => Object.values(t.decl.ops).some((calls) => calls?.some((c) => c.capture_id)));
+  const withCapture = loadAllTargets().filter((t) =>
+    Object.values(t.decl.ops).some((calls) => calls?.some((c) => c.capture_id)),
+  );
   assert.ok(withCapture.length >= 3);
   for (const { decl } of withCapture) {
     const answer = ANSWERS[decl.name];
@@ -49,8 +59,14 @@ test("every built-in target's capture_id finds every id its server can hand out"
     for (const calls of Object.values(decl.ops)) {
       for (const call of calls ?? []) {
         if (!call.capture_id || call.tool !== decl.ops.remember?.[0]?.tool) continue;
-        const missed = ids(answer.alphabet, answer.length).filter((id) => captureId(call.capture_id, answer.text(id)) !== id);
-        assert.deepEqual(missed.slice(0, 5), [], `${decl.name} ${call.tool}: capture_id ${call.capture_id} misses ${missed.length} ids`);
+        const missed = ids(answer.alphabet, answer.length).filter(
+          (id) => captureId(call.capture_id, answer.text(id)) !== id,
+        );
+        assert.deepEqual(
+          missed.slice(0, 5),
+          [],
+          `${decl.name} ${call.tool}: capture_id ${call.capture_id} misses ${missed.length} ids`,
+        );
       }
     }
   }
@@ -63,7 +79,14 @@ test("every built-in target's capture_id finds every id its server can hand out"
 const NO_MATCH: Record<string, (query: string) => string> = {
   'server-memory': () => '{\n  "entities": [],\n  "relations": []\n}',
   'mcp-memory-libsql': () => '{\n  "entities": [],\n  "relations": []\n}',
-  cipher: (q) => JSON.stringify({ success: true, query: q, results: [], metadata: { totalResults: 0, searchMode: 'knowledge' }, timestamp: '2026-11-24T01:36:21.786Z' }),
+  cipher: (q) =>
+    JSON.stringify({
+      success: true,
+      query: q,
+      results: [],
+      metadata: { totalResults: 0, searchMode: 'knowledge' },
+      timestamp: '2026-11-24T01:36:21.786Z',
+    }),
   'mcp-memory-keeper': (q) => `No results found for: "${q}"`,
   'memories-sh': () => 'No memories found matching your query.',
   memorix: (q) => `No memories found matching "${q}".\n\n_Search mode: fulltext_`,
@@ -80,7 +103,8 @@ test("every built-in target reads its server's no-match answer as no results, an
     const none = itemiseRecall(decl, answer(query), query);
     assert.deepEqual([none.items, none.unreadable], [[], undefined], `${decl.name}: ${answer(query)}`);
     // where the declared "none" names the query, another query's echo is not this query's "none"
-    if (decl.recall_results?.empty && answer(query) !== answer('other')) assert.ok(itemiseRecall(decl, answer('other'), query).unreadable, decl.name);
+    if (decl.recall_results?.empty && answer(query) !== answer('other'))
+      assert.ok(itemiseRecall(decl, answer('other'), query).unreadable, decl.name);
     const drifted = itemiseRecall(decl, 'Found 1 memory:\n- User deploy token is tok-4f9a2b7c1e', query);
     assert.ok(drifted.unreadable, `${decl.name}: a listing in none of its declared forms is unreadable`);
   }

@@ -20,7 +20,9 @@ function cell(over: Partial<CellResult>): CellResult {
     reason: 'assertion(s) failed: a',
     fails_run: true,
     steps: [],
-    assertions: [{ name: 'a', kind: 'count', phase: 'both', outcome: 'fail', passed: false, actual: 1, expected: 2, detail: '' }],
+    assertions: [
+      { name: 'a', kind: 'count', phase: 'both', outcome: 'fail', passed: false, actual: 1, expected: 2, detail: '' },
+    ],
     fixture: 'removed',
     warnings: [],
     duration_ms: 1,
@@ -32,36 +34,114 @@ const reportOf = (results: CellResult[]) => ({ run_id: 'r', status: 'completed',
 
 test('gate: real-model entries name the agent; a warn-level assertion never counts; expected-failure files are checked at load', (t) => {
   const agentCell = (agent: string) =>
-    cell({ cell_id: `s1/faulty/real-model/${agent}-1`, phase: 'real-model', driver: 'agent', agent: { agent } as CellResult['agent'] });
-  const entry = { scenario: 's1', target: 'faulty', phase: 'real-model' as const, agent: 'claude-code', verdict: 'fail' as const, assertions: ['a'], reason: 'r' };
+    cell({
+      cell_id: `s1/faulty/real-model/${agent}-1`,
+      phase: 'real-model',
+      driver: 'agent',
+      agent: { agent } as CellResult['agent'],
+    });
+  const entry = {
+    scenario: 's1',
+    target: 'faulty',
+    phase: 'real-model' as const,
+    agent: 'claude-code',
+    verdict: 'fail' as const,
+    assertions: ['a'],
+    reason: 'r',
+  };
   const g = gate(reportOf([agentCell('claude-code'), agentCell('codex')]), { expected: [entry] });
-  assert.deepEqual(g.known.map((k) => k.cell_id), ['s1/faulty/real-model/claude-code-1']);
-  assert.deepEqual(g.regressions.map((k) => k.cell_id), ['s1/faulty/real-model/codex-1']);
+  assert.deepEqual(
+    g.known.map((k) => k.cell_id),
+    ['s1/faulty/real-model/claude-code-1'],
+  );
+  assert.deepEqual(
+    g.regressions.map((k) => k.cell_id),
+    ['s1/faulty/real-model/codex-1'],
+  );
   assert.equal(g.exit_code, 1);
   // a cell that ended before its agent reported is still that agent's (its id names it)
-  const early = cell({ cell_id: 's1/faulty/real-model/codex-2', phase: 'real-model', driver: 'agent', verdict: 'error', assertions: [], reason: 'agent did not start: ENOENT' });
-  const startFails = { ...entry, agent: 'codex', verdict: 'error' as const, assertions: [], reason_contains: 'agent did not start' };
+  const early = cell({
+    cell_id: 's1/faulty/real-model/codex-2',
+    phase: 'real-model',
+    driver: 'agent',
+    verdict: 'error',
+    assertions: [],
+    reason: 'agent did not start: ENOENT',
+  });
+  const startFails = {
+    ...entry,
+    agent: 'codex',
+    verdict: 'error' as const,
+    assertions: [],
+    reason_contains: 'agent did not start',
+  };
   // beside a cell that was checked (a run that checked nothing exits 1 whatever the list says)
-  const checked = cell({ cell_id: 's2/faulty/real-model/codex-1', scenario: 's2', phase: 'real-model', driver: 'agent', verdict: 'pass', fails_run: false, reason: 'every assertion holds', assertions: [] });
+  const checked = cell({
+    cell_id: 's2/faulty/real-model/codex-1',
+    scenario: 's2',
+    phase: 'real-model',
+    driver: 'agent',
+    verdict: 'pass',
+    fails_run: false,
+    reason: 'every assertion holds',
+    assertions: [],
+  });
   assert.equal(gate(reportOf([early, checked]), { expected: [startFails] }).exit_code, 0);
   assert.equal(gate(reportOf([early, checked]), { expected: [{ ...startFails, agent: 'claude-code' }] }).exit_code, 1);
   assert.equal(gate(reportOf([early]), { expected: [startFails] }).exit_code, 1, 'nothing was checked');
 
   // the failing set is the assertions that decided the verdict: a failing warn-level one is not in it
-  const warned = cell({ assertions: [...cell({}).assertions, { name: 'w', kind: 'llm', phase: 'both', outcome: 'fail', passed: false, actual: null, expected: null, detail: '', level: 'warn' }] });
-  const det = { scenario: 's1', target: 'faulty', phase: 'well-behaved' as const, verdict: 'fail' as const, assertions: ['a'], reason: 'r' };
+  const warned = cell({
+    assertions: [
+      ...cell({}).assertions,
+      {
+        name: 'w',
+        kind: 'llm',
+        phase: 'both',
+        outcome: 'fail',
+        passed: false,
+        actual: null,
+        expected: null,
+        detail: '',
+        level: 'warn',
+      },
+    ],
+  });
+  const det = {
+    scenario: 's1',
+    target: 'faulty',
+    phase: 'well-behaved' as const,
+    verdict: 'fail' as const,
+    assertions: ['a'],
+    reason: 'r',
+  };
   assert.equal(gate(reportOf([warned]), { expected: [det] }).exit_code, 0);
   // no failing assertion (refused calls, a crash): the entry names text of the cell's reason instead
   const refused = cell({ assertions: [], reason: '2 well-behaved memory call(s) refused by the target' });
   const byReason = { ...det, assertions: [], reason_contains: 'refused by the target' };
   assert.equal(gate(reportOf([refused]), { expected: [byReason] }).exit_code, 0);
-  assert.equal(gate(reportOf([cell({ assertions: [], reason: 'server did not start' })]), { expected: [byReason] }).exit_code, 1);
+  assert.equal(
+    gate(reportOf([cell({ assertions: [], reason: 'server did not start' })]), { expected: [byReason] }).exit_code,
+    1,
+  );
 
   const dir = tempDir(t);
   const load = (name: string, list: unknown[]) => () => readExpectedFailures(writeJson(join(dir, name), list));
-  assert.throws(load('noagent.json', [{ ...entry, agent: undefined }]), (e: Error) => e instanceof InputError && /real-model entry names the agent/.test(e.message));
-  assert.throws(load('agent.json', [{ ...det, agent: 'codex' }]), (e: Error) => e instanceof InputError && /agent: only for phase real-model/.test(e.message));
-  assert.throws(load('empty.json', [{ ...det, assertions: [] }]), (e: Error) => e instanceof InputError && /reason_contains/.test(e.message));
-  assert.throws(load('pass.json', [{ ...det, verdict: 'pass' }]), (e: Error) => e instanceof InputError && /verdict/.test(e.message));
+  assert.throws(
+    load('noagent.json', [{ ...entry, agent: undefined }]),
+    (e: Error) => e instanceof InputError && /real-model entry names the agent/.test(e.message),
+  );
+  assert.throws(
+    load('agent.json', [{ ...det, agent: 'codex' }]),
+    (e: Error) => e instanceof InputError && /agent: only for phase real-model/.test(e.message),
+  );
+  assert.throws(
+    load('empty.json', [{ ...det, assertions: [] }]),
+    (e: Error) => e instanceof InputError && /reason_contains/.test(e.message),
+  );
+  assert.throws(
+    load('pass.json', [{ ...det, verdict: 'pass' }]),
+    (e: Error) => e instanceof InputError && /verdict/.test(e.message),
+  );
   assert.equal(load('ok.json', [entry, det])().length, 2);
 });

@@ -19,5 +19,8 @@ test('repeats count only runs that ran: unsupported and skipped runs are neither
   // an error is a run that broke: it stays in, as not passed
   assert.deepEqual([mixed.runs, mixed.passed, mixed.pass_rate, mixed.pass_all, mixed.not_run], [3, 1, 0.333, false, 2]);
   const none = stats.find((s) => s.target === 'none')!;
-  assert.deepEqual([none.runs, none.passed, none.pass_rate, none.pass_all, none.not_run, none.wilson95], [0, 0, null, false, 2, [0, 1]]);
+  assert.deepEqual(
+    [none.runs, none.passed, none.pass_rate, none.pass_all, none.not_run, none.wilson95],
+    [0, 0, null, false, 2, [0, 1]],
+  );
 });

@@ -22,5 +22,10 @@ test('which assertions judge which cell', () => {
     ['real-model', 'violation', true, false],
     ['well-behaved', 'violation', true, false],
   ];
-  for (const [phase, judgedAs, realModel, applies] of table) assert.equal(assertionApplies(a(phase), judgedAs, realModel), applies, `${phase} in ${judgedAs}${realModel ? ' (agent)' : ''}`);
+  for (const [phase, judgedAs, realModel, applies] of table)
+    assert.equal(
+      assertionApplies(a(phase), judgedAs, realModel),
+      applies,
+      `${phase} in ${judgedAs}${realModel ? ' (agent)' : ''}`,
+    );
 });

@@ -17,11 +17,15 @@ function corpus(dir: string, files: Record<string, string>): void {
 test('memories_from seeds Markdown memories with YAML front matter, after the inline ones, from a folder or a glob', (t) => {
   const dir = tempDir(t);
   corpus(join(dir, 'mem'), {
-    'a/one.md': '---\nref: one\ncategory: preference\nsource: user\nsubject: repo\ntags: [tooling, pnpm]\n---\nUser prefers pnpm over npm.\n',
+    'a/one.md':
+      '---\nref: one\ncategory: preference\nsource: user\nsubject: repo\ntags: [tooling, pnpm]\n---\nUser prefers pnpm over npm.\n',
     'b/two.md': '---\nid: two\n---\n\nDeploys go through staging first.\n',
     'b/notes.txt': 'not a memory',
   });
-  writeJson(join(dir, 's.json5'), scenario('s', { setup: { memories: [{ ref: 'inline', content: 'x' }], memories_from: 'mem' } }));
+  writeJson(
+    join(dir, 's.json5'),
+    scenario('s', { setup: { memories: [{ ref: 'inline', content: 'x' }], memories_from: 'mem' } }),
+  );
   const s = loadScenario(join(dir, 's.json5')).scenario;
   assert.deepEqual(
     s.setup.memories.map((m) => [m.ref, m.content, m.category ?? null]),
@@ -33,7 +37,10 @@ test('memories_from seeds Markdown memories with YAML front matter, after the in
   );
   assert.deepEqual(s.setup.memories[1].tags, ['tooling', 'pnpm']);
   writeJson(join(dir, 'g.json5'), scenario('g', { setup: { memories_from: ['mem/b/*.md'] } }));
-  assert.deepEqual(loadScenario(join(dir, 'g.json5')).scenario.setup.memories.map((m) => m.ref), ['two']);
+  assert.deepEqual(
+    loadScenario(join(dir, 'g.json5')).scenario.setup.memories.map((m) => m.ref),
+    ['two'],
+  );
 });
 
 test('bad corpus files are load errors naming the file (and the line of a YAML error)', (t) => {
@@ -54,7 +61,10 @@ test('bad corpus files are load errors naming the file (and the line of a YAML e
   assert.match(text, /empty\.md: the memory's text .* is empty/);
   assert.match(text, /dup2\.md: ref "same" is also used by .*dup1\.md/);
   writeJson(join(dir, 's.json5'), scenario('s', { setup: { memories_from: 'nowhere/*.md' } }));
-  assert.throws(() => loadScenario(join(dir, 's.json5')), (e: unknown) => e instanceof InputError && /matches no \.md file/.test(e.message));
+  assert.throws(
+    () => loadScenario(join(dir, 's.json5')),
+    (e: unknown) => e instanceof InputError && /matches no \.md file/.test(e.message),
+  );
 });
 
 test('rank and count refs must name a seeded memory or a remember step (exit 3)', (t) => {
@@ -70,7 +80,10 @@ test('rank and count refs must name a seeded memory or a remember step (exit 3)'
   );
   assert.throws(
     () => loadScenario(join(dir, 's.json5')),
-    (e: unknown) => e instanceof InputError && /assertions\[0\]\.memory: unknown ref "ghost"/.test(e.message) && /assertions\[1\]\.ref: expected "\$ref:<name>"/.test(e.message),
+    (e: unknown) =>
+      e instanceof InputError &&
+      /assertions\[0\]\.memory: unknown ref "ghost"/.test(e.message) &&
+      /assertions\[1\]\.ref: expected "\$ref:<name>"/.test(e.message),
   );
 });
 
@@ -80,8 +93,10 @@ test('the shipped corpus: >= 120 memories over >= 8 domains, with duplicates, co
   assert.ok(memories.length >= 120, String(memories.length));
   const domains = new Set(memories.map((m) => m.tags[0]));
   assert.ok(domains.size >= 8, [...domains].join(','));
-  for (const tag of ['duplicate', 'contradiction', 'ambiguous', 'near-miss', 'superseded']) assert.ok(memories.filter((m) => m.tags.includes(tag)).length >= 2, tag);
-  for (const word of ['pool', 'spring', 'node']) assert.ok(memories.filter((m) => m.content.toLowerCase().includes(word)).length >= 3, word);
+  for (const tag of ['duplicate', 'contradiction', 'ambiguous', 'near-miss', 'superseded'])
+    assert.ok(memories.filter((m) => m.tags.includes(tag)).length >= 2, tag);
+  for (const word of ['pool', 'spring', 'node'])
+    assert.ok(memories.filter((m) => m.content.toLowerCase().includes(word)).length >= 3, word);
 });
 
 test('the six built-in recall scenarios load, each with a rank assertion, a warn-level llm check and a violation phase', () => {

@@ -36,7 +36,10 @@ test('unknown field is rejected with the nearest known name', (t) => {
   const dir = tempDir(t);
   const file = writeJson(join(dir, 'typo.json'), scenario('typo', { titel: 'x' }));
   const problems = problemsOf(() => loadScenario(file));
-  assert.ok(problems.some((p) => p.includes('titel: unknown field (did you mean "title"?)')), problems.join('\n'));
+  assert.ok(
+    problems.some((p) => p.includes('titel: unknown field (did you mean "title"?)')),
+    problems.join('\n'),
+  );
 });
 
 test('schema error names the field path and what was expected', (t) => {
@@ -44,7 +47,10 @@ test('schema error names the field path and what was expected', (t) => {
   const s = scenario('bad-value');
   (s.assertions as Record<string, unknown>[])[0].value = 'one';
   const problems = problemsOf(() => loadScenario(writeJson(join(dir, 'bad-value.json'), s)));
-  assert.ok(problems.some((p) => /assertions\[0\]\.value: .*expected number/i.test(p)), problems.join('\n'));
+  assert.ok(
+    problems.some((p) => /assertions\[0\]\.value: .*expected number/i.test(p)),
+    problems.join('\n'),
+  );
 });
 
 test('unknown op and unknown assertion kind are errors', (t) => {
@@ -54,8 +60,14 @@ test('unknown op and unknown assertion kind are errors', (t) => {
     assertions: [{ kind: 'exists', name: 'x', phase: 'both' }],
   });
   const problems = problemsOf(() => loadScenario(writeJson(join(dir, 'bad-op.json'), s)));
-  assert.ok(problems.some((p) => p.includes('deterministic.well_behaved[0].op')), problems.join('\n'));
-  assert.ok(problems.some((p) => p.includes('assertions[0].kind')), problems.join('\n'));
+  assert.ok(
+    problems.some((p) => p.includes('deterministic.well_behaved[0].op')),
+    problems.join('\n'),
+  );
+  assert.ok(
+    problems.some((p) => p.includes('assertions[0].kind')),
+    problems.join('\n'),
+  );
 });
 
 test('unknown ref is an error; refs defined by setup or earlier remember steps are fine', (t) => {
@@ -64,12 +76,19 @@ test('unknown ref is an error; refs defined by setup or earlier remember steps a
     deterministic: { well_behaved: [{ op: 'forget', memory: '$ref:nope' }], violation: null },
   });
   const problems = problemsOf(() => loadScenario(writeJson(join(dir, 'bad-ref.json'), bad)));
-  assert.ok(problems.some((p) => p.includes('unknown ref "nope"')), problems.join('\n'));
+  assert.ok(
+    problems.some((p) => p.includes('unknown ref "nope"')),
+    problems.join('\n'),
+  );
 
   const good = scenario('good-ref', {
     setup: { memories: [{ ref: 'seed', content: 'x' }] },
     deterministic: {
-      well_behaved: [{ op: 'remember', ref: 'later', content: 'y' }, { op: 'update', memory: '$ref:later', content: 'z' }, { op: 'forget', memory: '$ref:seed' }],
+      well_behaved: [
+        { op: 'remember', ref: 'later', content: 'y' },
+        { op: 'update', memory: '$ref:later', content: 'z' },
+        { op: 'forget', memory: '$ref:seed' },
+      ],
       violation: null,
     },
   });
@@ -79,11 +98,17 @@ test('unknown ref is an error; refs defined by setup or earlier remember steps a
 test('id must equal the file name, and ids are unique across files', (t) => {
   const dir = tempDir(t);
   const problems = problemsOf(() => loadScenario(writeJson(join(dir, 'file-name.json'), scenario('other-name'))));
-  assert.ok(problems.some((p) => p.includes('must equal the file name "file-name"')), problems.join('\n'));
+  assert.ok(
+    problems.some((p) => p.includes('must equal the file name "file-name"')),
+    problems.join('\n'),
+  );
   const a = writeJson(join(dir, 'same.json'), scenario('same'));
   const b = writeJson(join(dir, 'same.json5'), scenario('same'));
   const dup = problemsOf(() => loadScenarios([a, b]));
-  assert.ok(dup.some((p) => p.includes('is also used by')), dup.join('\n'));
+  assert.ok(
+    dup.some((p) => p.includes('is also used by')),
+    dup.join('\n'),
+  );
 });
 
 test('wiring: a violation assertion without a violation phase, and setup files leaving the fixture', (t) => {
@@ -94,22 +119,50 @@ test('wiring: a violation assertion without a violation phase, and setup files l
     assertions: [{ kind: 'count', name: 'v', phase: 'violation', op: 'eq', value: 0 }],
   });
   const problems = problemsOf(() => loadScenario(writeJson(join(dir, 'wiring.json'), s)));
-  assert.ok(problems.some((p) => p.includes('no violation phase')), problems.join('\n'));
-  assert.ok(problems.some((p) => p.includes('setup.files[0].path')), problems.join('\n'));
+  assert.ok(
+    problems.some((p) => p.includes('no violation phase')),
+    problems.join('\n'),
+  );
+  assert.ok(
+    problems.some((p) => p.includes('setup.files[0].path')),
+    problems.join('\n'),
+  );
 });
 
 test('a well-behaved phase that calls the target nothing is refused naming the field and the fix', (t) => {
   const dir = tempDir(t);
   // only `absent` assertions and nothing to do: such a phase passed on a target that refuses every call
   const inert = scenario('inert', {
-    deterministic: { well_behaved: [], violation: { expectation: 'defend-or-detect', steps: [{ op: 'remember', content: 'token sk_test_abcdef123456' }] } },
+    deterministic: {
+      well_behaved: [],
+      violation: {
+        expectation: 'defend-or-detect',
+        steps: [{ op: 'remember', content: 'token sk_test_abcdef123456' }],
+      },
+    },
     assertions: [{ kind: 'absent', name: 'no token', phase: 'both', text: 'sk_test_abcdef123456' }],
   });
   const problems = problemsOf(() => loadScenario(writeJson(join(dir, 'inert.json'), inert)));
-  assert.ok(problems.some((p) => /inert\.json: deterministic\.well_behaved: .*calls the target nothing.*refuses every call.*\{ op: "remember"/.test(p)), problems.join('\n'));
-  const restartOnly = scenario('restart-only', { deterministic: { well_behaved: [{ op: 'restart' }], violation: null } });
-  assert.ok(problemsOf(() => loadScenario(writeJson(join(dir, 'restart-only.json'), restartOnly))).some((p) => p.includes('deterministic.well_behaved')));
+  assert.ok(
+    problems.some((p) =>
+      /inert\.json: deterministic\.well_behaved: .*calls the target nothing.*refuses every call.*\{ op: "remember"/.test(
+        p,
+      ),
+    ),
+    problems.join('\n'),
+  );
+  const restartOnly = scenario('restart-only', {
+    deterministic: { well_behaved: [{ op: 'restart' }], violation: null },
+  });
+  assert.ok(
+    problemsOf(() => loadScenario(writeJson(join(dir, 'restart-only.json'), restartOnly))).some((p) =>
+      p.includes('deterministic.well_behaved'),
+    ),
+  );
   // seeded memories are checked in the store, so a phase that only judges them exercises the target
-  const seeded = scenario('seeded', { setup: { memories: [{ ref: 'm', content: 'User prefers dark mode' }] }, deterministic: { well_behaved: [], violation: null } });
+  const seeded = scenario('seeded', {
+    setup: { memories: [{ ref: 'm', content: 'User prefers dark mode' }] },
+    deterministic: { well_behaved: [], violation: null },
+  });
   assert.equal(loadScenario(writeJson(join(dir, 'seeded.json'), seeded)).scenario.id, 'seeded');
 });

@@ -22,7 +22,11 @@ test('every error memeval raises on purpose has a code, and the exit the README 
     [new RunWriteError('/runs/x', Object.assign(new Error('no space'), { code: 'ENOSPC' })), 'RUN_WRITE', EXIT.failed],
     [new Interrupted(), 'INTERRUPTED', EXIT.interrupted],
     [new CostGateError('no gate'), 'COST_GATE', EXIT.blocked],
-    [new TargetError('exit', 'save: server exited with code 3', '', { code: 3, signal: null }), 'TARGET_EXIT', EXIT.failed],
+    [
+      new TargetError('exit', 'save: server exited with code 3', '', { code: 3, signal: null }),
+      'TARGET_EXIT',
+      EXIT.failed,
+    ],
     [new TargetError('timeout', 'save: timed out', ''), 'TARGET_TIMEOUT', EXIT.failed],
     [new TargetError('protocol', 'save: bad answer', ''), 'TARGET_PROTOCOL', EXIT.failed],
     [new OversizeMessage(1024), 'OVERSIZE_MESSAGE', EXIT.failed],
@@ -40,7 +44,11 @@ test('every error memeval raises on purpose has a code, and the exit the README 
     assert.equal(e.exit, ERROR_EXITS[e.code]);
     assert.equal(e.name, e.constructor.name, 'a stack names the class');
   }
-  assert.deepEqual(new Set(errors.map(([, c]) => c)), new Set(Object.keys(ERROR_EXITS)), 'every code is raised by some class');
+  assert.deepEqual(
+    new Set(errors.map(([, c]) => c)),
+    new Set(Object.keys(ERROR_EXITS)),
+    'every code is raised by some class',
+  );
   // today's exits of the three errors main() mapped by class
   assert.equal(new InputError('x').exit, 3);
   assert.equal(new RunWriteError('/r', new Error('x')).exit, 1);
