@@ -7,7 +7,7 @@
 //   echo          stores honestly, but recall answers the query back as its one result
 //   misformat     stores honestly; recall answers plain text lines, not the declared JSON
 //   recall-error  stores honestly; every recall is a tool error
-//   crash-exit    stores honestly; exits with code 70 when asked to shut down
+//   crash-exit    stores honestly; exits with code 70 when asked to shut down (stdin closed, SIGINT or SIGTERM)
 //   sidecar       stores honestly, and copies every write into a sidecar file it never cleans
 //   soft-forget   forget only marks the memory deleted: recall still returns it
 //   no-list       stores honestly, but lists no tools
@@ -118,10 +118,13 @@ process.stdin.on('data', (c) => {
     if (line.trim()) handle(JSON.parse(line));
   }
 });
-process.stdin.on('end', () => {
+function shutdown() {
   if (mode === 'crash-exit') {
     process.stderr.write('panic: store compaction failed at shutdown\n');
     process.exit(70);
   }
   process.exit(0);
-});
+}
+process.stdin.on('end', shutdown);
+// agents stop a server by closing its stdin or by a signal (Claude Code: SIGINT, then SIGTERM): crash either way
+if (mode === 'crash-exit') for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, shutdown);

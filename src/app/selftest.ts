@@ -18,6 +18,7 @@ import { BUILTIN_SCENARIOS, PROJECT_ROOT } from '../util/paths.js';
 import { checkAgainstTargets, loadScenarioDir, resolveTargets } from './load.js';
 import { runDeterministic, runRealModel } from './run.js';
 import type { CellSpec } from '../cell/plan.js';
+import { splitSessions } from '../model/policy.js';
 
 /**
  * `memeval selftest`: every scenario against a family of hostile targets (eval/hostile/: one
@@ -342,11 +343,26 @@ export interface SelftestScenario {
   false_passes: FalsePass[];
 }
 
+/**
+ * One layer's share of the cross product: every scenario × hostile target × phase the scenario
+ * has. A cell runs when some rule could make its verdict false; the rest cannot be false.
+ */
+export interface SelftestCoverage {
+  layer: SelftestLayer;
+  cross_product: number;
+  /** the cells some rule could make false: the ones the layer runs */
+  planned: number;
+  /** the cells that ended with a verdict (fewer than planned only when interrupted) */
+  ran: number;
+  cannot_be_false: number;
+}
+
 export interface SelftestReport {
   scenarios: SelftestScenario[];
   targets: string[];
   layers: SelftestLayer[];
   cells: number;
+  coverage: SelftestCoverage[];
   /** cells by verdict, over every layer */
   by_verdict: Partial<Record<Verdict, number>>;
   false_passes: FalsePass[];
@@ -377,6 +393,25 @@ function hostileTargets(names: string[] | undefined): RunTarget[] {
   if (unknown.length)
     throw new InputError(`--target: unknown hostile target(s) ${unknown.join(', ')}; known: ${known.join(', ')}`);
   return resolveTargets(chosen.map((n) => join(HOSTILE_DIR, `${n}.json5`)));
+}
+
+/**
+ * The scenario as the agent layer plays it under a policy. The scripted model replays the
+ * policy's steps whatever a prompt says, so a scenario without prompts of its own (no
+ * real_model block) still meets every hostile target through a real agent: one neutral prompt
+ * per restart-separated part, as many tool calls allowed per prompt as the part makes.
+ */
+export function agentLayerScenario(s: LoadedScenario, policy: ScriptedPolicy): LoadedScenario {
+  if (s.scenario.real_model) return s;
+  const steps =
+    policy === 'violation' ? (s.scenario.deterministic.violation?.steps ?? []) : s.scenario.deterministic.well_behaved;
+  const parts = splitSessions(steps);
+  // a hostile target's ops are one call each; a scenario's own tool steps too
+  const maxTurns = Math.max(8, ...parts.map((p) => p.length));
+  const sessions = parts.map((_, i) => ({
+    prompts: [`Session ${i + 1} of ${parts.length}: use the memory tools as this task needs.`],
+  }));
+  return { ...s, scenario: { ...s.scenario, real_model: { sessions, max_turns: maxTurns } } };
 }
 
 function judgeConfig(req: SelftestRequest): JudgeModelConfig | null {
@@ -436,8 +471,22 @@ export async function selftest(req: SelftestRequest = {}): Promise<SelftestRepor
   const byVerdict: Partial<Record<Verdict, number>> = {};
   const runDirs: string[] = [];
   let cells = 0;
+  const crossProduct = targets.length * scenarios.reduce((n, s) => n + (s.scenario.deterministic.violation ? 2 : 1), 0);
+  const coverage = layers.map((layer): SelftestCoverage => ({
+    layer,
+    cross_product: crossProduct,
+    planned: 0,
+    ran: 0,
+    cannot_be_false: crossProduct,
+  }));
+  const plannedIn = (layer: SelftestLayer, n: number) => {
+    const c = coverage.find((x) => x.layer === layer)!;
+    c.planned += n;
+    c.cannot_be_false -= n;
+  };
   const judgeCell = (layer: SelftestLayer, judgedAs: JudgedAs) => (r: CellResult) => {
     cells++;
+    coverage.find((x) => x.layer === layer)!.ran++;
     byVerdict[r.verdict] = (byVerdict[r.verdict] ?? 0) + 1;
     const s = byId.get(r.scenario)!.scenario;
     const rule = falseVerdictRule(s, r.target, layer, judgedAs, r.verdict);
@@ -470,10 +519,12 @@ export async function selftest(req: SelftestRequest = {}): Promise<SelftestRepor
         ...common,
         scenarios,
         only,
-        onPlan: (cells) =>
+        onPlan: (cells) => {
+          plannedIn('deterministic', cells.length);
           log(
             `memeval selftest: ${scenarios.length} scenario(s) × ${targets.length} hostile target(s), deterministic layer: ${cells.length} cell(s) that could pass falsely, ${workers} worker(s)`,
-          ),
+          );
+        },
         options: { selftest: true, judge_model: judge },
       });
       runDirs.push(r.runDir);
@@ -481,22 +532,25 @@ export async function selftest(req: SelftestRequest = {}): Promise<SelftestRepor
         judgeCell('deterministic', c.phase === 'violation' ? 'violation' : 'well-behaved')(c);
     }
     if (agentSetup) {
-      const withPrompts = scenarios.filter((s) => s.scenario.real_model);
       for (const policy of ['well-behaved', 'violation'] as ScriptedPolicy[]) {
         if (req.signal?.aborted) break;
-        if (!withPrompts.length) break;
         const judgedAs: JudgedAs = policy === 'violation' ? 'violation' : 'well-behaved';
+        // a scenario without a violation has no violation cell in this layer either
+        const played = scenarios
+          .filter((s) => judgedAs === 'well-behaved' || s.scenario.deterministic.violation)
+          .map((s) => agentLayerScenario(s, policy));
         const only = (c: CellSpec) => mayBeFalse(c.scenario.scenario, c.target.decl.name, 'agent', judgedAs);
-        if (!withPrompts.some((s) => targets.some((t) => mayBeFalse(s.scenario, t.decl.name, 'agent', judgedAs))))
-          continue;
+        if (!played.some((s) => targets.some((t) => mayBeFalse(s.scenario, t.decl.name, 'agent', judgedAs)))) continue;
         const r = await runRealModel({
           ...common,
           only,
-          onPlan: (cells) =>
+          onPlan: (cells) => {
+            plannedIn('agent', cells.length);
             log(
               `memeval selftest: agent layer (${agentSetup!.driver.name}, scripted model, policy ${policy}): ${cells.length} cell(s), ${workers} worker(s)`,
-            ),
-          scenarios: withPrompts,
+            );
+          },
+          scenarios: played,
           options: { selftest: true, judge_model: judge },
           gate: costGate({ agentTurn: true, model: SCRIPTED_MODEL }),
           driver: agentSetup.driver,
@@ -509,7 +563,7 @@ export async function selftest(req: SelftestRequest = {}): Promise<SelftestRepor
           mcpTimeoutMs: AGENT_DEFAULTS.mcpTimeoutMs,
         });
         runDirs.push(r.runDir);
-        for (const c of r.report.results) judgeCell('agent', policy === 'violation' ? 'violation' : 'well-behaved')(c);
+        for (const c of r.report.results) judgeCell('agent', judgedAs)(c);
       }
     }
   } finally {
@@ -527,6 +581,7 @@ export async function selftest(req: SelftestRequest = {}): Promise<SelftestRepor
     targets: targets.map((t) => t.decl.name),
     layers,
     cells,
+    coverage,
     by_verdict: byVerdict,
     false_passes: falsePasses,
     toothless: out.filter((s) => s.toothless).map((s) => s.id),

@@ -8,7 +8,7 @@ import { preflight } from '../agent/preflight.js';
 import { selfCommand } from '../agent/self.js';
 import { addUsage, ZERO_USAGE, type AgentContext, type AgentAdapter, type TurnParse } from '../agent/types.js';
 import { isToolCall, readCalls } from '../mcp/calls-log.js';
-import { cappedCalls, writeLaunchFile } from '../mcp/proxy.js';
+import { cappedCalls, proxiesSettled, writeLaunchFile } from '../mcp/proxy.js';
 import { serverLaunch } from '../mcp/session.js';
 import { isolatedEnv } from '../fixture/fixture.js';
 import type { MemoryHandle } from '../ops/ops.js';
@@ -33,6 +33,9 @@ export interface AgentDriveOptions {
   /** how long the agent waits for the memory server to connect */
   mcpTimeoutMs: number;
 }
+
+/** How long a proxy the agent left behind gets to see its server end before the cell calls that unseen. */
+const PROXY_SETTLE_MS = 10_000;
 
 /**
  * The real-model layer: a real agent binary, registered with the target behind memeval's
@@ -225,6 +228,8 @@ export function agentDriver(o: AgentDriveOptions): Driver {
         );
       }
       await server?.stop();
+      // an agent can exit while its proxy still waits for the server to end: the cell reads how it ended next
+      await proxiesSettled(env.callsLog, PROXY_SETTLE_MS);
 
       const invalid = agent.turns.flatMap((t) => t.invalid.map((i) => `session ${t.session} prompt ${t.prompt}: ${i}`));
       const agentCalls = readCalls(env.callsLog).filter((c) => c.stage === 'agent' && isToolCall(c)).length;

@@ -4,11 +4,11 @@ import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs
 import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { describeExit } from './child-transport.js';
+import { describeExit, stopProblem } from './child-transport.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, LineFramer, OversizeMessage, type Frame } from './framing.js';
 import { CallRecorder } from './recorder.js';
 import { onSignal } from '../util/signals.js';
-import { isolatedCommand, killTagged, newOwnerTag, OWNER_VAR } from '../util/isolation.js';
+import { isolatedCommand, isolationMode, killTagged, newOwnerTag, OWNER_VAR } from '../util/isolation.js';
 import { JsonlError, readJsonl, tornLine } from '../util/jsonl.js';
 
 export interface ProxyOptions {
@@ -37,14 +37,153 @@ export function exitLog(log: string): string {
   return `${log}.exits`;
 }
 
-/** What was wrong with how a server ended when the agent stopped it (closed stdin, or signalled the proxy). */
-export function proxyStopProblem(r: { asked: string; code: number | null; signal: string | null }): string | undefined {
-  const how = r.signal ? `was killed by ${r.signal}` : `exited with code ${r.code}`;
-  if (r.asked === 'stdin')
-    return r.code === 0 && !r.signal ? undefined : `${how} when its stdin closed (asked to stop)`;
-  const signum = (osConstants.signals as Record<string, number>)[r.asked];
-  if (r.code === 0 || r.signal === r.asked || (signum !== undefined && r.code === 128 + signum)) return undefined;
-  return `${how} on ${r.asked} (asked to stop)`;
+/** How long a server gets after its stdin closes, then after SIGTERM, as memeval's own sessions give it. */
+const STOP_GRACE_MS = 2000;
+
+type Took = 'exit' | 'SIGTERM' | 'SIGKILL';
+
+/**
+ * What was wrong with how a server ended: asked to stop (the proxy closed its stdin, then
+ * SIGTERM, then SIGKILL, as memeval stops its own sessions), or not asked at all.
+ */
+export function proxyStopProblem(r: {
+  asked: string | null;
+  took?: Took;
+  code: number | null;
+  signal: string | null;
+}): string | undefined {
+  if (r.asked === null)
+    return r.code === 0 && !r.signal
+      ? undefined
+      : `${r.signal ? `was killed by ${r.signal}` : `exited with code ${r.code}`} before it was asked to stop`;
+  // a server SIGKILLed after ignoring both is a shutdown problem here: the agent's run is over, no load explains it
+  if (r.took === 'SIGKILL')
+    return `did not end within ${STOP_GRACE_MS} ms of its stdin closing nor of SIGTERM: killed by SIGKILL`;
+  return stopProblem({ took: r.took ?? 'exit', code: r.code, signal: r.signal as NodeJS.Signals | null });
+}
+
+/**
+ * A line of the exit-notes file: a proxy started its server (`watcher`: the process whose life
+ * is the server's), the agent asked it to stop, or how the server exited as the proxy saw it.
+ */
+type ExitNote =
+  | { session: number; started: true; pid: number; watcher: number }
+  | { session: number; asked: string; stopping: true }
+  | { session: number; asked: string | null; took?: Took; code: number | null; signal: string | null; fault?: string };
+
+/**
+ * Where the server's exit status is written from inside its PID namespace, by the shell that is
+ * PID 1 there: it outlives a proxy the agent kills (Codex kills it as it closes its stdin).
+ */
+export function statusFile(log: string, session: number): string {
+  return `${log}.status-${session}`;
+}
+
+const exitNoteSchema = z.union([
+  z.object({ session: z.number(), started: z.literal(true), pid: z.number(), watcher: z.number() }),
+  z.object({ session: z.number(), asked: z.string(), stopping: z.literal(true) }),
+  z.object({
+    session: z.number(),
+    asked: z.string().nullable(),
+    took: z.enum(['exit', 'SIGTERM', 'SIGKILL']).optional(),
+    code: z.number().nullable(),
+    signal: z.string().nullable(),
+    fault: z.string().optional(),
+  }),
+]);
+
+/** The exit notes, and the problems of notes that cannot be read (how that server ended is unknown). */
+function readExitNotes(log: string): { notes: ExitNote[]; unparsed: string[] } {
+  try {
+    const { records, torn } = readJsonl(exitLog(log), exitNoteSchema);
+    const lost = torn === undefined ? [] : [`an exit note of the proxy is lost: ${tornLine(exitLog(log), torn)}`];
+    return { notes: records as ExitNote[], unparsed: lost };
+  } catch (e) {
+    if (!(e instanceof JsonlError)) throw e;
+    return { notes: [], unparsed: [`the proxy's exit notes cannot be read: ${e.message}`] };
+  }
+}
+
+/** The status the shell in the namespace wrote, if it did. */
+function readStatus(log: string, session: number): number | undefined {
+  const f = statusFile(log, session);
+  if (!existsSync(f)) return undefined;
+  const n = Number(readFileSync(f, 'utf8').trim());
+  return Number.isInteger(n) ? n : undefined;
+}
+
+type Ended = {
+  session: number;
+  asked: string | null;
+  took?: Took;
+  code: number | null;
+  signal: string | null;
+  fault?: string;
+};
+
+/** How each started server ended: as the proxy saw it, else as the shell in its namespace wrote it; undefined when nobody saw. */
+function endings(log: string, notes: ExitNote[]): { session: number; watcher: number; proxy: number; ended?: Ended }[] {
+  return notes.flatMap((n): { session: number; watcher: number; proxy: number; ended?: Ended }[] => {
+    if (!('started' in n)) return [];
+    const seen = notes.find((x): x is Ended => x.session === n.session && 'code' in x);
+    if (seen) return [{ session: n.session, watcher: n.watcher, proxy: n.pid, ended: seen }];
+    const code = readStatus(log, n.session);
+    // no stop request noted: the proxy died first, and its death closed the server's stdin; a
+    // proxy killed this early never escalated to SIGTERM
+    const asked =
+      notes.find((x): x is Extract<ExitNote, { stopping: true }> => x.session === n.session && 'stopping' in x)
+        ?.asked ?? 'stdin';
+    return [
+      {
+        session: n.session,
+        watcher: n.watcher,
+        proxy: n.pid,
+        ended: code === undefined ? undefined : { session: n.session, asked, code, signal: null },
+      },
+    ];
+  });
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Wait until every server an agent started through the proxy has ended and been noted, or
+ * nothing is left that could note it: an agent may exit while its server is still on its way
+ * out, and the cell reads the notes right after. Polls, for at most `timeoutMs`.
+ */
+export async function proxiesSettled(log: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const pending = () =>
+    endings(log, readExitNotes(log).notes).some((e) => !e.ended && (alive(e.proxy) || alive(e.watcher)));
+  while (pending() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+}
+
+/**
+ * The shutdown problems of the servers an agent ran through the proxy, from the notes beside
+ * the calls log. A started server whose end nobody saw is one: it may have crashed on the way out.
+ */
+export function proxyStopProblems(log: string): string[] {
+  const { notes, unparsed } = readExitNotes(log);
+  return [
+    ...endings(log, notes).flatMap(({ session, ended }) => {
+      if (!ended)
+        return [
+          `the agent's server session ${session} was never seen to end (the agent killed memeval's proxy, and nothing noted the server's exit), so it may have crashed at shutdown`,
+        ];
+      // a fault (oversize message, unwritable calls log) is reported where it happened
+      if (ended.fault) return [];
+      const p = proxyStopProblem(ended);
+      return p ? [`the agent's server session ${session} ${p}`] : [];
+    }),
+    ...unparsed,
+  ];
 }
 
 const capNoteSchema = z.object({ tool: z.string(), call: z.number(), cap: z.number(), ts: z.string() });
@@ -56,34 +195,6 @@ const capNoteSchema = z.object({ tool: z.string(), call: z.number(), cap: z.numb
 export function cappedCalls(log: string): number {
   const { records, torn } = readJsonl(capLog(log), capNoteSchema);
   return records.length + (torn === undefined ? 0 : 1);
-}
-
-const exitNoteSchema = z.object({
-  session: z.number(),
-  asked: z.string(),
-  code: z.number().nullable(),
-  signal: z.string().nullable(),
-});
-
-/**
- * The shutdown problems of the servers an agent ran through the proxy, from the exit notes beside
- * the calls log. A note that cannot be read is a problem too: how that server ended is unknown.
- */
-export function proxyStopProblems(log: string): string[] {
-  let notes: ReturnType<typeof readJsonl<typeof exitNoteSchema>>;
-  try {
-    notes = readJsonl(exitLog(log), exitNoteSchema);
-  } catch (e) {
-    if (!(e instanceof JsonlError)) throw e;
-    return [`the proxy's exit notes cannot be read: ${e.message}`];
-  }
-  const problems = notes.records.flatMap((r) => {
-    const p = proxyStopProblem(r);
-    return p ? [`the agent's server session ${r.session} ${p}`] : [];
-  });
-  if (notes.torn !== undefined)
-    problems.push(`an exit note of the proxy is lost: ${tornLine(exitLog(log), notes.torn)}`);
-  return problems;
 }
 
 const launchSchema = z.object({
@@ -119,6 +230,17 @@ function nextSession(log: string): number {
 }
 
 /**
+ * In a PID namespace, the server runs under a shell that is PID 1 there and writes the server's
+ * exit status to `status` when it ends: the namespace outlives a proxy the agent kills, and the
+ * server's stdin closes when the proxy dies, so its exit is still written. Without a namespace
+ * the shell would die with the SIGTERM the server gets and hide its status: the server runs as it is.
+ */
+function statusRecorded(command: string, args: string[], status: string): [string, string[]] {
+  if (isolationMode().mode !== 'pid-namespace') return [command, args];
+  return ['/bin/sh', ['-c', '"$@"; s=$?; echo "$s" > "$0"; exit "$s"', status, command, ...args]];
+}
+
+/**
  * A stdio MCP proxy: the agent talks to us as if we were the server; we forward every
  * message to the real server and log each tools/call with the same recorder the
  * deterministic layer uses. Resolves with the server's exit code.
@@ -129,13 +251,42 @@ export function runProxy(o: ProxyOptions): Promise<number> {
   // how the agent asked the server to stop: its stdin closed, or a signal to the proxy
   let asked: string | undefined;
   const tag = newOwnerTag();
-  const launch = isolatedCommand(o.command, o.args);
+  const launch = isolatedCommand(...statusRecorded(o.command, o.args, statusFile(o.log, session)));
   const child = spawn(launch.command, launch.args, {
     stdio: ['pipe', 'pipe', 'inherit'],
     env: { ...(o.env ?? process.env), [OWNER_VAR]: tag },
     cwd: o.cwd,
     detached: true,
   });
+  const note = (n: ExitNote) => {
+    try {
+      appendFileSync(exitLog(o.log), JSON.stringify(n) + '\n');
+    } catch {
+      /* no start note: no exit is expected; no exit note after a start note: the cell says it was not seen */
+    }
+  };
+  if (child.pid !== undefined) note({ session, started: true, pid: process.pid, watcher: child.pid });
+  // The agent's stop request, however it comes, reaches the server as MCP's stdio shutdown:
+  // its stdin closes, SIGTERM if it is still there after the grace, then SIGKILL. A signal is
+  // not passed on: a server that is PID 1 of its namespace would not get it, and the shell that
+  // is PID 1 in its place must live to write the status (see statusRecorded).
+  let took: Took = 'exit';
+  const stopping = (how: string) => {
+    if (asked) return;
+    asked = how;
+    note({ session, asked, stopping: true });
+    child.stdin.end();
+    const term = setTimeout(() => {
+      took = 'SIGTERM';
+      killGroup('SIGTERM');
+      const kill = setTimeout(() => {
+        took = 'SIGKILL';
+        killGroup('SIGKILL');
+      }, STOP_GRACE_MS);
+      child.once('exit', () => clearTimeout(kill));
+    }, STOP_GRACE_MS);
+    child.once('exit', () => clearTimeout(term));
+  };
   const max = o.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   const fromClient = new LineFramer(max);
   const fromServer = new LineFramer(max);
@@ -188,15 +339,9 @@ export function runProxy(o: ProxyOptions): Promise<number> {
       child.stdin.write(serializeMessage(recorder.outgoing(m)));
     }
   });
-  process.stdin.on('end', () => {
-    asked ??= 'stdin';
-    child.stdin.end();
-  });
+  process.stdin.on('end', () => stopping('stdin'));
   child.stdin.on('error', () => {});
-  process.stdout.on('error', () => {
-    asked ??= 'SIGTERM';
-    killGroup('SIGTERM'); // the agent went away
-  });
+  process.stdout.on('error', () => stopping('SIGTERM')); // the agent went away
   child.stdout.on('data', (chunk: Buffer) => {
     for (const f of frames(fromServer, chunk, 'server')) {
       if (f.kind !== 'message') continue; // not JSON-RPC: nothing we can forward faithfully
@@ -211,10 +356,7 @@ export function runProxy(o: ProxyOptions): Promise<number> {
       process.stdout.write(serializeMessage(f.message));
     }
   });
-  onSignal((sig) => {
-    asked ??= sig;
-    killGroup(sig);
-  });
+  onSignal((sig) => stopping(sig));
   return new Promise((resolve) => {
     child.on('error', (e) => {
       process.stderr.write(`memeval mcp-proxy: cannot start ${o.command}: ${e.message}\n`);
@@ -222,13 +364,7 @@ export function runProxy(o: ProxyOptions): Promise<number> {
     });
     child.on('exit', (code, signal) => {
       recorder.flushPending(`${fault ?? describeExit({ code, signal })} before answering`);
-      if (asked && !fault) {
-        try {
-          appendFileSync(exitLog(o.log), JSON.stringify({ session, asked, code, signal }) + '\n');
-        } catch {
-          /* the cell reads no note: no shutdown problem is claimed */
-        }
-      }
+      note({ session, asked: asked ?? null, took, code, signal, ...(fault ? { fault } : {}) });
       killGroup('SIGKILL'); // whatever the server left in its group
       killTagged(tag); // and in its own sessions
       resolve(fault ? PROXY_FAULT_EXIT : (code ?? 1));

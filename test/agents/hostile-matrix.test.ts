@@ -1,44 +1,34 @@
 /**
- * The hostile-target matrix in the agent layer: claude-code with the scripted model against the
- * hostile targets whose hostility an agent meets differently from the replay driver (the
- * deterministic layer is in test/cli/hostile-matrix.test.ts).
+ * The hostile-target matrix in the agent layer: every built-in scenario against every hostile
+ * target through one real agent, codex, with the scripted model (the deterministic layer is in
+ * test/cli/hostile-matrix.test.ts). Codex is the cheapest agent per cell, and it stops servers as
+ * agents do: it closes stdin, signals, and kills memeval's proxy.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { memeval, timeLimit } from '../helpers.js';
-import { falsePassLine, parseSelftest } from '../selftest-report.js';
+import { assertCoverage, falsePassLine, parseSelftest } from '../selftest-report.js';
 
 const ENV = { NO_COLOR: '1', FORCE_COLOR: '0', MEMEVAL_CACHE_DIR: process.env.MEMEVAL_CACHE_DIR ?? '' };
+/** agent cells wait on the agent's and the proxy's start more than they compute */
+const AGENT_WORKERS = '4';
 
 test(
-  'agent layer (claude-code, scripted model): no false pass where an agent meets the hostility',
+  'agent layer (codex, scripted model): no built-in scenario passes falsely against any hostile target',
   { timeout: timeLimit(20 * 60_000) },
   async (t) => {
-    // an agent discovers tools and reads recalls itself: the targets whose hostility it meets
-    // differently, on one scenario that writes and recalls and one whose violation writes secrets
     const r = await memeval(
-      [
-        'selftest',
-        '--json',
-        '--workers',
-        '3',
-        '--layer',
-        'agent',
-        '--agent',
-        'claude-code',
-        '--install',
-        '--target',
-        'hostile-no-list,hostile-refuse,hostile-blackhole,hostile-recall-error',
-        '--scenario',
-        'cross-session-recall,secret-api-keys-not-stored',
-      ],
-      { env: ENV, timeout: timeLimit(20 * 60_000) },
+      ['selftest', '--json', '--workers', AGENT_WORKERS, '--layer', 'agent', '--agent', 'codex', '--install'],
+      {
+        env: ENV,
+        timeout: timeLimit(20 * 60_000),
+      },
     );
     const rep = parseSelftest(String(r.stdout), String(r.stderr));
     t.diagnostic(
       `${rep.cells} agent cell(s) in ${Math.round(rep.duration_ms / 1000)} s: ${JSON.stringify(rep.by_verdict)}`,
     );
-    assert.ok(rep.cells >= 10, `the agent matrix ran only ${rep.cells} cell(s)`);
+    await assertCoverage(rep, 'agent');
     assert.deepEqual(rep.false_passes.map(falsePassLine), []);
     assert.equal(r.exitCode, 0, String(r.stderr));
   },

@@ -5,12 +5,14 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { once } from 'node:events';
+import { execa } from 'execa';
 import { FAULTY, faultyTarget } from '../faulty.ts';
-import { proxyStopProblems } from '../../src/mcp/proxy.ts';
+import { exitLog, proxiesSettled, proxyStopProblems } from '../../src/mcp/proxy.ts';
 import { localDecl, writeDecl } from '../fuzz-helpers.ts';
-import { memeval, scenario, tempDir, writeJson, timeLimit } from '../helpers.ts';
+import { memeval, memevalArgv, ROOT, scenario, tempDir, timeLimit, writeJson } from '../helpers.ts';
 
 test(
   'a deterministic cell whose server exits 1 when stopped, or empties its store at exit, is error, not pass',
@@ -159,5 +161,82 @@ test(
     const fine = await stop('ok', '1');
     assert.equal(fine.r.exitCode, 0, String(fine.r.stderr));
     assert.deepEqual(fine.problems, []);
+  },
+);
+
+/** Start the proxy in front of a server and wait until it answers the agent's first message. */
+async function proxyUp(dir: string, log: string, server: string[], env: Record<string, string>) {
+  const proxy = execa(
+    process.execPath,
+    [...memevalArgv(), 'mcp-proxy', '--log', log, '--session', '1', '--', process.execPath, ...server],
+    {
+      cwd: ROOT,
+      reject: false,
+      env: { NO_COLOR: '1', STORE: join(dir, 'store.jsonl'), ...env },
+      timeout: timeLimit(120_000),
+    },
+  );
+  proxy.stdin!.write(
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    }) + '\n',
+  );
+  await once(proxy.stdout!, 'data');
+  // wrapped: an async function returning the subprocess itself would wait for it to end
+  return { proxy };
+}
+
+const HOSTILE = [join(ROOT, 'eval', 'hostile', 'hostile.mjs')];
+
+test(
+  'an agent that stops its server with SIGINT (Claude Code) reaches it through its stdin: a crash at exit is noted',
+  { timeout: timeLimit(180_000) },
+  async (t) => {
+    const dir = tempDir(t);
+    const log = join(dir, 'calls.jsonl');
+    // exits 1 when its stdin closes; it has no SIGINT handler, so as PID 1 of its namespace it would ignore the signal
+    const { proxy } = await proxyUp(dir, log, [FAULTY], { FAULT: 'exit-at-stop:1' });
+    proxy.kill('SIGINT');
+    const r = await proxy;
+    assert.equal(r.timedOut, false, 'the server never learnt it was to stop');
+    assert.deepEqual(proxyStopProblems(log), [
+      "the agent's server session 1 exited with code 1 when its stdin closed (asked to stop)",
+    ]);
+  },
+);
+
+test(
+  'an agent that kills the recording proxy as it stops the server (Codex, Claude Code) leaves the crash at exit noted',
+  { timeout: timeLimit(180_000) },
+  async (t) => {
+    const dir = tempDir(t);
+    const log = join(dir, 'calls.jsonl');
+    const { proxy } = await proxyUp(dir, log, HOSTILE, { HOSTILE: 'crash-exit' });
+    proxy.kill('SIGINT');
+    proxy.kill('SIGKILL');
+    await proxy;
+    await proxiesSettled(log, 60_000);
+    const problems = proxyStopProblems(log);
+    assert.equal(problems.length, 1, JSON.stringify(problems));
+    assert.match(problems[0], /session 1 exited with code 70 when its stdin closed \(asked to stop\)/);
+  },
+);
+
+test(
+  'an agent that closes the stdin of an honest server and kills the proxy at once leaves no shutdown problem',
+  { timeout: timeLimit(180_000) },
+  async (t) => {
+    const dir = tempDir(t);
+    const log = join(dir, 'calls.jsonl');
+    const { proxy } = await proxyUp(dir, log, HOSTILE, { HOSTILE: 'honest' });
+    proxy.stdin!.end();
+    proxy.kill('SIGKILL');
+    await proxy;
+    await proxiesSettled(log, 60_000);
+    assert.deepEqual(proxyStopProblems(log), []);
+    assert.ok(existsSync(exitLog(log)), 'the proxy noted no start');
   },
 );

@@ -1,7 +1,7 @@
 /**
  * The hostile-target matrix: every built-in scenario against every hostile target (eval/hostile/)
  * through `memeval selftest`, in the deterministic layer (the agent layer is in
- * test/agents/hostile-matrix.test.ts). No cell may get a verdict that is false for its target
+ * test/agents/hostile-matrix.test.ts, codex with the scripted model). No cell may get a verdict that is false for its target
  * (HOSTILE_RULES in src/app/selftest.ts, checked in test/unit/app/hostile-rules.test.ts). The judge-shaped hostility (a dead endpoint, one that answers garbage)
  * is run against llm, jury and cascade scenarios written here. A new assertion kind, gate or
  * reporter belongs in this matrix before it is done.
@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { memeval, scenario, tempDir, writeJson, timeLimit } from '../helpers.js';
-import { falsePassLine, parseSelftest } from '../selftest-report.js';
+import { assertCoverage, falsePassLine, parseSelftest } from '../selftest-report.js';
 
 const ENV = { NO_COLOR: '1', FORCE_COLOR: '0', MEMEVAL_CACHE_DIR: process.env.MEMEVAL_CACHE_DIR ?? '' };
 const POSITIVE = new Set(['pass', 'defended', 'detected']);
@@ -25,7 +25,7 @@ test(
     const r = await memeval(['selftest', '--json', '--workers', '4'], { env: ENV, timeout: timeLimit(20 * 60_000) });
     const rep = parseSelftest(String(r.stdout), String(r.stderr));
     t.diagnostic(`${rep.cells} cell(s) in ${Math.round(rep.duration_ms / 1000)} s: ${JSON.stringify(rep.by_verdict)}`);
-    assert.ok(rep.cells > 100, `the matrix ran only ${rep.cells} cell(s)`);
+    await assertCoverage(rep, 'deterministic');
     assert.deepEqual(rep.false_passes.map(falsePassLine), []);
     assert.equal(r.exitCode, 0, String(r.stderr));
   },
