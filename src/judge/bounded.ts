@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { track, untrack } from '../util/processes.js';
 import type { Assertion } from '../scenario/schema.js';
 import type { JudgeContext } from './context.js';
-import type { Judgment } from './judgment.js';
+import { judgment, type Judgment } from './judgment.js';
 import { runJudges } from './registry.js';
 
 /** How long one judge of scenario-written SQL or regex may run (env MEMEVAL_JUDGE_TIMEOUT_MS). */
@@ -22,16 +22,7 @@ function unbounded(a: Assertion): boolean {
 const CHILD = fileURLToPath(new URL(`./judge-child.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url));
 
 function errorJudgment(a: Assertion, detail: string): Judgment {
-  return {
-    name: a.name,
-    kind: a.kind,
-    phase: a.phase,
-    outcome: 'error',
-    passed: null,
-    actual: null,
-    expected: null,
-    detail,
-  };
+  return judgment(a, 'error', null, null, detail);
 }
 
 /**

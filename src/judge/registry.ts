@@ -1,6 +1,6 @@
 import type { Assertion } from '../scenario/schema.js';
 import type { JudgeContext } from './context.js';
-import type { Judgment } from './judgment.js';
+import { judgment, type Judgment } from './judgment.js';
 import { judgeAbsent } from './kinds/absent.js';
 import { judgeCalled } from './kinds/called.js';
 import { judgeCount } from './kinds/count.js';
@@ -79,16 +79,7 @@ export async function runJudges(assertions: Assertion[], ctx: JudgeContext): Pro
     try {
       out[i] = await moduleFor(a).judge(a, ctx);
     } catch (e) {
-      out[i] = {
-        name: a.name,
-        kind: a.kind,
-        phase: a.phase,
-        outcome: 'error',
-        passed: null,
-        actual: null,
-        expected: null,
-        detail: (e as Error).message,
-      };
+      out[i] = judgment(a, 'error', null, null, (e as Error).message);
     }
   }
   return out;

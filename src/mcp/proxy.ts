@@ -1,3 +1,4 @@
+import { isAlive } from '../util/processes.js';
 import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
@@ -143,15 +144,6 @@ function endings(log: string, notes: ExitNote[]): { session: number; watcher: nu
   });
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * Wait until every server an agent started through the proxy has ended and been noted, or
  * nothing is left that could note it: an agent may exit while its server is still on its way
@@ -160,7 +152,7 @@ function alive(pid: number): boolean {
 export async function proxiesSettled(log: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   const pending = () =>
-    endings(log, readExitNotes(log).notes).some((e) => !e.ended && (alive(e.proxy) || alive(e.watcher)));
+    endings(log, readExitNotes(log).notes).some((e) => !e.ended && (isAlive(e.proxy) || isAlive(e.watcher)));
   while (pending() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
 }
 

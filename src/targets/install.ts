@@ -1,3 +1,4 @@
+import { isAlive } from '../util/processes.js';
 import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { homedir } from 'node:os';
@@ -80,7 +81,7 @@ async function withLock<T>(dir: string, fn: () => Promise<T>, onWait?: () => voi
       let stale = false;
       try {
         const pid = Number(readFileSync(join(lock, 'owner'), 'utf8'));
-        stale = Date.now() - statSync(lock).mtimeMs > LOCK_STALE_MS || (pid > 0 && !alive(pid));
+        stale = Date.now() - statSync(lock).mtimeMs > LOCK_STALE_MS || (pid > 0 && !isAlive(pid));
       } catch {
         stale = Date.now() - safeMtime(lock) > 5000; // lock dir without an owner file for long
       }
@@ -105,15 +106,6 @@ function safeMtime(p: string): number {
     return statSync(p).mtimeMs;
   } catch {
     return Date.now();
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
