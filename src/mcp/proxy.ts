@@ -1,5 +1,6 @@
 import { isAlive } from '../util/processes.js';
 import { spawn } from 'node:child_process';
+import { constants as osConstants } from 'node:os';
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -42,6 +43,13 @@ const STOP_GRACE_MS = 2000;
 
 type Took = 'exit' | 'SIGTERM' | 'SIGKILL';
 
+const TERMINATION_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
+
+/** Ended by SIGTERM, SIGINT or SIGHUP: as the signal itself, or as a shell reports it (128 + its number). */
+function terminatedBySignal(r: { code: number | null; signal: string | null }): boolean {
+  return TERMINATION_SIGNALS.some((sig) => r.signal === sig || r.code === 128 + osConstants.signals[sig]);
+}
+
 /**
  * What was wrong with how a server ended: asked to stop (the proxy closed its stdin, then
  * SIGTERM, then SIGKILL, as memeval stops its own sessions), or not asked at all.
@@ -52,6 +60,9 @@ export function proxyStopProblem(r: {
   code: number | null;
   signal: string | null;
 }): string | undefined {
+  // death by a termination signal is a stop, not a crash: some agents signal the server's whole
+  // tree themselves (opencode), so the server can be gone before the proxy hears of the stop
+  if (r.took !== 'SIGKILL' && terminatedBySignal(r)) return undefined;
   if (r.asked === null)
     return r.code === 0 && !r.signal
       ? undefined
