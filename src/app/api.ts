@@ -63,29 +63,84 @@ function exitGateOf(g: RunConfig['gate']): GateInput | undefined {
  * starts), then run the deterministic or the real-model layer, gate its exit code on the baseline
  * or expected failures, and write the report.
  */
+/** What every layer's run is given, once the inputs are read and the gates have allowed it. */
+interface Prepared {
+  config: RunConfig;
+  scenarios: LoadedScenario[];
+  names: string[];
+  judge: JudgeModelConfig | null;
+  gate: GateDecision;
+  hooks: Omit<RunHooks, 'log'>;
+  log: (line: string) => void;
+  common: {
+    workers: number;
+    keep: boolean;
+    outDir: string;
+    signal?: AbortSignal;
+    onResult?: RunHooks['onResult'];
+    config: RunConfig;
+    exitGate?: GateInput;
+  };
+}
+
 export async function run(req: RunRequest = {}): Promise<RunResponse> {
   const { signal, onPlan, onResult, log: logTo, ...input } = req;
   const log = logTo ?? (() => {});
   const config = parseWith('run config', input, runConfigSchema);
   checkReporterNames(config.reporters);
   const exitGate = exitGateOf(config.gate);
-  const shard = config.shard
-    ? {
-        ...config.shard,
-        durations: config.shardDurations
-          ? new Map(readReport(config.shardDurations).results.map((r) => [r.cell_id, r.duration_ms]))
-          : undefined,
-      }
-    : undefined;
+  const shard = shardOf(config);
   const scenarios = selectScenarios(loadScenarioDir(config.scenariosDir), {
     ids: config.scenarioIds,
     tags: config.tags,
   });
   const outDir = resolve(config.outDir);
   checkRunDirs(outDir);
-  let judge: JudgeModelConfig | null;
+  const judge = judgeOf(config);
+  const gate = agentGate(config, judge);
+  const blocked = (b: { report: Report; reportPath: string }): RunResponse => ({
+    ...b,
+    exitCode: b.report.summary.exit_code,
+    gate,
+    config,
+    scenarios,
+  });
+  const judgeBlocked = judgeBlockedReport(config, judge, gate, scenarios, outDir);
+  if (judgeBlocked) return blocked(judgeBlocked);
+  if (gate.layer === 'real-model' && !gate.allowed)
+    return blocked(agentBlockedReport(config, gate.reason, scenarios, outDir));
+  const names = targetNames(config.targets.length ? config.targets : RUN_DEFAULTS.targets);
+  const common = { workers: config.workers, keep: config.keep, outDir, signal, onResult, config, exitGate };
+  const prepared: Prepared = {
+    config,
+    scenarios,
+    names,
+    judge,
+    gate,
+    hooks: { signal, onPlan, onResult },
+    log,
+    common,
+  };
+  if (gate.layer === 'deterministic') return runDeterministicLayer(prepared, shard);
+  if (shard)
+    throw new InputError(
+      '--shard: the real-model layer cannot be sharded yet; shard by --target or --scenario instead',
+    );
+  return runRealModelLayer(prepared, gate);
+}
+
+/** The shard to run, with the durations of an earlier run to balance it by. */
+function shardOf(config: RunConfig) {
+  if (!config.shard) return undefined;
+  const durations = config.shardDurations
+    ? new Map(readReport(config.shardDurations).results.map((r) => [r.cell_id, r.duration_ms]))
+    : undefined;
+  return { ...config.shard, durations };
+}
+
+function judgeOf(config: RunConfig): JudgeModelConfig | null {
   try {
-    judge = resolveJudgeConfig({
+    return resolveJudgeConfig({
       judgeModel: config.judge?.model,
       judgeBaseUrl: config.judge?.baseUrl,
       judgeProtocol: config.judge?.protocol,
@@ -93,108 +148,118 @@ export async function run(req: RunRequest = {}): Promise<RunResponse> {
   } catch (e) {
     throw new InputError(`--judge-protocol: ${(e as Error).message}`);
   }
+}
+
+/** The agent cost gate; --i-understand-model-cost given only for a remote judge does not ask for agent turns. */
+function agentGate(config: RunConfig, judge: JudgeModelConfig | null): GateDecision {
   const agent = config.agent ?? AGENT_DEFAULTS;
-  const flags = {
-    agentTurn: agent.turn,
-    agent: agent.name,
-    model: agent.model,
-    iUnderstandModelCost: config.iUnderstandModelCost,
-  };
-  // --i-understand-model-cost given only for a remote judge does not ask for agent turns
+  const flags = { agentTurn: agent.turn, agent: agent.name, model: agent.model };
   const forAgent = Boolean(flags.agentTurn || flags.agent || flags.model);
-  const gate = costGate({ ...flags, iUnderstandModelCost: judge && !forAgent ? false : flags.iUnderstandModelCost });
+  return costGate({ ...flags, iUnderstandModelCost: judge && !forAgent ? false : config.iUnderstandModelCost });
+}
+
+/** A judge off this machine without the cost flag: a blocked report, nothing runs (checked before the agent's gate). */
+function judgeBlockedReport(
+  config: RunConfig,
+  judge: JudgeModelConfig | null,
+  gate: GateDecision,
+  scenarios: LoadedScenario[],
+  outDir: string,
+): { report: Report; reportPath: string } | undefined {
   const judgeGate = judgeGateAll(
     judge,
     scenarios.flatMap((s) => s.scenario.assertions),
     config.iUnderstandModelCost,
   );
-  if (!judgeGate.allowed) {
-    const { report, reportPath } = writeBlockedReport(
-      outDir,
-      judgeGate.reason,
-      scenarios.map((s) => s.scenario.id),
-      {
-        judge_model: judge,
-        i_understand_model_cost: config.iUnderstandModelCost,
-      },
-      gate.layer,
-    );
-    return { report, reportPath, exitCode: report.summary.exit_code, gate, config, scenarios };
-  }
-  if (gate.layer === 'real-model' && !gate.allowed) {
-    // only the scenarios that would really have run: those with prompts for an agent
-    const wouldRun = scenarios.filter((s) => s.scenario.real_model).map((s) => s.scenario.id);
-    const { report, reportPath } = writeBlockedReport(outDir, gate.reason, wouldRun, {
-      agent: agent.name ?? null,
-      model: agent.model ?? null,
-      agent_turn: agent.turn,
-      i_understand_model_cost: config.iUnderstandModelCost,
-      repeat: agent.repeat,
-    });
-    return { report, reportPath, exitCode: report.summary.exit_code, gate, config, scenarios };
-  }
-  const names = targetNames(config.targets.length ? config.targets : RUN_DEFAULTS.targets);
-  const common = {
-    workers: config.workers,
-    keep: config.keep,
+  if (judgeGate.allowed) return undefined;
+  return writeBlockedReport(
     outDir,
-    signal,
-    onResult,
-    config,
-    exitGate,
-    judgePool: undefined as JudgePool | undefined,
-  };
-  const withJudge = async <T>(fn: () => Promise<T>): Promise<T> => {
-    common.judgePool = new JudgePool(judge ? await openJudgeModel(judge) : null);
-    try {
-      return await fn();
-    } finally {
-      await common.judgePool.close();
-    }
-  };
+    judgeGate.reason,
+    scenarios.map((s) => s.scenario.id),
+    { judge_model: judge, i_understand_model_cost: config.iUnderstandModelCost },
+    gate.layer,
+  );
+}
 
-  if (gate.layer === 'deterministic') {
-    if (config.install)
-      await installTargets(
-        names.map((n) => loadTarget(n).decl),
-        log,
-      );
-    const targets = resolveTargets(names);
-    checkAgainstTargets(scenarios, targets);
-    log(
-      `memeval: ${scenarios.length} scenario(s) × ${targets.map((t) => t.decl.name).join(', ')}, ${common.workers} worker(s)`,
-    );
-    const r = await withJudge(() =>
-      runDeterministic({
-        ...common,
-        scenarios,
-        targets,
-        shard,
-        onPlan: (cells, planned) => {
-          if (shard) log(`memeval: shard ${shard.index}/${shard.count}: ${cells.length} of ${planned.length} cell(s)`);
-          onPlan?.(cells.length);
-        },
-        options: {
-          scenarios_dir: config.scenariosDir,
-          judge_model: judge,
-          ...(shard ? { shard: `${shard.index}/${shard.count}` } : {}),
-        },
-      }),
-    );
-    return {
-      report: r.report,
-      reportPath: r.reportPath,
-      exitCode: r.report.summary.exit_code,
-      gate,
-      config,
-      scenarios,
-    };
+/** Real agent turns the agent cost gate refused: a blocked report naming the scenarios that would have run. */
+function agentBlockedReport(
+  config: RunConfig,
+  reason: string,
+  scenarios: LoadedScenario[],
+  outDir: string,
+): { report: Report; reportPath: string } {
+  const agent = config.agent ?? AGENT_DEFAULTS;
+  // only the scenarios that would really have run: those with prompts for an agent
+  const wouldRun = scenarios.filter((s) => s.scenario.real_model).map((s) => s.scenario.id);
+  return writeBlockedReport(outDir, reason, wouldRun, {
+    agent: agent.name ?? null,
+    model: agent.model ?? null,
+    agent_turn: agent.turn,
+    i_understand_model_cost: config.iUnderstandModelCost,
+    repeat: agent.repeat,
+  });
+}
+
+/** Runs `fn` with a judge pool open on the run's judge model, closed however `fn` ends. */
+async function withJudgePool<T>(judge: JudgeModelConfig | null, fn: (pool: JudgePool) => Promise<T>): Promise<T> {
+  const pool = new JudgePool(judge ? await openJudgeModel(judge) : null);
+  try {
+    return await fn(pool);
+  } finally {
+    await pool.close();
   }
+}
 
-  if (shard)
-    throw new InputError(
-      '--shard: the real-model layer cannot be sharded yet; shard by --target or --scenario instead',
+function response(p: Prepared, r: { report: Report; reportPath: string }): RunResponse {
+  return {
+    report: r.report,
+    reportPath: r.reportPath,
+    exitCode: r.report.summary.exit_code,
+    gate: p.gate,
+    config: p.config,
+    scenarios: p.scenarios,
+  };
+}
+
+async function runDeterministicLayer(p: Prepared, shard: ReturnType<typeof shardOf>): Promise<RunResponse> {
+  const { config, scenarios, names, log } = p;
+  if (config.install)
+    await installTargets(
+      names.map((n) => loadTarget(n).decl),
+      log,
     );
+  const targets = resolveTargets(names);
+  checkAgainstTargets(scenarios, targets);
+  log(
+    `memeval: ${scenarios.length} scenario(s) × ${targets.map((t) => t.decl.name).join(', ')}, ${p.common.workers} worker(s)`,
+  );
+  const r = await withJudgePool(p.judge, (judgePool) =>
+    runDeterministic({
+      ...p.common,
+      judgePool,
+      scenarios,
+      targets,
+      shard,
+      onPlan: (cells, planned) => {
+        if (shard) log(`memeval: shard ${shard.index}/${shard.count}: ${cells.length} of ${planned.length} cell(s)`);
+        p.hooks.onPlan?.(cells.length);
+      },
+      options: {
+        scenarios_dir: config.scenariosDir,
+        judge_model: p.judge,
+        ...(shard ? { shard: `${shard.index}/${shard.count}` } : {}),
+      },
+    }),
+  );
+  return response(p, r);
+}
+
+async function runRealModelLayer(
+  p: Prepared,
+  gate: Extract<GateDecision, { layer: 'real-model'; allowed: true }>,
+): Promise<RunResponse> {
+  const { config, scenarios, names, log } = p;
+  const agent = config.agent ?? AGENT_DEFAULTS;
   if (agent.name === undefined)
     throw new InputError(`--agent: required for the real-model layer; one of ${AGENT_NAMES.join(', ')}`);
   const driver = getAgent(agent.name);
@@ -219,13 +284,14 @@ export async function run(req: RunRequest = {}): Promise<RunResponse> {
     );
   log(
     `memeval: real-model layer, ${driver.name} ${bin.version} with ${gate.scripted ? `memeval's scripted model (policy ${agent.policy})` : `model ${agent.model}`}, ` +
-      `${withPrompts.length} scenario(s) × ${targets.map((t) => t.decl.name).join(', ')} × ${agent.repeat}, ${common.workers} worker(s)`,
+      `${withPrompts.length} scenario(s) × ${targets.map((t) => t.decl.name).join(', ')} × ${agent.repeat}, ${p.common.workers} worker(s)`,
   );
-  const r = await withJudge(() =>
+  const r = await withJudgePool(p.judge, (judgePool) =>
     runRealModel({
-      ...common,
-      onPlan: (cells) => onPlan?.(cells.length),
-      options: { judge_model: judge, scenarios_dir: config.scenariosDir },
+      ...p.common,
+      judgePool,
+      onPlan: (cells) => p.hooks.onPlan?.(cells.length),
+      options: { judge_model: p.judge, scenarios_dir: config.scenariosDir },
       gate,
       scenarios: withPrompts,
       targets,
@@ -241,5 +307,5 @@ export async function run(req: RunRequest = {}): Promise<RunResponse> {
       mcpTimeoutMs: agent.mcpTimeoutMs,
     }),
   );
-  return { report: r.report, reportPath: r.reportPath, exitCode: r.report.summary.exit_code, gate, config, scenarios };
+  return response(p, r);
 }
