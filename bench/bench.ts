@@ -1,10 +1,12 @@
 /**
- * Benchmark (not a test): the built-in suite against server-memory with 1 and 2 workers,
- * and a bare baseline that makes the same MCP calls with the SDK and no harness.
- * Prints the memeval/bare ratio and the 2-worker speed-up, measured side by side.
+ * Benchmark (not a test): the built CLI's start-up beside bare node (bench/startup.ts), then the
+ * built-in suite against server-memory with 1 and 2 workers, and a bare baseline that makes the
+ * same MCP calls with the SDK and no harness. Prints the memeval/bare ratio and the 2-worker
+ * speed-up, measured side by side.
  *
- *   npm run bench [-- --repeat N] [--targets] [--install-times] [--agents]
+ *   npm run bench [-- --repeat N] [--startup-against <checkout>] [--targets] [--install-times] [--agents]
  *
+ * --startup-against another memeval checkout with a built dist/ (e.g. main): its start-up timed in the same rounds
  * --targets        per installed target: server start to ready, median/p95 per tool call, phase wall time;
  *                  for targets pointed at the model provider, the time it spent answering (and holding answers) as a share of cell time
  * --install-times  per target: a fresh install into a throwaway cache (slow: native builds)
@@ -26,9 +28,11 @@ import { costGate, SCRIPTED_MODEL } from '../src/agent/cost-gate.js';
 import { resolveTargetBin } from '../src/targets/resolve-bin.js';
 import { runDeterministic } from '../src/app/run.js';
 import { BUILTIN_SCENARIOS } from '../src/util/paths.js';
+import { benchStartup } from './startup.js';
 
 const argv = process.argv.slice(2);
 const repeat = Number(argv[argv.indexOf('--repeat') + 1]) || 3;
+benchStartup(9, argv.includes('--startup-against') ? argv[argv.indexOf('--startup-against') + 1] : undefined);
 const scenarios = loadScenarios(scenarioFiles(BUILTIN_SCENARIOS));
 const target = loadTarget(DEFAULT_TARGET);
 const bin = resolveTargetBin(target.decl);

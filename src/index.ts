@@ -47,6 +47,7 @@ export { openCellEvidence, queryCell, queryEvidence, type CellRef } from './app/
 export { initProject, type InitFiles } from './app/init.js';
 export { jsonSchemaFor } from './app/schema.js';
 export { targetStatus, installTargetsNamed, type TargetStatus } from './app/targets.js';
+export { checkTarget, type CheckPoint, type TargetCheckOptions, type TargetCheckReport } from './app/target-check.js';
 export { agentStatus, installAgentsNamed, type AgentStatus } from './app/agents.js';
 // the main types of docs/architecture.md
 export type { Scenario, Assertion, Step } from './scenario/schema.js';

@@ -4,7 +4,8 @@ import { targetSchema, type TargetDecl } from '../src/targets/schema.ts';
 import { resolveTargetBin } from '../src/targets/resolve-bin.ts';
 import { CaseBuilder, fingerprint, type FuzzCase } from '../src/fuzz/case.ts';
 import { CellRunner } from '../src/fuzz/runner.ts';
-import { DEFAULT_CHECK_SETTINGS, LatencyHistory, runChecks, type Finding } from '../src/fuzz/checks.ts';
+import { LatencyHistory, runChecks, type Finding } from '../src/fuzz/checks.ts';
+import { DEFAULT_CHECK_SETTINGS } from '../src/fuzz/settings.ts';
 
 /** The small misbehaving memory server the fuzz tests drive (FUZZ_MODE picks the misbehaviour). */
 export const FUZZ_SERVER = join(ROOT, 'test', 'fixtures-src', 'fuzz-server.mjs');

@@ -202,3 +202,16 @@ export const ONLY_NEGATIVE_CHECKS = {
     { kind: 'absent', name: 'no Rust', phase: 'both', text: 'Rust' },
   ],
 };
+
+/**
+ * Wait until `ok()` holds, checking every 50 ms: for state a child process shows only through the
+ * file system or the process table (a server started, a run folder written), which has no event
+ * to wait on. Fails naming `what` after `ms`.
+ */
+export async function until(what: string, ok: () => boolean, ms = timeLimit(60_000)): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

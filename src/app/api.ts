@@ -7,16 +7,17 @@ import { AGENT_NAMES } from '../agent/types.js';
 import { writeBlockedReport } from '../report/blocked.js';
 import type { RepeatStats } from '../report/repeats.js';
 import { installTargets, targetNames } from '../targets/install-many.js';
-import { loadTarget } from '../targets/loader.js';
+import { loadTargetRefs } from '../targets/version.js';
 import { InputError } from '../util/errors.js';
 import { parseWith } from '../util/json5-file.js';
-import { checkAgainstTargets, loadScenarioDir, resolveTargets } from './load.js';
+import { checkAgainstTargets, loadScenarioDir, scenariosDirFor, withServers } from './load.js';
 import { readBaseline, readExpectedFailures, type GateInput, type GateResult } from '../report/gate.js';
 import { readReport } from '../report/reader.js';
 import { checkReporterNames } from '../report/reporters/index.js';
 import type { LoadedScenario } from '../scenario/loader.js';
 import { selectScenarios } from '../scenario/select.js';
 import { runDeterministic, runRealModel } from './run.js';
+import { lastFailed } from './last-failed.js';
 import { checkRunDirs } from './prechecks.js';
 import { resolveJudgeConfig, type JudgeModelConfig } from '../judge/llm/config.js';
 import { openJudgeModel } from '../judge/llm/client.js';
@@ -80,6 +81,8 @@ interface Prepared {
     onResult?: RunHooks['onResult'];
     config: RunConfig;
     exitGate?: GateInput;
+    retries: number;
+    cellIds?: string[];
   };
 }
 
@@ -96,6 +99,7 @@ export async function run(req: RunRequest = {}): Promise<RunResponse> {
   });
   const outDir = resolve(config.outDir);
   checkRunDirs(outDir);
+  const cellIds = config.lastFailed ? lastFailedIds(outDir) : undefined;
   const judge = judgeOf(config);
   const gate = agentGate(config, judge);
   const blocked = (b: { report: Report; reportPath: string }): RunResponse => ({
@@ -110,7 +114,17 @@ export async function run(req: RunRequest = {}): Promise<RunResponse> {
   if (gate.layer === 'real-model' && !gate.allowed)
     return blocked(agentBlockedReport(config, gate.reason, scenarios, outDir));
   const names = targetNames(config.targets.length ? config.targets : RUN_DEFAULTS.targets);
-  const common = { workers: config.workers, keep: config.keep, outDir, signal, onResult, config, exitGate };
+  const common = {
+    workers: config.workers,
+    keep: config.keep,
+    outDir,
+    signal,
+    onResult,
+    config,
+    exitGate,
+    retries: config.retries,
+    cellIds,
+  };
   const prepared: Prepared = {
     config,
     scenarios,
@@ -127,6 +141,14 @@ export async function run(req: RunRequest = {}): Promise<RunResponse> {
       '--shard: the real-model layer cannot be sharded yet; shard by --target or --scenario instead',
     );
   return runRealModelLayer(prepared, gate);
+}
+
+/** --last-failed: the cells that failed the latest run; none is an error here (the CLI says "nothing to rerun" first). */
+function lastFailedIds(outDir: string): string[] {
+  const last = lastFailed(outDir);
+  if (!last.cellIds.length)
+    throw new InputError(`--last-failed: no cell failed the run in the latest run ${last.runId}; nothing to rerun`);
+  return last.cellIds;
 }
 
 /** The shard to run, with the durations of an earlier run to balance it by. */
@@ -223,12 +245,13 @@ function response(p: Prepared, r: { report: Report; reportPath: string }): RunRe
 
 async function runDeterministicLayer(p: Prepared, shard: ReturnType<typeof shardOf>): Promise<RunResponse> {
   const { config, scenarios, names, log } = p;
+  const loaded = await loadTargetRefs(names, log);
   if (config.install)
     await installTargets(
-      names.map((n) => loadTarget(n).decl),
+      loaded.map((t) => t.decl),
       log,
     );
-  const targets = resolveTargets(names);
+  const targets = withServers(loaded);
   checkAgainstTargets(scenarios, targets);
   log(
     `memeval: ${scenarios.length} scenario(s) × ${targets.map((t) => t.decl.name).join(', ')}, ${p.common.workers} worker(s)`,
@@ -240,14 +263,16 @@ async function runDeterministicLayer(p: Prepared, shard: ReturnType<typeof shard
       scenarios,
       targets,
       shard,
+      repeat: config.agent?.repeat,
       onPlan: (cells, planned) => {
         if (shard) log(`memeval: shard ${shard.index}/${shard.count}: ${cells.length} of ${planned.length} cell(s)`);
         p.hooks.onPlan?.(cells.length);
       },
       options: {
-        scenarios_dir: config.scenariosDir,
+        scenarios_dir: resolve(scenariosDirFor(config.scenariosDir)),
         judge_model: p.judge,
         ...(shard ? { shard: `${shard.index}/${shard.count}` } : {}),
+        ...(config.agent && config.agent.repeat > 1 ? { repeat: config.agent.repeat } : {}),
       },
     }),
   );
@@ -268,14 +293,15 @@ async function runRealModelLayer(
     throw new InputError('--agent-turn: none of the selected scenarios has a real_model block (see `memeval list`)');
   if (!gate.scripted && !agent.model)
     throw new InputError('--model: required for a real model (or use --model scripted)');
+  const loaded = await loadTargetRefs(names, log);
   if (config.install) {
     await installTargets(
-      names.map((n) => loadTarget(n).decl),
+      loaded.map((t) => t.decl),
       log,
     );
     await installAgents([driver], log);
   }
-  const targets = resolveTargets(names);
+  const targets = withServers(loaded);
   checkAgainstTargets(withPrompts, targets);
   const bin = resolveAgentBin(driver);
   if (!bin)
@@ -291,7 +317,7 @@ async function runRealModelLayer(
       ...p.common,
       judgePool,
       onPlan: (cells) => p.hooks.onPlan?.(cells.length),
-      options: { judge_model: p.judge, scenarios_dir: config.scenariosDir },
+      options: { judge_model: p.judge, scenarios_dir: resolve(scenariosDirFor(config.scenariosDir)) },
       gate,
       scenarios: withPrompts,
       targets,

@@ -3,11 +3,15 @@ import { resolve } from 'node:path';
 import { EXIT } from '../core/results.js';
 import { runCampaign, type CampaignSummary, type CaseReport } from '../fuzz/campaign.js';
 import { CHECKED_CLAIMS } from '../fuzz/case.js';
-import { DEFAULT_CHECK_SETTINGS, type CheckSettings } from '../fuzz/checks.js';
-import { defaultFlagsFile, FlagStore } from '../fuzz/flags.js';
-import { loadScenarios, scenarioFiles } from '../scenario/loader.js';
+import { DEFAULT_CHECK_SETTINGS, defaultFlagsFile, type CheckSettings } from '../fuzz/settings.js';
+import { recipeClaims } from '../fuzz/generate.js';
+import { buildVocabulary } from '../fuzz/vocabulary.js';
+import { FlagStore } from '../fuzz/flags.js';
+import { loadScenarios, scenarioFiles, type LoadedScenario } from '../scenario/loader.js';
+import type { TargetDecl } from '../targets/schema.js';
 import { DEFAULT_TARGET, loadAllTargets } from '../targets/loader.js';
 import { InputError, nearest } from '../util/errors.js';
+import { markLive } from '../util/live-run.js';
 import { BUILTIN_SCENARIOS } from '../util/paths.js';
 import { resolveTargets } from './load.js';
 
@@ -72,9 +76,12 @@ export async function runFuzz(config: FuzzConfig): Promise<FuzzResult> {
   const outDir = resolve(config.outDir ?? `runs/fuzz-${new Date().toISOString().replace(/[:.]/g, '-')}`);
   const store = new FlagStore(resolve(config.flagsFile ?? defaultFlagsFile()));
   const summaries: CampaignSummary[] = [];
+  const unmark = markLive(outDir);
   try {
     config.log?.(`memeval fuzz: seed ${seed}, flags ${store.file}, evidence of flagged cases under ${outDir}`);
     for (const t of targets) {
+      for (const line of claimsAdvice(scenarios, t.decl, config.settings?.assumeClaims ?? [], config.recipes))
+        config.log?.(line);
       summaries.push(
         await runCampaign({
           ...t,
@@ -95,6 +102,7 @@ export async function runFuzz(config: FuzzConfig): Promise<FuzzResult> {
     }
   } finally {
     store.close();
+    unmark();
   }
   const interrupted = Boolean(config.signal?.aborted);
   const failed = summaries.some((s) => s.flagged > 0 || s.harness_errors > 0);
@@ -106,4 +114,31 @@ export async function runFuzz(config: FuzzConfig): Promise<FuzzResult> {
     interrupted,
     exitCode: interrupted ? EXIT.interrupted : failed ? EXIT.failed : EXIT.ok,
   };
+}
+
+/**
+ * Which recipes check which claims on this target, and the `--assume-claim` that turns on the
+ * checks its declaration leaves off: without a claim, a recipe looks for structural faults only.
+ */
+export function claimsAdvice(
+  scenarios: LoadedScenario[],
+  decl: TargetDecl,
+  assumed: string[],
+  recipes?: string[],
+): string[] {
+  const table = recipeClaims(buildVocabulary(scenarios, decl), [...decl.claims, ...assumed], recipes);
+  const off = [...new Set(table.flatMap((r) => r.claims.filter((c) => !r.on.includes(c))))].sort();
+  const lines = table.map(
+    (r) =>
+      `  ${r.recipe}: ${r.claims.length ? r.claims.map((c) => (r.on.includes(c) ? c : `${c} (off)`)).join(', ') : 'structural checks only'}`,
+  );
+  return [
+    `${decl.name}: claims ${decl.claims.length ? decl.claims.join(', ') : '(none)'}${assumed.length ? `, assumed ${assumed.join(', ')}` : ''}; what each recipe checks beyond the MCP contract:`,
+    ...lines,
+    ...(off.length
+      ? [
+          `  ${off.length} claim check(s) are off because ${decl.name} does not state them; to hold it to them anyway: --assume-claim ${off.join(',')}`,
+        ]
+      : []),
+  ];
 }

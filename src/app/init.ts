@@ -1,6 +1,8 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { InputError } from '../util/errors.js';
+import { PROJECT_ROOT } from '../util/paths.js';
+import { shellWord } from '../util/text.js';
 import { jsonSchemaFor } from './schema.js';
 
 const STARTER = (schemaRef: string) => `{
@@ -63,4 +65,28 @@ export function initProject(dir: string, force = false): InitFiles {
     ) + '\n',
   );
   return files;
+}
+
+const sameDir = (a: string, b: string): boolean => existsSync(a) && realpathSync(a) === realpathSync(b);
+
+const packageName = (dir: string): string | undefined => {
+  try {
+    return (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string }).name;
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * How to run memeval from `projectDir`, for the memeval at `memevalRoot`: `npx memeval` finds it
+ * only when it is a dependency of that project (or of a folder above it), or is the project itself;
+ * a clone elsewhere is run by its launcher's path, since `npx memeval` there would fetch memeval
+ * from the registry instead of the memeval the user just ran. The answer is ready for a shell.
+ */
+export function memevalCommandFor(projectDir: string, memevalRoot = PROJECT_ROOT): string {
+  for (let d = resolve(projectDir); ; d = dirname(d)) {
+    if (sameDir(join(d, 'node_modules', 'memeval'), memevalRoot)) return 'npx memeval';
+    if (packageName(d) === 'memeval' && sameDir(d, memevalRoot)) return 'npx memeval';
+    if (dirname(d) === d) return shellWord(join(memevalRoot, 'bin', 'memeval'));
+  }
 }

@@ -5,9 +5,11 @@ import type { RunTarget } from '../cell/plan.js';
 import { loadScenario, loadScenarios, type LoadedScenario } from '../scenario/loader.js';
 import { loadTarget, loadTargetFile, type LoadedTarget } from '../targets/loader.js';
 import { NotInstalledError, resolveTargetBin } from '../targets/resolve-bin.js';
+import type { VersionedTarget } from '../targets/version.js';
 import { InputError } from '../util/errors.js';
 import { selectScenarios as select } from '../scenario/select.js';
 import { readJson5File } from '../util/json5-file.js';
+import { BUILTIN_SCENARIOS } from '../util/paths.js';
 
 const EXT = new Set(['.json', '.json5']);
 
@@ -15,9 +17,12 @@ const EXT = new Set(['.json', '.json5']);
  * The scenario files of a folder, or an input error that says what is wrong with the path:
  * missing, a file, or a folder with no scenario in it. Never a green run of nothing.
  */
-export function scenarioFilesIn(dir: string, flag = '--scenarios'): string[] {
+export function scenarioFilesIn(given: string, flag = '--scenarios'): string[] {
+  const dir = scenariosDirFor(given);
   if (!existsSync(dir))
-    throw new InputError(`${flag}: ${dir} does not exist; give a folder of scenario files (.json5 or .json)`);
+    throw new InputError(
+      `${flag}: ${dir} does not exist; give a folder of scenario files (.json5 or .json) or a built-in suite (${builtinSuites().join(', ')})`,
+    );
   if (!statSync(dir).isDirectory())
     throw new InputError(
       `${flag}: ${dir} is a file, not a folder; give the folder it is in (${dirname(resolve(dir))}) and select it with --scenario ${basename(dir, extname(dir))}`,
@@ -28,6 +33,22 @@ export function scenarioFilesIn(dir: string, flag = '--scenarios'): string[] {
     .map((f) => join(dir, f));
   if (!files.length) throw new InputError(`${flag}: ${dir} holds no scenario files (.json5 or .json)`);
   return files;
+}
+
+/**
+ * A built-in suite (a folder under memeval's scenarios/, e.g. `recall`) named by a path that is not
+ * a folder here: `--scenarios recall` then works wherever memeval is installed, not only in its clone.
+ */
+export function scenariosDirFor(given: string): string {
+  if (existsSync(given) || !/^[\w-]+$/.test(given) || !builtinSuites().includes(given)) return given;
+  return join(BUILTIN_SCENARIOS, given);
+}
+
+function builtinSuites(): string[] {
+  return readdirSync(BUILTIN_SCENARIOS, { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
 }
 
 /** Load a folder of scenarios; every file's problems are collected before failing. */
@@ -57,10 +78,14 @@ export function checkAgainstTargets(scenarios: LoadedScenario[], targets: Loaded
 
 /** Targets by name (or declaration path), each with its installed server, or an input error. */
 export function resolveTargets(names: string[]): RunTarget[] {
+  return withServers(names.map((n) => loadTarget(n)));
+}
+
+/** Loaded targets (at the versions --target asked for) with their installed servers, or an input error naming every one missing. */
+export function withServers(loaded: VersionedTarget[]): RunTarget[] {
   const problems: string[] = [];
   const out: RunTarget[] = [];
-  for (const name of names) {
-    const t = loadTarget(name);
+  for (const t of loaded) {
     try {
       out.push({ ...t, bin: resolveTargetBin(t.decl) });
     } catch (e) {

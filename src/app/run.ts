@@ -10,14 +10,17 @@ import { replayDriver } from '../drive/replay.js';
 import type { Driver } from '../drive/types.js';
 import type { GateInput, GateResult } from '../report/gate.js';
 import { repeatStats, type RepeatStats } from '../report/repeats.js';
+import { markLive } from '../util/live-run.js';
 import { newRunId } from '../report/report.js';
 import { writeRunReport, type RunOutcome } from '../report/run-report.js';
+import { openCellLog, type CellLog } from '../report/run-log.js';
 import { runCell } from '../cell/cell.js';
+import { runWithRetries } from '../cell/retries.js';
 import { planRun, runPlan, targetInfo, type CellSpec, type RunTarget } from '../cell/plan.js';
 import { shardCells, type Shard } from '../cell/shard.js';
 import type { LoadedScenario } from '../scenario/loader.js';
 import { mapPool } from '../util/pool.js';
-import { RunWriteError } from '../util/errors.js';
+import { InputError, RunWriteError } from '../util/errors.js';
 import { PartialRun } from './partial.js';
 
 /** Writing the report is the last step; a disk that fails it makes the run an error that names the run dir. */
@@ -52,6 +55,10 @@ export interface CommonRunOptions {
   onPlan?: (cells: CellSpec[], planned: CellSpec[]) => void;
   /** a baseline or expected failures: decides the exit code the report records */
   exitGate?: GateInput;
+  /** reruns of a cell that fails the run (cell/retries.ts) */
+  retries?: number;
+  /** run only the planned cells with these ids (--last-failed); one not planned is an input error */
+  cellIds?: string[];
 }
 
 export interface RunResult<X = object> {
@@ -91,7 +98,10 @@ export async function executeRun<X extends object>(
         ),
       )
     : undefined;
-  const cells = o.planned.filter((c) => (!mine || mine.has(c.id)) && (!o.only || o.only(c)));
+  const wanted = o.cellIds && wantedCells(o.cellIds, o.planned);
+  const cells = o.planned.filter(
+    (c) => (!mine || mine.has(c.id)) && (!o.only || o.only(c)) && (!wanted || wanted.has(c.id)),
+  );
   o.onPlan?.(cells, o.planned);
   const scenarios = [...new Set(o.planned.map((c) => c.scenario))];
   const plan = runPlan(
@@ -114,23 +124,70 @@ export async function executeRun<X extends object>(
     interrupted,
     warnings,
   });
+  const unmark = markLive(o.runDir);
+  // while it runs, `view` shows the cells finished so far from this log
+  const cellLog = openCellLog(
+    outcome([], false),
+    cells.map((c) => ({
+      cell_id: c.id,
+      scenario: c.scenario.scenario.id,
+      target: c.target.decl.name,
+      phase: c.phase,
+      ...(c.repeat !== undefined ? { repeat: c.repeat } : {}),
+    })),
+  );
   // a second Ctrl-C quits at once: what finished is still reported, the rest as skipped
-  const partial = new PartialRun(cells, (results) => writeRunReport(outcome(results, true), o.extra(results)));
+  const partial = new PartialRun(cells, (results) => {
+    writeRunReport(outcome(results, true), o.extra(results));
+    cellLog.close();
+  });
+  try {
+    const r = await runAndReport(o, cells, partial, cellLog, outcome);
+    cellLog.close();
+    return r;
+  } finally {
+    unmark();
+  }
+}
+
+/** The ids to run, each one this run plans: a cell the run would not plan cannot be rerun by id. */
+function wantedCells(ids: string[], planned: CellSpec[]): Set<string> {
+  const have = new Set(planned.map((c) => c.id));
+  const missing = ids.filter((id) => !have.has(id));
+  if (missing.length)
+    throw new InputError(
+      `--last-failed: ${missing.length} failing cell(s) of the latest run are not in this run (${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', …' : ''}); give the same --scenarios, --scenario, --target and --repeat as that run`,
+    );
+  return new Set(ids);
+}
+
+async function runAndReport<X extends object>(
+  o: RunExecution<X>,
+  cells: CellSpec[],
+  partial: PartialRun,
+  cellLog: CellLog,
+  outcome: (results: CellResult[], interrupted: boolean, warnings?: string[]) => RunOutcome,
+): Promise<RunResult<X & { judges: JudgeRunSummary }>> {
   const results = await mapPool(cells, o.workers, async (c) => {
-    const r = await runCell({
-      cellId: c.id,
-      scenario: c.scenario.scenario,
-      decl: c.target.decl,
-      bin: c.target.bin,
-      driver: o.driverFor(c),
-      cellDir: c.dir,
-      keep: o.keep,
-      signal: o.signal,
-      serverEnv: c.target.serverEnv,
-      judgePool: o.judgePool,
-      scenarioDir: dirname(c.scenario.file),
-    });
+    // each retry gets a fresh driver and its own evidence dir beside the cell's
+    const attempt = (k: number) =>
+      runCell({
+        cellId: c.id,
+        scenario: c.scenario.scenario,
+        decl: c.target.decl,
+        bin: c.target.bin,
+        driver: o.driverFor(c),
+        cellDir: k ? `${c.dir}-retry-${k}` : c.dir,
+        keep: o.keep,
+        signal: o.signal,
+        serverEnv: c.target.serverEnv,
+        judgePool: o.judgePool,
+        scenarioDir: dirname(c.scenario.file),
+      });
+    const once = await runWithRetries(attempt, o.retries ?? 0, o.exitGate?.failOn === 'flaky', o.signal);
+    const r = c.repeat === undefined ? once : { ...once, repeat: c.repeat };
     partial.add(r);
+    cellLog.add(r);
     o.onResult?.(r);
     return r;
   }).finally(() => partial.close());
@@ -149,10 +206,13 @@ const runDirOf = (o: CommonRunOptions) => {
   return { runId, runDir: join(o.outDir, runId) };
 };
 
-/** The deterministic layer: every scenario × target × phase through the replay driver. */
-export async function runDeterministic(o: CommonRunOptions): Promise<RunResult<{ judges: JudgeRunSummary }>> {
+/** The deterministic layer: every scenario × target × phase × repeat through the replay driver. */
+export async function runDeterministic(
+  o: CommonRunOptions & { repeat?: number },
+): Promise<RunResult<{ judges: JudgeRunSummary; repeats?: RepeatStats[] }>> {
   const { runId, runDir } = runDirOf(o);
-  const planned = planRun({ layer: 'deterministic' }, o.scenarios, o.targets, runDir);
+  const repeat = o.repeat ?? 1;
+  const planned = planRun({ layer: 'deterministic', repeat }, o.scenarios, o.targets, runDir);
   const shard = o.shard ? { shard: { index: o.shard.index, count: o.shard.count, planned: planned.length } } : {};
   return executeRun({
     ...o,
@@ -161,7 +221,7 @@ export async function runDeterministic(o: CommonRunOptions): Promise<RunResult<{
     runDir,
     planned,
     driverFor: (c) => replayDriver(c.scenario.scenario, c.phase as DeterministicPhase),
-    extra: () => shard,
+    extra: (results) => ({ ...shard, ...(repeat > 1 ? { repeats: repeatStats(results) } : {}) }),
   });
 }
 

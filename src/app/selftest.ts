@@ -1,6 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, extname, join } from 'node:path';
+import { join } from 'node:path';
 import type { CellResult, ScriptedPolicy, Verdict } from '../core/results.js';
 import { costGate, SCRIPTED_MODEL } from '../agent/cost-gate.js';
 import { getAgent, installAgents, resolveAgentBin } from '../agent/registry.js';
@@ -11,10 +11,11 @@ import { JudgePool } from '../judge/llm/pool.js';
 import type { RunTarget } from '../cell/plan.js';
 import type { LoadedScenario } from '../scenario/loader.js';
 import { assertionApplies, type Assertion, type Scenario, type Step } from '../scenario/schema.js';
-import { targetFiles } from '../targets/loader.js';
+import { readsRecall } from '../scenario/judge-checks.js';
+import { hostileTargetNames } from '../targets/files.js';
 import { selectScenarios } from '../scenario/select.js';
 import { InputError } from '../util/errors.js';
-import { BUILTIN_SCENARIOS, PROJECT_ROOT } from '../util/paths.js';
+import { BUILTIN_SCENARIOS, HOSTILE_DIR } from '../util/paths.js';
 import { checkAgainstTargets, loadScenarioDir, resolveTargets } from './load.js';
 import { runDeterministic, runRealModel } from './run.js';
 import type { CellSpec } from '../cell/plan.js';
@@ -28,7 +29,6 @@ import { splitSessions } from '../model/policy.js';
  * (HOSTILE_RULES), each with the reason the report gives.
  */
 
-export const HOSTILE_DIR = join(PROJECT_ROOT, 'eval', 'hostile');
 /** The built-in scenarios: the top folder and its recall-quality folder. */
 export const BUILTIN_SCENARIO_DIRS = [BUILTIN_SCENARIOS, join(BUILTIN_SCENARIOS, 'recall')];
 
@@ -211,16 +211,6 @@ function members(a: Assertion): Assertion[] {
   return [a];
 }
 
-function readsRecall(a: Assertion): boolean {
-  return members(a).some(
-    (m) =>
-      m.kind === 'recall' ||
-      m.kind === 'rank' ||
-      (m.kind === 'llm' && m.subject === 'recall') ||
-      (m.kind === 'sql' && /result_text/i.test(m.query)),
-  );
-}
-
 /** Does the condition hold for this scenario's cell judged as `judgedAs` (real-model: an agent cell)? */
 export function conditionHolds(when: RuleCondition, s: Scenario, judgedAs: JudgedAs, realModel: boolean): boolean {
   const steps = phaseSteps(s, judgedAs);
@@ -369,10 +359,6 @@ export interface SelftestReport {
   toothless: string[];
   run_dirs: string[];
   duration_ms: number;
-}
-
-export function hostileTargetNames(): string[] {
-  return targetFiles(HOSTILE_DIR).map((f) => basename(f, extname(f)));
 }
 
 function loadScenarios(dir: string | undefined): LoadedScenario[] {

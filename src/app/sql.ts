@@ -3,27 +3,41 @@ import { EvidenceError, openEvidence, type Evidence } from '../evidence/open.js'
 import { readRun } from '../report/reader.js';
 import { InputError, nearest } from '../util/errors.js';
 
-/** One cell of a run, as `memeval sql` names it. */
-export interface CellRef {
-  /** a run directory or its report.json */
-  runDir: string;
-  scenario: string;
-  target: string;
-  phase: string;
-}
+/** One cell of a run, as `memeval sql` names it: by its id, or (the older form) scenario, target and phase. */
+export type CellRef = { runDir: string } & (
+  | { cellId: string }
+  | {
+      scenario: string;
+      target: string;
+      phase: string;
+    }
+);
 
 const TABLES = "SELECT schema, name, type FROM pragma_table_list WHERE name NOT LIKE 'sqlite_%' ORDER BY schema, name";
 
-/** A cell's evidence, opened read-only (the caller closes it); an unknown cell or unreadable evidence is invalid input. */
+/**
+ * A cell's evidence, opened read-only (the caller closes it). An unknown cell, a name that fits
+ * several cells (two agents or repeats of one real-model cell), or unreadable evidence is invalid
+ * input naming the cells: never the first of several.
+ */
 export function openCellEvidence(ref: CellRef): Evidence {
   const { report, runDir: dir } = readRun(ref.runDir);
-  const { scenario, target, phase } = ref;
-  const cell = report.results.find((r) => r.scenario === scenario && r.target === target && r.phase === phase);
-  if (!cell) {
-    const ids = report.results.map((r) => `${r.scenario} ${r.target} ${r.phase}`);
-    const guess = nearest(`${scenario} ${target} ${phase}`, ids);
+  const asked = 'cellId' in ref ? ref.cellId : `${ref.scenario} ${ref.target} ${ref.phase}`;
+  const found = report.results.filter((r) =>
+    'cellId' in ref
+      ? r.cell_id === ref.cellId
+      : r.scenario === ref.scenario && r.target === ref.target && r.phase === ref.phase,
+  );
+  const ids = report.results.map((r) => r.cell_id);
+  if (found.length > 1)
     throw new InputError(
-      `no cell ${scenario} ${target} ${phase} in ${dir}${guess ? ` (did you mean "${guess}"?)` : ''}; cells: ${ids.slice(0, 8).join('; ')}${ids.length > 8 ? '; …' : ''}`,
+      `${asked} names ${found.length} cells in ${dir}; name one by its id: ${found.map((r) => r.cell_id).join(', ')}`,
+    );
+  const cell = found[0];
+  if (!cell) {
+    const guess = nearest('cellId' in ref ? ref.cellId : `${ref.scenario}/${ref.target}/${ref.phase}`, ids);
+    throw new InputError(
+      `no cell ${asked} in ${dir}${guess ? ` (did you mean "${guess}"?)` : ''}; cells: ${ids.slice(0, 8).join(', ')}${ids.length > 8 ? ', …' : ''}`,
     );
   }
   try {

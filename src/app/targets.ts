@@ -1,5 +1,6 @@
 import { installTargets, targetNames } from '../targets/install-many.js';
-import { loadAllTargets, loadTarget } from '../targets/loader.js';
+import { loadAllTargets } from '../targets/loader.js';
+import { loadTargetRefs } from '../targets/version.js';
 import { isInstalled } from '../targets/resolve-bin.js';
 
 export interface TargetStatus {
@@ -23,10 +24,10 @@ export function targetStatus(): TargetStatus[] {
   }));
 }
 
-/** Install the pinned packages of these targets (names, or "all") into the cache; idempotent. */
+/** Install the packages of these targets (names, `name@version`, or "all") into the cache; idempotent. */
 export async function installTargetsNamed(names: string[], log: (line: string) => void): Promise<void> {
   await installTargets(
-    targetNames(names).map((n) => loadTarget(n).decl),
+    (await loadTargetRefs(targetNames(names), log, 'targets install')).map((t) => t.decl),
     log,
   );
 }

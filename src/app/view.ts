@@ -1,5 +1,5 @@
 import { writeHtmlReport } from '../report/html/view.js';
-import { readRun } from '../report/reader.js';
+import { readRunForView } from '../report/run-log.js';
 import { latestRunDir } from '../report/runs.js';
 
 export interface ViewRequest {
@@ -11,8 +11,8 @@ export interface ViewRequest {
   out?: string;
 }
 
-/** Write one self-contained HTML page for a run; returns the file written. */
+/** Write one self-contained HTML page for a run (one still running: what has finished); returns the file written. */
 export function writeRunPage(req: ViewRequest = {}): string {
-  const { report, runDir } = readRun(req.runDir ?? latestRunDir(req.runsDir ?? 'runs'));
+  const { report, runDir } = readRunForView(req.runDir ?? latestRunDir(req.runsDir ?? 'runs'));
   return writeHtmlReport(report, runDir, req.out);
 }

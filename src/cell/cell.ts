@@ -46,7 +46,7 @@ export interface CellOptions {
 export async function runCell(o: CellOptions): Promise<CellResult> {
   const clock = new StageClock();
   const { scenario, decl, driver, cellDir, signal } = o;
-  const base = cellBase(o.cellId, scenario, decl, driver, cellDir);
+  const base = cellBase(o.cellId, scenario, decl, o.bin.version, driver, cellDir);
   const trail = new CellTrail();
   const unsupported = unsupportedReason(scenario, decl, driver);
   if (unsupported) return cellResult(base, { verdict: 'unsupported', reason: unsupported }, clock, trail);
@@ -128,7 +128,23 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
   clock.restart();
   await teardown.run();
   clock.lap('teardown');
-  return cellResult(base, outcome, clock, trail, teardown.failures);
+  return cellResult(base, storeFailureOutcome(outcome, sessions), clock, trail, teardown.failures);
+}
+
+/**
+ * A server that logged that its declared store could not be opened ran on something else (a
+ * fallback to memory, a store that is not the one read as evidence): nothing the cell judged
+ * is about the declared target, so the cell is `error` with that line, whatever it found.
+ */
+function storeFailureOutcome(outcome: Outcome, sessions: CellSessions | undefined): Outcome {
+  const line = sessions?.storeFailure();
+  if (!line || outcome.verdict === 'skipped') return outcome;
+  return {
+    ...outcome,
+    verdict: 'error',
+    reason: `the target's store could not be opened: ${line}${outcome.verdict === 'error' ? ` (and: ${outcome.reason})` : ''}`,
+    error_code: 'SETUP',
+  };
 }
 
 /** A failure of the cell's setup or evidence that the target caused: the cell is `error`. */

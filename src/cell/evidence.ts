@@ -61,7 +61,8 @@ function missingStore(decl: TargetDecl, storePath: string, fixture: Fixture, cal
   return `store ${storePath} does not exist after ${writes} accepted write call(s); files in the data dir: ${found.length ? found.join(', ') : 'none'} (check store.path in the target declaration)`;
 }
 
-function listFiles(dir: string, max: number): string[] {
+/** Up to `max` files under `dir`, depth first. */
+export function listFiles(dir: string, max: number): string[] {
   const out: string[] = [];
   const walk = (d: string) => {
     if (!existsSync(d)) return;

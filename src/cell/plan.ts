@@ -4,38 +4,40 @@ import { join, resolve } from 'node:path';
 import type { DriverKind, Phase, RunPlan } from '../core/results.js';
 import type { LoadedScenario } from '../scenario/loader.js';
 import type { LoadedTarget } from '../targets/loader.js';
+import type { VersionedTarget } from '../targets/version.js';
 import type { ResolvedBin } from '../targets/resolve-bin.js';
 
-/** A target ready to run: its declaration and the installed server it starts. */
-export interface RunTarget extends LoadedTarget {
+/** A target ready to run: its declaration (at the version --target asked for) and the installed server it starts. */
+export interface RunTarget extends VersionedTarget {
   bin: ResolvedBin;
   /** extra environment for every server process of this target */
   serverEnv?: Record<string, string>;
 }
 
-/** Which layer a run plans: the replay phases, or an agent's cells repeated. */
-export type PlanLayer = { layer: 'deterministic' } | { layer: 'real-model'; agent: string; repeat: number };
+/** Which layer a run plans: the replay phases, or an agent's cells, each repeated (absent: once). */
+export type PlanLayer =
+  { layer: 'deterministic'; repeat?: number } | { layer: 'real-model'; agent: string; repeat: number };
 
 /**
  * One cell of a run as planned: the only place a cell's id and dir are made. The report's plan,
  * a shard's cut, the partial report and the cell's result all name the cell by this `id`.
  */
 export interface CellSpec {
-  /** scenario/target/phase, or scenario/target/real-model/agent-repeat */
+  /** scenario/target/phase (phase-repeat with --repeat above 1), or scenario/target/real-model/agent-repeat */
   id: string;
-  /** where the cell writes its calls log and evidence: <runDir>/cells/<scenario>/<target>/<phase or agent-repeat> */
+  /** where the cell writes its calls log and evidence: <runDir>/cells/<scenario>/<target>/<last part of the id> */
   dir: string;
   scenario: LoadedScenario;
   target: RunTarget;
   phase: Phase;
   driver: Extract<DriverKind, 'replay' | 'agent'>;
-  /** real-model cells: 1..repeat */
+  /** real-model cells, and deterministic ones repeated: 1..repeat */
   repeat?: number;
 }
 
 /**
- * Every cell of a run in a stable order: each scenario × target × its phases (deterministic), or
- * each scenario with a real_model block × target × repeat (real-model).
+ * Every cell of a run in a stable order: each scenario × target × its phases × repeat
+ * (deterministic), or each scenario with a real_model block × target × repeat (real-model).
  */
 export function planRun(
   plan: PlanLayer,
@@ -60,8 +62,12 @@ export function planRun(
           for (let i = 1; i <= plan.repeat; i++) cells.push(cell(s, t, 'real-model', `${plan.agent}-${i}`, i));
         continue;
       }
-      cells.push(cell(s, t, 'well-behaved', 'well-behaved'));
-      if (s.scenario.deterministic.violation) cells.push(cell(s, t, 'violation', 'violation'));
+      const phases: Phase[] = s.scenario.deterministic.violation ? ['well-behaved', 'violation'] : ['well-behaved'];
+      // one run keeps the plain phase ids that baselines and expected failures name
+      const repeat = plan.repeat ?? 1;
+      for (const phase of phases)
+        if (repeat === 1) cells.push(cell(s, t, phase, phase));
+        else for (let i = 1; i <= repeat; i++) cells.push(cell(s, t, phase, `${phase}-${i}`, i));
     }
   return cells;
 }
@@ -71,6 +77,7 @@ export function targetInfo(t: RunTarget) {
     name: t.decl.name,
     package: t.decl.package?.npm ?? t.decl.server.command ?? '',
     version: t.bin.version,
+    ...(t.override ? { pinned: t.override.pinned, requested: t.override.requested } : {}),
     claims: t.decl.claims as string[],
   };
 }

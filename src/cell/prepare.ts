@@ -6,9 +6,9 @@ import { netnsPrefix, type LoopbackBridge } from '../fixture/sandbox.js';
 import { stampFiles, type Stamps } from '../judge/fixture-files.js';
 import type { JudgedAs } from '../judge/verdict.js';
 import { startProviderForCell, type ProviderHandle } from '../model/provider/cell.js';
-import { writeFixtureModel } from '../model/provider/fixture-model.js';
+import { ensureCachedModel, writeFixtureModel } from '../model/provider/fixture-model.js';
 import type { Scenario } from '../scenario/schema.js';
-import type { ResolvedBin } from '../targets/resolve-bin.js';
+import { targetPrefix, type ResolvedBin } from '../targets/resolve-bin.js';
 import type { TargetDecl } from '../targets/schema.js';
 import { fillString } from '../util/template.js';
 import type { Teardown } from './teardown.js';
@@ -77,6 +77,7 @@ export async function prepareFixture(
   }
   await writeDeclFiles(fixture, decl.fixture.files, { ...fixture.vars, package_dir: o.bin.packageDir });
   await writeFixtureModel({ scenario, decl, vars: fixture.vars, root: fixture.root });
+  if (decl.package) await ensureCachedModel(decl, targetPrefix(decl.package, decl.name));
   if (decl.fixture.git_init) await gitInit(fixture, decl.fixture.git_remote);
   await writeSetupFiles(fixture, scenario.setup.files);
   const storePath = fillString(decl.store.path ?? '', fixture.vars);

@@ -25,13 +25,14 @@ export type Outcome = Pick<CellResult, 'verdict' | 'reason'> &
 /** The fields of a cell result known before the cell runs. */
 export type CellBase = Pick<
   CellResult,
-  'cell_id' | 'scenario' | 'target' | 'phase' | 'driver' | 'defence' | 'cell_dir'
+  'cell_id' | 'scenario' | 'target' | 'target_version' | 'phase' | 'driver' | 'defence' | 'cell_dir'
 > & { claimed: boolean };
 
 export function cellBase(
   cellId: string,
   scenario: Scenario,
   decl: TargetDecl,
+  version: string,
   driver: Driver,
   cellDir: string,
 ): CellBase {
@@ -40,6 +41,7 @@ export function cellBase(
     cell_id: cellId,
     scenario: scenario.id,
     target: decl.name,
+    target_version: version,
     phase: driver.phase,
     driver: driver.kind,
     defence,

@@ -18,6 +18,21 @@ function overlap(seed: Set<string>, row: string): number {
 }
 
 /**
+ * Whether one of these live rows is the memory: it carries the text, or, for a row the target
+ * named by the id it returned, most of its words (a redactor may mask part of it).
+ */
+export function holdsMemory(rows: { id: unknown; content: unknown }[], handle: MemoryHandle): boolean {
+  const seedWords = words(handle.content);
+  const needle = handle.content.toLowerCase();
+  return rows.some((r) => {
+    const content = String(r.content ?? '');
+    if (content.toLowerCase().includes(needle)) return true;
+    const sameId = handle.id !== '' && handle.id !== handle.key && String(r.id) === handle.id;
+    return overlap(seedWords, content) >= (sameId ? 0.5 : 0.8);
+  });
+}
+
+/**
  * The setup memories that are not in the store: a live row must carry the seed's text, or, for a
  * row the target named by the id it returned, most of its words (a redactor may mask part of it).
  * A target that answers "stored" and keeps nothing, or files the seed as a "duplicate" of an
@@ -35,7 +50,8 @@ export function missingSeeds(
   if (decl.store.format !== 'none' && !existsSync(storePath)) return seeds.map((s) => s.ref);
   const tmp = mkdtempSync(join(scratchDir, 'seed-check-'));
   try {
-    const pristine = decl.store.format === 'none' ? [] : snapshotStore(storePath, join(tmp, 'store'));
+    const pristine =
+      decl.store.format === 'none' ? [] : snapshotStore(storePath, join(tmp, 'store'), decl.store.format);
     const db = new Database(':memory:');
     let rows: { id: unknown; content: unknown }[];
     try {
@@ -49,18 +65,7 @@ export function missingSeeds(
     } finally {
       db.close();
     }
-    return seeds
-      .filter(({ handle }) => {
-        const seedWords = words(handle.content);
-        const needle = handle.content.toLowerCase();
-        return !rows.some((r) => {
-          const content = String(r.content ?? '');
-          if (content.toLowerCase().includes(needle)) return true;
-          const sameId = handle.id !== '' && handle.id !== handle.key && String(r.id) === handle.id;
-          return overlap(seedWords, content) >= (sameId ? 0.5 : 0.8);
-        });
-      })
-      .map((s) => s.ref);
+    return seeds.filter(({ handle }) => !holdsMemory(rows, handle)).map((s) => s.ref);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }

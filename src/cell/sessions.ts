@@ -1,6 +1,6 @@
-import { statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Sessions } from '../drive/types.js';
+import { storeBytes } from '../evidence/build.js';
 import type { Fixture } from '../fixture/fixture.js';
 import type { LoopbackBridge } from '../fixture/sandbox.js';
 import { NOISE_FILE } from '../mcp/noise.js';
@@ -35,11 +35,25 @@ export interface CellSessionsOptions {
 export class CellSessions implements Sessions {
   private session?: TargetSession;
   private no = 0;
+  /** every server this cell started, the recall probe's too */
+  private readonly started: { no: number; session: TargetSession }[] = [];
 
   constructor(private readonly o: CellSessionsOptions) {}
 
   current(): TargetSession | undefined {
     return this.session;
+  }
+
+  /**
+   * The first line a server of this cell wrote saying its declared store could not be opened
+   * (server.store_failure and the built-in patterns); read once the servers have stopped.
+   */
+  storeFailure(): string | undefined {
+    for (const { no, session } of this.started) {
+      const line = session.storeFailure();
+      if (line) return `${no === PROBE_SESSION ? 'the recall probe server' : `server session ${no}`} ${line}`;
+    }
+    return undefined;
   }
 
   async start(): Promise<TargetSession> {
@@ -56,9 +70,9 @@ export class CellSessions implements Sessions {
     if (!s) return;
     const { trail, storeFile, fixture } = this.o;
     const no = this.no;
-    const before = fileSize(storeFile);
+    const before = storeBytes(storeFile);
     await s.close();
-    const after = fileSize(storeFile);
+    const after = storeBytes(storeFile);
     const problems = [
       ...(s.stopProblem() ? [`server session ${no} ${s.stopProblem()}`] : []),
       ...(before && !after
@@ -80,7 +94,7 @@ export class CellSessions implements Sessions {
   private async server(no: number, logFile: string, stderrName: string): Promise<TargetSession> {
     const { decl, bin, fixture, cellDir, serverEnv, bridges } = this.o;
     if (this.o.signal?.aborted) throw new Interrupted('interrupted');
-    return TargetSession.start({
+    const session = await TargetSession.start({
       decl,
       bin,
       fixture,
@@ -91,14 +105,7 @@ export class CellSessions implements Sessions {
       env: serverEnv,
       bridges,
     });
-  }
-}
-
-function fileSize(file: string | undefined): number | undefined {
-  if (!file) return undefined;
-  try {
-    return statSync(file).size;
-  } catch {
-    return undefined;
+    this.started.push({ no, session });
+    return session;
   }
 }

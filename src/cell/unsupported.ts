@@ -2,7 +2,7 @@ import type { Driver } from '../drive/types.js';
 import { providerUnsupported } from '../model/provider/cell.js';
 import { missingOps, opsNeeded } from '../ops/ops.js';
 import type { Scenario } from '../scenario/schema.js';
-import { storeUnsupported } from '../targets/applicability.js';
+import { modelUnsupported, storeUnsupported } from '../targets/applicability.js';
 import type { TargetDecl } from '../targets/schema.js';
 
 /** Why this cell cannot run on this target, decided before anything starts (none: it can). */
@@ -12,6 +12,7 @@ export function unsupportedReason(scenario: Scenario, decl: TargetDecl, driver: 
     driver.unsupported?.() ??
     (lacking.length ? `target lacks op(s): ${lacking.join(', ')}` : undefined) ??
     providerUnsupported(scenario, decl) ??
-    storeUnsupported(scenario, decl)
+    storeUnsupported(scenario, decl) ??
+    modelUnsupported(scenario, decl)
   );
 }

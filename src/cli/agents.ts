@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import chalk from 'chalk';
-import { agentStatus, installAgentsNamed } from '../app/agents.js';
 import { cacheDir } from '../targets/cache.js';
 
 export function registerAgents(program: Command): void {
@@ -10,7 +9,8 @@ export function registerAgents(program: Command): void {
   agents
     .command('list')
     .description('each agent: package and pinned version, installed or not')
-    .action(() => {
+    .action(async () => {
+      const { agentStatus } = await import('../app/agents.js');
       const all = agentStatus();
       const w = Math.max(...all.map((a) => a.name.length));
       for (const a of all) {
@@ -24,6 +24,7 @@ export function registerAgents(program: Command): void {
     .description('install pinned agent CLIs with npm into the per-user cache (idempotent)')
     .argument('<names...>', 'agent names, or "all"')
     .action(async (names: string[]) => {
+      const { installAgentsNamed } = await import('../app/agents.js');
       await installAgentsNamed(names, (s) => process.stdout.write(s + '\n'));
     });
 }

@@ -20,6 +20,7 @@ export const configSchema = z.strictObject({
   fail_on: runFields.failOn.optional(),
   out: runFields.outDir.optional(),
   workers: runFields.workers.optional(),
+  retries: runFields.retries.optional(),
 });
 export type MemevalConfig = z.infer<typeof configSchema>;
 
@@ -32,6 +33,7 @@ export function configInput(c: MemevalConfig): RunConfigInput {
     reporters: c.reporters,
     outDir: c.out,
     workers: c.workers,
+    retries: c.retries,
     ...(Object.values(gate).some((v) => v !== undefined) ? { gate } : {}),
   };
 }

@@ -4,14 +4,14 @@ import type { Command } from 'commander';
 import chalk from 'chalk';
 import { writeOut } from './output.js';
 import { InputError } from '../util/errors.js';
-import { loadTarget } from '../targets/loader.js';
-import { flagToScenario, writeScenario } from '../fuzz/export.js';
-import { defaultFlagsFile, FlagStore, type FlagRow } from '../fuzz/flags.js';
+import type { FlagRow, FlagStore } from '../fuzz/flags.js';
+import { defaultFlagsFile } from '../fuzz/settings.js';
 
-function openStore(file: string | undefined): FlagStore {
+async function openStore(file: string | undefined): Promise<FlagStore> {
   const path = resolve(file ?? defaultFlagsFile());
   if (!existsSync(path))
     throw new InputError(`--flags: no flag store at ${path} (run \`memeval fuzz\` first, or point --flags at one)`);
+  const { FlagStore } = await import('../fuzz/flags.js');
   return new FlagStore(path);
 }
 
@@ -33,7 +33,7 @@ export function registerFlags(program: Command): void {
     .option('--all', 'include dismissed flags', false)
     .option('--json', 'print rows as JSON', false)
     .action(async (o: { flags?: string; all: boolean; json: boolean }) => {
-      const store = openStore(o.flags);
+      const store = await openStore(o.flags);
       try {
         const rows = store.list(o.all);
         if (o.json)
@@ -63,7 +63,7 @@ export function registerFlags(program: Command): void {
     .argument('<fingerprint>', 'the fingerprint (or a unique prefix)')
     .option('--target <name>', 'only the row of this target')
     .action(async (fp: string, o: { target?: string }) => {
-      const store = openStore(flags.opts().flags);
+      const store = await openStore(flags.opts().flags);
       try {
         for (const r of store.dismiss(fp, o.target)) await writeOut(`dismissed ${r.fingerprint} (${r.target})\n`);
       } finally {
@@ -83,7 +83,9 @@ export function registerFlags(program: Command): void {
     )
     .option('--out <path>', 'a folder, or a file named <id>.json (default: the current folder)')
     .action(async (fp: string, o: { target?: string; out?: string }) => {
-      const store = openStore(flags.opts().flags);
+      const { loadTarget } = await import('../targets/loader.js');
+      const { flagToScenario, writeScenario } = await import('../fuzz/export.js');
+      const store = await openStore(flags.opts().flags);
       try {
         const file = o.target && ['.json', '.json5'].includes(extname(o.target)) ? loadTarget(o.target) : undefined;
         const rows = store.find(fp, file?.decl.name ?? o.target);

@@ -2,13 +2,10 @@ import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import chalk from 'chalk';
 import { writeOut } from './output.js';
-import { interruptHandler } from './interrupt.js';
-import { runFuzz } from '../app/fuzz.js';
 import { CHECKED_CLAIMS } from '../fuzz/case.js';
 import { BUILTIN_SCENARIOS } from '../util/paths.js';
 import type { CampaignSummary, CaseReport } from '../fuzz/campaign.js';
-import { DEFAULT_CHECK_SETTINGS } from '../fuzz/checks.js';
-import { defaultFlagsFile } from '../fuzz/flags.js';
+import { DEFAULT_CHECK_SETTINGS, defaultFlagsFile } from '../fuzz/settings.js';
 import { RECIPES } from '../fuzz/recipes.js';
 import { collectList, positiveInt, type CliContext } from './options.js';
 
@@ -111,6 +108,8 @@ export function registerFuzz(program: Command, cli: CliContext): void {
     )
     .option('--json', 'print the summary as JSON', false)
     .action(async (flags: FuzzFlags) => {
+      const { runFuzz } = await import('../app/fuzz.js');
+      const { interruptHandler } = await import('./interrupt.js');
       const { abort, dispose } = interruptHandler((s) => process.stderr.write(s + '\n'), cli.hardExit);
       const r = await runFuzz({
         targets: flags.target,

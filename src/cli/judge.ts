@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
 import chalk from 'chalk';
-import { calibrate, type CalibrateResponse } from '../app/calibrate.js';
-import { formatCalibration } from '../judge/calibrate/run.js';
+import type { CalibrateResponse } from '../app/calibrate.js';
+import { BUILTIN_CALIBRATION } from '../util/paths.js';
 import { addJudgeOptions, type JudgeOptionFlags } from './judge-options.js';
-import { interruptHandler } from './interrupt.js';
 import { positiveInt, type CliContext } from './options.js';
 
 interface CalibrateFlags extends JudgeOptionFlags {
@@ -20,11 +19,15 @@ export function registerJudge(program: Command, cli: CliContext): void {
       .description(
         "put labelled cases through the judge model and report accuracy, precision, recall, Cohen's kappa, the flip rate and every disagreement",
       )
-      .argument('<cases-file>', 'a calibration file (JSON5), e.g. eval/calibration/memory-hygiene.json5')
+      .argument('[cases-file]', "a calibration file (JSON5); default: memeval's own labelled memory-hygiene cases")
       .option('--repeat <n>', 'ask each case this many times (for the flip rate)', positiveInt, 1)
       .option('--out <dir>', 'where calibration results are written', 'runs')
       .option('--json', 'print the result as JSON'),
-  ).action(async (casesFile: string, f: CalibrateFlags) => {
+  ).action(async (given: string | undefined, f: CalibrateFlags) => {
+    const { calibrate } = await import('../app/calibrate.js');
+    const { formatCalibration } = await import('../judge/calibrate/run.js');
+    const { interruptHandler } = await import('./interrupt.js');
+    const casesFile = given ?? BUILTIN_CALIBRATION;
     const log = (s: string) => process.stderr.write(s + '\n');
     const { abort, dispose } = interruptHandler(log, cli.hardExit);
     let r: CalibrateResponse;

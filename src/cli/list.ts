@@ -1,22 +1,24 @@
 import type { Command } from 'commander';
 import chalk from 'chalk';
 import { BUILTIN_SCENARIOS } from '../util/paths.js';
-import { loadScenarioDir } from '../app/load.js';
-import { scenarioLayers, selectScenarios } from '../scenario/select.js';
-import { loadAllTargets } from '../targets/loader.js';
-import { isInstalled } from '../targets/resolve-bin.js';
 import { collectList } from './options.js';
+import { loadConfig } from './config.js';
 
 export function registerList(program: Command): void {
   program
     .command('list')
     .description('show the scenarios (id, layers, tags, title) and targets')
-    .option('--scenarios <dir>', 'scenario folder', BUILTIN_SCENARIOS)
+    .option('--scenarios <dir>', "scenario folder (default: the project config's scenarios, else memeval's own)")
     .option('--scenario <ids>', 'only these ids or globs', collectList)
     .option('--tag <tags>', 'only scenarios with any of these tags', collectList)
     .option('--json', 'print as JSON')
-    .action((opts: { scenarios: string; scenario?: string[]; tag?: string[]; json?: boolean }) => {
-      const scenarios = selectScenarios(loadScenarioDir(opts.scenarios), { ids: opts.scenario, tags: opts.tag });
+    .action(async (opts: { scenarios?: string; scenario?: string[]; tag?: string[]; json?: boolean }) => {
+      const { loadScenarioDir } = await import('../app/load.js');
+      const { scenarioLayers, selectScenarios } = await import('../scenario/select.js');
+      const { loadAllTargets } = await import('../targets/loader.js');
+      const { isInstalled } = await import('../targets/resolve-bin.js');
+      const dir = opts.scenarios ?? loadConfig()?.config.scenarios ?? BUILTIN_SCENARIOS;
+      const scenarios = selectScenarios(loadScenarioDir(dir), { ids: opts.scenario, tags: opts.tag });
       const targets = loadAllTargets().map(({ decl }) => ({
         name: decl.name,
         package: decl.package ? `${decl.package.npm}@${decl.package.version}` : `local: ${decl.server.command}`,

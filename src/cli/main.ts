@@ -51,12 +51,14 @@ export function buildProgram(cli: CliContext): Command {
     );
   // commander throws instead of exiting; main() maps help to 0 and usage errors to 3
   program.exitOverride();
+  // each command defines its flags and help here but imports what it runs on (app/, SQLite, the
+  // MCP SDK, model clients) inside its action: `--version`, `--help` and `list` would pay for all of them
   registerRun(program, cli);
   registerValidate(program);
   registerList(program);
   registerSchema(program);
   registerProxy(program, cli);
-  registerTargets(program);
+  registerTargets(program, cli);
   registerAgents(program);
   registerView(program);
   registerDiff(program, cli);

@@ -1,10 +1,7 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { merge } from '../app/merge.js';
 import type { Report as LegacyReport } from '../report/report.js';
-import { formatClosing } from '../report/console.js';
 import type { FailOn } from '../report/gate.js';
-import { formatMatrix } from '../report/matrix.js';
 import { collectList, type CliContext } from './options.js';
 
 export function registerMerge(program: Command, cli: CliContext): void {
@@ -23,10 +20,13 @@ export function registerMerge(program: Command, cli: CliContext): void {
     )
     .addOption(new Option('--fail-on <what>', 'regressions or failures').choices(['regressions', 'failures']))
     .action(
-      (
+      async (
         dirs: string[],
         opts: { out: string; reporter?: string[]; baseline?: string; expectedFailures?: string; failOn?: FailOn },
       ) => {
+        const { merge } = await import('../app/merge.js');
+        const { formatClosing } = await import('../report/console.js');
+        const { formatMatrix } = await import('../report/matrix.js');
         // with the json reporter the report alone goes to stdout
         const log = (s: string) =>
           ((opts.reporter ?? []).includes('json') ? process.stderr : process.stdout).write(s + '\n');

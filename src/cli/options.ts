@@ -12,6 +12,12 @@ export function positiveInt(value: string): number {
   return n;
 }
 
+export function nonNegativeInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a whole number of 0 or more');
+  return n;
+}
+
 /** Repeatable, comma-separated list options (`--scenario a,b --scenario c`). */
 export function collectList(value: string, prev: string[] = []): string[] {
   return [

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { readLaunchFile, runProxy } from '../mcp/proxy.js';
 import { positiveInt, type CliContext } from './options.js';
 import { InputError } from '../util/errors.js';
 
@@ -35,6 +34,7 @@ export function registerProxy(program: Command, cli: CliContext): void {
           maxMessageBytes?: number;
         },
       ) => {
+        const { readLaunchFile, runProxy } = await import('../mcp/proxy.js');
         if (opts.launch && command.length)
           throw new InputError('mcp-proxy: give either --launch or a command after --, not both');
         if (!opts.launch && !command.length)

@@ -1,10 +1,8 @@
 import type { Command } from 'commander';
-import chalk from 'chalk';
-import { rejudge, type RejudgeResponse } from '../app/rejudge.js';
-import { formatPhase } from '../report/console.js';
+import chalk, { Chalk } from 'chalk';
+import type { RejudgeResponse } from '../app/rejudge.js';
 import { InputError } from '../util/errors.js';
 import { addJudgeOptions, type JudgeOptionFlags } from './judge-options.js';
-import { interruptHandler } from './interrupt.js';
 import type { CliContext } from './options.js';
 
 interface RejudgeFlags extends JudgeOptionFlags {
@@ -29,8 +27,13 @@ export function registerRejudge(program: Command, cli: CliContext): void {
   ).action(async (runDirArg: string, f: RejudgeFlags) => {
     if (f.only !== undefined && f.only !== 'llm')
       throw new InputError(`--only: "${f.only}" is not supported (use --only llm)`);
-    const log = (s: string) => process.stderr.write(s + '\n');
-    const { abort, dispose } = interruptHandler(log, cli.hardExit);
+    const startedAt = Date.now();
+    const { rejudge } = await import('../app/rejudge.js');
+    const { cellLine, colorLevel } = await import('../report/progress.js');
+    const { formatRunEnd } = await import('../report/run-end.js');
+    const { formatVerdictChanges, verdictChanges } = await import('../report/verdict-changes.js');
+    const { interruptHandler } = await import('./interrupt.js');
+    const { abort, dispose } = interruptHandler((s) => process.stderr.write(s + '\n'), cli.hardExit);
     let r: RejudgeResponse;
     try {
       r = await rejudge({
@@ -51,29 +54,29 @@ export function registerRejudge(program: Command, cli: CliContext): void {
     }
     const { source, report } = r;
     if (f.json) return void process.stdout.write(JSON.stringify(report, null, 2) + '\n');
-    process.stdout.write(
-      `re-judged run ${source.run_id} (${r.runDir})${r.judge ? ` with judge ${r.judge.model}` : ' without a judge model'}\n`,
+    const tty = Boolean(process.stdout.isTTY);
+    const c = new Chalk({ level: colorLevel(process.env, tty) });
+    const log = (s: string) => process.stdout.write(s + '\n');
+    log(
+      `re-judged run ${source.run_id} (${r.runDir})${r.judge ? ` with judge ${r.judge.model}` : ' without a judge model'}`,
     );
-    for (const c of report.results) {
-      const note = (c as { rejudge?: { rejudged: boolean; why?: string; previous_outcome?: string } }).rejudge;
-      process.stdout.write(formatPhase(c) + '\n');
-      if (note && !note.rejudged) process.stdout.write(chalk.dim(`    not re-judged: ${note.why}\n`));
-      else if (note?.previous_outcome && note.previous_outcome !== c.verdict)
-        process.stdout.write(chalk.yellow(`    was ${note.previous_outcome}\n`));
+    // one line per cell, as `run` prints them off a terminal
+    for (const [i, cell] of report.results.entries()) {
+      log(`[${i + 1}/${report.results.length}] ${cellLine(cell, c, true)}`);
+      const note = (cell as { rejudge?: { rejudged: boolean; why?: string } }).rejudge;
+      if (note && !note.rejudged) log(c.dim(`    not re-judged: ${note.why}`));
     }
+    for (const l of formatVerdictChanges(verdictChanges(source.results, report.results), c)) log(l);
     if (source.status !== 'completed')
-      process.stdout.write(
-        chalk.yellow(
-          `the run was ${source.status}${source.reason ? ` (${source.reason})` : ''}: re-judging keeps its status and exit code ${report.summary.exit_code}\n`,
+      log(
+        c.yellow(
+          `the run was ${source.status}${source.reason ? ` (${source.reason})` : ''}: re-judging keeps its status and exit code ${report.summary.exit_code}`,
         ),
       );
     if (abort.signal.aborted)
-      process.stdout.write(
-        chalk.yellow(
-          `interrupted: the cells not reached keep the run's verdicts; exit code ${report.summary.exit_code}\n`,
-        ),
+      log(
+        c.yellow(`interrupted: the cells not reached keep the run's verdicts; exit code ${report.summary.exit_code}`),
       );
-    for (const w of report.warnings) process.stdout.write(chalk.yellow(`warning: ${w}\n`));
-    process.stdout.write(chalk.dim(`report: ${r.reportPath}\n`));
+    for (const l of formatRunEnd(report, r.reportPath, Date.now() - startedAt, c)) log(l);
   });
 }

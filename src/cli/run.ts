@@ -2,7 +2,6 @@ import { dirname } from 'node:path';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import chalk from 'chalk';
-import { run } from '../app/api.js';
 import {
   AGENT_DEFAULTS,
   FAIL_ON,
@@ -13,16 +12,12 @@ import {
 } from '../core/config.js';
 import { SCRIPTED_MODEL } from '../agent/cost-gate.js';
 import { AGENT_NAMES } from '../agent/types.js';
-import { formatRepeats } from '../report/console.js';
-import { formatGate } from '../report/gate.js';
-import { colorLevel, formatRecap, Progress } from '../report/progress.js';
+import type { Progress } from '../report/progress.js';
 import { checkReporterNames, REPORTER_NAMES, runReporters } from '../report/reporters/index.js';
 import { parseShard } from '../cell/shard.js';
 import { EXIT } from '../core/results.js';
 import { configInput, loadConfig } from './config.js';
-import { formatMatrix } from '../report/matrix.js';
-import { interruptHandler } from './interrupt.js';
-import { collectList, positiveInt, type CliContext } from './options.js';
+import { collectList, nonNegativeInt, positiveInt, type CliContext } from './options.js';
 
 type CliOnly = 'json';
 
@@ -63,8 +58,18 @@ const FLAGS = {
   ),
   'gate.failOn': new Option(
     '--fail-on <what>',
-    'what fails the run (default: regressions with --baseline or --expected-failures, else failures)',
+    'what fails the run (default: regressions with --baseline or --expected-failures, else failures; flaky: failures and flaky cells)',
   ).choices([...FAIL_ON]),
+  retries: new Option(
+    '--retries <n>',
+    'rerun a cell that fails the run up to N times; one that then passes is flaky (never a pass)',
+  )
+    .argParser(nonNegativeInt)
+    .default(RUN_DEFAULTS.retries),
+  lastFailed: new Option(
+    '--last-failed',
+    'run only the cells that failed the run in the latest run under --out (give the same scenarios and targets)',
+  ),
   shard: new Option(
     '--shard <i/n>',
     'run only the i-th of n deterministic slices of the cells and write a partial report (combine with `memeval merge`)',
@@ -87,7 +92,7 @@ const FLAGS = {
   ),
   'agent.repeat': new Option(
     '--repeat <n>',
-    'run each real-model scenario N times (pass rate, pass^N, Wilson interval)',
+    'run each cell N times, in either layer (pass rate, pass^N, Wilson interval per cell)',
   )
     .argParser(positiveInt)
     .default(AGENT_DEFAULTS.repeat),
@@ -148,6 +153,11 @@ Each cell runs in a fresh fixture (project dir + isolated HOME). The report is w
     )
     .action(async (flags: Record<string, unknown>, cmd: Command) => {
       const startedAt = Date.now();
+      const { run } = await import('../app/api.js');
+      const { interruptHandler } = await import('./interrupt.js');
+      const { colorLevel, Progress } = await import('../report/progress.js');
+      const { formatRunEnd } = await import('../report/run-end.js');
+      const { lastFailed } = await import('../app/last-failed.js');
       const config = runConfigOf(flags, cmd);
       // --json is one more reporter; with it, progress goes to stderr and the report to stdout
       if (flags.json) config.reporters = [...(config.reporters ?? RUN_DEFAULTS.reporters), 'json'];
@@ -157,6 +167,14 @@ Each cell runs in a fresh fixture (project dir + isolated HOME). The report is w
       const log = (s: string) => stream.write(s + '\n');
       const tty = Boolean(stream.isTTY);
       let progress: Progress | undefined;
+      if (config.lastFailed) {
+        // like Playwright: nothing failed last time, so nothing runs and the run is not an error
+        const last = lastFailed(config.outDir ?? RUN_DEFAULTS.outDir);
+        if (!last.cellIds.length) {
+          log(`--last-failed: no cell failed the run in the latest run ${last.runId}; nothing to rerun`);
+          return;
+        }
+      }
       const { abort, dispose } = interruptHandler(log, cli.hardExit);
       try {
         const r = await run({
@@ -185,16 +203,7 @@ Each cell runs in a fresh fixture (project dir + isolated HOME). The report is w
         const outcomes = runReporters(report, dirname(reportPath), reporters, { scenarioFiles });
         for (const o of outcomes)
           if (o.error) process.stderr.write(chalk.red(`reporter ${o.name} failed: `) + o.error + '\n');
-        const table =
-          report.repeats && r.config.agent && r.config.agent.repeat > 1
-            ? formatRepeats(report.repeats)
-            : report.targets.length > 1
-              ? formatMatrix(report.matrix)
-              : undefined;
-        if (table) log('\n' + table + '\n');
-        for (const w of report.warnings) log(chalk.yellow(`warning: ${w}`));
-        log(formatRecap(report, reportPath, Date.now() - startedAt, progress?.c ?? chalk));
-        if (report.gate) for (const l of formatGate(report.gate, report.results)) log(l);
+        for (const l of formatRunEnd(report, reportPath, Date.now() - startedAt, progress?.c ?? chalk)) log(l);
         cli.exitCode =
           report.summary.exit_code !== EXIT.ok
             ? report.summary.exit_code

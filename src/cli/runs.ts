@@ -11,7 +11,9 @@ export function registerRuns(program: Command): void {
     .description('list or prune run directories (each run keeps its stores and evidence)');
   runs
     .command('list')
-    .description('runs under --runs, oldest first, with status, cells, failures and size')
+    .description(
+      'runs (and rejudge, calibrate and fuzz outputs) under --runs, oldest first, with kind, status, cells, failures and size',
+    )
     .option('--runs <dir>', "where run directories are (default: the config's out, else runs)")
     .option('--json', 'print as JSON')
     .action((opts: { runs?: string; json?: boolean }) => {
@@ -19,18 +21,21 @@ export function registerRuns(program: Command): void {
       if (opts.json) return void process.stdout.write(JSON.stringify(list, null, 2) + '\n');
       for (const r of list)
         process.stdout.write(
-          `${r.run_id}  ${(r.status ?? 'no report').padEnd(11)}  ${r.cells === null ? '' : `${r.cells} cells, ${r.failed} failed${r.unsupported ? `, ${r.unsupported} unsupported` : ''}`.padEnd(22)}  ${mb(r.bytes)}\n`,
+          `${r.run_id}  ${r.kind.padEnd(9)}  ${(r.running ? 'running' : (r.status ?? 'no report')).padEnd(11)}  ${r.cells === null ? '' : `${r.cells} cells, ${r.failed} failed${r.unsupported ? `, ${r.unsupported} unsupported` : ''}`.padEnd(22)}  ${mb(r.bytes)}\n`,
         );
       process.stdout.write(`${list.length} run(s), ${mb(list.reduce((n, r) => n + r.bytes, 0))}\n`);
     });
   runs
     .command('prune')
-    .description('remove all but the newest N runs')
+    .description(
+      'remove all but the newest N runs (rejudge, calibrate and fuzz outputs count as runs); never one still being written',
+    )
     .requiredOption('--keep <n>', 'how many of the newest runs to keep', positiveInt)
     .option('--runs <dir>', "where run directories are (default: the config's out, else runs)")
     .action((opts: { runs?: string; keep: number }) => {
-      const gone = pruneRuns(runsDir(opts.runs), opts.keep);
+      const { removed: gone, kept } = pruneRuns(runsDir(opts.runs), opts.keep);
       for (const r of gone) process.stdout.write(`removed ${r.run_id} (${mb(r.bytes)})\n`);
+      for (const r of kept) process.stdout.write(`kept ${r.run_id}: ${r.running_why}\n`);
       process.stdout.write(`removed ${gone.length} run(s), freed ${mb(gone.reduce((n, r) => n + r.bytes, 0))}\n`);
     });
 }

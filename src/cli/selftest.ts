@@ -2,11 +2,11 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import chalk from 'chalk';
-import { hostileTargetNames, selftest, type SelftestLayer, type SelftestReport } from '../app/selftest.js';
+import type { SelftestLayer, SelftestReport } from '../app/selftest.js';
+import { hostileTargetNames } from '../targets/files.js';
 import { EXIT } from '../core/results.js';
 import { AGENT_NAMES } from '../agent/types.js';
 import { InputError } from '../util/errors.js';
-import { interruptHandler } from './interrupt.js';
 import { collectList, positiveInt, type CliContext } from './options.js';
 
 interface SelftestFlags {
@@ -80,6 +80,8 @@ export function registerSelftest(program: Command, cli: CliContext): void {
           throw new InputError(`--layer: "${l}" is not a layer; use ${LAYERS.join(' or ')}`);
         return l as SelftestLayer;
       });
+      const { selftest } = await import('../app/selftest.js');
+      const { interruptHandler } = await import('./interrupt.js');
       const log = (s: string) => process.stderr.write(s + '\n');
       const { abort, dispose } = interruptHandler(log, cli.hardExit);
       let report: SelftestReport;

@@ -1,14 +1,17 @@
 import type { Command } from 'commander';
 import chalk from 'chalk';
-import { installTargetsNamed, targetStatus } from '../app/targets.js';
 import { cacheDir } from '../targets/cache.js';
+import type { CliContext } from './options.js';
+import { registerTargetsCheck } from './targets-check.js';
+import { registerTargetsNew } from './targets-new.js';
 
-export function registerTargets(program: Command): void {
+export function registerTargets(program: Command, cli: CliContext): void {
   const targets = program.command('targets').description('list and install the memory servers memeval can test');
   targets
     .command('list')
     .description('each target: package and pinned version, installed or not, store format, claimed defences')
-    .action(() => {
+    .action(async () => {
+      const { targetStatus } = await import('../app/targets.js');
       const all = targetStatus();
       const w = Math.max(...all.map((t) => t.name.length));
       for (const t of all) {
@@ -23,10 +26,13 @@ export function registerTargets(program: Command): void {
   targets
     .command('install')
     .description(
-      'install pinned target packages with npm into the per-user cache (idempotent; safe to run twice at once)',
+      'install pinned target packages (or name@version: another version) with npm into the per-user cache (idempotent; safe to run twice at once)',
     )
-    .argument('<names...>', 'target names, or "all"')
+    .argument('<names...>', 'target names (name@version for another version), or "all"')
     .action(async (names: string[]) => {
+      const { installTargetsNamed } = await import('../app/targets.js');
       await installTargetsNamed(names, (s) => process.stdout.write(s + '\n'));
     });
+  registerTargetsCheck(targets, cli);
+  registerTargetsNew(targets, cli);
 }

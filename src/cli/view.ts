@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
 import { runsDir } from './config.js';
-import { writeRunPage } from '../app/view.js';
 
 export function registerView(program: Command): void {
   program
@@ -13,7 +12,8 @@ export function registerView(program: Command): void {
     .option('--runs <dir>', "where run directories are (default: the config's out, else runs)")
     .option('--out <file>', 'where to write the page (default <run-dir>/report.html)')
     .option('--open', 'open the page in the default browser')
-    .action((runDir: string | undefined, opts: { runs?: string; out?: string; open?: boolean }) => {
+    .action(async (runDir: string | undefined, opts: { runs?: string; out?: string; open?: boolean }) => {
+      const { writeRunPage } = await import('../app/view.js');
       // the config is read only to find the latest run
       const file = writeRunPage({ runDir, runsDir: runDir ? undefined : runsDir(opts.runs), out: opts.out });
       process.stdout.write(file + '\n');

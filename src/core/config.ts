@@ -17,7 +17,8 @@ import { z } from 'zod';
 export const SCRIPTED_POLICIES = ['well-behaved', 'violation', 'no-memory'] as const;
 export type ScriptedPolicy = (typeof SCRIPTED_POLICIES)[number];
 
-export const FAIL_ON = ['regressions', 'failures'] as const;
+/** `flaky`: failures, and cells that passed only on a --retries rerun */
+export const FAIL_ON = ['regressions', 'failures', 'flaky'] as const;
 export type FailOn = (typeof FAIL_ON)[number];
 
 export const DEFAULT_TARGET = 'server-memory';
@@ -51,6 +52,8 @@ export const runFields = {
     .string()
     .describe('file of {scenario, target, phase, [agent], verdict, assertions, [reason_contains], reason}'),
   failOn: z.enum(FAIL_ON),
+  retries: z.number().int().min(0).describe('reruns of a cell that fails the run; one that then passes is flaky'),
+  lastFailed: z.boolean().describe('run only the cells that failed the run in the latest run under outDir'),
 };
 
 /** The real-model layer: which agent, on which model, and how each cell drives it. */
@@ -99,6 +102,8 @@ export const runConfigSchema = z.strictObject({
   /** run one deterministic slice of the planned cells */
   shard: runFields.shard.optional(),
   shardDurations: runFields.shardDurations.optional(),
+  retries: runFields.retries.default(0),
+  lastFailed: runFields.lastFailed.default(false),
   /** absent: the deterministic layer, unless a judge or cost flag asks for more */
   agent: agentConfigSchema.optional(),
   judge: judgeConfigSchema.optional(),

@@ -15,6 +15,7 @@ export const VERDICTS = [
   'defended',
   'detected',
   'undetected',
+  'flaky',
   'unsupported',
   'invalid',
   'error',
@@ -27,8 +28,14 @@ export type Verdict = (typeof VERDICTS)[number];
  * state. `unsupported` and `skipped` judged nothing, `error` and `invalid` could not: none of
  * those is ever counted as passed.
  */
-export const CHECKED_VERDICTS: readonly Verdict[] = ['pass', 'fail', 'defended', 'detected', 'undetected'];
+export const CHECKED_VERDICTS: readonly Verdict[] = ['pass', 'fail', 'defended', 'detected', 'undetected', 'flaky'];
 export const isChecked = (v: Verdict): boolean => CHECKED_VERDICTS.includes(v);
+/**
+ * A cell counted as passed: checked and not failing the run. `flaky` (failed, then passed on a
+ * --retries rerun) checked something but is never a pass: it is counted apart.
+ */
+export const isPassed = (r: { verdict: Verdict; fails_run: boolean }): boolean =>
+  !r.fails_run && isChecked(r.verdict) && r.verdict !== 'flaky';
 
 export const OUTCOMES = ['pass', 'fail', 'abstain', 'error'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
@@ -166,12 +173,33 @@ export const agentRunInfoSchema = z.looseObject({
 export type AgentRunInfo = z.infer<typeof agentRunInfoSchema>;
 
 export const cellResultSchema = z.looseObject({
-  /** stable across runs: scenario/target/phase, plus agent-repeat for agent cells */
+  /** stable across runs: scenario/target/phase (phase-repeat with --repeat), or scenario/target/real-model/agent-repeat */
   cell_id: z.string(),
   scenario: z.string(),
+  /** the target's column: its name, or `name@version` for a version other than the pinned one */
   target: z.string(),
+  /** the version of the target's package the cell ran ("local" for a server.command); absent in older reports */
+  target_version: z.string().optional(),
   phase: z.enum(PHASES),
   driver: z.enum(DRIVER_KINDS),
+  /** a cell run several times (--repeat): which run, 1..N; absent when each cell runs once */
+  repeat: z.number().optional(),
+  /**
+   * A cell rerun by --retries: every attempt in order (the first is the original run), each
+   * with its verdict, reason and evidence dir. The cell's own verdict is `flaky` when a retry
+   * passed, else the first attempt's. Absent when the cell ran once.
+   */
+  attempts: z
+    .array(
+      z.looseObject({
+        verdict: z.enum(VERDICTS),
+        reason: z.string(),
+        fails_run: z.boolean(),
+        cell_dir: z.string(),
+        duration_ms: z.number(),
+      }),
+    )
+    .optional(),
   verdict: z.enum(VERDICTS),
   reason: z.string(),
   fails_run: z.boolean(),
@@ -219,8 +247,34 @@ export type CellResult = z.infer<typeof cellResultSchema>;
 
 const verdictCounts = z.partialRecord(z.enum(VERDICTS), z.number());
 
+/** One cell whose verdict differs between two runs or two columns (report/diff.ts). */
+export const cellChangeSchema = z.object({
+  cell_id: z.string(),
+  before: z.enum(VERDICTS),
+  after: z.enum(VERDICTS),
+  reason: z.string(),
+});
+export type CellChange = z.infer<typeof cellChangeSchema>;
+
+/** Two versions of one declared target in one run, the older column against the newer (report/diff.ts versionChanges). */
+export const versionChangeSchema = z.object({
+  target: z.string(),
+  from: z.object({ column: z.string(), version: z.string() }),
+  to: z.object({ column: z.string(), version: z.string() }),
+  regressed: z.array(cellChangeSchema),
+  fixed: z.array(cellChangeSchema),
+  changed: z.array(cellChangeSchema),
+  not_checked: z.array(cellChangeSchema),
+  unchanged: z.number(),
+});
+export type VersionChange = z.infer<typeof versionChangeSchema>;
+
 export const matrixSchema = z.object({
   targets: z.array(z.string()),
+  /** each column's version where the run ran several versions of one target */
+  versions: z.record(z.string(), z.string()).optional(),
+  /** each declared target the run ran at several versions: consecutive versions compared (older → newer) */
+  version_changes: z.array(versionChangeSchema).optional(),
   rows: z.array(
     z.object({
       scenario: z.string(),
@@ -257,6 +311,8 @@ export const summarySchema = z.object({
   /** counted apart from passed; absent in reports written before they were (there, passed included them) */
   unsupported: z.number().optional(),
   skipped: z.number().optional(),
+  /** cells that failed and then passed on a retry: never counted as passed (absent before --retries existed) */
+  flaky: z.number().optional(),
   /** cells with a checked verdict (see CHECKED_VERDICTS): none means nothing was checked, exit 1 */
   checked: z.number().optional(),
   by_verdict: verdictCounts,
@@ -266,12 +322,23 @@ export const summarySchema = z.object({
 export type Summary = z.infer<typeof summarySchema>;
 
 export const targetInfoSchema = z.looseObject({
+  /** the column: the declared name, or `name@version` for a version other than the pinned one */
   name: z.string(),
   package: z.string(),
+  /** the version that ran */
   version: z.string(),
+  /** `--target name@<requested>`: the version the declaration pins and what was asked for (a version, range or tag) */
+  pinned: z.string().optional(),
+  requested: z.string().optional(),
   claims: z.array(z.string()),
 });
 export type TargetInfo = z.infer<typeof targetInfoSchema>;
+
+/**
+ * The declared target a column runs: a column is the target's name, or `name@version` when
+ * `--target name@version` ran another version than the pinned one (names hold no `@`).
+ */
+export const declaredTarget = (column: string): string => column.split('@')[0];
 
 /** Tokens over every agent cell of a run; cost only where the agents reported one. */
 export const usageTotalSchema = tokenUsageSchema.extend({

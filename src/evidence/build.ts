@@ -1,9 +1,19 @@
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { basename, join, relative, resolve } from 'node:path';
+import {
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { basename, dirname, join, posix, relative, resolve, sep } from 'node:path';
 import Database from 'better-sqlite3';
 import type { CallRecord } from '../mcp/calls-log.js';
 import type { TargetDecl } from '../targets/schema.js';
-import { EVIDENCE_DB, openEvidence, type Evidence } from './open.js';
+import { storeTableSql } from '../targets/store-tables.js';
+import { EVIDENCE_DB, EvidenceError, openEvidence, type Evidence } from './open.js';
 import { CALLS_COLUMNS, MEMORIES_COLUMNS } from './schema.js';
 import { writeProviderCalls } from './provider-calls.js';
 import { hashEvidence } from './hash.js';
@@ -13,9 +23,15 @@ export { EvidenceError, openEvidence, type Evidence } from './open.js';
 
 const SQLITE_SIBLINGS = ['', '-wal', '-shm', '-journal'];
 
-/** Copy the store file and its SQLite siblings into `dir`; returns the copies. */
-export function snapshotStore(storePath: string, dir: string): string[] {
+type StoreFormat = TargetDecl['store']['format'];
+
+/**
+ * Copy the store into `dir`: the store file and its SQLite siblings, or for a files store every
+ * file under its folder (into `dir`/<folder name>/, paths kept). Returns the copies.
+ */
+export function snapshotStore(storePath: string, dir: string, format: StoreFormat): string[] {
   mkdirSync(dir, { recursive: true });
+  if (format === 'files') return snapshotFolder(storePath, join(dir, basename(storePath)));
   const copies: string[] = [];
   for (const suffix of SQLITE_SIBLINGS) {
     const src = storePath + suffix;
@@ -25,6 +41,42 @@ export function snapshotStore(storePath: string, dir: string): string[] {
     copies.push(dst);
   }
   return copies;
+}
+
+function snapshotFolder(root: string, into: string): string[] {
+  return filesUnder(root).map((rel) => {
+    const dst = join(into, rel);
+    mkdirSync(dirname(dst), { recursive: true });
+    copyFileSync(join(root, rel), dst);
+    return dst;
+  });
+}
+
+/**
+ * The regular files under a files store's folder, relative to it, sorted. Symlinks are not
+ * followed: the store is what the server wrote, not what a link points at.
+ */
+function filesUnder(root: string): string[] {
+  if (!existsSync(root)) return [];
+  if (!statSync(root).isDirectory())
+    throw new EvidenceError(`store ${root} is not a folder: store.format "files" needs the folder the files are in`);
+  return readdirSync(root, { recursive: true, encoding: 'utf8' })
+    .filter((rel) => lstatSync(join(root, rel)).isFile())
+    .sort();
+}
+
+/**
+ * How many bytes a store holds: its file's size, or for a files store the sum over the files
+ * under its folder (a folder's own size says nothing of them); undefined when it is not there.
+ */
+export function storeBytes(path: string | undefined): number | undefined {
+  if (!path) return undefined;
+  try {
+    if (!statSync(path).isDirectory()) return statSync(path).size;
+    return filesUnder(path).reduce((n, rel) => n + statSync(join(path, rel)).size, 0);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -41,7 +93,7 @@ function scratchDb(file: string): Database.Database {
 /** Load a JSONL store into a table so the same SQL machinery reads it. */
 function jsonlToSqlite(jsonlFile: string | undefined, dbFile: string): void {
   const db = scratchDb(dbFile);
-  db.exec('CREATE TABLE records (line INTEGER PRIMARY KEY, type TEXT, json TEXT)');
+  db.exec(storeTableSql('jsonl')!);
   if (jsonlFile) {
     const insert = db.prepare('INSERT INTO records (line, type, json) VALUES (?, ?, ?)');
     const lines = readFileSync(jsonlFile, 'utf8').split('\n');
@@ -63,6 +115,22 @@ function jsonlToSqlite(jsonlFile: string | undefined, dbFile: string): void {
   db.close();
 }
 
+/** Load a files store into store.files, one row per file, so views over it are SQL too. */
+function folderToSqlite(root: string, dbFile: string): void {
+  const db = scratchDb(dbFile);
+  db.exec(storeTableSql('files')!);
+  const insert = db.prepare('INSERT INTO files (path, dir, name, content, size) VALUES (?, ?, ?, ?, ?)');
+  db.transaction(() => {
+    for (const rel of filesUnder(root)) {
+      const bytes = readFileSync(join(root, rel));
+      const path = rel.split(sep).join('/');
+      const dir = posix.dirname(path);
+      insert.run(path, dir === '.' ? '' : dir, posix.basename(path), bytes.toString('utf8'), bytes.length);
+    }
+  })();
+  db.close();
+}
+
 /** Make a working SQLite copy of the store in `workDir` that the canonical views read. */
 export function workingCopy(decl: TargetDecl, storePath: string, pristine: string[], workDir: string): string {
   mkdirSync(workDir, { recursive: true });
@@ -70,6 +138,12 @@ export function workingCopy(decl: TargetDecl, storePath: string, pristine: strin
     // nothing on disk: `store` is an empty DB and the views read the calls log
     const db = join(workDir, 'store.db');
     new Database(db).close();
+    return db;
+  }
+  if (decl.store.format === 'files') {
+    // like a SQLite store, read from the store itself (the seed check reads it mid-cell too)
+    const db = join(workDir, 'store.db');
+    folderToSqlite(storePath, db);
     return db;
   }
   if (decl.store.format === 'jsonl') {
@@ -80,7 +154,7 @@ export function workingCopy(decl: TargetDecl, storePath: string, pristine: strin
     );
     return db;
   }
-  const copies = snapshotStore(storePath, workDir);
+  const copies = snapshotStore(storePath, workDir, decl.store.format);
   const db = copies.find((f) => basename(f) === basename(storePath)) ?? join(workDir, basename(storePath));
   if (!copies.length) new Database(db).close();
   return db;
@@ -105,7 +179,8 @@ export function buildEvidence(
   providerCalls?: ProviderCall[],
 ): BuiltEvidence {
   const dir = resolve(cellDir);
-  const storeFiles = decl.store.format === 'none' ? [] : snapshotStore(storePath, join(dir, 'store'));
+  const storeFiles =
+    decl.store.format === 'none' ? [] : snapshotStore(storePath, join(dir, 'store'), decl.store.format);
   const workDb = workingCopy(decl, storePath, storeFiles, join(dir, 'work'));
   // some servers create their store lazily: a store never created holds no memories
   const viewSql: Record<string, string> =
@@ -125,6 +200,7 @@ export function buildEvidence(
       meta.run('store_files', JSON.stringify(storeFiles.map((f) => relative(dir, f))));
       meta.run('target', decl.name);
       meta.run('store_path', storePath);
+      meta.run('store_format', decl.store.format);
       const view = db.prepare('INSERT INTO evidence_views VALUES (?, ?)');
       for (const [name, sql] of Object.entries(viewSql)) view.run(name, sql);
     })();
@@ -146,7 +222,7 @@ export function buildEvidence(
 
 /** The `calls` table: every MCP message that crossed the recording point. */
 export function writeCallsTable(db: Database.Database, decl: TargetDecl, calls: CallRecord[]): void {
-  db.exec(`CREATE TABLE calls (seq INTEGER PRIMARY KEY, session INTEGER, stage TEXT, method TEXT, op TEXT, tool TEXT,
+  db.exec(`CREATE TABLE calls (seq INTEGER PRIMARY KEY, session INTEGER, stage TEXT, method TEXT, op TEXT, op_call INTEGER, tool TEXT,
     arguments TEXT, result_text TEXT, is_error INTEGER, ms REAL, ts TEXT)`);
   const ins = db.prepare(
     `INSERT INTO calls (${CALLS_COLUMNS.join(', ')}) VALUES (${CALLS_COLUMNS.map(() => '?').join(',')})`,
@@ -160,6 +236,7 @@ export function writeCallsTable(db: Database.Database, decl: TargetDecl, calls: 
         c.stage,
         c.method ?? 'tools/call',
         c.op ?? reverse.get(c.tool) ?? null,
+        c.op_call ?? null,
         c.tool,
         JSON.stringify(c.arguments),
         c.result_text,

@@ -23,8 +23,9 @@ function storeFiles(cellDir: string): string[] {
   return STORE_DIRS.flatMap((sub) => {
     const dir = join(cellDir, sub);
     return existsSync(dir)
-      ? readdirSync(dir)
-          .filter((f) => !readerMade(dir, f))
+      ? readdirSync(dir, { recursive: true, encoding: 'utf8' })
+          // a files store's copy keeps its folders
+          .filter((f) => statSync(join(dir, f)).isFile() && !readerMade(dir, f))
           .sort()
           .map((f) => `${sub}/${f}`)
       : [];

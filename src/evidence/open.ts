@@ -13,6 +13,12 @@ export interface Evidence {
   storeFiles: string[];
   /** views and tables to name in reports */
   viewSql: Record<string, string>;
+  /**
+   * The store lived in the server's process (store.format none): the memories view is rebuilt
+   * from the calls log, so a row it marks deleted is memeval's record of a call, not something
+   * the server still holds.
+   */
+  memoriesFromCalls?: boolean;
   close(): void;
 }
 
@@ -28,6 +34,8 @@ interface Meta {
   store_db: string;
   store_files: string;
   target: string;
+  /** absent in evidence written before it was recorded */
+  store_format?: string;
 }
 
 /**
@@ -79,7 +87,7 @@ export function openEvidence(cellDir: string): Evidence {
         `target ${meta.target}: views.memories lacks column(s) ${missing.join(', ')}; it must yield ${REQUIRED_VIEW_COLUMNS.join(', ')}`,
       );
     const storeFiles = (JSON.parse(meta.store_files) as string[]).map(at);
-    return { db, dir, storeFiles, viewSql, close: () => db.close() };
+    return { db, dir, storeFiles, viewSql, memoriesFromCalls: meta.store_format === 'none', close: () => db.close() };
   } catch (e) {
     db.close();
     throw e;

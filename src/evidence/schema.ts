@@ -5,6 +5,7 @@ export const CALLS_COLUMNS = [
   'stage',
   'method',
   'op',
+  'op_call',
   'tool',
   'arguments',
   'result_text',

@@ -6,6 +6,7 @@ import type { CallRecord } from '../mcp/calls-log.js';
 import type { TargetDecl } from '../targets/schema.js';
 import { clip } from '../util/text.js';
 import { leafSteps, type Expectation } from './case.js';
+import type { CheckSettings } from './settings.js';
 import type { CaseOutcome } from './runner.js';
 
 export const CHECKS = [
@@ -43,20 +44,6 @@ export interface Finding {
   /** for export: what the regression scenario asserts */
   expectation?: Expectation;
 }
-
-export interface CheckSettings {
-  /** claims to hold the target to although its declaration does not state them (`--assume-claim`) */
-  assumeClaims?: string[];
-  latencyFactor: number;
-  latencyMinSamples: number;
-  latencyFloorMs: number;
-}
-
-export const DEFAULT_CHECK_SETTINGS: CheckSettings = {
-  latencyFactor: 1.5,
-  latencyMinSamples: 10,
-  latencyFloorMs: 1000,
-};
 
 export function callRef(c: CallRecord): CallRef {
   return {
@@ -190,7 +177,7 @@ function checkIntegrity(o: CaseOutcome, decl: TargetDecl): Finding[] {
         problems.push(`integrity_check failed: ${(e as Error).message}`);
       }
     }
-  } else {
+  } else if (decl.store.format === 'jsonl') {
     for (const file of ev.storeFiles) {
       readFileSync(file, 'utf8')
         .split('\n')
@@ -246,7 +233,7 @@ function broken(o: CaseOutcome, e: Expectation): { why: string; calls: CallRecor
   switch (e.kind) {
     case 'absent': {
       if (!ev) return undefined;
-      const found = findEverywhere(ev.db, ev.storeFiles, e.text, true);
+      const found = findEverywhere(ev, e.text, true);
       return found.length
         ? { why: `"${e.text}" is in the store: ${describeSightings(found)}`, calls: writesOf(o, e.text) }
         : undefined;

@@ -1,6 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { InputError } from '../util/errors.js';
 import type { FuzzCase } from './case.js';
@@ -62,12 +61,6 @@ export interface FlagRow {
   dismissed_at: string | null;
   runs: number;
   flagged_runs: number;
-}
-
-/** $XDG_STATE_HOME/memeval/flags.db (usually ~/.local/state/memeval/flags.db). */
-export function defaultFlagsFile(): string {
-  const state = process.env.XDG_STATE_HOME || join(homedir(), '.local', 'state');
-  return join(state, 'memeval', 'flags.db');
 }
 
 export function migrate(db: Database.Database): void {

@@ -99,3 +99,31 @@ export class Generator {
     };
   }
 }
+
+/** What each runnable recipe can hold this target to: the claims its checks use, and which are on. */
+export interface RecipeClaims {
+  recipe: string;
+  /** claims the recipe's checks test (structural checks run whatever the claims) */
+  claims: string[];
+  /** of those, the ones the target states or `--assume-claim` adds */
+  on: string[];
+}
+
+/**
+ * Claims each recipe's cases would check, read from the expectations of a few of its cases: a
+ * claim check fires only when the target states the claim (or it is assumed), so a target that
+ * states none is fuzzed for structural faults only, and the user should be told so.
+ */
+export function recipeClaims(vocab: Vocabulary, on: Iterable<string>, names?: string[]): RecipeClaims[] {
+  const enabled = new Set(on);
+  return selectRecipes(vocab, names).use.map((recipe) => {
+    const claims = new Set<string>();
+    for (const [i, c] of recipe.space(vocab).slice(0, 8).entries()) {
+      const b = new CaseBuilder();
+      c.make(b, new Rng(`claims:${recipe.name}:${i}`));
+      for (const e of b.expects) claims.add(e.claim);
+    }
+    const all = [...claims].sort();
+    return { recipe: recipe.name, claims: all, on: all.filter((c) => enabled.has(c)) };
+  });
+}

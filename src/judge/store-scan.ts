@@ -1,5 +1,5 @@
 import { basename } from 'node:path';
-import type Database from 'better-sqlite3';
+import type { Evidence } from '../evidence/open.js';
 import { scanFile, ScanError, textForms } from './scan.js';
 
 /** Where a text was found: the canonical view, a column of a store table, or raw file bytes. */
@@ -32,20 +32,22 @@ function quoteIdent(name: string): string {
  * the byte scan finds what no table exposes (free pages, the WAL, a JSONL line that does not parse).
  */
 export function findEverywhere(
-  db: Database.Database,
-  storeFiles: string[],
+  ev: Pick<Evidence, 'db' | 'storeFiles' | 'memoriesFromCalls'>,
   text: string,
   caseSensitive: boolean,
   scanned?: StoreScanned,
 ): Sighting[] {
+  const { db, storeFiles } = ev;
   const found: Sighting[] = [];
+  // a view rebuilt from the calls log keeps forgotten memories as history: only live rows are held
+  const held = ev.memoriesFromCalls ? ' AND coalesce(is_deleted, 0) = 0' : '';
   const match = (expr: string) => (caseSensitive ? `instr(${expr}, ?) > 0` : `instr(lower(${expr}), lower(?)) > 0`);
   const forms = textForms(text);
   const tag = (encoding: string) => (encoding === 'utf-8' ? {} : { encoding });
 
   for (const f of forms) {
     const viewRows = db
-      .prepare(`SELECT count(*) FROM memories WHERE ${match('CAST(content AS TEXT)')}`)
+      .prepare(`SELECT count(*) FROM memories WHERE ${match('CAST(content AS TEXT)')}${held}`)
       .pluck()
       .get(f.text) as number;
     if (viewRows > 0) {

@@ -13,6 +13,8 @@ export const callRecordSchema = z.object({
   /** absent in logs written before the handshake was recorded: a tools/call */
   method: z.enum(RECORDED_METHODS).optional(),
   op: z.string().nullable(),
+  /** the memory op this call belongs to (memeval's own ops); absent for an agent's calls and in older logs */
+  op_call: z.number().optional(),
   tool: z.string(),
   arguments: z.unknown(),
   result_text: z.string(),

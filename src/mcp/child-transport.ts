@@ -8,6 +8,7 @@ import { CappedLog } from './capped-log.js';
 import { isolatedCommand, killTagged, newOwnerTag, OWNER_VAR } from '../util/isolation.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, LineFramer, OversizeMessage } from './framing.js';
 import type { CallRecorder } from './recorder.js';
+import { StoreFailureWatch } from './store-failure.js';
 
 export interface ChildSpec {
   command: string;
@@ -18,6 +19,8 @@ export interface ChildSpec {
   /** lines on stdout that are not JSON-RPC are appended here (the first few) */
   noiseFile?: string;
   maxMessageBytes?: number;
+  /** lines (stderr, non-JSON-RPC stdout) saying the server's store could not be opened */
+  storeFailures?: readonly RegExp[];
 }
 
 /** How many non-JSON-RPC stdout lines are kept word for word; the rest are counted. */
@@ -71,6 +74,7 @@ export class ChildTransport implements Transport {
   fault?: string;
   /** stdout lines that were not JSON-RPC: how many, and the first few */
   readonly noise = { count: 0, lines: [] as string[] };
+  private readonly storeWatch: StoreFailureWatch;
 
   constructor(
     private readonly spec: ChildSpec,
@@ -78,6 +82,12 @@ export class ChildTransport implements Transport {
   ) {
     this.framer = new LineFramer(spec.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES);
     this.stderrLog = new CappedLog(spec.stderrFile);
+    this.storeWatch = new StoreFailureWatch(spec.storeFailures ?? []);
+  }
+
+  /** The first line the server wrote saying its store could not be opened, if any. */
+  storeFailure(): StoreFailureWatch['found'] {
+    return this.storeWatch.found;
   }
 
   get pid(): number | undefined {
@@ -152,8 +162,16 @@ export class ChildTransport implements Transport {
         this.onmessage?.(f.message);
       }
     });
-    child.stderr!.on('data', (chunk: Buffer) => this.stderrLog.write(chunk));
-    this.stderrDone = new Promise((resolve) => child.stderr!.once('close', () => resolve()));
+    child.stderr!.on('data', (chunk: Buffer) => {
+      this.stderrLog.write(chunk);
+      this.storeWatch.stderr(chunk.toString('utf8'));
+    });
+    this.stderrDone = new Promise((resolve) =>
+      child.stderr!.once('close', () => {
+        this.storeWatch.end();
+        resolve();
+      }),
+    );
   }
 
   /** A calls log that cannot be written is missing evidence: stop the server, the cell is an error. */
@@ -166,6 +184,7 @@ export class ChildTransport implements Transport {
   }
 
   private recordNoise(line: string): void {
+    this.storeWatch.stdout(line);
     this.noise.count++;
     if (this.noise.lines.length >= NOISE_KEPT) return;
     const kept = line.length > NOISE_LINE_CHARS ? `${line.slice(0, NOISE_LINE_CHARS)}…` : line;

@@ -5,12 +5,15 @@ import { RECORDED_METHODS, type CallRecord, type RecordedMethod } from './calls-
 /** Keys in params._meta the harness uses to label a call; stripped before the server sees them. */
 export const META_OP = 'memeval/op';
 export const META_STAGE = 'memeval/stage';
+/** one memory op's calls share this number, so `called` counts ops, not the tool calls they took */
+export const META_OP_CALL = 'memeval/op-call';
 
 interface Pending {
   method: RecordedMethod;
   tool: string;
   args: unknown;
   op: string | null;
+  opCall?: number;
   stage: string;
   started: number;
   ts: string;
@@ -67,12 +70,15 @@ export class CallRecorder {
     }
     const params = (msg.params ?? {}) as { name?: string; arguments?: unknown; _meta?: Record<string, unknown> };
     let op: string | null = null;
+    let opCall: number | undefined;
     let stage = this.defaultStage;
     let forward: JSONRPCMessage = msg;
     if (params._meta && (META_OP in params._meta || META_STAGE in params._meta)) {
       op = (params._meta[META_OP] as string | undefined) ?? null;
       stage = (params._meta[META_STAGE] as string | undefined) ?? stage;
-      const { [META_OP]: _o, [META_STAGE]: _s, ...rest } = params._meta;
+      const n = params._meta[META_OP_CALL];
+      opCall = typeof n === 'number' ? n : undefined;
+      const { [META_OP]: _o, [META_STAGE]: _s, [META_OP_CALL]: _n, ...rest } = params._meta;
       const newParams: Record<string, unknown> = { ...params };
       if (Object.keys(rest).length) newParams._meta = rest;
       else delete newParams._meta;
@@ -83,6 +89,7 @@ export class CallRecorder {
       tool: String(params.name ?? ''),
       args: params.arguments ?? {},
       op,
+      ...(opCall !== undefined ? { opCall } : {}),
       stage,
       started: performance.now(),
       ts: new Date().toISOString(),
@@ -119,6 +126,7 @@ export class CallRecorder {
       stage: p.stage,
       method: p.method,
       op: p.op,
+      ...(p.opCall !== undefined ? { op_call: p.opCall } : {}),
       tool: p.tool,
       arguments: p.args,
       result_text: text,

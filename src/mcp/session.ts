@@ -8,7 +8,8 @@ import { MemevalError } from '../util/errors.js';
 import { MEMEVAL_VERSION, PROJECT_ROOT } from '../util/paths.js';
 import { ChildTransport, stopProblem, stopWarning } from './child-transport.js';
 import { sandboxLaunch, type LoopbackBridge, type NetworkMode } from '../fixture/sandbox.js';
-import { CallRecorder, META_OP, META_STAGE } from './recorder.js';
+import { CallRecorder, META_OP, META_OP_CALL, META_STAGE } from './recorder.js';
+import { storeFailurePatterns } from './store-failure.js';
 import { binCommand } from '../util/processes.js';
 import type { ResolvedBin } from '../targets/resolve-bin.js';
 import type { TargetDecl } from '../targets/schema.js';
@@ -102,7 +103,13 @@ export class TargetSession {
     const recorder = new CallRecorder(o.logFile, o.session, 'step');
     const launch = serverLaunch(o.decl, o.bin, o.fixture, o.env, o.bridges);
     const transport = new ChildTransport(
-      { ...launch, stderrFile: o.stderrFile, noiseFile: o.noiseFile, maxMessageBytes: o.decl.server.max_message_bytes },
+      {
+        ...launch,
+        stderrFile: o.stderrFile,
+        noiseFile: o.noiseFile,
+        maxMessageBytes: o.decl.server.max_message_bytes,
+        storeFailures: storeFailurePatterns(o.decl),
+      },
       recorder,
     );
     const client = new Client({ name: 'memeval', version: MEMEVAL_VERSION });
@@ -159,12 +166,20 @@ export class TargetSession {
   async callTool(
     tool: string,
     args: Record<string, unknown>,
-    label: { op?: string; stage: string },
+    label: { op?: string; opCall?: number; stage: string },
   ): Promise<ToolResult> {
     const t0 = performance.now();
     try {
       const r = await this.client.callTool(
-        { name: tool, arguments: args, _meta: { [META_OP]: label.op ?? null, [META_STAGE]: label.stage } },
+        {
+          name: tool,
+          arguments: args,
+          _meta: {
+            [META_OP]: label.op ?? null,
+            [META_STAGE]: label.stage,
+            ...(label.opCall !== undefined ? { [META_OP_CALL]: label.opCall } : {}),
+          },
+        },
         undefined,
         { timeout: this.callTimeoutMs },
       );
@@ -186,6 +201,12 @@ export class TargetSession {
 
   stderr(): string {
     return this.transport.stderr();
+  }
+
+  /** The first line this server wrote saying its declared store could not be opened (server.store_failure). */
+  storeFailure(): string | undefined {
+    const f = this.transport.storeFailure();
+    return f && `${f.stream}: ${f.line}`;
   }
 
   async close(): Promise<void> {

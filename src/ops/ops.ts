@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { MemoryOp, Scenario, Step } from '../scenario/schema.js';
+import type { Assertion, MemoryOp, Scenario, Step } from '../scenario/schema.js';
+import { walkAssertions } from '../scenario/judge-checks.js';
 import type { TargetDecl } from '../targets/schema.js';
 import { TargetError, type TargetSession } from '../mcp/session.js';
 import type { StepRecord } from '../core/results.js';
@@ -31,12 +32,19 @@ export const roundMs = (ms: number): number => Math.round(ms * 100) / 100;
 /** How much of a target's answer a step record keeps. */
 export const RESULT_CHARS = 300;
 
-/** Ops a scenario needs from a target (setup seeds with remember; recall assertions need recall). */
+/** A judge that asks the target through its recall op, in a probe after the phase. */
+const probesRecall = (a: Assertion): boolean =>
+  a.kind === 'recall' || a.kind === 'rank' || (a.kind === 'llm' && a.subject === 'recall');
+
+/**
+ * Ops a scenario needs from a target: setup seeds with remember, and every judge that probes
+ * recall (in a jury or cascade too) needs recall; without it the probe could only fail.
+ */
 export function opsNeeded(scenario: Scenario, steps: Step[]): Set<MemoryOp> {
   const need = new Set<MemoryOp>();
   if (scenario.setup.memories.length) need.add('remember');
   for (const s of steps) if (s.op !== 'tool' && s.op !== 'restart') need.add(s.op);
-  if (scenario.assertions.some((a) => a.kind === 'recall')) need.add('recall');
+  if (walkAssertions(scenario.assertions).some(({ a }) => probesRecall(a))) need.add('recall');
   return need;
 }
 
@@ -131,6 +139,9 @@ export function captureId(pattern: string | undefined, text: string): string | u
   return m ? (m.slice(1).find((g) => g !== undefined) ?? m[0]) : undefined;
 }
 
+/** Numbers each op run in this process: unique within a cell's calls, which is all `called` needs. */
+let opCalls = 0;
+
 /**
  * Run one memory op as the target declares it: fill each call's argument template and call
  * the tool. The first refused call stops the op. `capture_id` fills the handle's id.
@@ -146,8 +157,9 @@ export async function runOp(
   const texts: string[] = [];
   let ms = 0;
   let id: string | undefined;
+  const opCall = ++opCalls;
   for (const call of expandOp(decl, op, vars)) {
-    const r = await session.callTool(call.tool, call.args, { op, stage });
+    const r = await session.callTool(call.tool, call.args, { op, opCall, stage });
     tools.push(call.tool);
     texts.push(r.text);
     ms += r.ms;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { EXIT, isChecked, PHASES, type CellResult, type Report } from '../core/results.js';
+import { declaredTarget, EXIT, isChecked, isPassed, PHASES, type CellResult, type Report } from '../core/results.js';
 import { nothingChecked } from './report.js';
-import { InputError } from '../util/errors.js';
+import { InputError, nearest } from '../util/errors.js';
 import { parseWith, readJson5File } from '../util/json5-file.js';
 import { MEMEVAL_VERSION } from '../util/paths.js';
 import { readRun } from './reader.js';
@@ -108,7 +108,8 @@ export function baselineProblems(r: Report): string[] {
   return [];
 }
 
-export type FailOn = 'regressions' | 'failures';
+/** `flaky` is `failures` where cells that passed only on a retry fail the run too (they carry fails_run) */
+export type FailOn = 'regressions' | 'failures' | 'flaky';
 
 export interface GateInput {
   /** a previous run: cells failing there the same way are not regressions */
@@ -139,6 +140,8 @@ export interface GateResult {
   unexpected_passes: GateCell[];
   /** expected to fail, but not checked (unsupported, skipped): neither a pass nor a known failure */
   not_checked: GateCell[];
+  /** expected-failures entries that name no cell of the run (a typo), with the nearest cell's name */
+  unmatched_expected?: { entry: string; nearest?: string }[];
   /** set when no cell of the run has a checked verdict: exit 1, whatever the baseline says */
   nothing_checked?: string;
 }
@@ -185,9 +188,27 @@ const matches = (e: ExpectedFailure, r: CellResult) =>
   sameList(e.assertions, failingAssertions(r)) &&
   (!e.reason_contains || r.reason.includes(e.reason_contains));
 
-/** A cell that failed in the baseline is known only if it fails the same way now. */
+/** A cell that failed in the baseline is known only if it fails the same way now, at the same version of its target. */
 const sameFailure = (a: CellResult, b: CellResult) =>
-  a.verdict === b.verdict && sameList(failingAssertions(a), failingAssertions(b));
+  a.verdict === b.verdict && sameList(failingAssertions(a), failingAssertions(b)) && sameVersion(a, b);
+
+/** Reports from before cells recorded their target's version say nothing against one: only two known versions differ. */
+const sameVersion = (a: CellResult, b: CellResult) =>
+  !a.target_version || !b.target_version || a.target_version === b.target_version;
+
+/** Why a baseline's failure at another version of the target is not this cell's known failure. */
+function otherVersion(r: CellResult, baseline: Report): string | undefined {
+  const same = baseline.results.find((b) => b.cell_id === r.cell_id);
+  if (same && !sameVersion(same, r))
+    return `baseline ran ${r.target} ${same.target_version}, this run ${r.target_version}: a failure recorded for another version is not known`;
+  const key = (c: CellResult) => c.cell_id.replace(`/${c.target}/`, `/${declaredTarget(c.target)}/`);
+  const elsewhere = baseline.results.filter(
+    (b) => b.fails_run && b.cell_id !== r.cell_id && key(b) === key(r) && b.target_version !== r.target_version,
+  );
+  if (elsewhere.length)
+    return `baseline failed it at ${elsewhere.map((b) => `${b.target} (${b.target_version ?? 'version not recorded'})`).join(', ')}, not at ${r.target} ${r.target_version ?? ''}: a failure recorded for another version is not known`.trimEnd();
+  return undefined;
+}
 
 /**
  * Decide the run's exit code from its cells and what the team already knows fails. An
@@ -210,9 +231,11 @@ export function gate(report: Report, g: GateInput): GateResult {
     else if (failOn === 'regressions' && b && sameFailure(b, r))
       known.push({ ...toCell(r), because: `fails in baseline ${g.baseline!.run_id} too (${now})` });
     else {
+      const version = g.baseline && otherVersion(r, g.baseline);
       const why = [
         ...(entries.length ? [`expected ${entries.map(expectedHow).join(' or ')}, got ${now}`] : []),
-        ...(b && !sameFailure(b, r)
+        ...(version ? [version] : []),
+        ...(b && !version && !sameFailure(b, r)
           ? [`baseline failed with ${how(b.verdict, failingAssertions(b))}, now ${now}`]
           : []),
       ];
@@ -227,13 +250,14 @@ export function gate(report: Report, g: GateInput): GateResult {
     if (b)
       regressions.push({
         ...toCell(r),
-        reason: `no longer checked (${b.verdict} in baseline ${g.baseline!.run_id}): ${r.reason}`,
+        reason: `no longer checked (${b.verdict} in baseline ${g.baseline!.run_id}${sameVersion(b, r) ? '' : ` at ${r.target} ${b.target_version}, this run ran ${r.target_version}`}): ${r.reason}`,
       });
   }
   const listed = (r: CellResult) => entriesFor(r, expected).length > 0;
-  const unexpected_passes = report.results.filter((r) => !r.fails_run && isChecked(r.verdict) && listed(r)).map(toCell);
+  const unexpected_passes = report.results.filter((r) => isPassed(r) && listed(r)).map(toCell);
   const not_checked = report.results.filter((r) => !r.fails_run && !isChecked(r.verdict) && listed(r)).map(toCell);
   const nothing = nothingChecked(report.results);
+  const unmatched = unmatchedEntries(expected, report.plan?.cells ?? report.results.map((r) => r.cell_id));
   let exit_code: number = regressions.length || nothing ? EXIT.failed : EXIT.ok;
   if (report.status === 'interrupted') exit_code = EXIT.interrupted;
   else if (report.status === 'blocked') exit_code = EXIT.blocked;
@@ -245,8 +269,35 @@ export function gate(report: Report, g: GateInput): GateResult {
     known,
     unexpected_passes,
     not_checked,
+    ...(unmatched.length ? { unmatched_expected: unmatched } : {}),
     ...(nothing ? { nothing_checked: nothing } : {}),
   };
+}
+
+/** `scenario/target/phase` of a cell id, with the agent of a real-model cell (`…/real-model/<agent>-<n>`). */
+function cellWhere(id: string): { key: string; agent?: string } {
+  const [scenario, target, phase, rest] = id.split('/');
+  return { key: `${scenario}/${target}/${phase}`, ...(rest ? { agent: /^(.+)-\d+$/.exec(rest)?.[1] ?? rest } : {}) };
+}
+
+/**
+ * Expected-failures entries that name no cell the run planned (every shard's): a typo in a target
+ * or scenario name would otherwise sit in the list forever, accepting nothing and warning of nothing.
+ */
+function unmatchedEntries(expected: ExpectedFailure[], cellIds: string[]): { entry: string; nearest?: string }[] {
+  const cells = cellIds.map(cellWhere);
+  return expected
+    .filter((e) => {
+      const key = `${e.scenario}/${e.target}/${e.phase}`;
+      return !cells.some((c) => c.key === key && (e.phase !== 'real-model' || c.agent === e.agent));
+    })
+    .map((e) => {
+      const guess = nearest(
+        where(e),
+        cells.map((c) => `${c.key}${c.agent ? ` (${c.agent})` : ''}`),
+      );
+      return { entry: where(e), ...(guess ? { nearest: guess } : {}) };
+    });
 }
 
 /** The expected-failures entry that would accept this cell as it fails now (reason left for the team). */
@@ -281,6 +332,10 @@ export function formatGate(g: GateResult, results: CellResult[] = []): string[] 
     lines.push(`expected to fail but passed: ${u.cell_id} (${u.verdict}); remove it from the expected failures`);
   for (const n of g.not_checked ?? [])
     lines.push(`expected failure not checked: ${n.cell_id} (${n.verdict}: ${n.reason})`);
+  for (const u of g.unmatched_expected ?? [])
+    lines.push(
+      `warning: expected failure ${u.entry} matches no cell of this run${u.nearest ? `; nearest cell: ${u.nearest}` : ''}`,
+    );
   lines.push(
     `gate (fail on ${g.fail_on}): ${g.regressions.length} counted, ${g.known.length} known; exit ${g.exit_code}`,
   );

@@ -1,5 +1,6 @@
 import chalk from 'chalk';
 import type { CellResult, Matrix, Verdict } from '../core/results.js';
+import { columnVersions, formatVersionChanges, versionChanges } from './diff.js';
 import { summarize } from './report.js';
 
 export type { Matrix };
@@ -25,7 +26,13 @@ export function buildMatrix(results: CellResult[], targets: string[]): Matrix {
     );
     totals[t] = { passed, failed, unsupported, skipped, by_verdict };
   }
-  return { targets, rows, totals };
+  const versions = columnVersions(results, targets);
+  return {
+    targets,
+    rows,
+    totals,
+    ...(versions ? { versions, version_changes: versionChanges(results, versions) } : {}),
+  };
 }
 
 const SHORT: Record<Verdict, string> = {
@@ -34,6 +41,7 @@ const SHORT: Record<Verdict, string> = {
   defended: 'defended',
   detected: 'detected',
   undetected: 'UNDETECTED',
+  flaky: 'FLAKY',
   unsupported: 'unsupported',
   invalid: 'INVALID',
   error: 'ERROR',
@@ -48,8 +56,10 @@ export function formatMatrix(m: Matrix): string {
       .join(' / ') + (c.fails_run ? ' !' : '');
   const [label, total] = totalsFormat(m);
   const w0 = Math.max(8, label.length, ...m.rows.map((r) => r.scenario.length));
+  // several versions of one target: a line under the names gives each column's version
+  const version = (t: string) => (m.versions?.[t] ? `version ${m.versions[t]}` : '');
   const widths = m.targets.map((t) =>
-    Math.max(t.length, total(t).length, ...m.rows.map((r) => cellText(r.cells[t]).length)),
+    Math.max(t.length, version(t).length, total(t).length, ...m.rows.map((r) => cellText(r.cells[t]).length)),
   );
   const pad = (s: string, w: number) => s + ' '.repeat(Math.max(0, w - s.length));
   const lines = [
@@ -59,6 +69,9 @@ export function formatMatrix(m: Matrix): string {
         : 'each cell: well-behaved / violation; ! fails the run',
     ),
     chalk.bold(`${pad('scenario', w0)}  ${m.targets.map((t, i) => pad(t, widths[i])).join('  ')}`),
+    ...(m.versions
+      ? [chalk.dim(`${pad('', w0)}  ${m.targets.map((t, i) => pad(version(t), widths[i])).join('  ')}`)]
+      : []),
   ];
   for (const r of m.rows) {
     const cells = m.targets.map((t, i) => {
@@ -68,23 +81,26 @@ export function formatMatrix(m: Matrix): string {
     lines.push(`${pad(r.scenario, w0)}  ${cells.join('  ')}`);
   }
   lines.push(`${pad(label, w0)}  ${m.targets.map((t, i) => pad(total(t), widths[i])).join('  ')}`);
+  if (m.version_changes?.length) lines.push('', ...formatVersionChanges(m.version_changes));
   return lines.join('\n');
 }
 
 /**
  * The totals row: `passed / failed / unsupported` per target (unsupported checked nothing, so it
- * is never among the passed), `/ skipped` too when an interrupted run left some.
+ * is never among the passed), `/ flaky` when a cell passed only on a retry (never a pass either),
+ * `/ skipped` too when an interrupted run left some.
  */
 export function totalsFormat(m: Matrix): [string, (target: string) => string] {
   const withSkipped = m.targets.some((t) => m.totals[t]?.skipped);
-  const label = `passed / failed / unsupported${withSkipped ? ' / skipped' : ''}`;
+  const withFlaky = m.targets.some((t) => m.totals[t]?.by_verdict.flaky);
+  const label = `passed / failed / unsupported${withFlaky ? ' / flaky' : ''}${withSkipped ? ' / skipped' : ''}`;
   const total = (t: string) => {
     const x = m.totals[t];
     if (!x) return '';
     // a report written before unsupported was counted apart has it inside passed
     const unsupported = x.unsupported ?? x.by_verdict.unsupported ?? 0;
     const passed = x.unsupported === undefined ? x.passed - unsupported : x.passed;
-    return `${passed} / ${x.failed} / ${unsupported}${withSkipped ? ` / ${x.skipped ?? x.by_verdict.skipped ?? 0}` : ''}`;
+    return `${passed} / ${x.failed} / ${unsupported}${withFlaky ? ` / ${x.by_verdict.flaky ?? 0}` : ''}${withSkipped ? ` / ${x.skipped ?? x.by_verdict.skipped ?? 0}` : ''}`;
   };
   return [label, total];
 }

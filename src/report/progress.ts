@@ -3,6 +3,7 @@ import { isChecked, type CellResult, type Report } from '../core/results.js';
 import { failingAssertions, failureReason, isCaught, oneLine } from './reporters/explain.js';
 import { formatUsageTotal } from './console.js';
 import { closingLine, nothingChecked } from './report.js';
+import type { GateResult } from './gate.js';
 
 /**
  * Colour level from the conventions users set: FORCE_COLOR (0/false off, 1-3 on, even off a
@@ -25,7 +26,7 @@ export type ProgressCell = Pick<
   CellResult,
   'scenario' | 'target' | 'phase' | 'verdict' | 'reason' | 'fails_run' | 'duration_ms'
 > &
-  Partial<Pick<CellResult, 'claimed' | 'defence' | 'stderr_tail' | 'fixture' | 'cell_id'>> & {
+  Partial<Pick<CellResult, 'claimed' | 'defence' | 'stderr_tail' | 'fixture' | 'cell_id' | 'repeat'>> & {
     assertions: { name: string; outcome: string; actual: unknown; expected: unknown }[];
     agent?: { agent: string; repeat: number };
   };
@@ -36,6 +37,7 @@ const asCell = (r: ProgressCell) => r as unknown as CellResult;
 function mark(r: ProgressCell, c: ChalkInstance): string {
   if (r.fails_run) return c.red('✗');
   if (isCaught(asCell(r))) return c.cyan('◆');
+  if (r.verdict === 'flaky') return c.yellow('~');
   if (r.verdict === 'unsupported' || r.verdict === 'skipped') return c.yellow('–');
   return c.green('✓');
 }
@@ -48,19 +50,19 @@ function label(r: ProgressCell): string {
 
 /** A cell's headline: mark, verdict (caught violations as "caught"), where, how long. */
 export function cellLine(r: ProgressCell, c: ChalkInstance, withReason: boolean): string {
-  const agent = r.agent ? ` ${r.agent.agent} #${r.agent.repeat}` : '';
+  const agent = r.agent ? ` ${r.agent.agent} #${r.agent.repeat}` : r.repeat ? ` #${r.repeat}` : '';
   const why = r.fails_run
     ? failureReason(asCell(r))
     : isCaught(asCell(r))
       ? r.reason
-      : r.verdict === 'unsupported' || r.verdict === 'skipped'
+      : r.verdict === 'unsupported' || r.verdict === 'skipped' || r.verdict === 'flaky'
         ? r.reason
         : '';
   const verdictCol = r.fails_run
     ? c.red
     : isCaught(asCell(r))
       ? c.cyan
-      : r.verdict === 'unsupported' || r.verdict === 'skipped'
+      : r.verdict === 'unsupported' || r.verdict === 'skipped' || r.verdict === 'flaky'
         ? c.yellow
         : c.green;
   return (
@@ -117,6 +119,8 @@ export class Progress {
   private failed = 0;
   /** counted apart: an unsupported cell checked nothing, so it is never a pass */
   private unsupported = 0;
+  /** counted apart: passed only on a retry, so never a pass */
+  private flaky = 0;
   private readonly start: number;
   private readonly now: () => number;
 
@@ -130,19 +134,26 @@ export class Progress {
     const elapsed = this.now() - this.start;
     const eta = this.done ? fmtDuration((elapsed / this.done) * (this.o.total - this.done)) : '?';
     const unsupported = this.unsupported ? `, ${this.c.yellow(`${this.unsupported} unsupported`)}` : '';
-    return `[${this.done}/${this.o.total}] ${this.c.green(`${this.passed} passed`)}, ${this.failed ? this.c.red(`${this.failed} failed`) : '0 failed'}${unsupported}, ETA ${eta}`;
+    const flaky = this.flaky ? `, ${this.c.yellow(`${this.flaky} flaky`)}` : '';
+    return `[${this.done}/${this.o.total}] ${this.c.green(`${this.passed} passed`)}, ${this.failed ? this.c.red(`${this.failed} failed`) : '0 failed'}${flaky}${unsupported}, ETA ${eta}`;
   }
 
   cell(r: ProgressCell): void {
     this.done++;
     if (r.fails_run) this.failed++;
+    else if (r.verdict === 'flaky') this.flaky++;
     else if (r.verdict === 'unsupported') this.unsupported++;
     else if (isChecked(r.verdict)) this.passed++;
     if (!this.o.tty) {
       this.o.write(`[${this.done}/${this.o.total}] ${cellLine(r, this.c, true)}\n`);
       return;
     }
-    const attention = r.fails_run || r.verdict === 'unsupported' || r.verdict === 'error' || r.verdict === 'invalid';
+    const attention =
+      r.fails_run ||
+      r.verdict === 'flaky' ||
+      r.verdict === 'unsupported' ||
+      r.verdict === 'error' ||
+      r.verdict === 'invalid';
     // \r + erase line: replace the status line, print the cell above it, redraw the status
     this.o.write(
       '\r\x1b[2K' +
@@ -159,21 +170,40 @@ export class Progress {
 
 /** The closing recap: every cell that fails the run with its reason, wall time, report path. */
 export function formatRecap(
-  report: Pick<Report, 'summary' | 'status' | 'usage_total'> & { results: ProgressCell[] },
+  report: Pick<Report, 'summary' | 'status' | 'usage_total'> & {
+    results: ProgressCell[];
+    gate?: Pick<GateResult, 'regressions' | 'known'>;
+  },
   reportPath: string,
   wallMs: number,
   c: ChalkInstance,
 ): string {
   // an interrupted run says so already; a completed one that checked nothing must say that
   const nothing = report.status === 'completed' ? nothingChecked(report.results) : undefined;
-  const failing = report.results.filter((r) => r.fails_run);
+  // with a baseline or expected failures, the gate decides which cells fail the run: a failure
+  // it accepts is not announced as failing the run before an "exit 0"
+  const counted = report.gate && new Set(report.gate.regressions.map((r) => r.cell_id));
+  const failing = report.results.filter((r) =>
+    counted ? r.cell_id !== undefined && counted.has(r.cell_id) : r.fails_run,
+  );
   const lines: string[] = [];
+  if (report.gate?.known.length)
+    lines.push(c.dim(`${report.gate.known.length} known failure(s) do not fail the run (listed by the gate below)`));
   if (failing.length) {
     lines.push(c.bold(`${failing.length} cell(s) fail the run:`));
     for (const r of failing)
       lines.push(
         `  ${c.red('✗')} ${r.scenario} ${c.dim(`[${r.target}]`)} ${r.phase}${r.agent ? ` ${r.agent.agent} #${r.agent.repeat}` : ''}: ${r.verdict} — ${oneLine(failureReason(asCell(r)), 300)}`,
       );
+  }
+  // flaky cells that do not fail the run are still never passes: listed apart
+  const flaky = report.results.filter((r) => r.verdict === 'flaky' && !failing.includes(r));
+  if (flaky.length) {
+    lines.push(
+      c.bold(`${flaky.length} flaky cell(s) passed only on a retry (\`--fail-on flaky\` fails the run on them):`),
+    );
+    for (const r of flaky)
+      lines.push(`  ${c.yellow('~')} ${r.scenario} ${c.dim(`[${r.target}]`)} ${r.phase} — ${oneLine(r.reason, 300)}`);
   }
   const caught = report.results.filter((r) => isCaught(asCell(r))).length;
   const by = Object.entries(report.summary.by_verdict).map(([v, n]) => `${n} ${v}`);

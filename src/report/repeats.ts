@@ -1,8 +1,9 @@
-import { isChecked, type CellResult } from '../core/results.js';
+import { isChecked, isPassed, type CellResult, type Phase } from '../core/results.js';
 
 export interface RepeatStats {
   scenario: string;
   target: string;
+  phase: Phase;
   /** runs that ran: a checked verdict, or one that fails the run (error, invalid) */
   runs: number;
   passed: number;
@@ -28,22 +29,23 @@ export function wilson(passed: number, n: number, z = 1.96): [number, number] {
 }
 
 /**
- * Per scenario × target over its repeats. Only runs that ran count: an unsupported or skipped
+ * Per scenario × target × phase over its repeats. Only runs that ran count: an unsupported or skipped
  * run checked nothing, so it is neither a pass nor a trial. A run that broke (error, invalid)
  * did run and counts as not passed: leaving it out would raise the rate with every crash.
  */
 export function repeatStats(results: CellResult[]): RepeatStats[] {
   const groups = new Map<string, CellResult[]>();
   for (const r of results) {
-    const k = `${r.scenario}\u0000${r.target}`;
+    const k = `${r.scenario}\u0000${r.target}\u0000${r.phase}`;
     groups.set(k, [...(groups.get(k) ?? []), r]);
   }
   return [...groups.values()].map((all) => {
     const rs = all.filter((r) => r.fails_run || isChecked(r.verdict));
-    const passed = rs.filter((r) => !r.fails_run).length;
+    const passed = rs.filter(isPassed).length;
     return {
       scenario: all[0].scenario,
       target: all[0].target,
+      phase: all[0].phase,
       runs: rs.length,
       passed,
       pass_rate: rs.length ? Math.round((passed / rs.length) * 1000) / 1000 : null,

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import {
   EXIT,
   isChecked,
+  isPassed,
   REPORT_SCHEMA_VERSION,
   type CellResult,
   type Report,
@@ -31,10 +32,11 @@ export function summarize(results: CellResult[], interrupted: boolean): Summary 
   const checked = results.filter((r) => isChecked(r.verdict)).length;
   return {
     cells: results.length,
-    passed: results.filter((r) => !r.fails_run && isChecked(r.verdict)).length,
+    passed: results.filter(isPassed).length,
     failed,
     unsupported: by.unsupported ?? 0,
     skipped: by.skipped ?? 0,
+    flaky: by.flaky ?? 0,
     checked,
     by_verdict: by,
     exit_code: interrupted ? EXIT.interrupted : failed > 0 || checked === 0 ? EXIT.failed : EXIT.ok,
@@ -52,9 +54,9 @@ export function nothingChecked(results: Pick<CellResult, 'verdict'>[]): string |
 
 /**
  * The closing line CI logs are read for: `N passed, N failed`, then the cells that are neither
- * (`, N unsupported`, `, N skipped`) when there are any. Reports written before unsupported was
+ * (`, N flaky`, `, N unsupported`, `, N skipped`) when there are any. Reports written before unsupported was
  * counted apart have no such field: their line is what they said.
  */
-export function closingLine(s: Pick<Summary, 'passed' | 'failed' | 'unsupported' | 'skipped'>): string {
-  return `${s.passed} passed, ${s.failed} failed${s.unsupported ? `, ${s.unsupported} unsupported` : ''}${s.skipped ? `, ${s.skipped} skipped` : ''}`;
+export function closingLine(s: Pick<Summary, 'passed' | 'failed' | 'flaky' | 'unsupported' | 'skipped'>): string {
+  return `${s.passed} passed, ${s.failed} failed${s.flaky ? `, ${s.flaky} flaky` : ''}${s.unsupported ? `, ${s.unsupported} unsupported` : ''}${s.skipped ? `, ${s.skipped} skipped` : ''}`;
 }

@@ -18,6 +18,20 @@ export function walkAssertions(list: Assertion[], base = 'assertions'): { a: Ass
 }
 
 /**
+ * Does this judge (or one inside it) read what a recall returned: a recall probe (`recall`,
+ * `rank`, an `llm` over recall results), or recall texts in the calls log (`sql` on result_text)?
+ */
+export function readsRecall(a: Assertion): boolean {
+  return walkAssertions([a]).some(
+    ({ a: m }) =>
+      m.kind === 'recall' ||
+      m.kind === 'rank' ||
+      (m.kind === 'llm' && m.subject === 'recall') ||
+      (m.kind === 'sql' && /result_text/i.test(m.query)),
+  );
+}
+
+/**
  * Seed memories from `setup.memories_from` (appended after the inline ones) and check what
  * judges name: refs in rank and count assertions, prompt override files.
  */

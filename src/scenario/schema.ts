@@ -172,13 +172,25 @@ const calledAssertion = z
   .strictObject({
     kind: z.literal('called'),
     ...assertionBase,
-    call_op: z.enum(MEMORY_OPS).optional().describe('count calls made for this memory op'),
+    call_op: z
+      .enum(MEMORY_OPS)
+      .optional()
+      .describe(
+        'count memory operations of this kind: one remember is one, however many tool calls the target needs for it (an agent’s call of a tool the op uses counts as one)',
+      ),
+    tool_calls_of_op: z
+      .enum(MEMORY_OPS)
+      .optional()
+      .describe('count the raw tool calls made for this memory op (one remember is two on server-memory)'),
     tool: z.string().optional().describe('count calls of this tool (name as the target names it)'),
     op: comparator,
     value: z.number().int().nonnegative(),
   })
-  .refine((a) => a.call_op !== undefined || a.tool !== undefined, {
-    message: 'a called assertion needs `call_op` or `tool`',
+  .refine((a) => a.call_op !== undefined || a.tool_calls_of_op !== undefined || a.tool !== undefined, {
+    message: 'a called assertion needs `call_op`, `tool_calls_of_op` or `tool`',
+  })
+  .refine((a) => a.call_op === undefined || a.tool_calls_of_op === undefined, {
+    message: 'a called assertion counts `call_op` (operations) or `tool_calls_of_op` (tool calls), not both',
   });
 const transcriptAssertion = z
   .strictObject({

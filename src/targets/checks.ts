@@ -1,6 +1,7 @@
 import { isAbsolute, relative, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import type { TargetDecl } from './schema.js';
+import { storeTableSql } from './store-tables.js';
 import { nearest } from '../util/errors.js';
 
 /**
@@ -83,8 +84,8 @@ export function checkStorePath(decl: TargetDecl): string[] {
 const REQUIRED_COLUMNS = ['id', 'content', 'category', 'source', 'is_deleted'];
 
 /**
- * Each view must be one read-only SELECT that SQLite compiles. A JSONL store's table is known
- * (store.records), so its views are compiled in full, columns included; a SQLite store's tables
+ * Each view must be one read-only SELECT that SQLite compiles. A JSONL or files store's table is
+ * known (store.records, store.files), so its views are compiled in full, columns included; a SQLite store's tables
  * (or, for format none, the calls log) appear only at run time, so there "no such table/column" is left for then.
  */
 export function checkViews(decl: TargetDecl): string[] {
@@ -92,8 +93,8 @@ export function checkViews(decl: TargetDecl): string[] {
   const db = new Database(':memory:');
   try {
     db.exec("ATTACH DATABASE ':memory:' AS store");
-    if (decl.store.format === 'jsonl')
-      db.exec('CREATE TABLE store.records (line INTEGER PRIMARY KEY, type TEXT, json TEXT)');
+    const table = storeTableSql(decl.store.format, 'store');
+    if (table) db.exec(table);
     const views: [string, string][] = [
       ['views.memories', decl.views.memories],
       ...Object.entries(decl.views.extra).map(([k, v]): [string, string] => [`views.extra.${k}`, v]),
@@ -109,7 +110,7 @@ export function checkViews(decl: TargetDecl): string[] {
       } catch (e) {
         const msg = (e as Error).message;
         // a SQLite store's tables, or the calls log a process-only store reads, exist only at run time
-        const unknownYet = decl.store.format !== 'jsonl' && /^no such (table|column)/.test(msg);
+        const unknownYet = !table && /^no such (table|column)/.test(msg);
         if (!unknownYet) out.push(`${field}: does not compile: ${msg}`);
         continue;
       }

@@ -17,6 +17,8 @@ export async function installTarget(decl: TargetDecl, log: (s: string) => void):
       overrides: pkg.overrides,
       omitOptional: pkg.omit_optional,
       ignoreScripts: pkg.ignore_scripts,
+      env: pkg.install_env,
+      builds: pkg.ignore_scripts ? undefined : { skip: pkg.skip_build },
       dir: packageInstallDir('targets', pkg.install_name ?? decl.name, pkg.version),
     },
     log,

@@ -5,6 +5,14 @@ import { homedir } from 'node:os';
 import { execa } from 'execa';
 import { cacheDir } from './cache.js';
 import { resolveBin } from './resolve-bin.js';
+import {
+  buildCacheDir,
+  saveBuild,
+  scriptedPackages,
+  seedBuild,
+  unbuiltPackages,
+  type ScriptedPackage,
+} from './native-builds.js';
 import { MemevalError } from '../util/errors.js';
 
 let npmCache: Promise<string> | undefined;
@@ -14,7 +22,7 @@ let npmCache: Promise<string> | undefined;
  * package's install script (opencode's creates ~/.config/opencode) cannot write into the
  * user's home. npm keeps reading the user's .npmrc (registry, auth) and its download cache.
  */
-async function installEnv(): Promise<Record<string, string>> {
+export async function installEnv(): Promise<Record<string, string>> {
   npmCache ??= execa('npm', ['config', 'get', 'cache'], { reject: false }).then(
     (r) => (r.exitCode === 0 && r.stdout.trim()) || join(homedir(), '.npm'),
   );
@@ -46,6 +54,14 @@ export interface InstallSpec {
   omitOptional: boolean;
   /** npm --ignore-scripts (agents and most targets leave it off) */
   ignoreScripts?: boolean;
+  /** more environment for npm and the packages' install scripts (never HOME or npm's own settings) */
+  env?: Record<string, string>;
+  /**
+   * Run install scripts package by package after an --ignore-scripts install, so that native
+   * builds come from the build cache when one is there; the named packages (name → why) are
+   * not run, because their script cannot work offline. Without it npm runs every script itself.
+   */
+  builds?: { skip: Record<string, string> };
   /** the final prefix dir (node_modules lives inside) */
   dir: string;
 }
@@ -109,9 +125,11 @@ function safeMtime(p: string): number {
   }
 }
 
-export function isInstalledAt(spec: Pick<InstallSpec, 'dir' | 'npm' | 'bin' | 'version'>): boolean {
+/** The bin resolves at the pinned version and (with builds) no native package is left unbuilt. */
+export function isInstalledAt(spec: Pick<InstallSpec, 'dir' | 'npm' | 'bin' | 'version' | 'builds'>): boolean {
   const r = resolveBin(spec.dir, spec.npm, spec.bin);
-  return r !== undefined && r.version === spec.version;
+  if (r === undefined || r.version !== spec.version) return false;
+  return !spec.builds || unbuiltPackages(spec.dir, spec.builds.skip).length === 0;
 }
 
 /**
@@ -145,12 +163,21 @@ export async function installPackage(spec: InstallSpec, log: (s: string) => void
         '--no-update-notifier',
         '--loglevel=error',
         ...(spec.omitOptional ? ['--omit=optional'] : []),
-        ...(spec.ignoreScripts ? ['--ignore-scripts'] : []),
+        ...(spec.ignoreScripts || spec.builds ? ['--ignore-scripts'] : []),
       ];
+      const envNote = Object.entries(spec.env ?? {}).map(([k, v]) => ` ${k}=${v}`);
       log(
-        `installing ${spec.npm}@${spec.version}${spec.extra.length ? ` + ${spec.extra.join(' ')}` : ''} into ${spec.dir} (npm ${args.slice(1).join(' ')})`,
+        `installing ${spec.npm}@${spec.version}${spec.extra.length ? ` + ${spec.extra.join(' ')}` : ''} into ${spec.dir} (npm ${args.slice(1).join(' ')}${envNote.join('')})`,
       );
-      const r = await execa('npm', args, { cwd: staging, reject: false, all: true, env: await installEnv() });
+      let r: { exitCode?: number; all?: unknown } = await execa('npm', args, {
+        cwd: staging,
+        reject: false,
+        all: true,
+        env: { ...spec.env, ...(await installEnv()) },
+      });
+      log(`${spec.label}: npm install done (${seconds(t0)})`);
+      if (r.exitCode === 0 && spec.builds)
+        r = await runInstallScripts(staging, spec.label, spec.builds.skip, spec.env, log);
       writeFileSync(join(staging, 'install.log'), String(r.all ?? ''));
       if (r.exitCode !== 0 || !resolveBin(staging, spec.npm, spec.bin)) {
         const tail = String(r.all ?? '')
@@ -162,7 +189,10 @@ export async function installPackage(spec: InstallSpec, log: (s: string) => void
         throw new InstallError(
           `${spec.label}: npm install of ${spec.npm}@${spec.version} failed (exit ${r.exitCode})${r.exitCode === 0 ? `: bin "${spec.bin}" not found` : ''}\n${tail}\n` +
             'Check that the npm registry is reachable and that the version exists (npm view ' +
-            `${spec.npm}@${spec.version} version).`,
+            `${spec.npm}@${spec.version} version)` +
+            (spec.builds
+              ? '; a dependency whose install script cannot work offline goes in package.skip_build with the reason.'
+              : '.'),
         );
       }
       rmSync(spec.dir, { recursive: true, force: true });
@@ -171,6 +201,83 @@ export async function installPackage(spec: InstallSpec, log: (s: string) => void
     },
     () => log(`${spec.label}: another memeval is installing it; waiting`),
   );
+}
+
+const seconds = (t0: number) => `${((performance.now() - t0) / 1000).toFixed(1)} s`;
+
+/**
+ * The install scripts npm skipped, run as `npm rebuild name@version...` (npm's own order and
+ * environment, node-gyp with the user's nodedir), except for native builds already in the
+ * build cache, which are copied in, and the declared skips. Each native package version is
+ * built under a lock on its cache entry, so two installs needing it at once compile it once;
+ * fresh builds go into the cache. A gyp package still unbuilt afterwards fails the install: a
+ * server that cannot load its store's module must not install as if it could.
+ */
+async function runInstallScripts(
+  prefix: string,
+  label: string,
+  skip: Record<string, string>,
+  env: Record<string, string> | undefined,
+  log: (s: string) => void,
+): Promise<{ exitCode?: number; all: string }> {
+  const gyp = new Map<string, ScriptedPackage[]>();
+  const others = new Set<string>();
+  const optional: ScriptedPackage[] = [];
+  for (const p of scriptedPackages(prefix)) {
+    const spec = `${p.name}@${p.version}`;
+    if (p.name in skip) log(`${label}: not running ${spec}'s install script: ${skip[p.name]}`);
+    else if (p.optional && !p.gyp) optional.push(p);
+    else if (p.gyp) gyp.set(spec, [...(gyp.get(spec) ?? []), p]);
+    else others.add(spec);
+  }
+  const rebuild = async (specs: string[]) => {
+    const t0 = performance.now();
+    log(`${label}: running install scripts of ${specs.join(', ')}`);
+    // the scripts run here, not in npm install: they need the declared install_env too
+    const r = await execa('npm', ['rebuild', '--loglevel=error', ...specs], {
+      cwd: prefix,
+      reject: false,
+      all: true,
+      env: { ...env, ...(await installEnv()) },
+    });
+    if (r.exitCode === 0) log(`${label}: ${specs.join(', ')} done (${seconds(t0)})`);
+    return { exitCode: r.exitCode, all: String(r.all ?? '') };
+  };
+  for (const [spec, copies] of gyp) {
+    const r = await withLock(
+      buildCacheDir(copies[0]),
+      async () => {
+        if (copies.every(seedBuild)) {
+          log(`${label}: ${spec} built before, copied from the build cache`);
+          return { exitCode: 0, all: '' };
+        }
+        const built = await rebuild([spec]);
+        if (built.exitCode === 0) for (const p of copies) saveBuild(p);
+        return built;
+      },
+      () => log(`${label}: another install is building ${spec}; waiting for it`),
+    );
+    if (r.exitCode !== 0) return r;
+  }
+  if (others.size) {
+    const r = await rebuild([...others]);
+    if (r.exitCode !== 0) return r;
+  }
+  // as npm install does: an optional dependency whose install script fails is left out, not fatal
+  // (onnxruntime-node's postinstall downloads from GitHub; what needs it then runs without it)
+  for (const p of optional) {
+    const r = await rebuild([`${p.name}@${p.version}`]);
+    if (r.exitCode === 0) continue;
+    log(`${label}: optional ${p.name}@${p.version}'s install script failed; left out, as npm install leaves it out`);
+    rmSync(p.dir, { recursive: true, force: true });
+  }
+  const unbuilt = unbuiltPackages(prefix, skip);
+  if (unbuilt.length)
+    return {
+      exitCode: 1,
+      all: `no .node file in the package after its build: ${unbuilt.map((p) => `${p.name}@${p.version}`).join(', ')}`,
+    };
+  return { exitCode: 0, all: '' };
 }
 
 /** "name@range" → [name, range], scoped names included. */

@@ -1,25 +1,16 @@
-import { existsSync, readdirSync } from 'node:fs';
-import { basename, extname, join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { basename, extname } from 'node:path';
 import { InputError, nearest } from '../util/errors.js';
 import { parseWith, readJson5File } from '../util/json5-file.js';
 import { BUILTIN_TARGETS } from '../util/paths.js';
 import { checkOps } from './op-checks.js';
 import { checkTargetWiring, targetSchema, type TargetDecl } from './schema.js';
 import { checkTarget } from './checks.js';
+import { TARGET_EXTENSIONS, targetFiles } from './files.js';
 
 export interface LoadedTarget {
   file: string;
   decl: TargetDecl;
-}
-
-const EXT = ['.json5', '.json'];
-
-export function targetFiles(dir = BUILTIN_TARGETS): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((f) => EXT.includes(extname(f)))
-    .sort()
-    .map((f) => join(dir, f));
 }
 
 export function loadTargetFile(file: string): LoadedTarget {
@@ -40,7 +31,7 @@ export function loadAllTargets(dir = BUILTIN_TARGETS): LoadedTarget[] {
 
 /** Resolve a target by name (or a path to a declaration file). */
 export function loadTarget(nameOrFile: string, dir = BUILTIN_TARGETS): LoadedTarget {
-  if (EXT.includes(extname(nameOrFile)) && existsSync(nameOrFile)) return loadTargetFile(nameOrFile);
+  if (TARGET_EXTENSIONS.includes(extname(nameOrFile)) && existsSync(nameOrFile)) return loadTargetFile(nameOrFile);
   const files = targetFiles(dir);
   const match = files.find((f) => basename(f, extname(f)) === nameOrFile);
   if (!match) {

@@ -43,6 +43,48 @@ export const targetSchema = z.strictObject({
         .boolean()
         .default(false)
         .describe('install with --ignore-scripts: skips native download-or-compile steps the server does not need'),
+      cached_model: z
+        .strictObject({
+          path: z
+            .string()
+            .min(1)
+            .refine(
+              (p) =>
+                !p.startsWith('/') && !p.startsWith('\\') && !/^[a-z]:/i.test(p) && !p.split(/[\\/]/).includes('..'),
+              'a path relative to the install dir, without ".." (e.g. node_modules/@xenova/transformers/.cache/Xenova/all-MiniLM-L6-v2)',
+            )
+            .describe(
+              'inside the install, where its transformers.js caches the model it downloads, e.g. node_modules/@xenova/transformers/.cache/Xenova/all-MiniLM-L6-v2',
+            ),
+          dimensions: z.number().int().positive().default(384),
+        })
+        .optional()
+        .describe(
+          'for a server whose transformers.js model lives in its own install, not in the fixture: memeval writes a fixed tiny deterministic model there (texts embed by their letters), so it never downloads one',
+        ),
+      install_env: z
+        .record(z.string(), z.string())
+        .superRefine((env, ctx) => {
+          for (const k of Object.keys(env))
+            if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k) || /^npm_/i.test(k))
+              ctx.addIssue({
+                code: 'custom',
+                path: [k],
+                message: /^npm_/i.test(k)
+                  ? "npm's own settings (npm_*) are memeval's, so the registry stays the user's; set the package's own switch instead"
+                  : 'not an environment variable name (letters, digits and _, not starting with a digit)',
+              });
+        })
+        .default({})
+        .describe(
+          "environment for the npm install and its scripts: a dependency's documented switch, e.g. ONNXRUNTIME_NODE_INSTALL_CUDA=skip for a download that cannot work offline (HOME and npm's own settings stay memeval's)",
+        ),
+      skip_build: z
+        .record(z.string().min(1), z.string().min(1))
+        .default({})
+        .describe(
+          'dependencies whose install script cannot work offline, each with the reason (e.g. it downloads from GitHub); every other install script runs, native builds through the build cache',
+        ),
     })
     .optional()
     .describe('the npm package that provides the server; omit it only with server.command'),
@@ -62,6 +104,26 @@ export const targetSchema = z.strictObject({
         .optional()
         .describe(
           'largest JSON-RPC message accepted from the server (default 64 MiB); a larger one ends the cell as error',
+        ),
+      store_failure: z
+        .array(
+          z
+            .string()
+            .min(1)
+            .max(300)
+            .refine((r) => {
+              try {
+                new RegExp(r, 'u');
+                return true;
+              } catch {
+                return false;
+              }
+            }, 'not a valid regular expression (flag u)'),
+        )
+        .max(20)
+        .default([])
+        .describe(
+          'regexes for a line (stderr or non-JSON-RPC stdout) saying the declared store could not be opened, e.g. a fallback to memory; a server that writes one makes the cell error with that line. Built in: "Could not locate the bindings file", a native module built for another Node, SQLITE_CANTOPEN',
         ),
     })
     .prefault({}),
@@ -87,6 +149,13 @@ export const targetSchema = z.strictObject({
               'where the server looks for its transformers.js model, e.g. {{home}}/.cache/x/models/Xenova/all-MiniLM-L6-v2',
             ),
           dimensions: z.number().int().positive().default(384),
+          recall_unsupported: z
+            .string()
+            .min(1)
+            .optional()
+            .describe(
+              "why this target's recall cannot be judged on the seeded model (e.g. its search keeps only hits over a cosine threshold set for the real model): scenarios whose judges read a recall are then unsupported, with this reason",
+            ),
         })
         .optional()
         .describe('seed a tiny deterministic embedding model there, so the server never downloads one'),
@@ -94,15 +163,23 @@ export const targetSchema = z.strictObject({
     .prefault({}),
   store: z.strictObject({
     format: z
-      .enum(['sqlite', 'jsonl', 'none'])
+      .enum(['sqlite', 'jsonl', 'files', 'none'])
       .describe(
-        '"none": the server keeps memories in its process only; views.memories then reads the calls log (table calls)',
+        '"files": path is a folder, every file under it a row of store.files; "none": the server keeps memories in its process only; views.memories then reads the calls log (table calls)',
       ),
     path: z
       .string()
       .min(1)
       .optional()
-      .describe('store file, e.g. {{data}}/memory.db; -wal/-shm siblings are copied too (not with format none)'),
+      .describe(
+        'store file, e.g. {{data}}/memory.db; -wal/-shm siblings are copied too; for format files the folder (not with format none)',
+      ),
+    forgets_on_exit: z
+      .boolean()
+      .optional()
+      .describe(
+        'with format none: the server, run as its users run it, writes nothing that outlives its process, so recall assertions are judged on the fresh server and what it forgot fails them',
+      ),
   }),
   views: z.strictObject({
     memories: z
@@ -192,5 +269,7 @@ export function checkTargetWiring(decl: TargetDecl): string[] {
       : ['package: missing; declare the npm package (or server.command for a local server)'];
   if (decl.store.format !== 'none' && !decl.store.path)
     problems.push(`store.path: missing; a ${decl.store.format} store needs its file path`);
+  if (decl.store.format !== 'none' && decl.store.forgets_on_exit !== undefined)
+    problems.push('store.forgets_on_exit: only for format none (a store file outlives the process); remove it');
   return problems;
 }

@@ -26,7 +26,8 @@ export function readInputFile(file: string): { text: string } | { problem: strin
   }
   try {
     if (!fstatSync(fd).isFile()) return { problem: 'not a regular file; give a .json or .json5 file' };
-    const buf = Buffer.alloc(MAX_INPUT_FILE_BYTES + 1);
+    // unzeroed: only the n bytes read are used; zeroing 4 MiB per file was a tenth of `list`'s start-up
+    const buf = Buffer.allocUnsafe(MAX_INPUT_FILE_BYTES + 1);
     let n = 0;
     for (let r; n < buf.length && (r = readSync(fd, buf, n, buf.length - n, null)) > 0;) n += r;
     if (n > MAX_INPUT_FILE_BYTES)

@@ -7,5 +7,9 @@ export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 export const BUILTIN_SCENARIOS = join(PROJECT_ROOT, 'scenarios');
 export const BUILTIN_TARGETS = join(PROJECT_ROOT, 'eval', 'targets');
+/** the declarations of `memeval selftest`'s hostile targets */
+export const HOSTILE_DIR = join(PROJECT_ROOT, 'eval', 'hostile');
+/** the labelled judge cases shipped with memeval; `judge calibrate` reads these when given no file */
+export const BUILTIN_CALIBRATION = join(PROJECT_ROOT, 'eval', 'calibration', 'memory-hygiene.json5');
 
 export const MEMEVAL_VERSION: string = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')).version;

@@ -304,6 +304,31 @@ test(
     );
     assert.equal(known.exitCode, 0, known.stdout);
     assert.match(known.stdout, /known failure: .*expected failure: expects two copies/);
+    // accepted: not announced as failing the run before "exit 0"
+    assert.doesNotMatch(known.stdout, /fail the run:/);
+    assert.match(known.stdout, /1 known failure\(s\) do not fail the run/);
+
+    // an entry with a typo in the target accepts nothing, and says which cell it probably meant
+    const misnamed = writeJson(join(dir, 'misnamed.json5'), [
+      {
+        scenario: 'bad-one',
+        target: 'server-memroy',
+        phase: 'well-behaved',
+        verdict: 'fail',
+        assertions: ['dark mode twice'],
+        reason: 'expects two copies',
+      },
+    ]);
+    const typoTarget = await freshRun(
+      t,
+      ['good-one', 'bad-one'],
+      ['--scenarios', scenarios, '--expected-failures', misnamed],
+    );
+    assert.equal(typoTarget.exitCode, 1, typoTarget.stdout);
+    assert.match(
+      typoTarget.stdout,
+      /warning: expected failure bad-one\/server-memroy\/well-behaved matches no cell of this run; nearest cell: bad-one\/server-memory\/well-behaved/,
+    );
 
     // bad gate input is exit 3 before anything runs
     const typo = writeJson(join(dir, 'typo.json'), [
@@ -397,5 +422,17 @@ test('runs list / prune, and sql opens a cell from any directory', { timeout: ti
   assert.match(write.stderr, /only read-only queries/);
   const typo = await memeval(['sql', runDir, 'good-one', 'server-memry', 'violation']);
   assert.equal(typo.exitCode, 3);
-  assert.match(typo.stderr, /did you mean "good-one server-memory violation"/);
+  assert.match(typo.stderr, /did you mean "good-one\/server-memory\/violation"/);
+  // the cell id as the console and reports print it, and the latest run where the config keeps runs
+  const project = tempDir(t);
+  writeJson(join(project, 'memeval.config.json'), { out });
+  const byId = await memeval(
+    ['sql', 'latest', 'good-one/server-memory/violation', 'SELECT count(*) AS n FROM memories', '--json'],
+    { cwd: project },
+  );
+  assert.equal(byId.exitCode, 0, byId.stderr);
+  assert.ok(JSON.parse(byId.stdout)[0].n >= 1);
+  const idTypo = await memeval(['sql', runDir, 'good-one/server-memry/violation']);
+  assert.equal(idTypo.exitCode, 3);
+  assert.match(idTypo.stderr, /did you mean "good-one\/server-memory\/violation"/);
 });

@@ -129,7 +129,17 @@ test(
     const { summary } = JSON.parse(readFileSync(join(out, runId, 'report.json'), 'utf8'));
     assert.deepEqual(
       { ...summary, by_verdict: undefined },
-      { cells: 4, passed: 0, failed: 0, unsupported: 4, skipped: 0, checked: 0, exit_code: 1, by_verdict: undefined },
+      {
+        cells: 4,
+        passed: 0,
+        failed: 0,
+        unsupported: 4,
+        skipped: 0,
+        flaky: 0,
+        checked: 0,
+        exit_code: 1,
+        by_verdict: undefined,
+      },
     );
   },
 );

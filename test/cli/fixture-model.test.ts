@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { tinyEmbeddingModel } from '../../src/model/provider/onnx-model.js';
+import { characterEmbeddingModel, tinyEmbeddingModel } from '../../src/model/provider/onnx-model.js';
 import { loadScenarios } from '../../src/scenario/loader.js';
 import { loadTarget } from '../../src/targets/loader.js';
 import { resolveTargetBin, targetPrefix } from '../../src/targets/resolve-bin.js';
@@ -15,14 +15,19 @@ import { tempDir } from '../helpers.js';
 
 const TEXTS = ['We use Postgres for accounts', 'The deploy function tags git releases'];
 
-test("the generated model is byte-identical for the same texts and loads in memories.sh's own transformers.js", async (t) => {
-  const a = tinyEmbeddingModel(TEXTS);
-  assert.deepEqual(tinyEmbeddingModel([...TEXTS]), a);
+/**
+ * memories-sh's own transformers.js (installed into the cache) with `files` as its cached
+ * Xenova/all-MiniLM-L6-v2 model, offline: how a server would embed with the model memeval wrote.
+ */
+async function embedderWith(
+  t: { diagnostic: (s: string) => void; after: (fn: () => void) => void },
+  files: Record<string, string | Uint8Array>,
+): Promise<(s: string) => Promise<number[]>> {
   const { decl } = loadTarget('memories-sh');
   await installTarget(decl, (s) => t.diagnostic(s));
   const cache = tempDir(t);
   const dir = join(cache, 'Xenova', 'all-MiniLM-L6-v2');
-  for (const [p, c] of Object.entries(a)) {
+  for (const [p, c] of Object.entries(files)) {
     mkdirSync(dirname(join(dir, p)), { recursive: true });
     writeFileSync(join(dir, p), c);
   }
@@ -41,8 +46,14 @@ test("the generated model is byte-identical for the same texts and loads in memo
     quantized: true,
     local_files_only: true,
   });
-  const embed = async (s: string): Promise<number[]> =>
+  return async (s: string): Promise<number[]> =>
     Array.from((await extract(s, { pooling: 'mean', normalize: true })).data as Float32Array);
+}
+
+test("the generated model is byte-identical for the same texts and loads in memories.sh's own transformers.js", async (t) => {
+  const a = tinyEmbeddingModel(TEXTS);
+  assert.deepEqual(tinyEmbeddingModel([...TEXTS]), a);
+  const embed = await embedderWith(t, a);
   const cos = (x: number[], y: number[]) => x.reduce((s, v, i) => s + v * y[i]!, 0);
   const [p, q, r, unknown] = [
     await embed(TEXTS[0]!),
@@ -54,6 +65,20 @@ test("the generated model is byte-identical for the same texts and loads in memo
   assert.ok(Math.abs(cos(p, q) - 1) < 1e-6);
   assert.ok(Math.abs(cos(p, r)) < 0.3, `unrelated texts ${cos(p, r)}`);
   assert.ok(!unknown.some(Number.isNaN), 'words outside the vocabulary still embed');
+});
+
+test("the character model (agentdb's cached model) embeds any text by its letters in transformers.js", async (t) => {
+  const embed = await embedderWith(t, characterEmbeddingModel());
+  const cos = (x: number[], y: number[]) => x.reduce((s, v, i) => s + v * y[i]!, 0);
+  const [a, b, c, odd] = [
+    await embed("User's preferred package manager is pnpm"),
+    await embed('package manager'),
+    await embed('zzz qqq xxx'),
+    await embed('¿ü!'),
+  ];
+  assert.equal(a.length, 384);
+  assert.ok(cos(a, b) > cos(a, c) + 0.2, `shared words ${cos(a, b)}, none ${cos(a, c)}`);
+  assert.ok(!odd.some(Number.isNaN), 'a text of no known letter still embeds');
 });
 
 test('memories.sh embeds every memory with the seeded model and never asks the network', async (t) => {

@@ -35,6 +35,14 @@ test('memeval fuzz: --seed with --no-history runs the same cases; progress is sh
   assert.equal(fps(String(one.stderr)).length, 4, String(one.stderr));
   assert.deepEqual(fps(String(one.stderr)), fps(String(two.stderr)));
   assert.match(String(one.stdout), /calm: 4 case\(s\) \(4 novel\)/);
+  // a target that states no claim is told which recipe checks it leaves off, and how to turn them on
+  assert.match(String(one.stderr), /calm: claims \(none\); what each recipe checks beyond the MCP contract:/);
+  assert.match(String(one.stderr), /^ {2}exact-duplicate: exact-dedupe \(off\)$/m);
+  assert.match(String(one.stderr), /^ {2}secret-split: secret-redaction \(off\)$/m);
+  assert.match(
+    String(one.stderr),
+    /2 claim check\(s\) are off because calm does not state them; to hold it to them anyway: --assume-claim exact-dedupe,secret-redaction/,
+  );
   // with history, the next run in the same flag store starts on fingerprints not yet tried
   const three = await memeval(
     [

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { execa } from 'execa';
 import { join } from 'node:path';
 import { memeval, tempDir, writeJson } from '../helpers.js';
 
@@ -49,4 +50,78 @@ test('a failed install says which package failed and why, exits 1, and leaves no
   });
   assert.equal(run.exitCode, 3);
   assert.match(String(run.stderr), /not installed; run `memeval targets install ghost`/);
+});
+
+test("install_env reaches the packages' install scripts, and npm's own settings cannot be declared", async (t) => {
+  const cache = tempDir(t);
+  const dir = tempDir(t);
+  // a package whose postinstall fails unless its documented switch skips a download (onnxruntime-node's kind)
+  mkdirSync(join(dir, 'package'));
+  writeJson(join(dir, 'package', 'package.json'), {
+    name: 'memeval-install-env-probe',
+    version: '1.0.0',
+    bin: { probe: 'probe.js' },
+    scripts: { postinstall: 'node -e "process.exit(process.env.PROBE_DOWNLOAD === \'skip\' ? 0 : 7)"' },
+  });
+  writeFileSync(join(dir, 'package', 'probe.js'), '#!/usr/bin/env node\n');
+  await execa('tar', ['czf', 'probe.tgz', 'package'], { cwd: dir });
+  const declare = (name: string, pkg: Record<string, unknown>) =>
+    writeJson(join(dir, `${name}.json5`), {
+      name,
+      description: 'a local package whose postinstall needs an environment switch, made by the test',
+      package: { npm: 'memeval-install-env-probe', version: `file:${join(dir, 'probe.tgz')}`, bin: 'probe', ...pkg },
+      store: { format: 'jsonl', path: '{{data}}/x.jsonl' },
+      views: { memories: 'SELECT 1 AS id, 2 AS content, 3 AS category, 4 AS source, 0 AS is_deleted' },
+      ops: {},
+    });
+  const env = { NO_COLOR: '1', MEMEVAL_CACHE_DIR: cache };
+  const without = await memeval(['targets', 'install', declare('probe-plain', {})], { env });
+  assert.equal(without.exitCode, 1, 'the postinstall fails without the switch');
+  const withSwitch = await memeval(
+    ['targets', 'install', declare('probe-switch', { install_env: { PROBE_DOWNLOAD: 'skip' } })],
+    { env },
+  );
+  assert.equal(withSwitch.exitCode, 0, String(withSwitch.stderr));
+  assert.match(String(withSwitch.stdout), /PROBE_DOWNLOAD=skip/);
+  const registry = await memeval(
+    ['validate', declare('probe-registry', { install_env: { npm_config_registry: 'http://example.invalid/' } })],
+    { env },
+  );
+  assert.equal(registry.exitCode, 3);
+  assert.match(String(registry.stderr), /install_env.*npm's own settings/);
+});
+
+test('an optional dependency whose install script fails is left out, as npm install leaves it out; the target installs', async (t) => {
+  const cache = tempDir(t);
+  const dir = tempDir(t);
+  // the optional package's postinstall fails (a download that cannot work offline)
+  mkdirSync(join(dir, 'opt', 'package'), { recursive: true });
+  writeJson(join(dir, 'opt', 'package', 'package.json'), {
+    name: 'memeval-optional-probe',
+    version: '1.0.0',
+    scripts: { postinstall: 'node -e "process.exit(9)"' },
+  });
+  await execa('tar', ['czf', join(dir, 'opt.tgz'), 'package'], { cwd: join(dir, 'opt') });
+  mkdirSync(join(dir, 'main', 'package'), { recursive: true });
+  writeJson(join(dir, 'main', 'package', 'package.json'), {
+    name: 'memeval-main-probe',
+    version: '1.0.0',
+    bin: { probe: 'probe.js' },
+    optionalDependencies: { 'memeval-optional-probe': `file:${join(dir, 'opt.tgz')}` },
+  });
+  writeFileSync(join(dir, 'main', 'package', 'probe.js'), '#!/usr/bin/env node\n');
+  await execa('tar', ['czf', join(dir, 'main.tgz'), 'package'], { cwd: join(dir, 'main') });
+  const file = writeJson(join(dir, 'probe-optional.json5'), {
+    name: 'probe-optional',
+    description: 'a local package with an optional dependency whose postinstall fails, made by the test',
+    package: { npm: 'memeval-main-probe', version: `file:${join(dir, 'main.tgz')}`, bin: 'probe' },
+    store: { format: 'jsonl', path: '{{data}}/x.jsonl' },
+    views: { memories: 'SELECT 1 AS id, 2 AS content, 3 AS category, 4 AS source, 0 AS is_deleted' },
+    ops: {},
+  });
+  const r = await memeval(['targets', 'install', file], { env: { NO_COLOR: '1', MEMEVAL_CACHE_DIR: cache } });
+  assert.equal(r.exitCode, 0, String(r.stdout) + String(r.stderr));
+  assert.match(String(r.stdout), /optional memeval-optional-probe@1\.0\.0's install script failed; left out/);
+  const [installed] = readdirSync(join(cache, 'targets'));
+  assert.equal(existsSync(join(cache, 'targets', installed, 'node_modules', 'memeval-optional-probe')), false);
 });

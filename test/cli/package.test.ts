@@ -51,9 +51,40 @@ test(
     assert.deepEqual(report.scenarios, ['keeps-dark-mode']);
     assert.ok(existsSync(join(project, 'eval-runs', runId, 'junit.xml')), 'reporters from the config');
 
+    // the recall suite ships with its corpus: `--scenarios recall` names the built-in suite
+    const recall = await execa(
+      'npx',
+      [
+        '--offline',
+        'memeval',
+        'run',
+        '--scenarios',
+        'recall',
+        '--scenario',
+        'recall-relevant',
+        '--judge-model',
+        'scripted',
+      ],
+      { cwd: project, reject: false, env: NPM_ENV },
+    );
+    assert.equal(recall.exitCode, 0, `${recall.stdout}\n${recall.stderr}`);
+    assert.match(recall.stdout, /1 scenario\(s\) × server-memory/);
+    assert.match(recall.stdout, /recall-relevant/);
+
+    // judge calibrate reads memeval's own labelled cases when given no file
+    const calibrate = await execa(
+      'npx',
+      ['--offline', 'memeval', 'judge', 'calibrate', '--judge-model', 'scripted', '--out', 'cal', '--json'],
+      { cwd: project, reject: false, env: NPM_ENV },
+    );
+    assert.equal(calibrate.exitCode, 0, `${calibrate.stdout}\n${calibrate.stderr}`);
+    assert.equal(JSON.parse(calibrate.stdout).overall.judgments, 81, calibrate.stdout);
+
     // init: a starter scenario with its $schema line and a config that then takes over
     const init = await execa('npx', ['--offline', 'memeval', 'init'], { cwd: project, reject: false, env: NPM_ENV });
     assert.equal(init.exitCode, 0, init.stderr);
+    // memeval is a dependency of this project, so npx finds it
+    assert.match(init.stdout, /^next: npx memeval run$/m);
     const starter = readFileSync(join(project, 'memeval', 'scenarios', 'remembers-package-manager.json5'), 'utf8');
     const ref = /\$schema: "([^"]+)"/.exec(starter)?.[1];
     assert.ok(ref, 'starter has a $schema line');

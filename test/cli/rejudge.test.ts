@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { fixtureProcesses, memeval, scenario, tempDir, writeJson, timeLimit } from '../helpers.ts';
+import { fixtureProcesses, memeval, scenario, tempDir, writeJson, timeLimit, until } from '../helpers.ts';
 import { FAULTY, faultyTarget, scenarioDir } from '../faulty.ts';
 
 // memeval's cache as the rest of the suite has it (MEMEVAL_CACHE_DIR when set, else the default)
@@ -21,14 +21,6 @@ const onlyRun = (out: string) =>
     readdirSync(out).find((d) => !d.startsWith('rejudge-'))!,
   );
 const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
-
-async function until(what: string, ok: () => boolean, ms = timeLimit(60_000)) {
-  const deadline = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /**
  * A scenario whose verdict depends on the memory refs as the cell ended (the setup memory is
@@ -115,6 +107,34 @@ test('rejudge of an unchanged deterministic run gives the run verdicts, cell for
     String(refused.stderr),
     /pivot-refs\/server-memory\/well-behaved: the report lacks verdict_input, judge_input, evidence_sha256 .*cannot be re-judged faithfully; run the scenarios again/,
   );
+});
+
+test('rejudge prints the console of a run, and which verdicts and assertions changed against the run', async (t) => {
+  const scenarios = refsScenario(t);
+  const { runDir } = await deterministicRun(t, scenarios);
+  const same = await memeval(['rejudge', runDir], { env: ENV, timeout: timeLimit(240_000) });
+  assert.equal(same.exitCode, 0, String(same.stderr));
+  assert.match(String(same.stdout), /^no verdict changed$/m);
+  assert.match(String(same.stdout), /^verdicts: 1 pass, 1 defended$/m);
+  assert.match(String(same.stdout), /^report: .*rejudge-[^/]+\/report\.json$/m);
+  assert.match(String(same.stdout), /\n2 passed, 0 failed\s*$/, 'the closing line ends the output, as with run');
+
+  // the scenario now expects the ref twice: judged again, the well-behaved cell fails on that assertion
+  const file = join(scenarios, 'pivot-refs.json5');
+  const sc = readJson(file);
+  sc.assertions[0].value = 2;
+  writeFileSync(file, JSON.stringify(sc));
+  const rj = await memeval(['rejudge', runDir], { env: ENV, timeout: timeLimit(240_000) });
+  assert.equal(rj.exitCode, 1, String(rj.stdout) + String(rj.stderr));
+  const out = String(rj.stdout);
+  assert.match(out, /^\[1\/2\] ✗ fail +pivot-refs \[server-memory\] well-behaved/m);
+  assert.match(
+    out,
+    /verdict\(s\) changed:\n {2}pivot-refs\/server-memory\/well-behaved: pass -> fail\n {4}the ref is stored once: pass -> fail\n/,
+  );
+  assert.doesNotMatch(out, /no verdict changed/);
+  assert.match(out, /^1 cell\(s\) fail the run:\n {2}✗ pivot-refs \[server-memory\] well-behaved: fail — /m);
+  assert.match(out, /\n1 passed, 1 failed\s*$/);
 });
 
 test('rejudge refuses (exit 3) a cell whose store copy changed after the run, naming the cell and the file', async (t) => {

@@ -4,19 +4,11 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { catchesSighup, fixtureProcesses, memeval, tempDir, timeLimit } from '../helpers.ts';
+import { catchesSighup, fixtureProcesses, memeval, tempDir, timeLimit, until } from '../helpers.ts';
 import { FAULTY, faultyTarget, scenarioDir } from '../faulty.ts';
 
 type T = { after: (fn: () => void) => void };
 const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until(what: string, ok: () => boolean, ms = timeLimit(30_000)) {
-  const deadline = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await wait(50);
-  }
-}
 
 function setup(t: T, fault: string, n = 4, over: Record<string, unknown> = {}, env: Record<string, string> = {}) {
   const dir = tempDir(t);

@@ -22,6 +22,13 @@
 //                      JSON-escaped as Python writes it (non-ASCII as \uXXXX)
 //   exit-at-stop:<n>   exits with code n when its stdin closes or on SIGTERM (a crash at shutdown)
 //   lose-store-at-stop empties STORE when its stdin closes, then exits 0
+//   store-fallback:stderr  at start, writes on stderr (the line split over two writes) that its
+//                      native store module cannot load, as `bindings` words it, then behaves
+//   store-fallback:stdout  at start, writes on stdout that its store could not be opened and it
+//                      falls back to memory, then behaves
+//   drop-first:<n>[:crash]  `save` keeps nothing for the first n saves, counted in FLAKY_DIR/saves
+//                      across every process of the test (a cell that fails, then passes on a
+//                      retry); with :crash, every later `save` exits with code 9 instead
 // `save` appends {text} to STORE (a JSONL file); `search` answers with the lines that contain the
 // query, or "nothing found".
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
@@ -53,6 +60,21 @@ if (mode === 'daemon') {
   if (process.env.DAEMON_LOG) appendFileSync(process.env.DAEMON_LOG, 'started\n');
   d.unref();
 }
+// the line's second half is written later (a second chunk for the reader); a stop before the
+// timer fires writes it on the way out, so the line is whole however fast the cell ends
+let pendingStderr = '';
+const flushStderr = () => {
+  if (pendingStderr) writeSync(2, pendingStderr);
+  pendingStderr = '';
+};
+if (mode === 'store-fallback' && arg === 'stderr') {
+  writeSync(2, 'Error: Could not locate the bind');
+  pendingStderr =
+    'ings file. Tried:\n → /x/build/Release/faulty.node\n    at bindings (/x/node_modules/bindings/bindings.js:126:9)\n';
+  setTimeout(flushStderr, 50);
+}
+if (mode === 'store-fallback' && arg === 'stdout')
+  process.stdout.write('[faulty] cannot open store.db, falling back to in-memory storage\n');
 if (store && !existsSync(store)) writeFileSync(store, '');
 log('starting up');
 
@@ -113,6 +135,16 @@ function handle(msg) {
       const refuse = (why) => reply({ content: [{ type: 'text', text: why }], isError: true });
       if (mode === 'refuse-all') return refuse(`refused: this server accepts no ${name}`);
       if (mode === 'refuse-recall' && name === 'search') return refuse('refused: search is switched off');
+      if (name === 'save' && mode === 'drop-first') {
+        const counter = `${process.env.FLAKY_DIR}/saves`;
+        const seen = existsSync(counter) ? Number(readFileSync(counter, 'utf8')) : 0;
+        writeFileSync(counter, String(seen + 1));
+        if (seen < Number(arg)) return reply({ content: [{ type: 'text', text: 'saved' }] });
+        if (fault.endsWith(':crash')) {
+          process.stderr.write('fatal: store corrupted while saving\n');
+          process.exit(9);
+        }
+      }
       if (name === 'save') {
         if (store && mode !== 'blackhole') appendFileSync(store, storedLine(args.text) + '\n');
         if (mode === 'redact-residue') residue(args.text);
@@ -165,6 +197,7 @@ process.stdin.on('data', (c) => {
 });
 if (mode === 'exit-at-stop') process.on('SIGTERM', () => process.exit(Number(arg)));
 process.stdin.on('end', () => {
+  flushStderr();
   if (mode === 'exit-at-stop') process.exit(Number(arg));
   if (mode === 'lose-store-at-stop') writeFileSync(store, '');
   if (mode !== 'slow-exit') process.exit(0);

@@ -18,7 +18,7 @@ const kb = (n: number) =>
 export function judgeAbsent(a: Absent, ctx: JudgeContext): Judgment {
   const q = { text: a.text, caseSensitive: a.case_sensitive };
   const store: StoreScanned = { columns: 0, files: [], bytes: 0, encodings: [], unscanned: [] };
-  const found = findEverywhere(ctx.evidence.db, ctx.evidence.storeFiles, a.text, a.case_sensitive, store);
+  const found = findEverywhere(ctx.evidence, a.text, a.case_sensitive, store);
   const scan = ctx.fileScan ?? (ctx.files ? new FixtureScan(ctx.files) : undefined);
   const files: FilesResult | undefined = scan?.find(q);
   const inFiles = (files?.sightings ?? []).map(

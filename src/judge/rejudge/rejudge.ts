@@ -5,6 +5,7 @@ import { checkEvidence } from '../../evidence/hash.js';
 import { openEvidence } from '../../evidence/open.js';
 import { buildMatrix } from '../../report/matrix.js';
 import { newRunId, summarize } from '../../report/report.js';
+import { repeatStats } from '../../report/repeats.js';
 import { writeJsonAtomic } from '../../report/write.js';
 import type { LoadedScenario } from '../../scenario/loader.js';
 import { needsModel, type Assertion } from '../../scenario/schema.js';
@@ -112,6 +113,11 @@ export async function rejudgeRun(
       results.push(keep(`the cell ended ${old.verdict} before judging (${old.reason})`));
       continue;
     }
+    // judging one attempt again would drop the others: a flaky cell would come back a plain pass
+    if (old.attempts) {
+      results.push(keep(`a cell run ${old.attempts.length} times (--retries) keeps its verdict over all attempts`));
+      continue;
+    }
     // refuseUnfaithful has checked these are there
     const verdictInput = old.verdict_input as unknown as StoredVerdictInput;
     const judgeInput = old.judge_input!;
@@ -180,8 +186,10 @@ export async function rejudgeRun(
   const interrupted = Boolean(o.signal?.aborted);
   const runId = newRunId();
   const judges = judgeRunSummary(results, o.judgePool.defaultModel?.config ?? null);
+  // the run's gate decided over the verdicts it had: rejudge decides by fails_run (see rejudgedSummary)
+  const { gate: stale, ...rest } = report as Report & { gate?: unknown };
   const out = {
-    ...report,
+    ...rest,
     run_id: runId,
     started_at: new Date().toISOString(),
     ended_at: new Date().toISOString(),
@@ -199,9 +207,18 @@ export async function rejudgeRun(
       report.targets.map((t) => t.name),
     ),
     summary: rejudgedSummary(report, results, interrupted),
+    ...(report.repeats ? { repeats: repeatStats(results) } : {}),
     judges: judges.summary,
     // the earlier run's own judge warning is replaced by this one's
-    warnings: [...judges.warnings, ...report.warnings.filter((w) => !w.startsWith('no judge model configured'))],
+    warnings: [
+      ...judges.warnings,
+      ...(stale
+        ? [
+            "the run's gate (baseline or expected failures) is not applied again: every cell that fails the run counts in this exit code",
+          ]
+        : []),
+      ...report.warnings.filter((w) => !w.startsWith('no judge model configured')),
+    ],
   };
   const reportPath = join(resolve(o.outDir), `rejudge-${runId}`, 'report.json');
   writeJsonAtomic(reportPath, out);

@@ -35,10 +35,11 @@ export interface TinyModelFiles {
  * one Gather node (token id → a sha256-seeded row) whose output transformers.js mean-pools and
  * normalises itself. The vocabulary is the given texts' words, so none of them is unknown; any
  * other word is [UNK], which has its own row (a text of unknown words pools to a unit vector,
- * never to zeros). Same texts in, byte-identical files out.
+ * never to zeros). `pieces` go into the vocabulary as they are (WordPiece pieces such as "##a").
+ * Same texts in, byte-identical files out.
  */
-export function tinyEmbeddingModel(texts: string[], dimensions = 384): TinyModelFiles {
-  const vocabWords = [...new Set(texts.flatMap(words))].sort();
+export function tinyEmbeddingModel(texts: string[], dimensions = 384, pieces: string[] = []): TinyModelFiles {
+  const vocabWords = [...new Set([...texts.flatMap(words), ...pieces])].sort();
   const vocab: Record<string, number> = { '[PAD]': 0, '[UNK]': 1 };
   for (const w of vocabWords) vocab[w] = Object.keys(vocab).length;
   const size = Object.keys(vocab).length;
@@ -121,4 +122,16 @@ export function tinyEmbeddingModel(texts: string[], dimensions = 384): TinyModel
     'onnx/model_quantized.onnx': onnx,
     'onnx/model.onnx': onnx,
   };
+}
+
+const CHARACTERS = [...'abcdefghijklmnopqrstuvwxyz0123456789_'];
+
+/**
+ * A model that knows no scenario: every ASCII letter, digit and "_" is a piece at the start of a
+ * word and one after "##", so WordPiece spells any \w word out letter by letter and a text embeds
+ * as the mean of its letters' rows. Texts sharing letters are near, so recall ranks by spelling.
+ * For a server that loads its model from its own install rather than from the fixture.
+ */
+export function characterEmbeddingModel(dimensions = 384): TinyModelFiles {
+  return tinyEmbeddingModel([], dimensions, [...CHARACTERS, ...CHARACTERS.map((c) => `##${c}`)]);
 }

@@ -82,6 +82,6 @@ export function gatherCell(r: CellResult, runDir: string): CellExtras {
   return { ...calls(cellDir), transcripts, evidence: { cell_dir: cellDir, files } };
 }
 
-export function gatherAll(report: Report, runDir: string): Record<string, CellExtras> {
+export function gatherAll(report: Pick<Report, 'results'>, runDir: string): Record<string, CellExtras> {
   return Object.fromEntries(report.results.map((r) => [r.cell_id, gatherCell(r, runDir)]));
 }

@@ -23,6 +23,7 @@ button.cell.fails { background: #fdecea; border-color: var(--fail); color: var(-
 button.cell.caught { color: var(--caught); }
 button.cell.ok { color: var(--ok); }
 button.cell.neutral { color: var(--warn); }
+button.cell.flaky { color: var(--warn); border-style: dashed; font-weight: 600; }
 button.cell.selected { outline: 2px solid #333; }
 tr.totals td { font-size: 12px; color: var(--muted); }
 #detail { background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 12px 16px; min-height: 200px; overflow-wrap: anywhere; }
@@ -38,6 +39,8 @@ table.small td, table.small th { border-bottom: 1px solid var(--line); padding: 
 .err { color: var(--fail); }
 ul.warnings li { color: var(--warn); }
 .hidden { display: none !important; }
+p.live { margin: 0 0 6px; padding: 6px 10px; font-size: 16px; font-weight: 600; color: var(--warn); background: #fff7e0; border: 1px solid var(--warn); border-radius: 4px; }
+span.cell.pending { display: block; margin: 1px 0; padding: 2px 6px; border: 1px dashed var(--line); border-radius: 4px; color: var(--muted); font: 12px ui-monospace, monospace; }
 `;
 
 export const PAGE_JS = `
@@ -66,6 +69,7 @@ export const PAGE_JS = `
   function cls(r) {
     if (r.fails_run) return 'fails';
     if (isCaught(r)) return 'caught';
+    if (r.verdict === 'flaky') return 'flaky';
     if (r.verdict === 'pass' || r.verdict === 'defended') return 'ok';
     return 'neutral';
   }
@@ -76,14 +80,19 @@ export const PAGE_JS = `
   // unsupported and skipped cells checked nothing: counted apart, never among the passed
   var apart = (s.unsupported ? ', ' + s.unsupported + ' unsupported' : '') + (s.skipped ? ', ' + s.skipped + ' skipped' : '');
   var nothing = s.checked === 0 && report.status === 'completed' ? ' \\u2014 nothing was checked' : '';
-  document.getElementById('title').textContent = 'memeval ' + (ok ? '\\u2713 ' : '\\u2717 ') + s.passed + ' passed, ' + s.failed + ' failed' + apart + ' (' + s.cells + ' cells)' + nothing;
-  document.getElementById('title').className = ok ? 'good' : 'bad';
+  // a run without its report (still running, or cut off): its counts are of the finished cells only
+  var live = report.live;
+  var pending = live ? live.pending : [];
+  document.getElementById('title').textContent = live
+    ? 'memeval ' + live.state + ': ' + live.finished + ' of ' + live.planned + ' cells finished \\u2014 so far ' + s.passed + ' passed, ' + s.failed + ' failed' + apart
+    : 'memeval ' + (ok ? '\\u2713 ' : '\\u2717 ') + s.passed + ' passed, ' + s.failed + ' failed' + apart + ' (' + s.cells + ' cells)' + nothing;
+  document.getElementById('title').className = live ? (s.failed ? 'bad' : '') : ok ? 'good' : 'bad';
   document.getElementById('meta').textContent = 'run ' + report.run_id + ' \\u00b7 ' + report.layer + ' layer \\u00b7 status ' + report.status +
     ' \\u00b7 memeval ' + report.memeval_version + ' \\u00b7 ' + report.started_at + ' \\u2192 ' + report.ended_at +
     ' \\u00b7 targets: ' + report.targets.map(function (t) { return t.name + ' ' + t.version; }).join(', ');
 
   var targets = report.matrix.targets.length ? report.matrix.targets : Array.from(new Set(report.results.map(function (r) { return r.target; })));
-  var scenarios = Array.from(new Set(report.results.map(function (r) { return r.scenario; })));
+  var scenarios = Array.from(new Set(report.results.concat(pending).map(function (r) { return r.scenario; })));
   var verdicts = Array.from(new Set(report.results.map(function (r) { return r.verdict; })));
 
   // filters
@@ -100,7 +109,11 @@ export const PAGE_JS = `
   // matrix: one row per scenario, one column per target, one button per cell (phase)
   var table = document.getElementById('matrix');
   var head = h('tr', null, h('th', { text: 'scenario' }));
-  targets.forEach(function (t) { head.appendChild(h('th', { 'data-target': t, text: t })); });
+  // several versions of one target side by side: each column says its version
+  var versions = report.matrix.versions || {};
+  targets.forEach(function (t) {
+    head.appendChild(versions[t] ? h('th', { 'data-target': t }, t, h('div', { class: 'meta', text: 'version ' + versions[t] })) : h('th', { 'data-target': t, text: t }));
+  });
   table.appendChild(h('thead', null, head));
   var body = h('tbody');
   var buttons = [];
@@ -109,24 +122,39 @@ export const PAGE_JS = `
     targets.forEach(function (t) {
       var td = h('td', { 'data-target': t });
       report.results.filter(function (r) { return r.scenario === sc && r.target === t; }).forEach(function (r) {
-        var label = r.phase + (r.agent ? ' #' + r.agent.repeat : '') + ': ' + (isCaught(r) ? 'caught (detected)' : r.verdict) + (r.fails_run ? ' !' : '');
+        var label = r.phase + (r.agent ? ' #' + r.agent.repeat : r.repeat ? ' #' + r.repeat : '') + ': ' + (isCaught(r) ? 'caught (detected)' : r.verdict) + (r.fails_run ? ' !' : '');
         var b = h('button', { class: 'cell ' + cls(r), 'data-cell-id': r.cell_id, 'data-verdict': r.verdict, 'data-fails': String(r.fails_run), title: r.reason, text: label,
           onclick: function () { select(r); } });
         buttons.push({ el: b, r: r });
         td.appendChild(b);
       });
+      // not finished yet: no verdict, so no button to a detail
+      pending.filter(function (p) { return p.scenario === sc && p.target === t; }).forEach(function (p) {
+        td.appendChild(h('span', { class: 'cell pending', 'data-cell-id': p.cell_id, text: p.phase + (p.repeat ? ' #' + p.repeat : '') + ': pending' }));
+      });
       row.appendChild(td);
     });
     body.appendChild(row);
   });
-  var totals = h('tr', { class: 'totals' }, h('td', { text: 'passed / failed / unsupported' }));
+  // flaky cells (passed only on a retry) are never passes: a column of their own when there are any
+  var withFlaky = targets.some(function (t) { var x = report.matrix.totals[t]; return x && x.by_verdict.flaky; });
+  var totals = h('tr', { class: 'totals' }, h('td', { text: 'passed / failed / unsupported' + (withFlaky ? ' / flaky' : '') }));
   targets.forEach(function (t) {
     var x = report.matrix.totals[t];
     var unsupported = x ? (x.unsupported != null ? x.unsupported : x.by_verdict.unsupported || 0) : 0;
-    totals.appendChild(h('td', { 'data-target': t, text: x ? x.passed + ' / ' + x.failed + ' / ' + unsupported : '' }));
+    totals.appendChild(h('td', { 'data-target': t, text: x ? x.passed + ' / ' + x.failed + ' / ' + unsupported + (withFlaky ? ' / ' + (x.by_verdict.flaky || 0) : '') : '' }));
   });
   body.appendChild(totals);
   table.appendChild(body);
+  // what changed from each version of a target to the next (older -> newer)
+  (report.matrix.version_changes || []).forEach(function (v) {
+    var rows = [v.target + ' ' + v.from.version + ' (' + v.from.column + ') \\u2192 ' + v.to.version + ' (' + v.to.column + '): ' +
+      v.regressed.length + ' regressed, ' + v.fixed.length + ' fixed, ' + v.changed.length + ' changed, ' + v.not_checked.length + ' not checked, ' + v.unchanged + ' unchanged'];
+    [['regressed', v.regressed], ['fixed', v.fixed], ['changed', v.changed], ['not checked', v.not_checked]].forEach(function (k) {
+      k[1].forEach(function (c) { rows.push('  ' + k[0] + ' ' + c.cell_id + ': ' + c.before + ' \\u2192 ' + c.after); });
+    });
+    table.parentNode.appendChild(h('pre', { class: 'version-changes', text: rows.join('\\n') }));
+  });
 
   function applyFilters() {
     var t = fTarget.value, v = fVerdict.value, onlyFailing = fFailing.checked, q = fText.value.toLowerCase();
@@ -153,7 +181,16 @@ export const PAGE_JS = `
       h('h2', { class: r.fails_run ? 'bad' : '' , text: r.cell_id }),
       h('div', { class: 'verdict' }, h('strong', { text: isCaught(r) ? 'detected (the violation was caught)' : r.verdict }), ' \\u2014 ' + r.reason),
       h('div', { class: 'meta', text: (r.fails_run ? 'fails the run' : 'does not fail the run') + ' \\u00b7 ' + r.driver + ' driver \\u00b7 ' + r.duration_ms + ' ms' +
+        (r.target_version ? ' \\u00b7 ' + r.target + ' version ' + r.target_version : '') +
         (r.defence ? ' \\u00b7 defence ' + r.defence + (r.claimed ? ' (claimed by the target)' : ' (not claimed)') : '') }));
+    if (r.attempts) {
+      d.append(h('h3', { text: 'attempts (' + r.attempts.length + ')' }));
+      var at = h('table', { class: 'small attempts' }, h('tr', null, h('th', { text: '#' }), h('th', { text: 'verdict' }), h('th', { text: 'ms' }), h('th', { text: 'reason' }), h('th', { text: 'evidence' })));
+      r.attempts.forEach(function (a, i) {
+        at.appendChild(h('tr', { class: a.fails_run ? 'err' : '' }, h('td', { text: String(i + 1) }), h('td', { text: a.verdict }), h('td', { text: String(a.duration_ms) }), h('td', { text: a.reason }), h('td', { text: a.cell_dir })));
+      });
+      d.appendChild(at);
+    }
 
     d.append(h('h3', { text: 'assertions' }));
     var firstFailing = null;

@@ -1,4 +1,5 @@
 import type { Report } from '../../core/results.js';
+import type { PartialReport } from '../run-log.js';
 import type { CellExtras } from './gather.js';
 import { PAGE_CSS, PAGE_JS } from './page.js';
 
@@ -12,8 +13,16 @@ function scriptJson(value: unknown): string {
 
 const esc = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
 
+/** A run without its report says so first, in the markup itself: what it shows is not the whole run. */
+function liveBanner(l: PartialReport['live']): string {
+  const rest = l.planned - l.finished;
+  return `<p class="live" id="live">${esc(`${l.state}: ${l.finished} of ${l.planned} cells finished`)}<span class="meta">${esc(
+    ` \u2014 ${l.why}; ${rest} cell(s) ${l.state === 'running' ? 'still pending (run memeval view again to see more)' : 'never finished'}`,
+  )}</span></p>`;
+}
+
 /** One self-contained page: data, style and script inline; no request leaves the file. */
-export function renderHtml(report: Report, extras: Record<string, CellExtras>): string {
+export function renderHtml(report: Report | PartialReport, extras: Record<string, CellExtras>): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -24,7 +33,7 @@ export function renderHtml(report: Report, extras: Record<string, CellExtras>): 
 <style>${PAGE_CSS}</style>
 </head>
 <body>
-<header><h1 id="title">memeval</h1><div class="meta" id="meta"></div><ul class="warnings" id="run-warnings"></ul></header>
+<header>${report.status === 'running' || report.status === 'cut off' ? liveBanner(report.live) : ''}<h1 id="title">memeval</h1><div class="meta" id="meta"></div><ul class="warnings" id="run-warnings"></ul></header>
 <main>
   <section><div class="filters" id="filters"></div><table class="matrix" id="matrix"></table></section>
   <section id="detail"></section>

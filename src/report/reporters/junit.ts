@@ -36,6 +36,17 @@ function caseBody(r: CellResult): string {
   const out = `<system-out>${xmlEscape(details)}</system-out>`;
   if (r.verdict === 'skipped') return `<skipped${attrs({ message: 'the run was interrupted before this cell ran' })}/>`;
   if (r.verdict === 'unsupported') return `<skipped${attrs({ message: r.reason })}/>${out}`;
+  // Surefire's form for a test that passed only on a rerun: each failed attempt, kept apart from failures
+  if (r.verdict === 'flaky' && !r.fails_run)
+    return (
+      (r.attempts ?? [])
+        .filter((a) => a.fails_run)
+        .map(
+          (a) =>
+            `<flakyFailure${attrs({ message: oneLine(a.reason, 500), type: a.verdict })}>${xmlEscape(`${a.reason}\ncell dir: ${a.cell_dir}`)}</flakyFailure>`,
+        )
+        .join('') + out
+    );
   if (!r.fails_run) return out;
   const failed = failingAssertions(r);
   const message = oneLine(r.reason, 500);

@@ -9,8 +9,10 @@ const md = (s: string) => s.replace(/[|\\`*_<>]/g, (c) => `\\${c}`).replace(/\n/
 
 function cellText(rs: CellResult[]): string {
   if (!rs.length) return '–';
-  const text = rs.map((r) => (r.fails_run ? `**${r.verdict}**` : r.verdict)).join(' / ');
-  return rs.some((r) => r.fails_run) ? `❌ ${text}` : text;
+  const text = rs
+    .map((r) => (r.fails_run ? `**${r.verdict}**` : r.verdict === 'flaky' ? `_flaky_` : r.verdict))
+    .join(' / ');
+  return rs.some((r) => r.fails_run) ? `❌ ${text}` : rs.some((r) => r.verdict === 'flaky') ? `⚠️ ${text}` : text;
 }
 
 /** The scoreboard and every run-failing cell, as GitHub-flavoured Markdown (also the job summary). */
@@ -32,7 +34,7 @@ export function renderMarkdown(report: Report): string {
   if (scenarios.length) {
     const phases = report.layer === 'real-model' ? 'real-model verdict' : 'well-behaved / violation';
     lines.push(
-      `| scenario (${phases}) | ${targets.map(md).join(' | ')} |`,
+      `| scenario (${phases}) | ${targets.map((t) => md(t) + (report.matrix.versions?.[t] ? ` (${report.matrix.versions[t]})` : '')).join(' | ')} |`,
       `|---|${targets.map(() => '---').join('|')}|`,
     );
     for (const sc of scenarios)
@@ -45,6 +47,12 @@ export function renderMarkdown(report: Report): string {
   if (failing.length) {
     lines.push(`### Cells that fail the run`, '');
     for (const r of failing) lines.push(`- \`${r.cell_id}\` **${r.verdict}**: ${md(failureReason(r))}`);
+    lines.push('');
+  }
+  const flaky = report.results.filter((r) => r.verdict === 'flaky' && !r.fails_run);
+  if (flaky.length) {
+    lines.push(`### Flaky cells (passed only on a retry; not counted as passed)`, '');
+    for (const r of flaky) lines.push(`- \`${r.cell_id}\` **flaky**: ${md(r.reason)}`);
     lines.push('');
   }
   for (const w of report.warnings) lines.push(`> ⚠️ ${md(w)}`);

@@ -186,7 +186,7 @@ test('writeRunPage() and queryCell(): the page of the latest run, rows from a ce
   );
   assert.throws(
     () => queryCell({ runDir, scenario: 'app-apx', target: 'server-memory', phase: 'well-behaved' }),
-    /did you mean "app-api server-memory well-behaved"/,
+    /did you mean "app-api\/server-memory\/well-behaved"/,
   );
 });
 

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { ROOT } from '../../helpers.js';
 
 test('the rules: every hostile declaration has rules and every rule a declaration; conditions read the scenario', async () => {
-  const { HOSTILE_RULES, hostileTargetNames, falseVerdictRule, mayBeFalse } =
-    await import('../../../src/app/selftest.js');
+  const { HOSTILE_RULES, falseVerdictRule, mayBeFalse } = await import('../../../src/app/selftest.js');
+  const { hostileTargetNames } = await import('../../../src/targets/files.js');
   const { loadScenario } = await import('../../../src/scenario/loader.js');
   assert.deepEqual(HOSTILE_RULES.map((h) => h.target).sort(), hostileTargetNames().sort());
   const load = (f: string) => loadScenario(join(ROOT, 'scenarios', f)).scenario;

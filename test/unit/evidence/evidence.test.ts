@@ -115,3 +115,48 @@ test('saved evidence reopens from any working directory, read-only, without repl
   );
   assert.equal(j.outcome, 'pass');
 });
+
+test('a store kept in the process (store.format none): a forgotten row of the calls-log view is no residue, a live one is', async (t) => {
+  const dir = tempDir(t);
+  const decl = targetSchema.parse({
+    name: 'in-process-test',
+    description: 'memories in the server process, view from the calls log',
+    server: { command: 'true' },
+    store: { format: 'none' },
+    views: {
+      memories:
+        "SELECT CAST(json_extract(c.arguments, '$.text') AS TEXT) AS content, c.seq AS id, NULL AS category, NULL AS source, NULL AS subject, NULL AS created_at, EXISTS (SELECT 1 FROM calls d WHERE d.tool = 'delete' AND d.seq > c.seq AND json_extract(d.arguments, '$.text') = json_extract(c.arguments, '$.text')) AS is_deleted FROM calls c WHERE c.tool = 'save'",
+    },
+    ops: { remember: [{ tool: 'save', args: { text: '{{content}}' } }] },
+  });
+  const call = (seq: number, tool: string, text: string) => ({
+    seq,
+    session: 0,
+    stage: 'step',
+    op: null,
+    tool,
+    arguments: { text },
+    result_text: 'ok',
+    is_error: false,
+    ms: 1,
+    ts: '',
+  });
+  const ev = buildEvidence(decl, join(dir, 'none'), join(dir, 'cell'), [
+    call(1, 'save', 'token sk_test_Forgotten1'),
+    call(2, 'save', 'token sk_test_Kept2'),
+    call(3, 'delete', 'token sk_test_Forgotten1'),
+  ]);
+  t.after(() => ev.close());
+  const out = await runJudges(
+    assertions([
+      { kind: 'absent', name: 'forgotten', phase: 'both', text: 'sk_test_Forgotten1' },
+      { kind: 'absent', name: 'kept', phase: 'both', text: 'sk_test_Kept2' },
+    ]),
+    { evidence: ev },
+  );
+  const by = Object.fromEntries(out.map((x) => [x.name, x]));
+  // the deleted row is memeval's record of a call, not something the server still holds
+  assert.equal(by['forgotten'].outcome, 'pass', String(by['forgotten'].actual));
+  assert.equal(by['kept'].outcome, 'fail');
+  assert.match(String(by['kept'].actual), /memories\.content \(1 row\)/);
+});

@@ -2,7 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import type { CellResult, Report } from '../../../src/core/results.js';
-import { gate, readExpectedFailures } from '../../../src/report/gate.js';
+import { formatGate, gate, readExpectedFailures } from '../../../src/report/gate.js';
+import { formatRecap } from '../../../src/report/progress.js';
+import { Chalk } from 'chalk';
 import { InputError } from '../../../src/util/errors.js';
 import { tempDir, writeJson } from '../../helpers.ts';
 
@@ -144,4 +146,48 @@ test('gate: real-model entries name the agent; a warn-level assertion never coun
     (e: Error) => e instanceof InputError && /verdict/.test(e.message),
   );
   assert.equal(load('ok.json', [entry, det])().length, 2);
+});
+
+test('gate: an expected-failures entry that names no cell of the run is a warning naming the nearest cell', () => {
+  const entry = {
+    scenario: 's1',
+    target: 'faulyt',
+    phase: 'well-behaved' as const,
+    verdict: 'fail' as const,
+    assertions: ['a'],
+    reason: 'typo in the target',
+  };
+  const g = gate(reportOf([cell({})]), { expected: [entry] });
+  assert.deepEqual(g.unmatched_expected, [{ entry: 's1/faulyt/well-behaved', nearest: CELL }]);
+  assert.ok(
+    formatGate(g).includes(
+      `warning: expected failure s1/faulyt/well-behaved matches no cell of this run; nearest cell: ${CELL}`,
+    ),
+  );
+  // the typo accepts nothing: the failing cell still counts
+  assert.equal(g.exit_code, 1);
+  // an entry for a cell another shard runs is not a typo: the plan names every shard's cells
+  const sharded = { ...reportOf([]), plan: { cells: ['s1/faulyt/well-behaved'] } } as unknown as Report;
+  assert.equal(gate(sharded, { expected: [entry] }).unmatched_expected, undefined);
+});
+
+test('recap: a failure the gate accepts is not announced as failing the run before "exit 0"', () => {
+  const known = cell({});
+  const entry = {
+    scenario: 's1',
+    target: 'faulty',
+    phase: 'well-behaved' as const,
+    verdict: 'fail' as const,
+    assertions: ['a'],
+    reason: 'known',
+  };
+  const report = { ...reportOf([known]), summary: { by_verdict: { fail: 1 }, exit_code: 0 } } as unknown as Report;
+  const g = gate(report, { expected: [entry] });
+  assert.equal(g.exit_code, 0);
+  const text = formatRecap({ ...report, gate: g, results: [known] }, '/r/report.json', 1000, new Chalk({ level: 0 }));
+  assert.doesNotMatch(text, /fail the run:/);
+  assert.match(text, /1 known failure\(s\) do not fail the run/);
+  // without the gate's acceptance the same cell is announced
+  const plain = formatRecap({ ...report, results: [known] }, '/r/report.json', 1000, new Chalk({ level: 0 }));
+  assert.match(plain, /1 cell\(s\) fail the run:/);
 });

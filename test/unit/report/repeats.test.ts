@@ -24,3 +24,21 @@ test('repeats count only runs that ran: unsupported and skipped runs are neither
     [0, 0, null, false, 2, [0, 1]],
   );
 });
+
+test('deterministic repeats are counted per phase: a violation run is not a well-behaved trial', () => {
+  const cell = (phase: CellResult['phase'], verdict: CellResult['verdict'], fails_run = false) =>
+    ({ scenario: 's', target: 't', phase, verdict, fails_run }) as CellResult;
+  const stats = repeatStats([
+    cell('well-behaved', 'pass'),
+    cell('well-behaved', 'fail', true),
+    cell('violation', 'detected'),
+    cell('violation', 'detected'),
+  ]);
+  assert.deepEqual(
+    stats.map((s) => [s.phase, s.runs, s.passed]),
+    [
+      ['well-behaved', 2, 1],
+      ['violation', 2, 2],
+    ],
+  );
+});

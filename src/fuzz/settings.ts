@@ -1,0 +1,23 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+/** The fuzz defaults `memeval fuzz --help` shows: kept apart from the checks so help loads neither SQLite nor the MCP SDK. */
+export interface CheckSettings {
+  /** claims to hold the target to although its declaration does not state them (`--assume-claim`) */
+  assumeClaims?: string[];
+  latencyFactor: number;
+  latencyMinSamples: number;
+  latencyFloorMs: number;
+}
+
+export const DEFAULT_CHECK_SETTINGS: CheckSettings = {
+  latencyFactor: 1.5,
+  latencyMinSamples: 10,
+  latencyFloorMs: 1000,
+};
+
+/** $XDG_STATE_HOME/memeval/flags.db (usually ~/.local/state/memeval/flags.db). */
+export function defaultFlagsFile(): string {
+  const state = process.env.XDG_STATE_HOME || join(homedir(), '.local', 'state');
+  return join(state, 'memeval', 'flags.db');
+}
