@@ -48,8 +48,10 @@ test(
       env: { NO_COLOR: '1', TMPDIR: tmp },
       timeout: timeLimit(200_000),
     });
-    await until('the run folder', () => readdirSync(out).length > 0);
-    const [id] = readdirSync(out);
+    // only a run folder: the run's check that --out is writable briefly leaves a dot-file there
+    const runs = () => readdirSync(out).filter((d) => !d.startsWith('.'));
+    await until('the run folder', () => runs().length > 0);
+    const [id] = runs();
     const runDir = join(out, id);
     await until('two finished cells', () => lines(join(runDir, 'cells.jsonl')) >= 2);
     await until('two hung servers', () => fixtureProcesses(tmp, FAULTY).length >= 2);
