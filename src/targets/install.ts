@@ -14,6 +14,7 @@ import {
   type ScriptedPackage,
 } from './native-builds.js';
 import { MemevalError } from '../util/errors.js';
+import { heartbeatMs, withHeartbeat } from '../util/heartbeat.js';
 
 let npmCache: Promise<string> | undefined;
 
@@ -83,10 +84,12 @@ const LOCK_STALE_MS = 20 * 60_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A lock dir beside the prefix: mkdir is atomic, so two runs installing at once take turns. */
-async function withLock<T>(dir: string, fn: () => Promise<T>, onWait?: () => void): Promise<T> {
+async function withLock<T>(dir: string, fn: () => Promise<T>, onWait?: (waited: string) => void): Promise<T> {
   const lock = `${dir}.lock`;
   mkdirSync(dirname(dir), { recursive: true });
-  let waited = false;
+  // said when the wait starts and again every heartbeat while it lasts
+  let waitStart: number | undefined;
+  let said: number | undefined;
   for (;;) {
     try {
       mkdirSync(lock);
@@ -105,8 +108,12 @@ async function withLock<T>(dir: string, fn: () => Promise<T>, onWait?: () => voi
         rmSync(lock, { recursive: true, force: true });
         continue;
       }
-      if (!waited) onWait?.();
-      waited = true;
+      const now = performance.now();
+      waitStart ??= now;
+      if (said === undefined || now - said >= heartbeatMs()) {
+        onWait?.(said === undefined ? '' : ` (${Math.round((now - waitStart) / 1000)} s so far)`);
+        said = now;
+      }
       await sleep(500);
     }
   }
@@ -169,12 +176,10 @@ export async function installPackage(spec: InstallSpec, log: (s: string) => void
       log(
         `installing ${spec.npm}@${spec.version}${spec.extra.length ? ` + ${spec.extra.join(' ')}` : ''} into ${spec.dir} (npm ${args.slice(1).join(' ')}${envNote.join('')})`,
       );
-      let r: { exitCode?: number; all?: unknown } = await execa('npm', args, {
-        cwd: staging,
-        reject: false,
-        all: true,
-        env: { ...spec.env, ...(await installEnv()) },
-      });
+      const env = { ...spec.env, ...(await installEnv()) };
+      let r: { exitCode?: number; all?: unknown } = await withHeartbeat(log, `${spec.label}: npm install`, () =>
+        execa('npm', args, { cwd: staging, reject: false, all: true, env }),
+      );
       log(`${spec.label}: npm install done (${seconds(t0)})`);
       if (r.exitCode === 0 && spec.builds)
         r = await runInstallScripts(staging, spec.label, spec.builds.skip, spec.env, log);
@@ -199,7 +204,7 @@ export async function installPackage(spec: InstallSpec, log: (s: string) => void
       renameSync(staging, spec.dir);
       return { label: spec.label, dir: spec.dir, status: 'installed' as const, ms: performance.now() - t0 };
     },
-    () => log(`${spec.label}: another memeval is installing it; waiting`),
+    (waited) => log(`${spec.label}: another memeval is installing it; waiting${waited}`),
   );
 }
 
@@ -234,12 +239,15 @@ async function runInstallScripts(
     const t0 = performance.now();
     log(`${label}: running install scripts of ${specs.join(', ')}`);
     // the scripts run here, not in npm install: they need the declared install_env too
-    const r = await execa('npm', ['rebuild', '--loglevel=error', ...specs], {
-      cwd: prefix,
-      reject: false,
-      all: true,
-      env: { ...env, ...(await installEnv()) },
-    });
+    const rebuildEnv = { ...env, ...(await installEnv()) };
+    const r = await withHeartbeat(log, `${label}: install scripts of ${specs.join(', ')}`, () =>
+      execa('npm', ['rebuild', '--loglevel=error', ...specs], {
+        cwd: prefix,
+        reject: false,
+        all: true,
+        env: rebuildEnv,
+      }),
+    );
     if (r.exitCode === 0) log(`${label}: ${specs.join(', ')} done (${seconds(t0)})`);
     return { exitCode: r.exitCode, all: String(r.all ?? '') };
   };
@@ -255,7 +263,7 @@ async function runInstallScripts(
         if (built.exitCode === 0) for (const p of copies) saveBuild(p);
         return built;
       },
-      () => log(`${label}: another install is building ${spec}; waiting for it`),
+      (waited) => log(`${label}: another install is building ${spec}; waiting for it${waited}`),
     );
     if (r.exitCode !== 0) return r;
   }

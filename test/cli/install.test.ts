@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { execa } from 'execa';
 import { join } from 'node:path';
-import { memeval, tempDir, writeJson } from '../helpers.js';
+import { memeval, tempDir, timeLimit, until, writeJson } from '../helpers.js';
 
 test('two installs of the same target at once take turns: one installs, the other finds it done', async (t) => {
   const cache = tempDir(t);
@@ -124,4 +124,51 @@ test('an optional dependency whose install script fails is left out, as npm inst
   assert.match(String(r.stdout), /optional memeval-optional-probe@1\.0\.0's install script failed; left out/);
   const [installed] = readdirSync(join(cache, 'targets'));
   assert.equal(existsSync(join(cache, 'targets', installed, 'node_modules', 'memeval-optional-probe')), false);
+});
+
+test('a long install phase says it is still running, and an install waiting on another says how long it has waited', async (t) => {
+  const cache = tempDir(t);
+  const dir = tempDir(t);
+  const release = join(dir, 'release');
+  // a postinstall that holds the install until the test has seen the heartbeats
+  mkdirSync(join(dir, 'package'));
+  writeJson(join(dir, 'package', 'package.json'), {
+    name: 'memeval-slow-install-probe',
+    version: '1.0.0',
+    bin: { probe: 'probe.js' },
+    scripts: {
+      // it also lets go once the test's folder is gone, so a failed test leaves nothing waiting
+      postinstall: `node -e "const fs=require('fs'),f=process.env.PROBE_RELEASE,t=setInterval(()=>{if(fs.existsSync(f)||!fs.existsSync(require('path').dirname(f)))clearInterval(t)},50)"`,
+    },
+  });
+  writeFileSync(join(dir, 'package', 'probe.js'), '#!/usr/bin/env node\n');
+  await execa('tar', ['czf', 'probe.tgz', 'package'], { cwd: dir });
+  const file = writeJson(join(dir, 'probe-slow.json5'), {
+    name: 'probe-slow',
+    description: 'a local package whose postinstall waits for the test, made by the test',
+    package: {
+      npm: 'memeval-slow-install-probe',
+      version: `file:${join(dir, 'probe.tgz')}`,
+      bin: 'probe',
+      install_env: { PROBE_RELEASE: release },
+    },
+    store: { format: 'jsonl', path: '{{data}}/x.jsonl' },
+    views: { memories: 'SELECT 1 AS id, 2 AS content, 3 AS category, 4 AS source, 0 AS is_deleted' },
+    ops: {},
+  });
+  const env = { NO_COLOR: '1', MEMEVAL_CACHE_DIR: cache, MEMEVAL_HEARTBEAT_MS: '200' };
+  let seen = '';
+  const children = [memeval(['targets', 'install', file], { env }), memeval(['targets', 'install', file], { env })];
+  for (const c of children) for (const s of [c.stdout, c.stderr]) s?.on('data', (d: Buffer) => (seen += String(d)));
+  await until(
+    'a heartbeat from each install',
+    () =>
+      /probe-slow: npm install: still running \(\d+ s\)/.test(seen) &&
+      /another memeval is installing it; waiting \(\d+ s so far\)/.test(seen),
+    timeLimit(180_000),
+  );
+  writeFileSync(release, '');
+  const [a, b] = await Promise.all(children);
+  assert.equal(a.exitCode, 0, String(a.stderr));
+  assert.equal(b.exitCode, 0, String(b.stderr));
 });
