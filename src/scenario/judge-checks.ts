@@ -49,6 +49,7 @@ export function expandAndCheckJudges(scenario: Scenario, file: string): string[]
         ...(m.source ? { source: m.source } : {}),
         ...(m.subject ? { subject: m.subject } : {}),
         ...(m.tags.length ? { tags: m.tags } : {}),
+        ...(m.metadata ? { metadata: m.metadata } : {}),
       })),
     );
   }
