@@ -183,3 +183,17 @@ test('an errored, unreadable or missing probe, and evidence without the table, m
     assert.match(j.detail, /no recall_probes table/, a.kind);
   }
 });
+
+test('an sql assertion may read recall_probes: the load-time check knows the table and its columns', async () => {
+  const { checkAssertion } = await import('../../../src/judge/registry.ts');
+  const sql = (query: string) => A({ kind: 'sql', query, op: 'gte', value: 1 });
+  assert.deepEqual(
+    checkAssertion(
+      sql(
+        "SELECT count(*) FROM recall_probes, json_each(recall_probes.items) AS i WHERE instr(json_extract(i.value, '$.content'), 'pool') > 0 AND is_error = 0",
+      ),
+    ),
+    [],
+  );
+  assert.match(checkAssertion(sql('SELECT count(*) FROM recall_probe')).join('\n'), /no such table.*recall_probes/);
+});
