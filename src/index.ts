@@ -29,6 +29,7 @@ export type { Driver, CellEnv, DriveOutcome } from './drive/types.js';
 export { loadScenario, loadScenarios, type LoadedScenario } from './scenario/loader.js';
 export { loadTarget, loadTargetFile, loadAllTargets, type LoadedTarget } from './targets/loader.js';
 export { openEvidence, type Evidence } from './evidence/open.js';
+export { readRecallProbes, type RecallProbeRecord } from './evidence/recall-probes.js';
 export { readReport, ReportError } from './report/reader.js';
 export { JUDGES, runJudges, checkAssertion } from './judge/registry.js';
 export * from './core/results.js';

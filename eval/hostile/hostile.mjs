@@ -11,6 +11,8 @@
 //   sidecar       stores honestly, and copies every write into a sidecar file it never cleans
 //   soft-forget   forget only marks the memory deleted: recall still returns it
 //   no-list       stores honestly, but lists no tools
+//   fickle        stores honestly; a query asked again in the same process finds nothing (its hits
+//                 were evicted by the first answer, as some stores do after a hit)
 // STORE is a JSONL file of {id, text, category, subject, source, deleted}; SIDECAR the sidecar file's path.
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -24,6 +26,9 @@ if (!store) {
 }
 mkdirSync(dirname(store), { recursive: true });
 if (!existsSync(store)) writeFileSync(store, '');
+
+/** fickle: how many times this process was asked each query */
+const asked = new Map();
 
 const send = (m) => process.stdout.write(JSON.stringify(m) + '\n');
 const text = (t, isError = false) => ({ content: [{ type: 'text', text: t }], ...(isError ? { isError: true } : {}) });
@@ -72,6 +77,9 @@ function call(name, args) {
     case 'recall': {
       if (mode === 'recall-error') return text('recall failed: index unavailable', true);
       if (mode === 'echo') return text(JSON.stringify({ results: [String(args.query)] }));
+      const times = (asked.get(String(args.query)) ?? 0) + 1;
+      asked.set(String(args.query), times);
+      if (mode === 'fickle' && times > 1) return text(JSON.stringify({ results: [] }));
       const hits = blind ? [] : search(args.query);
       if (mode === 'misformat') return text(hits.length ? hits.map((h) => `* ${h.text}`).join('\n') : `nothing matches ${args.query}`);
       return text(JSON.stringify({ results: hits.map((h) => h.text) }));

@@ -45,11 +45,20 @@ type JudgedAs = 'well-behaved' | 'violation';
  * - recall-hit: an assertion that judges the cell needs a recall to find something (recall
  *   `contains`, rank `top_k` or `before`), also inside a jury or cascade
  * - recall-step: the phase's own steps recall
+ * - recall-repeat: the phase's own steps recall one query twice in one server session
  * - forgets: the phase's own steps forget
  * - absent-written: an `absent` assertion that judges the cell looks for a text the cell wrote
  */
 export type RuleCondition =
-  'always' | 'calls' | 'writes' | 'reads-recall' | 'recall-hit' | 'recall-step' | 'forgets' | 'absent-written';
+  | 'always'
+  | 'calls'
+  | 'writes'
+  | 'reads-recall'
+  | 'recall-hit'
+  | 'recall-step'
+  | 'recall-repeat'
+  | 'forgets'
+  | 'absent-written';
 
 export interface FalseVerdictRule {
   verdicts: Verdict[];
@@ -184,6 +193,21 @@ export const HOSTILE_RULES: HostileSpec[] = [
     violation: [],
   },
   {
+    // Judges read one stored probe per query (asked on a server of its own), so this target's
+    // probes are honest; test/cli/hostile-matrix.test.ts shows two assertions over one query
+    // judge that one answer. What it cannot hide is a phase that asks one query twice.
+    target: 'hostile-fickle',
+    layers: ['deterministic'],
+    'well-behaved': [
+      {
+        verdicts: ['pass'],
+        when: 'recall-repeat',
+        why: 'the target answers a query asked again in one session with nothing: the phase recalled it twice',
+      },
+    ],
+    violation: [],
+  },
+  {
     target: 'hostile-no-list',
     layers: ['agent'],
     'well-behaved': [
@@ -209,6 +233,19 @@ function members(a: Assertion): Assertion[] {
   if (a.kind === 'jury') return [a, ...a.judges.flatMap(members)];
   if (a.kind === 'cascade') return [a, ...a.tiers.flatMap((t) => t.judges.flatMap(members))];
   return [a];
+}
+
+/** Do the steps recall one query twice with no restart (a new server session) between? */
+function repeatsRecall(steps: Step[]): boolean {
+  let asked = new Set<string>();
+  for (const st of steps) {
+    if (st.op === 'restart') asked = new Set();
+    else if (st.op === 'recall') {
+      if (asked.has(st.query)) return true;
+      asked.add(st.query);
+    }
+  }
+  return false;
 }
 
 /** Does the condition hold for this scenario's cell judged as `judgedAs` (real-model: an agent cell)? */
@@ -245,6 +282,8 @@ export function conditionHolds(when: RuleCondition, s: Scenario, judgedAs: Judge
         );
     case 'recall-step':
       return steps.some((st) => st.op === 'recall');
+    case 'recall-repeat':
+      return repeatsRecall(steps);
     case 'forgets':
       return steps.some((st) => st.op === 'forget');
     case 'absent-written':

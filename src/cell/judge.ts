@@ -6,7 +6,9 @@ import type { JudgePool } from '../judge/llm/pool.js';
 import { FixtureScan } from '../judge/scan.js';
 import { VIOLATING_WRITE_OPS, type JudgedAs, type VerdictInput } from '../judge/verdict.js';
 import { isToolCall, type CallRecord } from '../mcp/calls-log.js';
-import { recallProbe } from '../ops/ops.js';
+import { storeRecallProbes } from '../evidence/recall-probes.js';
+import { probeQueries, recallProbe } from '../ops/ops.js';
+import { runRecallProbes } from './probes.js';
 import { assertionApplies, type Scenario } from '../scenario/schema.js';
 import type { TargetDecl } from '../targets/schema.js';
 import type { CollectedEvidence } from './evidence.js';
@@ -33,8 +35,8 @@ export interface LiveJudgeOptions {
 
 /**
  * The judge stage of a live cell: gather what only a live cell has (the fixture's files, read
- * before a recall probe's server can write there; the recall probe), then `judgeCell`, the
- * one judging rejudge uses too. The outcome keeps verdict_input and judge_input, so that
+ * before a recall probe's server can write there; the recall probes, one per distinct query,
+ * stored in the evidence), then `judgeCell`, the one judging rejudge uses too. The outcome keeps verdict_input and judge_input, so that
  * rejudge reads the same.
  */
 export async function judgeLive(o: LiveJudgeOptions, teardown: Teardown): Promise<Outcome> {
@@ -54,8 +56,11 @@ export async function judgeLive(o: LiveJudgeOptions, teardown: Teardown): Promis
   fileScan.prescan(
     assertions.flatMap((a) => (a.kind === 'absent' ? [{ text: a.text, caseSensitive: a.case_sensitive }] : [])),
   );
+  // each distinct query once, after the snapshot, kept in the evidence: every judge reads that one answer
   const probe = recallProbe(decl, () => o.sessions.probe());
   teardown.add('stop recall probe', probe.close);
+  const probes = await runRecallProbes(probeQueries(assertions), probe.recall);
+  const sha256 = probes.length ? storeRecallProbes(evidence.dir, probes) : evidence.sha256;
   const verdictInput = {
     ...storedVerdictInput({
       judgedAs: o.driver.judgedAs,
@@ -77,7 +82,6 @@ export async function judgeLive(o: LiveJudgeOptions, teardown: Teardown): Promis
     judgeInput,
     ctx: {
       evidence,
-      recall: probe.recall,
       judgeModel: o.judgePool?.defaultModel ?? null,
       judgePool: o.judgePool,
       scenarioDir: o.scenarioDir,
@@ -96,7 +100,7 @@ export async function judgeLive(o: LiveJudgeOptions, teardown: Teardown): Promis
     stderr_tail: probe.failure()?.stderrTail || (trail.shutdown.length ? trail.shutdownStderr : '') || undefined,
     verdict_input: verdictInput,
     judge_input: judgeInput,
-    evidence_sha256: evidence.sha256,
+    evidence_sha256: sha256,
   };
 }
 

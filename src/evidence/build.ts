@@ -17,6 +17,7 @@ import { EVIDENCE_DB, EvidenceError, openEvidence, type Evidence } from './open.
 import { CALLS_COLUMNS, MEMORIES_COLUMNS } from './schema.js';
 import { writeProviderCalls } from './provider-calls.js';
 import { hashEvidence } from './hash.js';
+import { createRecallProbesTable } from './recall-probes.js';
 import type { ProviderCall } from '../model/provider/types.js';
 
 export { EvidenceError, openEvidence, type Evidence } from './open.js';
@@ -194,6 +195,8 @@ export function buildEvidence(
     db.exec('CREATE TABLE evidence_meta (key TEXT PRIMARY KEY, value TEXT)');
     db.exec('CREATE TABLE evidence_views (name TEXT PRIMARY KEY, sql TEXT)');
     if (providerCalls) writeProviderCalls(db, providerCalls);
+    // filled by the judge stage's probes (cell/probes.ts), after this snapshot
+    createRecallProbesTable(db);
     db.transaction(() => {
       const meta = db.prepare('INSERT INTO evidence_meta VALUES (?, ?)');
       meta.run('store_db', relative(dir, workDb));

@@ -34,3 +34,15 @@ export const PROVIDER_CALLS_COLUMNS = [
   'status',
   'ms',
 ] as const;
+/** `recall_probes`: each distinct recall query the cell's judges read, asked once after the snapshot (see recall-probes.ts). */
+export const RECALL_PROBES_COLUMNS = [
+  'seq',
+  'query',
+  'result_text',
+  'items',
+  'itemised',
+  'is_error',
+  'unreadable',
+  'ms',
+  'ts',
+] as const;

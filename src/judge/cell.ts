@@ -4,6 +4,7 @@ import type { Assertion } from '../scenario/schema.js';
 import { runJudgesBounded } from './bounded.js';
 import type { JudgeContext } from './context.js';
 import type { Judgment } from './judgment.js';
+import { storedRecall } from './probes.js';
 import { phaseVerdict, type VerdictInput, type VerdictResult } from './verdict.js';
 
 /** Everything the verdict reads besides the judgments; stored whole, so fields added to VerdictInput flow through. */
@@ -19,20 +20,26 @@ export interface JudgeCellOptions {
   assertions: CellAssertion[];
   verdictInput: StoredVerdictInput;
   judgeInput: JudgeInput;
-  /** the evidence, and what this caller has beyond it (a live cell: recall probe, fixture, its files) */
-  ctx: Omit<JudgeContext, 'memory' | 'transcript'>;
+  /** the evidence, and what this caller has beyond it (a live cell: fixture, its files) */
+  ctx: Omit<JudgeContext, 'memory' | 'transcript' | 'recall'>;
   cellDir: string;
 }
 
 /**
  * The judge stage, for a live cell and for rejudge alike: judge the assertions against the
- * evidence, then the phase verdict from the stored verdict input. Both callers hand in what
+ * evidence (recall judges against its stored probes), then the phase verdict from the stored verdict input. Both callers hand in what
  * the cell result keeps (verdict_input, judge_input), so a re-judged verdict is computed from
  * exactly what the live one was.
  */
 export async function judgeCell(o: JudgeCellOptions): Promise<VerdictResult & { judgments: Judgment[] }> {
   const refs = new Map(Object.entries(o.judgeInput.memory_refs));
-  const ctx: JudgeContext = { ...o.ctx, transcript: o.judgeInput.transcript, memory: (ref) => refs.get(ref) };
+  // recall judges read the probes the evidence keeps, never the target: live and rejudge read the same
+  const ctx: JudgeContext = {
+    ...o.ctx,
+    recall: storedRecall(o.ctx.evidence),
+    transcript: o.judgeInput.transcript,
+    memory: (ref) => refs.get(ref),
+  };
   const toJudge = o.assertions.flatMap((x) => ('judge' in x ? [x.judge] : []));
   const judged = await runJudgesBounded(toJudge, ctx, o.cellDir);
   let k = 0;

@@ -5,9 +5,10 @@ import type { FixtureScan } from './scan.js';
 import type { JudgeModel } from './llm/client.js';
 import type { JudgePool } from './llm/pool.js';
 
-/** What judges may read: the evidence, a recall probe run after the snapshot, the agent's answer. */
+/** What judges may read: the evidence, the recall probes it keeps (run after the snapshot), the agent's answer. */
 export interface JudgeContext {
   evidence: Evidence;
+  /** a query's stored probe (judge/probes.ts): unreadable, with why, when none was kept */
   recall?: (query: string) => Promise<RecallResult>;
   transcript?: string;
   /** the fixture, for `file` assertions */

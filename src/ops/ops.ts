@@ -32,9 +32,20 @@ export const roundMs = (ms: number): number => Math.round(ms * 100) / 100;
 /** How much of a target's answer a step record keeps. */
 export const RESULT_CHARS = 300;
 
-/** A judge that asks the target through its recall op, in a probe after the phase. */
+/** A judge that reads a recall probe asked through the target's recall op after the phase. */
 const probesRecall = (a: Assertion): boolean =>
   a.kind === 'recall' || a.kind === 'rank' || (a.kind === 'llm' && a.subject === 'recall');
+
+/**
+ * The distinct queries the assertions' judges read (in a jury or cascade too), in the order
+ * first named: each is probed once per cell, so two assertions over one query judge one result.
+ */
+export function probeQueries(assertions: Assertion[]): string[] {
+  const queries = walkAssertions(assertions).flatMap(({ a }) =>
+    probesRecall(a) && 'query' in a && typeof a.query === 'string' ? [a.query] : [],
+  );
+  return [...new Set(queries)];
+}
 
 /**
  * Ops a scenario needs from a target: setup seeds with remember, and every judge that probes
@@ -199,15 +210,18 @@ export async function seedMemories(
   }
 }
 
+/** One probe's answer, read as results, with whether the target refused it and how long it took. */
+export type ProbedRecall = RecallResult & { is_error: boolean; ms: number };
+
 /**
- * `recall` assertions ask through the target's recall op, on a server started only when one asks.
+ * Recall probes ask through the target's recall op, on a server started only when one asks.
  * `failure()` is the target fault the probe hit, if any, so the cell can keep its stderr tail.
  */
 export function recallProbe(
   decl: TargetDecl,
   start: () => Promise<TargetSession>,
 ): {
-  recall: (query: string) => Promise<RecallResult>;
+  recall: (query: string) => Promise<ProbedRecall>;
   close: () => Promise<void>;
   failure: () => TargetError | undefined;
 } {
@@ -218,7 +232,8 @@ export function recallProbe(
       try {
         const r = await runOp(await (probe ??= start()), decl, 'recall', { query }, 'probe');
         // a refused recall is not an empty one: its text may hold the very memory a judge looks for
-        return r.ok ? itemiseRecall(decl, r.text, query) : refusedRecall(r.text);
+        const read = r.ok ? itemiseRecall(decl, r.text, query) : refusedRecall(r.text);
+        return { ...read, is_error: !r.ok, ms: roundMs(r.ms) };
       } catch (e) {
         if (e instanceof TargetError) failure ??= e;
         throw e;

@@ -13,6 +13,8 @@ export interface RecallResult {
    * declared forms). Zero items is then not "no results": judges over it are `error`.
    */
   unreadable?: string;
+  /** no answer exists to quote (no probe was stored for the query): `unreadable` says why */
+  missing?: boolean;
 }
 
 function atPath(value: unknown, path: string): unknown {
@@ -29,6 +31,7 @@ const QUOTED = 200;
 
 /** The detail of a judgment over an unreadable recall: the query, why, and the start of what came back. */
 export function unreadableDetail(query: string, r: RecallResult): string {
+  if (r.missing) return `recall "${query}": ${r.unreadable}`;
   const quoted = r.text.trim()
     ? JSON.stringify(r.text.slice(0, QUOTED)) + (r.text.length > QUOTED ? '…' : '')
     : '(nothing)';

@@ -19,7 +19,7 @@ export function walkAssertions(list: Assertion[], base = 'assertions'): { a: Ass
 
 /**
  * Does this judge (or one inside it) read what a recall returned: a recall probe (`recall`,
- * `rank`, an `llm` over recall results), or recall texts in the calls log (`sql` on result_text)?
+ * `rank`, an `llm` over recall results), or recall texts in the calls log or the stored probes (`sql` on result_text, recall_probes)?
  */
 export function readsRecall(a: Assertion): boolean {
   return walkAssertions([a]).some(
@@ -27,7 +27,7 @@ export function readsRecall(a: Assertion): boolean {
       m.kind === 'recall' ||
       m.kind === 'rank' ||
       (m.kind === 'llm' && m.subject === 'recall') ||
-      (m.kind === 'sql' && /result_text/i.test(m.query)),
+      (m.kind === 'sql' && /result_text|recall_probes/i.test(m.query)),
   );
 }
 
@@ -49,6 +49,7 @@ export function expandAndCheckJudges(scenario: Scenario, file: string): string[]
         ...(m.source ? { source: m.source } : {}),
         ...(m.subject ? { subject: m.subject } : {}),
         ...(m.tags.length ? { tags: m.tags } : {}),
+        ...(m.metadata ? { metadata: m.metadata } : {}),
       })),
     );
   }

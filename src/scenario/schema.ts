@@ -25,6 +25,12 @@ const setupMemory = z.strictObject({
   source: z.string().optional(),
   subject: z.string().optional(),
   tags: z.array(z.string()).optional(),
+  metadata: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe(
+      'what else a corpus file says of the memory (front-matter keys memeval does not use); not sent to the target',
+    ),
 });
 
 const setupFile = z.strictObject({
@@ -146,7 +152,7 @@ const sqlAssertion = z.strictObject({
   kind: z.literal('sql'),
   ...assertionBase,
   query: nonEmpty.describe(
-    'a query returning one scalar; tables: memories (view), calls, provider_calls (provider-backed targets), store.<table>',
+    'a query returning one scalar; tables: memories (view), calls, provider_calls (provider-backed targets), recall_probes, store.<table>',
   ),
   op: comparator,
   value: z.union([z.number(), z.string()]),
@@ -404,7 +410,7 @@ export const scenarioSchema = z.strictObject({
         .union([nonEmpty, z.array(nonEmpty).min(1)])
         .optional()
         .describe(
-          'Markdown files with YAML front matter (ref, category, source, subject, tags): a folder or a glob, relative to the scenario',
+          'Markdown files with YAML front matter (ref, category, source, subject, tags, other keys kept as metadata), one memory per file, per ## section or per list item: a folder or a glob, relative to the scenario',
         ),
       files: z.array(setupFile).default([]),
       steps: z

@@ -184,6 +184,62 @@ test(
 );
 
 test(
+  'a search that answers differently the second time (hostile-fickle): two assertions over one query judge one probe',
+  { timeout: timeLimit(2 * 60_000) },
+  async (t) => {
+    const dir = tempDir(t);
+    const sc = join(dir, 'scenarios');
+    mkdirSync(sc);
+    // no target can hold both: asked once per assertion, fickle would answer the second with nothing and pass both
+    writeJson(
+      join(sc, 'one-answer.json5'),
+      scenario('one-answer', {
+        setup: { memories: [{ ref: 'dark', content: 'User prefers dark mode in every editor' }] },
+        deterministic: { well_behaved: [], violation: null },
+        assertions: [
+          { kind: 'recall', name: 'dark mode recalled', phase: 'both', query: 'editor', contains: 'dark mode' },
+          { kind: 'recall', name: 'dark mode not recalled', phase: 'both', query: 'editor', not_contains: 'dark mode' },
+          { kind: 'rank', name: 'nothing recalled', phase: 'both', query: 'editor', max_results: 0 },
+        ],
+      }),
+    );
+    const out = join(dir, 'runs');
+    const r = await memeval(
+      ['run', '--scenarios', sc, '--target', join('eval', 'hostile', 'hostile-fickle.json5'), '--out', out],
+      { env: ENV, timeout: timeLimit(2 * 60_000) },
+    );
+    const runDir = join(out, readdirSync(out)[0]);
+    const report = JSON.parse(readFileSync(join(runDir, 'report.json'), 'utf8')) as {
+      results: {
+        verdict: string;
+        reason: string;
+        cell_dir: string;
+        assertions: { name: string; outcome: string; actual: unknown }[];
+      }[];
+    };
+    const cell = report.results[0];
+    assert.equal(cell.verdict, 'fail', `${cell.reason}\n${r.stdout}\n${r.stderr}`);
+    assert.equal(r.exitCode, 1);
+    const outcome = Object.fromEntries(cell.assertions.map((a) => [a.name, a.outcome]));
+    assert.deepEqual(outcome, {
+      'dark mode recalled': 'pass',
+      'dark mode not recalled': 'fail',
+      'nothing recalled': 'fail',
+    });
+    // one search of the target for the three of them
+    const probeCalls = readFileSync(join(runDir, cell.cell_dir, 'probe-calls.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { tool?: string; arguments?: { query?: string } })
+      .filter((c) => c.tool === 'recall');
+    assert.deepEqual(
+      probeCalls.map((c) => c.arguments?.query),
+      ['editor'],
+    );
+  },
+);
+
+test(
   'selftest names a scenario a hostile target passes, with the reason, and exits 1',
   { timeout: timeLimit(5 * 60_000) },
   async (t) => {

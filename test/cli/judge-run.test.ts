@@ -131,7 +131,9 @@ test('without a judge model llm assertions abstain, the cheap tier still decides
   assert.equal(named(wb2, 'no run noise').outcome, 'pass');
   assert.equal(named(wb2, 'no run noise').rejudge.previous_outcome, 'abstain');
   assert.equal(named(wb2, 'hygiene cascade').outcome, 'pass');
-  assert.match(named(wb2, 'recall relevant').rejudge.why, /need a live recall probe/);
+  // the recall probe the run stored is judged again, without asking the target
+  assert.equal(named(wb2, 'recall relevant').outcome, 'pass', named(wb2, 'recall relevant').detail);
+  assert.equal(named(wb2, 'recall relevant').rejudge.rejudged, true);
   const vi2 = cell(again, 'violation');
   assert.equal(vi2.verdict, 'detected');
   assert.equal(named(vi2, 'no run noise').outcome, 'fail');

@@ -19,10 +19,7 @@ import { InputError } from '../../util/errors.js';
 /** Why an assertion cannot be judged again from saved evidence alone, or null when it can. */
 export function whyNotRejudgeable(a: Assertion, input?: JudgeInput): string | null {
   for (const { a: x } of walkAssertions([a])) {
-    if (x.kind === 'recall' || x.kind === 'rank')
-      return `${x.kind} "${x.name}" needs a live recall probe against the target, and rejudge replays nothing`;
-    if (x.kind === 'llm' && x.subject === 'recall')
-      return `llm "${x.name}" judges recall results, which need a live recall probe`;
+    // recall, rank and llm over recall read the probes the evidence keeps (judge/probes.ts)
     if (x.kind === 'llm' && x.subject === 'files')
       return `llm "${x.name}" judges fixture files, which are removed after a run`;
     if (x.kind === 'file') return `file "${x.name}" reads the fixture, which is removed after a run`;
@@ -82,8 +79,10 @@ interface RejudgeNote {
  * Judge a saved run again from its evidence: each cell's evidence.db is reopened read-only,
  * the scenario's assertions that applied to the cell are judged again (all, or only the ones
  * that call a model) and the cell's verdict is recomputed, by judgeCell, the live judge stage,
- * from the verdict and judge inputs the cell result kept. Nothing is replayed: assertions that
- * need a live target keep their old judgment and say why; a cell without evidence says why.
+ * from the verdict and judge inputs the cell result kept. Nothing is replayed: recall judges read
+ * the probes stored in the evidence (evidence from before they were kept makes them `error`,
+ * with why); assertions that need the fixture keep their old judgment and say why; a cell
+ * without evidence says why.
  */
 export async function rejudgeRun(
   report: Report,

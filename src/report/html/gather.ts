@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
+import Database from 'better-sqlite3';
 import type { CellResult, Report } from '../../core/results.js';
 import { readCallsLog } from '../../mcp/calls-log.js';
 import { JsonlError, tornLine } from '../../util/jsonl.js';
@@ -21,6 +22,16 @@ export interface CellExtras {
   calls_omitted: number;
   transcripts: { name: string; text: string }[];
   evidence: { cell_dir: string; files: string[] };
+  /** the recall probes the cell's judges read (evidence.db `recall_probes`); a note when none can be read */
+  probes: {
+    query: string;
+    items: { rank: number; content: string }[];
+    result_text: string;
+    is_error: boolean;
+    unreadable: string | null;
+    ms: number;
+  }[];
+  probes_note?: string;
 }
 
 const MAX_CALLS = 200;
@@ -61,6 +72,54 @@ function calls(cellDir: string): Pick<CellExtras, 'calls' | 'calls_omitted'> {
   return { calls: out, calls_omitted: Math.max(0, log.calls.length - MAX_CALLS) };
 }
 
+/**
+ * The cell's stored recall probes, read from its evidence DB as the evidence layer wrote them
+ * (evidence/recall-probes.ts; report/ reads the table directly rather than depend on evidence/).
+ */
+function probes(cellDir: string): Pick<CellExtras, 'probes' | 'probes_note'> {
+  const file = join(cellDir, 'evidence.db');
+  if (!existsSync(file)) return { probes: [] };
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(file, { readonly: true, fileMustExist: true });
+    if (!db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'recall_probes'`).get())
+      return { probes: [], probes_note: 'this evidence keeps no recall probes (written by an earlier memeval)' };
+    const rows = db.prepare('SELECT * FROM recall_probes ORDER BY seq').all() as {
+      query: string;
+      items: string;
+      result_text: string;
+      is_error: number;
+      unreadable: string | null;
+      ms: number | null;
+    }[];
+    return {
+      probes: rows.map((r) => {
+        let items: { rank: number; content: string }[] = [];
+        try {
+          items = (JSON.parse(r.items) as { rank: number; content: string }[]).map((i) => ({
+            rank: i.rank,
+            content: shorten(String(i.content), 1500),
+          }));
+        } catch {
+          // shown as unreadable below: judges over such a row are `error` too
+        }
+        return {
+          query: r.query,
+          items,
+          result_text: shorten(r.result_text, 1500),
+          is_error: r.is_error === 1,
+          unreadable: r.unreadable,
+          ms: r.ms ?? 0,
+        };
+      }),
+    };
+  } catch (e) {
+    return { probes: [], probes_note: `the recall probes cannot be read: ${(e as Error).message}` };
+  } finally {
+    db?.close();
+  }
+}
+
 export function gatherCell(r: CellResult, runDir: string): CellExtras {
   const cellDir = isAbsolute(r.cell_dir) ? r.cell_dir : join(runDir, r.cell_dir);
   const transcripts: CellExtras['transcripts'] = [];
@@ -79,7 +138,7 @@ export function gatherCell(r: CellResult, runDir: string): CellExtras {
   const files = ['evidence.db', 'evidence.sql', 'calls.jsonl', 'store']
     .map((f) => join(cellDir, f))
     .filter((f) => existsSync(f));
-  return { ...calls(cellDir), transcripts, evidence: { cell_dir: cellDir, files } };
+  return { ...calls(cellDir), ...probes(cellDir), transcripts, evidence: { cell_dir: cellDir, files } };
 }
 
 export function gatherAll(report: Pick<Report, 'results'>, runDir: string): Record<string, CellExtras> {

@@ -174,7 +174,7 @@ export const PAGE_JS = `
   function select(r) {
     buttons.forEach(function (b) { b.el.classList.toggle('selected', b.r === r); });
     if (location.hash !== '#' + encodeURIComponent(r.cell_id)) history.replaceState(null, '', '#' + encodeURIComponent(r.cell_id));
-    var x = extras[r.cell_id] || { calls: [], calls_omitted: 0, transcripts: [], evidence: { cell_dir: r.cell_dir, files: [] } };
+    var x = extras[r.cell_id] || { calls: [], calls_omitted: 0, transcripts: [], evidence: { cell_dir: r.cell_dir, files: [] }, probes: [] };
     var d = document.getElementById('detail');
     d.replaceChildren();
     d.append(
@@ -207,6 +207,22 @@ export const PAGE_JS = `
       if (bad && !firstFailing) firstFailing = box;
     });
     if (!r.assertions.length) d.appendChild(h('div', { class: 'meta', text: 'no assertions were judged' }));
+
+    var probes = x.probes || [];
+    d.append(h('h3', { text: 'recall probes (' + probes.length + ')' }));
+    if (x.probes_note) d.appendChild(h('div', { class: 'meta', text: x.probes_note }));
+    else if (!probes.length) d.appendChild(h('div', { class: 'meta', text: 'no assertion of this cell reads a recall' }));
+    probes.forEach(function (p) {
+      var bad = p.is_error || p.unreadable;
+      var pt = h('table', { class: 'small probe' }, h('tr', null, h('th', { text: 'rank' }), h('th', { text: 'content' })));
+      p.items.forEach(function (it) { pt.appendChild(h('tr', null, h('td', { text: String(it.rank) }), h('td', null, h('pre', { text: it.content })))); });
+      var box = h('details', { class: 'probe' + (bad ? ' err' : '') },
+        h('summary', { text: '"' + p.query + '": ' + p.items.length + ' item(s), ' + p.ms + ' ms' + (p.is_error ? ', refused or failed' : '') + (p.unreadable ? ', unreadable: ' + p.unreadable : '') }),
+        pt, h('div', { class: 'meta', text: 'raw result text' }), h('pre', { text: p.result_text || '(nothing)' }));
+      // a probe no judge could read is opened: the assertions over it are errors
+      if (bad) box.open = true;
+      d.appendChild(box);
+    });
 
     d.append(h('h3', { text: 'steps' }));
     var st = h('table', { class: 'small' }, h('tr', null, h('th', { text: '#' }), h('th', { text: 'stage' }), h('th', { text: 'op' }), h('th', { text: 'tools' }), h('th', { text: 'ok' }), h('th', { text: 'ms' }), h('th', { text: 'note / result' })));

@@ -30,4 +30,9 @@ test('the rules: every hostile declaration has rules and every rule a declaratio
   // recall-reading assertions, also the probe of a recall assertion in a real-model cell
   assert.ok(falseVerdictRule(recall, 'hostile-misformat', 'agent', 'violation', 'detected'));
   assert.equal(falseVerdictRule(keys, 'hostile-misformat', 'deterministic', 'violation', 'detected'), undefined);
+  // fickle: only a phase that asks one query twice in one session meets it (its probes are asked once)
+  const twice = load('recall-twice-same-session.json5');
+  assert.match(falseVerdictRule(twice, 'hostile-fickle', 'deterministic', 'well-behaved', 'pass')?.why ?? '', /twice/);
+  assert.equal(falseVerdictRule(recall, 'hostile-fickle', 'deterministic', 'well-behaved', 'pass'), undefined);
+  assert.equal(mayBeFalse(twice, 'hostile-fickle', 'agent', 'well-behaved'), false);
 });

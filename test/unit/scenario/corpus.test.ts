@@ -108,3 +108,114 @@ test('the six built-in recall scenarios load, each with a rank assertion, a warn
     assert.ok(sc.assertions.some((a) => a.kind === 'llm' && a.level === 'warn'));
   }
 });
+
+/**
+ * A corpus in the shapes other memory projects write: several memories per file (one per `##`
+ * section, one per list item), comma-separated tags, front-matter keys memeval does not know.
+ * Generated here rather than copied from any project.
+ */
+function otherShapes(dir: string): void {
+  corpus(dir, {
+    'infra.md': [
+      '---',
+      'tags: infra, ops',
+      'category: decision',
+      'date: 2024-05-01',
+      'confidence: 0.8',
+      '---',
+      '# Infrastructure notes',
+      '',
+      '## Node version',
+      'Builds use Node 20 everywhere.',
+      '',
+      '## Connection pool',
+      'The pgbouncer pool size is 20 per service.',
+      '',
+      '## Node version',
+      'The CI image pins Node 20.11.',
+    ].join('\n'),
+    'prefs.md': [
+      '---',
+      'id: prefs',
+      'tags: [user]',
+      'owner: platform-team',
+      '---',
+      '- User prefers pnpm over npm.',
+      '- User wants 2-space indentation,',
+      '  also in YAML files.',
+      '* Commit messages are written in English.',
+    ].join('\n'),
+    'mixed.md': [
+      '---',
+      'subject: repo',
+      '---',
+      'Deploys go through staging first.',
+      '',
+      '## Review rules',
+      '1. Two approvals for main.',
+      '2. No self-merges.',
+    ].join('\n'),
+    'single.md': '---\nref: single\ntags: "security,  secrets ,"\nreviewed: true\n---\nSecrets live in Vault.\n',
+  });
+}
+
+test('memories_from reads several memories per file (## sections, list items), comma-separated tags and unknown keys as metadata', (t) => {
+  const dir = tempDir(t);
+  otherShapes(join(dir, 'mem'));
+  const { memories, problems } = loadCorpus(['mem'], join(dir, 's.json5'));
+  assert.deepEqual(problems, []);
+  assert.deepEqual(
+    memories.map((m) => [m.ref, m.content]),
+    [
+      ['infra-node-version', 'Builds use Node 20 everywhere.'],
+      ['infra-connection-pool', 'The pgbouncer pool size is 20 per service.'],
+      ['infra-node-version-2', 'The CI image pins Node 20.11.'],
+      ['mixed', 'Deploys go through staging first.'],
+      ['mixed-review-rules-1', 'Two approvals for main.'],
+      ['mixed-review-rules-2', 'No self-merges.'],
+      ['prefs-1', 'User prefers pnpm over npm.'],
+      ['prefs-2', 'User wants 2-space indentation, also in YAML files.'],
+      ['prefs-3', 'Commit messages are written in English.'],
+      ['single', 'Secrets live in Vault.'],
+    ],
+  );
+  const by = (ref: string) => memories.find((m) => m.ref === ref)!;
+  assert.deepEqual(by('infra-connection-pool').tags, ['infra', 'ops']);
+  assert.equal(by('infra-connection-pool').category, 'decision');
+  assert.deepEqual(by('infra-node-version').metadata, { date: '2024-05-01', confidence: 0.8 });
+  assert.deepEqual(by('prefs-2').metadata, { owner: 'platform-team' });
+  assert.equal(by('mixed-review-rules-2').subject, 'repo');
+  assert.deepEqual(by('single').tags, ['security', 'secrets']);
+  assert.deepEqual(by('single').metadata, { reviewed: true });
+
+  // through the scenario loader: the memories are seeded in order, metadata kept, refs usable by rank
+  writeJson(
+    join(dir, 's.json5'),
+    scenario('s', {
+      setup: { memories_from: 'mem' },
+      assertions: [
+        { kind: 'rank', name: 'pool', phase: 'both', query: 'pool', memory: '$ref:infra-connection-pool', top_k: 3 },
+      ],
+    }),
+  );
+  const s = loadScenario(join(dir, 's.json5')).scenario;
+  assert.equal(s.setup.memories.length, 10);
+  assert.deepEqual(s.setup.memories[0].metadata, { date: '2024-05-01', confidence: 0.8 });
+});
+
+test('several memories per file still fail closed: an empty section, a list ref colliding with another file, a bad tags type', (t) => {
+  const dir = tempDir(t);
+  corpus(join(dir, 'mem'), {
+    'a.md': '---\nref: a\n---\n## Empty\n\n## Full\nText.\n',
+    'b.md': '---\nref: a-full\n---\nAlso text.\n',
+    'c.md': '---\nref: c\ntags: 7\n---\nText.\n',
+    'd.md': '---\nref: d\n---\nOne line, not a list.\n- but this one is\n',
+  });
+  const { memories, problems } = loadCorpus(['mem'], join(dir, 's.json5'));
+  const text = problems.join('\n');
+  assert.match(text, /a\.md: section "## Empty" has no text/);
+  assert.match(text, /b\.md: ref "a-full" is also used by .*a\.md/);
+  assert.match(text, /c\.md: front matter tags:/);
+  // a body that is not only a list stays one memory
+  assert.equal(memories.find((m) => m.ref === 'd')?.content, 'One line, not a list.\n- but this one is');
+});
