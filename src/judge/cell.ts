@@ -4,6 +4,7 @@ import type { Assertion } from '../scenario/schema.js';
 import { runJudgesBounded } from './bounded.js';
 import type { JudgeContext } from './context.js';
 import type { Judgment } from './judgment.js';
+import { promoteLevels } from './strict.js';
 import { phaseVerdict, type VerdictInput, type VerdictResult } from './verdict.js';
 
 /** Everything the verdict reads besides the judgments; stored whole, so fields added to VerdictInput flow through. */
@@ -20,7 +21,7 @@ export interface JudgeCellOptions {
   verdictInput: StoredVerdictInput;
   judgeInput: JudgeInput;
   /** the evidence, and what this caller has beyond it (a live cell: recall probe, fixture, its files) */
-  ctx: Omit<JudgeContext, 'memory' | 'transcript'>;
+  ctx: Omit<JudgeContext, 'memory' | 'transcript' | 'answerContext'>;
   cellDir: string;
 }
 
@@ -32,8 +33,16 @@ export interface JudgeCellOptions {
  */
 export async function judgeCell(o: JudgeCellOptions): Promise<VerdictResult & { judgments: Judgment[] }> {
   const refs = new Map(Object.entries(o.judgeInput.memory_refs));
-  const ctx: JudgeContext = { ...o.ctx, transcript: o.judgeInput.transcript, memory: (ref) => refs.get(ref) };
-  const toJudge = o.assertions.flatMap((x) => ('judge' in x ? [x.judge] : []));
+  const ctx: JudgeContext = {
+    ...o.ctx,
+    transcript: o.judgeInput.transcript,
+    answerContext: o.judgeInput.answer_context,
+    memory: (ref) => refs.get(ref),
+  };
+  const toJudge = promoteLevels(
+    o.assertions.flatMap((x) => ('judge' in x ? [x.judge] : [])),
+    o.ctx.judgePool?.strict,
+  );
   const judged = await runJudgesBounded(toJudge, ctx, o.cellDir);
   let k = 0;
   const judgments = o.assertions.map((x) => ('judge' in x ? judged[k++] : x.keep));
