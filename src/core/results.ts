@@ -400,6 +400,10 @@ export const reportOptionsSchema = z.looseObject({
     })
     .nullable()
     .optional(),
+  /** --judge-level: "fail" promoted every warn-level llm check (and jury or cascade with one) to fail */
+  judge_level: z.literal('fail').optional(),
+  /** --judge-min-confidence: llm judgments less sure than this were `error` */
+  judge_min_confidence: z.number().optional(),
   /** "i/n" for one shard of a run */
   shard: z.string().optional(),
   agent: z.string().nullable().optional(),

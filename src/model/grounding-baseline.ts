@@ -33,7 +33,12 @@ export function unsupportedTokens(answer: string, sources: string): string[] {
   const claimed = tokens(answer.replace(/^\d+\. /gm, '')).filter(
     (t) => (/[0-9A-Z]/.test(t) || /[._\-/+]/.test(t)) && !FILLER.has(t.toLowerCase()),
   );
-  return [...new Set(claimed.filter((t) => !known.has(t.toLowerCase())))];
+  const all = tokens(answer);
+  const last = all[all.length - 1]?.toLowerCase();
+  // an answer cut at a length limit (the scripted agent quotes QUOTED_RESULT_CHARS) ends in part of a word
+  const supported = (t: string) =>
+    known.has(t.toLowerCase()) || (t.toLowerCase() === last && [...known].some((k) => k.startsWith(last)));
+  return [...new Set(claimed.filter((t) => !supported(t)))];
 }
 
 /** The verdict for a grounded prompt, or null when the prompt lacks the blocks to read. */
