@@ -99,12 +99,14 @@ export const llmFields = {
   min_confidence: z.number().min(0).max(1).default(0.6),
   max_items: z.number().int().positive().default(30),
   max_chars: z.number().int().positive().default(400),
-  max_recalled_chars: z
+  max_grounded_chars: z
     .number()
     .int()
     .positive()
     .default(8000)
-    .describe('faithful, hallucination: each recall result the judge is shown is cut at this many characters'),
+    .describe(
+      'faithful, hallucination: the answer and each recall result are shown up to this many characters; a longer answer is an error (claims past a cut would go unjudged), a longer result is cut and marked',
+    ),
   prompt: z
     .string()
     .min(1)

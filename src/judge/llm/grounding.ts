@@ -78,9 +78,9 @@ export function groundingProblem(
 export interface GroundingShown {
   prompts: number;
   recall_calls: number;
-  /** recalled results shortened to max_recalled_chars */
+  /** recalled results shortened to max_grounded_chars */
   recalled_cut: number;
-  max_recalled_chars: number;
+  max_grounded_chars: number;
   span: { first: number; last: number } | null;
 }
 
@@ -103,7 +103,7 @@ export function renderGrounding(
       prompts: g.prompts.length,
       recall_calls: g.recalled.length,
       recalled_cut: cut,
-      max_recalled_chars: maxChars,
+      max_grounded_chars: maxChars,
       span: g.span ?? null,
     },
   };

@@ -94,6 +94,14 @@ export async function judgeLlm(a: LlmAssertion, env: LlmJudgeEnv): Promise<Judgm
   // checked before the model: with no answer or no recall there is nothing any judge could decide
   const problem = grounded ? groundingProblem(answerText(env.sources), env.sources.grounding) : null;
   if (problem) return base('error', null, `not judged: ${problem}`, null);
+  const answerLength = answerText(env.sources)?.length ?? 0;
+  if (grounded && answerLength > a.max_grounded_chars)
+    return base(
+      'error',
+      null,
+      `not judged: the answer has ${answerLength} characters, more than max_grounded_chars ${a.max_grounded_chars}: claims past a cut would go unjudged (raise max_grounded_chars)`,
+      null,
+    );
   if (!env.model) return base('abstain', null, NO_JUDGE_DETAIL, null);
   const rec: LlmRecord = {
     check: a.check,
@@ -107,7 +115,8 @@ export async function judgeLlm(a: LlmAssertion, env: LlmJudgeEnv): Promise<Judgm
   };
   let subject: SubjectText;
   try {
-    subject = await loadSubject(a, env.sources);
+    // a grounded check sees the whole answer (its length was checked above), never max_chars of it
+    subject = await loadSubject(grounded ? { ...a, max_chars: a.max_grounded_chars } : a, env.sources);
   } catch (e) {
     if (e instanceof SubjectUnavailable) return base('abstain', null, `not judged: ${e.message}`, rec);
     return base('error', null, `could not read the subject: ${(e as Error).message}`, rec);
@@ -116,7 +125,7 @@ export async function judgeLlm(a: LlmAssertion, env: LlmJudgeEnv): Promise<Judgm
   rec.subject = shown;
   const ground =
     grounded && env.sources.grounding && !('problem' in env.sources.grounding)
-      ? renderGrounding(env.sources.grounding, a.max_recalled_chars)
+      ? renderGrounding(env.sources.grounding, a.max_grounded_chars)
       : null;
   if (ground) rec.grounding = ground.shown;
   const template = loadPromptTemplate(a.check, a.prompt, env.scenarioDir);

@@ -213,3 +213,16 @@ test('--judge-level fail: warn-level llm checks, juries and cascades with an llm
   assert.equal(strict.verdict, 'fail', strict.reason);
   assert.equal(strict.judgments[1].level, 'fail');
 });
+
+test('the answer is shown whole, never cut at max_chars; one longer than max_grounded_chars is an error, not a pass over its head', async () => {
+  const long = `The connection pool size is 20 per service instance. ${'It goes through pgbouncer. '.repeat(30)}TAIL-CLAIM`;
+  const j = await judgeOne(A({ check: 'faithful', scripted: { verdict: 'pass' } }), ctx({ transcript: long }));
+  assert.equal(j.outcome, 'pass', j.detail);
+  assert.match((j.llm as { calls: { prompt: string }[] }).calls[0].prompt, /TAIL-CLAIM\n<\/answer>/);
+  const tooLong = await judgeOne(
+    A({ check: 'hallucination', max_grounded_chars: 100, scripted: { verdict: 'pass' } }),
+    ctx({ transcript: long }),
+  );
+  assert.equal(tooLong.outcome, 'error');
+  assert.match(tooLong.detail, /more than max_grounded_chars 100/);
+});
