@@ -24,7 +24,7 @@ const runIn = (out: string) =>
 const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
 type Judgment = { name: string; outcome: string; level?: string; detail: string; llm?: Record<string, unknown> };
 
-async function runRecallRelevant(out: string, extra: string[]) {
+async function runRecallScenario(out: string, extra: string[], id = 'recall-relevant') {
   return memeval(
     [
       'run',
@@ -36,7 +36,7 @@ async function runRecallRelevant(out: string, extra: string[]) {
       '--scenarios',
       RECALL,
       '--scenario',
-      'recall-relevant',
+      id,
       '--judge-model',
       'scripted',
       '--judge-level',
@@ -55,7 +55,7 @@ test(
   async (t) => {
     await installAgent(getAgent('codex'), (s) => t.diagnostic(s));
     const out = join(tempDir(t), 'out');
-    const r = await runRecallRelevant(out, []);
+    const r = await runRecallScenario(out, []);
     const runDir = runIn(out);
     const [cell] = readJson(join(runDir, 'report.json')).results;
     assert.equal(cell.verdict, 'pass', `${cell.verdict}: ${cell.reason}\n${String(r.stderr)}`);
@@ -91,12 +91,29 @@ test(
   async (t) => {
     await installAgent(getAgent('codex'), (s) => t.diagnostic(s));
     const out = join(tempDir(t), 'out');
-    const r = await runRecallRelevant(out, ['--policy', 'no-memory']);
+    const r = await runRecallScenario(out, ['--policy', 'no-memory']);
     const [cell] = readJson(join(runIn(out), 'report.json')).results;
     assert.notEqual(cell.verdict, 'pass', cell.reason);
     assert.equal(r.exitCode, 1);
     const g = cell.assertions.find((a: Judgment) => a.name === GROUNDED);
     assert.equal(g.outcome, 'error', g.detail);
     assert.match(g.detail, /made no recall call in the conversation/);
+  },
+);
+
+test(
+  'hostile: a target whose every recall errors; the agent answers anyway and the grounded check is error (what it recalled is not known), never pass',
+  { timeout: timeLimit(600_000) },
+  async (t) => {
+    await installAgent(getAgent('codex'), (s) => t.diagnostic(s));
+    const out = join(tempDir(t), 'out');
+    const target = join(ROOT, 'eval', 'hostile', 'hostile-recall-error.json5');
+    const r = await runRecallScenario(out, ['--target', target], 'recall-cross-domain');
+    const [cell] = readJson(join(runIn(out), 'report.json')).results;
+    assert.notEqual(cell.verdict, 'pass', cell.reason);
+    assert.equal(r.exitCode, 1);
+    const g = cell.assertions.find((a: Judgment) => a.name === GROUNDED);
+    assert.deepEqual([g.outcome, g.level], ['error', 'fail'], g.detail);
+    assert.match(g.detail, /recall call \d+ \(recall\) errored \("recall failed: index unavailable"\)/);
   },
 );

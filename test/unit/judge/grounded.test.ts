@@ -16,6 +16,8 @@ import { JudgePool } from '../../../src/judge/llm/pool.ts';
 import { readGrounding } from '../../../src/judge/llm/grounding.ts';
 import { promoteLevels } from '../../../src/judge/strict.ts';
 import { answerContext } from '../../../src/cell/answer-context.ts';
+import { readsRecall } from '../../../src/scenario/judge-checks.ts';
+import { checkWiring } from '../../../src/scenario/wiring.ts';
 import { groundingVerdict, unsupportedTokens } from '../../../src/model/grounding-baseline.ts';
 import type { AgentRunInfo } from '../../../src/core/results.ts';
 import type { Scenario } from '../../../src/scenario/schema.ts';
@@ -225,4 +227,18 @@ test('the answer is shown whole, never cut at max_chars; one longer than max_gro
   );
   assert.equal(tooLong.outcome, 'error');
   assert.match(tooLong.detail, /more than max_grounded_chars 100/);
+});
+
+test('a grounded check reads recall results (so the hostile rules for recall apply to it); phase must be real-model', () => {
+  assert.equal(readsRecall(A({ check: 'faithful' })), true);
+  assert.equal(readsRecall(A({ check: 'rubric', criteria: 'c' })), false);
+  const sc = {
+    deterministic: { well_behaved: [], violation: null },
+    real_model: { sessions: [{ prompts: ['p'] }], max_turns: 8 },
+    setup: { files: [], memories: [], similarity: [] },
+    assertions: [
+      assertionSchema.parse({ kind: 'llm', name: 'g', phase: 'both', check: 'faithful', subject: 'answer' }),
+    ],
+  } as unknown as Scenario;
+  assert.match(checkWiring(sc).join('\n'), /check "faithful" reads an agent's answer .*set phase to "real-model"/);
 });
