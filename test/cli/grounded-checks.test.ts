@@ -1,13 +1,14 @@
 /**
+ * Grounded checks through the CLI: a scenario that puts one where no agent answers is refused;
  * `judge calibrate` over the shipped grounded-answer cases (faithful, hallucination) with the
  * scripted judge's lexical baseline: every case is decided, and the figures are the ones the
  * README reports. A grounded case without its recall results or prompts is refused (exit 3).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { memeval, ROOT, tempDir, writeJson } from '../helpers.ts';
+import { memeval, ROOT, scenario, tempDir, writeJson } from '../helpers.ts';
 
 const ENV = { NO_COLOR: '1' };
 
@@ -56,4 +57,36 @@ test('a grounded calibration case without recalled results or prompts is refused
   const r = await memeval(['judge', 'calibrate', file, '--judge-model', 'scripted', '--out', dir], { env: ENV });
   assert.equal(r.exitCode, 3);
   assert.match(String(r.stderr), /cases\[0\] \(g1\): check "faithful" needs `recalled`/);
+});
+
+test('a grounded check outside the real-model phase, or on another subject, is refused at load (exit 3, file and field named)', async (t) => {
+  const dir = tempDir(t);
+  const sc = join(dir, 'scenarios');
+  mkdirSync(sc);
+  const grounded = (over: Record<string, unknown>) => ({
+    kind: 'llm',
+    name: 'grounded',
+    check: 'faithful',
+    subject: 'answer',
+    phase: 'real-model',
+    ...over,
+  });
+  const withCheck = (id: string, a: Record<string, unknown>) =>
+    writeJson(
+      join(sc, `${id}.json5`),
+      scenario(id, {
+        real_model: { sessions: [{ prompts: ['What do I prefer?'] }] },
+        assertions: [
+          { kind: 'count', name: 'dark mode once', phase: 'both', contains: 'dark mode', op: 'eq', value: 1 },
+          a,
+        ],
+      }),
+    );
+  withCheck('wrong-phase', grounded({ phase: 'both' }));
+  withCheck('wrong-subject', grounded({ check: 'hallucination', subject: 'memories' }));
+  const r = await memeval(['validate', sc], { env: ENV });
+  assert.equal(r.exitCode, 3);
+  const err = String(r.stdout) + String(r.stderr);
+  assert.match(err, /wrong-phase\.json5[\s\S]*assertions\[1\]\.phase: check "faithful" reads an agent's answer/);
+  assert.match(err, /wrong-subject\.json5[\s\S]*check \\?"hallucination\\?" judges the agent's answer/);
 });
