@@ -21,7 +21,7 @@ import { lastFailed } from './last-failed.js';
 import { checkRunDirs } from './prechecks.js';
 import { resolveJudgeConfig, type JudgeModelConfig } from '../judge/llm/config.js';
 import { openJudgeModel } from '../judge/llm/client.js';
-import { JudgePool, judgeGateAll } from '../judge/llm/pool.js';
+import { JudgePool, judgeGateAll, type JudgeStrictness } from '../judge/llm/pool.js';
 
 /** What a caller hears while the run goes; not part of the config (nothing of it is reported). */
 export interface RunHooks {
@@ -222,14 +222,34 @@ function agentBlockedReport(
   });
 }
 
-/** Runs `fn` with a judge pool open on the run's judge model, closed however `fn` ends. */
-async function withJudgePool<T>(judge: JudgeModelConfig | null, fn: (pool: JudgePool) => Promise<T>): Promise<T> {
-  const pool = new JudgePool(judge ? await openJudgeModel(judge) : null);
+/** Runs `fn` with a judge pool open on the run's judge model (with the run's strictness), closed however `fn` ends. */
+async function withJudgePool<T>(
+  judge: JudgeModelConfig | null,
+  config: RunConfig,
+  fn: (pool: JudgePool) => Promise<T>,
+): Promise<T> {
+  const pool = new JudgePool(judge ? await openJudgeModel(judge) : null, strictnessOf(config));
   try {
     return await fn(pool);
   } finally {
     await pool.close();
   }
+}
+
+/** --judge-level and --judge-min-confidence, as the judges read them. */
+function strictnessOf(config: RunConfig): JudgeStrictness {
+  return {
+    ...(config.judge?.level ? { level: config.judge.level } : {}),
+    ...(config.judge?.minConfidence !== undefined ? { minConfidence: config.judge.minConfidence } : {}),
+  };
+}
+
+/** The strict settings in the report's flat options (the resolved config keeps them too). */
+function strictOptions(config: RunConfig): Record<string, unknown> {
+  return {
+    ...(config.judge?.level ? { judge_level: config.judge.level } : {}),
+    ...(config.judge?.minConfidence !== undefined ? { judge_min_confidence: config.judge.minConfidence } : {}),
+  };
 }
 
 function response(p: Prepared, r: { report: Report; reportPath: string }): RunResponse {
@@ -256,7 +276,7 @@ async function runDeterministicLayer(p: Prepared, shard: ReturnType<typeof shard
   log(
     `memeval: ${scenarios.length} scenario(s) × ${targets.map((t) => t.decl.name).join(', ')}, ${p.common.workers} worker(s)`,
   );
-  const r = await withJudgePool(p.judge, (judgePool) =>
+  const r = await withJudgePool(p.judge, config, (judgePool) =>
     runDeterministic({
       ...p.common,
       judgePool,
@@ -271,6 +291,7 @@ async function runDeterministicLayer(p: Prepared, shard: ReturnType<typeof shard
       options: {
         scenarios_dir: resolve(scenariosDirFor(config.scenariosDir)),
         judge_model: p.judge,
+        ...strictOptions(config),
         ...(shard ? { shard: `${shard.index}/${shard.count}` } : {}),
         ...(config.agent && config.agent.repeat > 1 ? { repeat: config.agent.repeat } : {}),
       },
@@ -312,12 +333,16 @@ async function runRealModelLayer(
     `memeval: real-model layer, ${driver.name} ${bin.version} with ${gate.scripted ? `memeval's scripted model (policy ${agent.policy})` : `model ${agent.model}`}, ` +
       `${withPrompts.length} scenario(s) × ${targets.map((t) => t.decl.name).join(', ')} × ${agent.repeat}, ${p.common.workers} worker(s)`,
   );
-  const r = await withJudgePool(p.judge, (judgePool) =>
+  const r = await withJudgePool(p.judge, config, (judgePool) =>
     runRealModel({
       ...p.common,
       judgePool,
       onPlan: (cells) => p.hooks.onPlan?.(cells.length),
-      options: { judge_model: p.judge, scenarios_dir: resolve(scenariosDirFor(config.scenariosDir)) },
+      options: {
+        judge_model: p.judge,
+        ...strictOptions(config),
+        scenarios_dir: resolve(scenariosDirFor(config.scenariosDir)),
+      },
       gate,
       scenarios: withPrompts,
       targets,

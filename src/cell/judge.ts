@@ -11,6 +11,7 @@ import { probeQueries, recallProbe } from '../ops/ops.js';
 import { runRecallProbes } from './probes.js';
 import { assertionApplies, type Scenario } from '../scenario/schema.js';
 import type { TargetDecl } from '../targets/schema.js';
+import { answerContext } from './answer-context.js';
 import type { CollectedEvidence } from './evidence.js';
 import type { PreparedFixture } from './prepare.js';
 import type { Outcome } from './result.js';
@@ -74,6 +75,7 @@ export async function judgeLive(o: LiveJudgeOptions, teardown: Teardown): Promis
   const judgeInput = {
     memory_refs: memoryRefs(drive.handles),
     transcript: drive.transcript,
+    ...(drive.agent ? { answer_context: answerContext(scenario, drive.agent) } : {}),
     ...(plan.files.length ? { fixture_files: plan.files.length } : {}),
   };
   const v = await judgeCell({

@@ -18,6 +18,13 @@ export function nonNegativeInt(value: string): number {
   return n;
 }
 
+export function unitInterval(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1)
+    throw new InvalidArgumentError('expected a number from 0 to 1, e.g. 0.7');
+  return n;
+}
+
 /** Repeatable, comma-separated list options (`--scenario a,b --scenario c`). */
 export function collectList(value: string, prev: string[] = []): string[] {
   return [

@@ -17,7 +17,7 @@ import { checkReporterNames, REPORTER_NAMES, runReporters } from '../report/repo
 import { parseShard } from '../cell/shard.js';
 import { EXIT } from '../core/results.js';
 import { configInput, loadConfig } from './config.js';
-import { collectList, nonNegativeInt, positiveInt, type CliContext } from './options.js';
+import { collectList, nonNegativeInt, positiveInt, unitInterval, type CliContext } from './options.js';
 
 type CliOnly = 'json';
 
@@ -125,6 +125,14 @@ const FLAGS = {
     '--judge-protocol <p>',
     'openai-chat or anthropic-messages (default: guessed; env MEMEVAL_JUDGE_PROTOCOL)',
   ),
+  'judge.level': new Option(
+    '--judge-level <level>',
+    'strict run: "fail" makes every llm check (and jury or cascade with one) declared at level warn decide the verdict',
+  ).choices(['fail']),
+  'judge.minConfidence': new Option(
+    '--judge-min-confidence <x>',
+    "strict run: an llm judgment less sure than x (0..1) is error, not pass or fail, whatever the assertion's min_confidence",
+  ).argParser(unitInterval),
 } satisfies Record<RunConfigKey | CliOnly, Option>;
 
 /** Flag values whose config form differs from what commander parsed. */

@@ -77,6 +77,10 @@ export const judgeConfigSchema = z.strictObject({
   model: z.string().optional(),
   baseUrl: z.string().optional(),
   protocol: z.string().optional(),
+  /** "fail": every llm check (and jury or cascade with an llm judge) at level warn decides the verdict */
+  level: z.literal('fail').optional(),
+  /** a judgment less sure than this is `error`, whatever the assertion's own min_confidence */
+  minConfidence: z.number().min(0).max(1).optional(),
 });
 
 /** What fails the run: a baseline and expected failures turn known failures into passes. */

@@ -152,6 +152,8 @@ export const turnRecordSchema = z.looseObject({
   stdout_file: z.string(),
   stderr_file: z.string(),
   invalid: z.array(z.string()),
+  /** the calls log lines (the evidence `calls` rows, 1-based) recorded during this prompt; first > last when none */
+  calls_seq: z.object({ first: z.number(), last: z.number() }).optional(),
 });
 export type TurnRecord = z.infer<typeof turnRecordSchema>;
 
@@ -171,6 +173,15 @@ export const agentRunInfoSchema = z.looseObject({
   usage: tokenUsageSchema,
 });
 export type AgentRunInfo = z.infer<typeof agentRunInfoSchema>;
+
+/** The conversation the agent's final answer ended: its prompts and the calls rows recorded during it. */
+export const answerContextSchema = z.object({
+  session: z.number(),
+  prompts: z.array(z.string()),
+  first_seq: z.number(),
+  last_seq: z.number(),
+});
+export type AnswerContext = z.infer<typeof answerContextSchema>;
 
 export const cellResultSchema = z.looseObject({
   /** stable across runs: scenario/target/phase (phase-repeat with --repeat), or scenario/target/real-model/agent-repeat */
@@ -234,6 +245,11 @@ export const cellResultSchema = z.looseObject({
       /** each scenario ref's memory after the phase: captured id (may be empty) and content after any update */
       memory_refs: z.record(z.string(), z.object({ id: z.string(), content: z.string() })),
       transcript: z.string().optional(),
+      /**
+       * where the answer came from, for grounded checks: the prompts of the session that ended with
+       * it (the conversation the agent saw) and the evidence `calls` rows recorded during them
+       */
+      answer_context: answerContextSchema.optional(),
       /** how many fixture files beside the store `absent` scanned (removed after the run) */
       fixture_files: z.number().optional(),
     })
@@ -384,6 +400,10 @@ export const reportOptionsSchema = z.looseObject({
     })
     .nullable()
     .optional(),
+  /** --judge-level: "fail" promoted every warn-level llm check (and jury or cascade with one) to fail */
+  judge_level: z.literal('fail').optional(),
+  /** --judge-min-confidence: llm judgments less sure than this were `error` */
+  judge_min_confidence: z.number().optional(),
   /** "i/n" for one shard of a run */
   shard: z.string().optional(),
   agent: z.string().nullable().optional(),

@@ -51,6 +51,12 @@ export const scriptedJudgeRuleSchema = z.strictObject({
 export const scriptedJudgeSchema = z.strictObject({
   ...answer,
   rules: z.array(scriptedJudgeRuleSchema).default([]),
+  /**
+   * faithful, hallucination prompts: when no rule matches, decide by a lexical baseline (every
+   * name, number and version of the answer occurs in the recalled results or the prompts), not
+   * by `verdict`; a prompt without the <answer>/<recalled>/<prompts> blocks gets no verdict
+   */
+  grounding: z.boolean().default(false),
 });
 export type ScriptedJudge = z.infer<typeof scriptedJudgeSchema>;
 export type ScriptedJudgeInput = z.input<typeof scriptedJudgeSchema>;

@@ -292,6 +292,7 @@ async function runPrompt(run: AgentRun, at: PromptAt, previous: TurnParse | unde
     stdout_file: join('transcripts', `${stem}.stdout`),
     stderr_file: join('transcripts', `${stem}.stderr`),
     invalid: turnInvalid(o, r, parsed, model, logged, capped, ctx.maxTurns),
+    calls_seq: { first: loggedBefore + 1, last: run.calls.length },
   } satisfies TurnRecord);
   // an agent prices tokens by its model name; for the scripted model that price is fiction
   if (o.gate.scripted) parsed.usage.cost_usd = null;

@@ -5,6 +5,7 @@ import { runJudgesBounded } from './bounded.js';
 import type { JudgeContext } from './context.js';
 import type { Judgment } from './judgment.js';
 import { storedRecall } from './probes.js';
+import { promoteLevels } from './strict.js';
 import { phaseVerdict, type VerdictInput, type VerdictResult } from './verdict.js';
 
 /** Everything the verdict reads besides the judgments; stored whole, so fields added to VerdictInput flow through. */
@@ -21,7 +22,7 @@ export interface JudgeCellOptions {
   verdictInput: StoredVerdictInput;
   judgeInput: JudgeInput;
   /** the evidence, and what this caller has beyond it (a live cell: fixture, its files) */
-  ctx: Omit<JudgeContext, 'memory' | 'transcript' | 'recall'>;
+  ctx: Omit<JudgeContext, 'memory' | 'transcript' | 'recall' | 'answerContext'>;
   cellDir: string;
 }
 
@@ -38,9 +39,13 @@ export async function judgeCell(o: JudgeCellOptions): Promise<VerdictResult & { 
     ...o.ctx,
     recall: storedRecall(o.ctx.evidence),
     transcript: o.judgeInput.transcript,
+    answerContext: o.judgeInput.answer_context,
     memory: (ref) => refs.get(ref),
   };
-  const toJudge = o.assertions.flatMap((x) => ('judge' in x ? [x.judge] : []));
+  const toJudge = promoteLevels(
+    o.assertions.flatMap((x) => ('judge' in x ? [x.judge] : [])),
+    o.ctx.judgePool?.strict,
+  );
   const judged = await runJudgesBounded(toJudge, ctx, o.cellDir);
   let k = 0;
   const judgments = o.assertions.map((x) => ('judge' in x ? judged[k++] : x.keep));

@@ -1,3 +1,4 @@
+import type { AnswerContext } from '../core/results.js';
 import type { Evidence } from '../evidence/open.js';
 import type { RecallResult } from '../ops/recall.js';
 import type { FixtureFile, FixtureView } from './fixture-files.js';
@@ -11,6 +12,8 @@ export interface JudgeContext {
   /** a query's stored probe (judge/probes.ts): unreadable, with why, when none was kept */
   recall?: (query: string) => Promise<RecallResult>;
   transcript?: string;
+  /** the conversation that ended with the answer (its prompts and calls rows), for grounded llm checks */
+  answerContext?: AnswerContext;
   /** the fixture, for `file` assertions */
   fixture?: FixtureView;
   /** files beyond the store that `absent` also scans (new project files, the agent's own memory files) */

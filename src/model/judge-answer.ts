@@ -1,4 +1,5 @@
 import type { JudgeQuirk, ScriptedJudge } from '../core/scripted-judge.js';
+import { groundingVerdict } from './grounding-baseline.js';
 
 /**
  * The scripted model's answer to a judge prompt: the first rule whose `when` occurs in the
@@ -10,13 +11,17 @@ export function scriptedJudgeAnswer(prompt: string, script: ScriptedJudge, attem
   const lower = prompt.toLowerCase();
   const rule = script.rules.find((r) => lower.includes(r.when.toLowerCase()));
   const src = rule ?? script;
-  const verdict = src.verdicts ? src.verdicts[repeat % src.verdicts.length] : src.verdict;
+  const lexical = !rule && script.grounding ? groundingVerdict(prompt) : null;
+  if (!rule && script.grounding && !lexical)
+    return 'scripted judge: `grounding` needs a prompt with <prompts>, <recalled> and <answer> blocks (the built-in faithful and hallucination templates)';
+  const verdict = lexical?.verdict ?? (src.verdicts ? src.verdicts[repeat % src.verdicts.length] : src.verdict);
   if (!verdict)
     return 'scripted judge: no verdict is declared for this prompt (declare scripted.verdict or a matching rule)';
   const body: Record<string, unknown> = {
     verdict,
     confidence: src.confidence,
-    reasoning: src.reasoning ?? (rule ? `scripted rule matched "${rule.when}"` : 'scripted verdict'),
+    reasoning:
+      lexical?.reasoning ?? src.reasoning ?? (rule ? `scripted rule matched "${rule.when}"` : 'scripted verdict'),
   };
   if (src.score !== undefined) body.score = src.score;
   if (src.category !== undefined) body.category = src.category;

@@ -21,6 +21,13 @@ export type PolicyDecision =
   { kind: 'tool_call'; tool: string; args: Record<string, unknown> } | { kind: 'text'; text: string };
 
 /**
+ * How much of the last result the closing text quotes: enough for a recall over a seeded corpus
+ * (server-memory answers a query with whole entities, 1-3k characters) to reach the answer, so
+ * checks of what the agent said see what it recalled.
+ */
+export const QUOTED_RESULT_CHARS = 4000;
+
+/**
  * Stateless replay: walk the script's tool calls; the first `results.length` are done (their
  * result texts give ids to later calls, as in the deterministic layer); the next is issued.
  * When all are done, end the turn with a short text that quotes the last result, so an
@@ -60,7 +67,10 @@ function walk(script: Script, results: SeenResult[]): { decision: PolicyDecision
     afterStep(step, handle, id, handles);
   }
   const last = results[results.length - 1];
-  return { decision: { kind: 'text', text: last ? `Done. ${last.text.slice(0, 600)}` : 'Done.' }, handles };
+  return {
+    decision: { kind: 'text', text: last ? `Done. ${last.text.slice(0, QUOTED_RESULT_CHARS)}` : 'Done.' },
+    handles,
+  };
 }
 
 /** Split steps into agent sessions at each `restart`. */

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Assertion, Scenario } from './schema.js';
 import { loadCorpus } from './corpus.js';
+import { GROUNDED_CHECKS } from './llm-schema.js';
 
 /** Every assertion, with jury and cascade members, and a path for messages. */
 export function walkAssertions(list: Assertion[], base = 'assertions'): { a: Assertion; path: string }[] {
@@ -19,7 +20,8 @@ export function walkAssertions(list: Assertion[], base = 'assertions'): { a: Ass
 
 /**
  * Does this judge (or one inside it) read what a recall returned: a recall probe (`recall`,
- * `rank`, an `llm` over recall results), or recall texts in the calls log or the stored probes (`sql` on result_text, recall_probes)?
+ * `rank`, an `llm` over recall results), or recall texts in the calls log or the stored probes (`sql` on
+ * result_text, recall_probes; a grounded `llm` check)?
  */
 export function readsRecall(a: Assertion): boolean {
   return walkAssertions([a]).some(
@@ -27,6 +29,8 @@ export function readsRecall(a: Assertion): boolean {
       m.kind === 'recall' ||
       m.kind === 'rank' ||
       (m.kind === 'llm' && m.subject === 'recall') ||
+      // faithful, hallucination read the agent's recall results in the calls log
+      (m.kind === 'llm' && GROUNDED_CHECKS.has(m.check)) ||
       (m.kind === 'sql' && /result_text|recall_probes/i.test(m.query)),
   );
 }

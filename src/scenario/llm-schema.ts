@@ -2,8 +2,23 @@ import { z } from 'zod';
 import { scriptedJudgeSchema } from '../core/scripted-judge.js';
 
 /** What an `llm` assertion asks its judge; one prompt template per check in assets/judge-prompts. */
-export const LLM_CHECKS = ['rubric', 'relevance', 'ranking', 'topics', 'contains-fact', 'no-such-fact'] as const;
+export const LLM_CHECKS = [
+  'rubric',
+  'relevance',
+  'ranking',
+  'topics',
+  'contains-fact',
+  'no-such-fact',
+  'faithful',
+  'hallucination',
+] as const;
 export type LlmCheck = (typeof LLM_CHECKS)[number];
+
+/**
+ * Checks that judge the agent's answer against what it recalled in that conversation and the
+ * prompts it was given: they read the recording point's recall calls besides the answer.
+ */
+export const GROUNDED_CHECKS: ReadonlySet<LlmCheck> = new Set(['faithful', 'hallucination']);
 
 /** What the judge reads. */
 export const LLM_SUBJECTS = ['memories', 'recall', 'answer', 'sql', 'files'] as const;
@@ -46,6 +61,14 @@ const NEEDS: Record<LlmCheck, (a: LlmFields) => string | null> = {
   topics: (a) => (a.topics?.length ? null : 'check "topics" needs `topics` (a list)'),
   'contains-fact': (a) => (a.fact ? null : 'check "contains-fact" needs `fact`'),
   'no-such-fact': (a) => (a.fact ? null : 'check "no-such-fact" needs `fact`'),
+  faithful: (a) =>
+    a.subject === 'answer'
+      ? null
+      : 'check "faithful" judges the agent\'s answer against what it recalled: set subject "answer" (and phase "real-model")',
+  hallucination: (a) =>
+    a.subject === 'answer'
+      ? null
+      : 'check "hallucination" judges the agent\'s answer against what it recalled: set subject "answer" (and phase "real-model")',
 };
 
 interface LlmFields {
@@ -76,6 +99,14 @@ export const llmFields = {
   min_confidence: z.number().min(0).max(1).default(0.6),
   max_items: z.number().int().positive().default(30),
   max_chars: z.number().int().positive().default(400),
+  max_grounded_chars: z
+    .number()
+    .int()
+    .positive()
+    .default(8000)
+    .describe(
+      'faithful, hallucination: the answer and each recall result are shown up to this many characters; a longer answer is an error (claims past a cut would go unjudged), a longer result is cut and marked',
+    ),
   prompt: z
     .string()
     .min(1)

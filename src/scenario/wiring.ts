@@ -1,3 +1,4 @@
+import { GROUNDED_CHECKS } from './llm-schema.js';
 import type { Scenario } from './schema.js';
 
 /**
@@ -19,6 +20,10 @@ export function checkWiring(scenario: Scenario): string[] {
     if (a.kind === 'transcript' && a.phase !== 'real-model')
       problems.push(
         `assertions[${i}].phase: a transcript assertion reads an agent's answer; set phase to "real-model"`,
+      );
+    if (a.kind === 'llm' && GROUNDED_CHECKS.has(a.check) && a.phase !== 'real-model')
+      problems.push(
+        `assertions[${i}].phase: check "${a.check}" reads an agent's answer and what it recalled; set phase to "real-model"`,
       );
   });
   if (

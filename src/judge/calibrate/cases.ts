@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { scriptedJudgeSchema } from '../../core/scripted-judge.js';
 import { InputError } from '../../util/errors.js';
 import { parseWith, readJson5File } from '../../util/json5-file.js';
-import { LLM_CHECKS, LLM_SUBJECTS, llmProblems } from '../../scenario/llm-schema.js';
+import { GROUNDED_CHECKS, LLM_CHECKS, LLM_SUBJECTS, llmProblems } from '../../scenario/llm-schema.js';
 
 /** One labelled case: what the judge is shown, what it is asked, and the verdict a person gave. */
 export const calibrationCaseSchema = z.strictObject({
@@ -17,6 +17,14 @@ export const calibrationCaseSchema = z.strictObject({
   criteria: z.string().min(1).optional(),
   topics: z.array(z.string().min(1)).min(1).optional(),
   min_relevant: z.number().min(0).max(1).default(0.5),
+  recalled: z
+    .array(z.string())
+    .optional()
+    .describe('faithful, hallucination: the results of the recall calls the agent made (items is its answer)'),
+  prompts: z
+    .array(z.string().min(1))
+    .optional()
+    .describe("faithful, hallucination: the prompts of the answer's conversation"),
   expected: z.enum(['pass', 'fail']),
   why: z.string().min(1).optional().describe("the labeller's reason"),
   scripted: scriptedJudgeSchema.optional(),
@@ -43,6 +51,15 @@ export function loadCalibrationFile(file: string): CalibrationFile & { dir: stri
     if (seen.has(c.id)) problems.push(`${file}: cases[${i}].id: "${c.id}" is used twice`);
     seen.add(c.id);
     for (const p of llmProblems(c)) problems.push(`${file}: cases[${i}] (${c.id}): ${p}`);
+    const grounded = GROUNDED_CHECKS.has(c.check);
+    if (grounded && (c.recalled === undefined || c.prompts === undefined))
+      problems.push(
+        `${file}: cases[${i}] (${c.id}): check "${c.check}" needs \`recalled\` (the recall results, [] for none) and \`prompts\``,
+      );
+    if (!grounded && (c.recalled !== undefined || c.prompts !== undefined))
+      problems.push(
+        `${file}: cases[${i}] (${c.id}): \`recalled\` and \`prompts\` are for checks faithful and hallucination`,
+      );
   });
   if (problems.length) throw new InputError(problems.join('\n'), problems);
   return { ...data, dir: dirname(file) };

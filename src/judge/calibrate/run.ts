@@ -1,4 +1,5 @@
 import type { JudgeModel } from '../llm/client.js';
+import type { Grounding } from '../llm/grounding.js';
 import { judgeLlm, type LlmAssertion, type LlmRecord } from '../llm/judge-llm.js';
 import { assertionSchema } from '../../scenario/schema.js';
 import type { CalibrationCase, CalibrationFile } from './cases.js';
@@ -54,6 +55,14 @@ function asAssertion(c: CalibrationCase, file: CalibrationFile): LlmAssertion {
   }) as LlmAssertion;
 }
 
+/** A case's recall results as the recall calls of a cell: one call each, none errored. */
+function inlineGrounding(recalled: string[], prompts: string[]): Grounding {
+  return {
+    prompts,
+    recalled: recalled.map((text, i) => ({ seq: i + 1, tool: 'recall', arguments: '', text, is_error: false })),
+  };
+}
+
 function breakdown(js: CaseJudgment[], key: (j: CaseJudgment) => string | null): Record<string, Metrics> {
   const groups = new Map<string, CaseJudgment[]>();
   for (const j of js) {
@@ -88,7 +97,10 @@ export async function runCalibration(
     for (let r = 0; r < repeat && !signal?.aborted; r++) {
       const j = await judgeLlm(a, {
         model,
-        sources: { inline: { label, items: c.items } },
+        sources: {
+          inline: { label, items: c.items },
+          ...(c.recalled && c.prompts ? { grounding: inlineGrounding(c.recalled, c.prompts) } : {}),
+        },
         scenarioDir: file.dir,
         repeat: r,
       });

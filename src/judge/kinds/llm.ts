@@ -3,6 +3,8 @@ import type { JudgeContext } from '../context.js';
 import type { Judgment } from '../judgment.js';
 import { judgeLlm } from '../llm/judge-llm.js';
 import { unreadableDetail } from '../../ops/recall.js';
+import { GROUNDED_CHECKS } from '../../scenario/llm-schema.js';
+import { readGrounding, type Grounding } from '../llm/grounding.js';
 
 type Llm = Extract<Assertion, { kind: 'llm' }>;
 
@@ -13,7 +15,9 @@ export async function judgeLlmKind(a: Llm, ctx: JudgeContext): Promise<Judgment>
   return judgeLlm(a, {
     model,
     scenarioDir: ctx.scenarioDir,
+    minConfidence: ctx.judgePool?.strict.minConfidence,
     sources: {
+      grounding: GROUNDED_CHECKS.has(a.check) ? groundingOf(ctx) : undefined,
       db: ctx.evidence.db,
       recall:
         recall &&
@@ -29,4 +33,14 @@ export async function judgeLlmKind(a: Llm, ctx: JudgeContext): Promise<Judgment>
       fixtureDir: ctx.fixtureDir,
     },
   });
+}
+
+/** What the agent recalled in the answer's conversation, read from the evidence `calls` table (rejudge reads the same). */
+function groundingOf(ctx: JudgeContext): Grounding | { problem: string } | undefined {
+  if (!ctx.answerContext) return undefined;
+  try {
+    return readGrounding(ctx.evidence.db, ctx.answerContext);
+  } catch (e) {
+    return { problem: (e as Error).message };
+  }
 }

@@ -55,7 +55,7 @@ export async function askJudge(model: JudgeModel, prompt: string, opts: AskOptio
   const headers: Record<string, string> = {};
   if (cfg.scripted)
     headers[SCRIPTED_JUDGE_HEADER] = encodeScriptedJudgeEnvelope({
-      script: opts.scripted ?? { rules: [], confidence: 0.9, quirk: 'none' },
+      script: opts.scripted ?? { rules: [], confidence: 0.9, quirk: 'none', grounding: false },
       repeat: opts.repeat ?? 0,
     });
   const turns: ChatTurn[] = [{ role: 'user', content: prompt }];

@@ -4,8 +4,10 @@ import type { Score } from '../score.js';
 import { askJudge, callTotals, type JudgeCallRecord } from './ask.js';
 import type { JudgeModel } from './client.js';
 import type { JudgeAnswer } from './parse.js';
+import { GROUNDED_CHECKS } from '../../scenario/llm-schema.js';
+import { groundingProblem, renderGrounding, type GroundingShown } from './grounding.js';
 import { loadPromptTemplate, renderPrompt } from './prompts.js';
-import { loadSubject, SubjectUnavailable, type SubjectSources, type SubjectText } from './subject.js';
+import { answerText, loadSubject, SubjectUnavailable, type SubjectSources, type SubjectText } from './subject.js';
 
 export type LlmAssertion = Extract<Assertion, { kind: 'llm' }>;
 
@@ -18,12 +20,19 @@ export interface LlmJudgeEnv {
   scenarioDir?: string;
   /** calibration repeats: passed to the scripted judge */
   repeat?: number;
+  /**
+   * the run's --judge-min-confidence: a judgment less sure than this is `error` (the run asked
+   * for judgments at least this sure), whatever the assertion's own min_confidence
+   */
+  minConfidence?: number;
 }
 
 /** The per-judgment record that goes into the report. */
 export interface LlmRecord {
   check: LlmAssertion['check'];
   subject: Omit<SubjectText, 'text'> | null;
+  /** faithful, hallucination: how many prompts and recall calls the judge was shown, and what was cut */
+  grounding?: GroundingShown;
   prompt_template: string | null;
   min_confidence: number;
   confidence: number | null;
@@ -81,6 +90,18 @@ export async function judgeLlm(a: LlmAssertion, env: LlmJudgeEnv): Promise<Judgm
     level: a.level,
     ...(rec ? { llm: rec } : {}),
   });
+  const grounded = GROUNDED_CHECKS.has(a.check);
+  // checked before the model: with no answer or no recall there is nothing any judge could decide
+  const problem = grounded ? groundingProblem(answerText(env.sources), env.sources.grounding) : null;
+  if (problem) return base('error', null, `not judged: ${problem}`, null);
+  const answerLength = answerText(env.sources)?.length ?? 0;
+  if (grounded && answerLength > a.max_grounded_chars)
+    return base(
+      'error',
+      null,
+      `not judged: the answer has ${answerLength} characters, more than max_grounded_chars ${a.max_grounded_chars}: claims past a cut would go unjudged (raise max_grounded_chars)`,
+      null,
+    );
   if (!env.model) return base('abstain', null, NO_JUDGE_DETAIL, null);
   const rec: LlmRecord = {
     check: a.check,
@@ -94,13 +115,19 @@ export async function judgeLlm(a: LlmAssertion, env: LlmJudgeEnv): Promise<Judgm
   };
   let subject: SubjectText;
   try {
-    subject = await loadSubject(a, env.sources);
+    // a grounded check sees the whole answer (its length was checked above), never max_chars of it
+    subject = await loadSubject(grounded ? { ...a, max_chars: a.max_grounded_chars } : a, env.sources);
   } catch (e) {
     if (e instanceof SubjectUnavailable) return base('abstain', null, `not judged: ${e.message}`, rec);
     return base('error', null, `could not read the subject: ${(e as Error).message}`, rec);
   }
   const { text, ...shown } = subject;
   rec.subject = shown;
+  const ground =
+    grounded && env.sources.grounding && !('problem' in env.sources.grounding)
+      ? renderGrounding(env.sources.grounding, a.max_grounded_chars)
+      : null;
+  if (ground) rec.grounding = ground.shown;
   const template = loadPromptTemplate(a.check, a.prompt, env.scenarioDir);
   rec.prompt_template = template.source;
   const prompt = renderPrompt(template, {
@@ -112,6 +139,8 @@ export async function judgeLlm(a: LlmAssertion, env: LlmJudgeEnv): Promise<Judgm
     query: a.query ?? '',
     min_relevant_percent: String(Math.round(a.min_relevant * 100)),
     score_field: scoreField(a),
+    recalled: ground?.recalled ?? '',
+    prompts: ground?.prompts ?? '',
   });
   const asked = await askJudge(env.model, prompt, { scripted: a.scripted, repeat: env.repeat });
   rec.calls = asked.calls;
@@ -122,19 +151,27 @@ export async function judgeLlm(a: LlmAssertion, env: LlmJudgeEnv): Promise<Judgm
   rec.verdict = ans.verdict;
   const scored = scoreOf(a, ans);
   if ('problem' in scored) return { ...base('error', ans, scored.problem, rec), reasoning: ans.reasoning };
+  const floor = env.minConfidence;
   const out =
-    ans.confidence < a.min_confidence
+    floor !== undefined && ans.confidence < floor
       ? base(
-          'abstain',
+          'error',
           ans.verdict,
-          `confidence ${ans.confidence} is below min_confidence ${a.min_confidence}: not decided (the judge leaned ${scored.outcome})`,
+          `confidence ${ans.confidence} is below the run's --judge-min-confidence ${floor}: not accepted as a judgment (the judge leaned ${scored.outcome})`,
           rec,
         )
-      : base(
-          scored.outcome,
-          ans.verdict,
-          `${env.model.config.model} judged ${a.check} with confidence ${ans.confidence}`,
-          rec,
-        );
+      : ans.confidence < a.min_confidence
+        ? base(
+            'abstain',
+            ans.verdict,
+            `confidence ${ans.confidence} is below min_confidence ${a.min_confidence}: not decided (the judge leaned ${scored.outcome})`,
+            rec,
+          )
+        : base(
+            scored.outcome,
+            ans.verdict,
+            `${env.model.config.model} judged ${a.check} with confidence ${ans.confidence}`,
+            rec,
+          );
   return { ...out, score: scored.score, reasoning: ans.reasoning };
 }

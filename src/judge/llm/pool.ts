@@ -15,10 +15,21 @@ export function assertionJudgeConfigs(assertions: Assertion[]): JudgeModelConfig
   return walkAssertions(assertions).flatMap(({ a }) => (a.kind === 'llm' && a.model ? [assertionJudgeConfig(a)!] : []));
 }
 
-/** The run's judge models: the default one and each model an assertion names, opened once. */
+/** A strict run's judge settings (--judge-level, --judge-min-confidence); empty: each assertion's own. */
+export interface JudgeStrictness {
+  /** "fail": every llm check (and jury or cascade with an llm judge) at level warn decides as if at fail */
+  level?: 'fail';
+  /** a judgment less sure than this is `error`, whatever the assertion's min_confidence */
+  minConfidence?: number;
+}
+
+/** The run's judge models: the default one and each model an assertion names, opened once; the run's strictness. */
 export class JudgePool {
   private readonly opened = new Map<string, Promise<JudgeModel>>();
-  constructor(readonly defaultModel: JudgeModel | null) {}
+  constructor(
+    readonly defaultModel: JudgeModel | null,
+    readonly strict: JudgeStrictness = {},
+  ) {}
 
   /** The model for this assertion; null when the run has no judge (then every llm judge abstains). */
   async modelFor(a: Llm): Promise<JudgeModel | null> {

@@ -33,6 +33,10 @@ export interface PromptVars {
   query: string;
   min_relevant_percent: string;
   score_field: string;
+  /** faithful, hallucination: the recall calls of the answer's conversation, numbered, with their results */
+  recalled: string;
+  /** faithful, hallucination: the prompts of that conversation, numbered */
+  prompts: string;
 }
 
 export function renderPrompt(t: PromptTemplate, vars: PromptVars): string {

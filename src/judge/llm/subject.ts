@@ -3,6 +3,7 @@ import { relative, resolve } from 'node:path';
 import type Database from 'better-sqlite3';
 import type { LlmSubject } from '../../scenario/llm-schema.js';
 import { MemevalError } from '../../util/errors.js';
+import type { Grounding } from './grounding.js';
 
 /** What the judge was shown, and how much was cut to fit. */
 export interface SubjectText {
@@ -28,6 +29,13 @@ export interface SubjectSources {
   fixtureDir?: string;
   /** items given directly (calibration cases): used whatever the subject */
   inline?: { label: string; items: string[] };
+  /** what the answer may be grounded in (faithful, hallucination), or why it could not be read */
+  grounding?: Grounding | { problem: string };
+}
+
+/** The answer a grounded check judges: a calibration case's items, else the cell's final answer. */
+export function answerText(src: SubjectSources): string | undefined {
+  return src.inline ? src.inline.items.join('\n') : src.answer;
 }
 
 export class SubjectUnavailable extends MemevalError {

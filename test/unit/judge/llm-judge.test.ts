@@ -23,7 +23,13 @@ before(async () => {
   db.exec(`CREATE TABLE memories (id TEXT, content TEXT, category TEXT, source TEXT, is_deleted INTEGER);
     INSERT INTO memories VALUES ('1', 'User prefers pnpm over npm for every repo', 'preference', 'user', 0),
                                 ('2', 'tests: 3 failed at 14:02', 'note', 'agent', 0),
-                                ('3', 'Deploys go through the staging pool first', 'workflow', 'user', 0);`);
+                                ('3', 'Deploys go through the staging pool first', 'workflow', 'user', 0);
+    CREATE TABLE calls (seq INTEGER PRIMARY KEY, session INTEGER, stage TEXT, method TEXT, op TEXT, op_call INTEGER, tool TEXT,
+      arguments TEXT, result_text TEXT, is_error INTEGER, ms REAL, ts TEXT);
+    INSERT INTO calls (seq, stage, method, op, tool, arguments, result_text, is_error) VALUES
+      (1, 'seed', 'tools/call', 'remember', 'save', '{}', 'ok', 0),
+      (2, 'agent', 'tools/list', NULL, '', '{}', '[]', 0),
+      (3, 'agent', 'tools/call', 'recall', 'search', '{"query":"package manager"}', 'User prefers pnpm over npm for every repo', 0);`);
 });
 after(async () => {
   await model.close();
@@ -39,6 +45,7 @@ function ctx(over: Partial<JudgeContext> = {}): JudgeContext {
         ? { text: 'No results found.', items: [], itemised: true }
         : { text: '[...]', items: ['User prefers pnpm over npm', `Deploys go through staging (${q})`], itemised: true },
     transcript: 'I stored your preference for pnpm.',
+    answerContext: { session: 1, prompts: ['Which package manager do I prefer?'], first_seq: 2, last_seq: 3 },
     ...over,
   };
 }
@@ -56,6 +63,8 @@ const CHECK_FIELDS: Record<(typeof LLM_CHECKS)[number], Record<string, unknown>>
     where: "category = 'note'",
     fact: 'transient run state such as test counts or timestamps',
   },
+  faithful: { subject: 'answer' },
+  hallucination: { subject: 'answer' },
 };
 
 for (const check of LLM_CHECKS) {

@@ -5,6 +5,7 @@ import {
   decide,
   handlesAfter,
   offeredName,
+  QUOTED_RESULT_CHARS,
   splitSessions,
   type Script,
   type SeenResult,
@@ -129,12 +130,14 @@ test('tool steps resolve $ref names; an unknown ref passes on as undefined inste
   });
 });
 
-test('the closing text quotes at most 600 characters of the last result; no result at all says only Done.', () => {
+test('the closing text quotes at most QUOTED_RESULT_CHARS characters of the last result; no result at all says only Done.', () => {
   const script: Script = { decl: serverMemory, steps: [], handles: new Map() };
   assert.deepEqual(decide(script, []), { kind: 'text', text: 'Done.' });
-  const long = 'x'.repeat(700);
+  const long = 'x'.repeat(QUOTED_RESULT_CHARS + 100);
   const d = decide({ ...script, steps: [{ op: 'recall', query: 'q' }] }, [ok(long)]);
-  assert.deepEqual(d, { kind: 'text', text: `Done. ${'x'.repeat(600)}` });
+  assert.deepEqual(d, { kind: 'text', text: `Done. ${'x'.repeat(QUOTED_RESULT_CHARS)}` });
+  // a recall over a seeded corpus (whole entities, about 2.4k characters) reaches its answer
+  assert.ok(QUOTED_RESULT_CHARS >= 2400);
 });
 
 test('restart steps are skipped by the walk (sessions are split before it)', () => {

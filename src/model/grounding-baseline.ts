@@ -1,0 +1,60 @@
+/**
+ * The scripted judge's answer to a grounded prompt (faithful, hallucination) when its script asks
+ * for `grounding`: a lexical baseline, not a model. Every specific token of the answer (one with
+ * a digit or a capital letter: names, versions, numbers, identifiers) must occur as a token of
+ * the prompts or the recalled results; any that does not is an unsupported claim. It catches an
+ * invented version or tool and misses a negation or a paraphrase; the calibration figures say
+ * by how much. It reads the blocks the built-in templates write (<prompts>, <recalled>, <answer>).
+ */
+
+/** Capitalised words that start sentences and claim nothing by themselves. */
+const FILLER = new Set(
+  (
+    "a an the i i'm i've it its it's you your yes no done this that these those there here we our they their " +
+    'according based from in on my sure ok okay found nothing none note also however so and but or if as at to ' +
+    'for with by of is are was were be your memory memories recalled results result answer search searched ' +
+    'let me what which who when where why how do does did not unfortunately sorry looks seems use'
+  ).split(' '),
+);
+
+const TOKEN = /[A-Za-z0-9]+(?:[._\-/+][A-Za-z0-9]+)*/g;
+
+function block(prompt: string, tag: string): string | null {
+  const m = new RegExp(`<${tag}>\\n?([\\s\\S]*?)\\n?</${tag}>`).exec(prompt);
+  return m ? m[1] : null;
+}
+
+const tokens = (text: string) => text.match(TOKEN) ?? [];
+
+/** The answer's specific tokens that neither the prompts nor the recalled results contain. */
+export function unsupportedTokens(answer: string, sources: string): string[] {
+  const known = new Set(tokens(sources).map((t) => t.toLowerCase()));
+  // the subject is rendered as a numbered list: its numbering is not the agent's claim
+  const claimed = tokens(answer.replace(/^\d+\. /gm, '')).filter(
+    (t) => (/[0-9A-Z]/.test(t) || /[._\-/+]/.test(t)) && !FILLER.has(t.toLowerCase()),
+  );
+  const all = tokens(answer);
+  const last = all[all.length - 1]?.toLowerCase();
+  // an answer cut at a length limit (the scripted agent quotes QUOTED_RESULT_CHARS) ends in part of a word
+  const supported = (t: string) =>
+    known.has(t.toLowerCase()) || (t.toLowerCase() === last && [...known].some((k) => k.startsWith(last)));
+  return [...new Set(claimed.filter((t) => !supported(t)))];
+}
+
+/** The verdict for a grounded prompt, or null when the prompt lacks the blocks to read. */
+export function groundingVerdict(prompt: string): { verdict: 'pass' | 'fail'; reasoning: string } | null {
+  const answer = block(prompt, 'answer');
+  const recalled = block(prompt, 'recalled');
+  const prompts = block(prompt, 'prompts');
+  if (answer === null || recalled === null || prompts === null) return null;
+  const missing = unsupportedTokens(answer, `${prompts}\n${recalled}`);
+  return missing.length
+    ? {
+        verdict: 'fail',
+        reasoning: `lexical baseline: ${missing.slice(0, 8).join(', ')} ${missing.length === 1 ? 'is' : 'are'} in neither the recalled results nor the prompts`,
+      }
+    : {
+        verdict: 'pass',
+        reasoning: 'lexical baseline: every name, number and version of the answer was recalled or prompted',
+      };
+}
