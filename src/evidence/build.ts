@@ -14,7 +14,8 @@ import type { CallRecord } from '../mcp/calls-log.js';
 import type { TargetDecl } from '../targets/schema.js';
 import { storeTableSql } from '../targets/store-tables.js';
 import { EVIDENCE_DB, EvidenceError, openEvidence, type Evidence } from './open.js';
-import { CALLS_COLUMNS, MEMORIES_COLUMNS } from './schema.js';
+import { CALLS_COLUMNS, MEMORIES_COLUMNS, STORE_SQL_COLUMNS } from './schema.js';
+import type { StoreSqlRecord } from '../core/results.js';
 import { writeProviderCalls } from './provider-calls.js';
 import { hashEvidence } from './hash.js';
 import type { ProviderCall } from '../model/provider/types.js';
@@ -177,6 +178,7 @@ export function buildEvidence(
   cellDir: string,
   calls: CallRecord[],
   providerCalls?: ProviderCall[],
+  storeSql?: StoreSqlRecord[],
 ): BuiltEvidence {
   const dir = resolve(cellDir);
   const storeFiles =
@@ -194,6 +196,7 @@ export function buildEvidence(
     db.exec('CREATE TABLE evidence_meta (key TEXT PRIMARY KEY, value TEXT)');
     db.exec('CREATE TABLE evidence_views (name TEXT PRIMARY KEY, sql TEXT)');
     if (providerCalls) writeProviderCalls(db, providerCalls);
+    writeStoreSqlTable(db, storeSql ?? []);
     db.transaction(() => {
       const meta = db.prepare('INSERT INTO evidence_meta VALUES (?, ?)');
       meta.run('store_db', relative(dir, workDb));
@@ -218,6 +221,17 @@ export function buildEvidence(
   // before any judge opens it: what rejudge checks the files against
   const sha256 = hashEvidence(dir);
   return { ...openEvidence(dir), sha256 };
+}
+
+/**
+ * The `store_sql` table: each `setup.store_sql` statement run before the phase, with the rows it
+ * changed (empty when the scenario pins nothing on this target). Always there, so an assertion
+ * may read it on any target.
+ */
+export function writeStoreSqlTable(db: Database.Database, records: StoreSqlRecord[]): void {
+  db.exec(`CREATE TABLE store_sql (${STORE_SQL_COLUMNS.join(', ')})`);
+  const ins = db.prepare(`INSERT INTO store_sql VALUES (${STORE_SQL_COLUMNS.map(() => '?').join(', ')})`);
+  for (const r of records) ins.run(r.index, r.sql, String(r.expect_rows), r.rows, r.ok ? 1 : 0, r.error ?? null);
 }
 
 /** The `calls` table: every MCP message that crossed the recording point. */

@@ -34,3 +34,5 @@ export const PROVIDER_CALLS_COLUMNS = [
   'status',
   'ms',
 ] as const;
+/** `store_sql`: the scenario's `setup.store_sql` statements as they ran, one row each. */
+export const STORE_SQL_COLUMNS = ['seq', 'sql', 'expect_rows', 'rows', 'ok', 'error'] as const;
