@@ -97,6 +97,10 @@ export function storeSqlSyntaxProblems(scenario: Scenario): string[] {
   try {
     for (const [key, list] of Object.entries(all)) {
       list.map(normaliseStatement).forEach((s, i) => {
+        if (severalStatements(s.sql))
+          return void problems.push(
+            `setup.store_sql.${key}[${i}]: one statement per entry (split it into several entries)`,
+          );
         try {
           db.prepare(s.sql);
         } catch (e) {
@@ -114,4 +118,13 @@ export function storeSqlSyntaxProblems(scenario: Scenario): string[] {
     db.close();
   }
   return problems;
+}
+
+/**
+ * Text after a `;` outside quotes and comments: SQLite compiles only up to the first unknown
+ * table, so without the store a second statement is found by reading, not by preparing.
+ */
+function severalStatements(sql: string): boolean {
+  const bare = sql.replace(/'(?:[^']|'')*'|"(?:[^"]|"")*"|--[^\n]*|\/\*[\s\S]*?\*\//g, ' ');
+  return /;\s*\S/.test(bare);
 }
