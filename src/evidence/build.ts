@@ -15,7 +15,6 @@ import type { TargetDecl } from '../targets/schema.js';
 import { storeTableSql } from '../targets/store-tables.js';
 import { EVIDENCE_DB, EvidenceError, openEvidence, type Evidence } from './open.js';
 import { CALLS_COLUMNS, MEMORIES_COLUMNS, STORE_SQL_COLUMNS } from './schema.js';
-import type { StoreSqlRecord } from '../core/results.js';
 import { writeProviderCalls } from './provider-calls.js';
 import { hashEvidence } from './hash.js';
 import type { ProviderCall } from '../model/provider/types.js';
@@ -178,7 +177,7 @@ export function buildEvidence(
   cellDir: string,
   calls: CallRecord[],
   providerCalls?: ProviderCall[],
-  storeSql?: StoreSqlRecord[],
+  storeSql?: PinRecord[],
 ): BuiltEvidence {
   const dir = resolve(cellDir);
   const storeFiles =
@@ -223,12 +222,22 @@ export function buildEvidence(
   return { ...openEvidence(dir), sha256 };
 }
 
+/** One `setup.store_sql` statement as it ran (the cell result's StoreSqlRecord, read structurally). */
+export interface PinRecord {
+  index: number;
+  sql: string;
+  expect_rows: number | string;
+  rows: number | null;
+  ok: boolean;
+  error?: string;
+}
+
 /**
  * The `store_sql` table: each `setup.store_sql` statement run before the phase, with the rows it
  * changed (empty when the scenario pins nothing on this target). Always there, so an assertion
  * may read it on any target.
  */
-export function writeStoreSqlTable(db: Database.Database, records: StoreSqlRecord[]): void {
+export function writeStoreSqlTable(db: Database.Database, records: PinRecord[]): void {
   db.exec(`CREATE TABLE store_sql (${STORE_SQL_COLUMNS.join(', ')})`);
   const ins = db.prepare(`INSERT INTO store_sql VALUES (${STORE_SQL_COLUMNS.map(() => '?').join(', ')})`);
   for (const r of records) ins.run(r.index, r.sql, String(r.expect_rows), r.rows, r.ok ? 1 : 0, r.error ?? null);
