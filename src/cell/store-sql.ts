@@ -57,6 +57,7 @@ export function pinStore(
       rec.ok = true;
     }
     db.exec(problem ? 'ROLLBACK' : 'COMMIT');
+    if (problem) for (const r of records) if (r.ok) r.rolled_back = true;
   } catch (e) {
     problem ??= `setup.store_sql: ${(e as Error).message}`;
     if (db.inTransaction) db.exec('ROLLBACK');

@@ -126,6 +126,8 @@ export const storeSqlRecordSchema = z.looseObject({
   rows: z.number().nullable(),
   ok: z.boolean(),
   error: z.string().optional(),
+  /** a later statement failed, so this one's change was undone with it */
+  rolled_back: z.boolean().optional(),
 });
 export type StoreSqlRecord = z.infer<typeof storeSqlRecordSchema>;
 

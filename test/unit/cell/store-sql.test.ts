@@ -60,6 +60,7 @@ test('pinStore: a statement that changes no row when some are expected is a prob
       [0, false],
     ],
   );
+  assert.equal(r.records[0]!.rolled_back, true);
   // rolled back: the phase would otherwise run on half the pinned state
   assert.deepEqual(trust(file), [
     { id: 'a', trust: 0.5 },
