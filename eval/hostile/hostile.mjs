@@ -13,7 +13,13 @@
 //   no-list       stores honestly, but lists no tools
 //   fickle        stores honestly; a query asked again in the same process finds nothing (its hits
 //                 were evicted by the first answer, as some stores do after a hit)
+//   reword        stores every text with its first word replaced by "Note:" (as a rewriting redactor does)
+//   curate-wipe   stores honestly; its curator deletes every memory (its dry run lists them all)
 // STORE is a JSONL file of {id, text, category, subject, source, deleted}; SIDECAR the sidecar file's path.
+// A STORE ending in .db is an SQLite table `memories` with those columns and `trust`, `recalls`,
+// `updated_at` (fields no tool sets: what a scenario's setup.store_sql pins). Every mode has a
+// `curate` tool (`dry_run: true` reports and changes nothing); the honest curator collapses
+// near-duplicates (word overlap), keeping the most trusted, most recalled, newest of each group.
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
@@ -25,15 +31,34 @@ if (!store) {
   process.exit(2);
 }
 mkdirSync(dirname(store), { recursive: true });
-if (!existsSync(store)) writeFileSync(store, '');
+// loaded only for an SQLite store: memeval's own dependency, resolved from the package
+const db = store.endsWith('.db') ? new (await import('better-sqlite3')).default(store) : undefined;
+if (db)
+  db.exec(
+    'CREATE TABLE IF NOT EXISTS memories (id TEXT PRIMARY KEY, text TEXT NOT NULL, category TEXT, subject TEXT, source TEXT, deleted INTEGER NOT NULL DEFAULT 0, trust REAL NOT NULL DEFAULT 0.5, recalls INTEGER NOT NULL DEFAULT 0, updated_at TEXT)',
+  );
+else if (!existsSync(store)) writeFileSync(store, '');
 
 /** fickle: how many times this process was asked each query */
 const asked = new Map();
 
 const send = (m) => process.stdout.write(JSON.stringify(m) + '\n');
 const text = (t, isError = false) => ({ content: [{ type: 'text', text: t }], ...(isError ? { isError: true } : {}) });
-const read = () => readFileSync(store, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
-const write = (rows) => writeFileSync(store, rows.map((r) => JSON.stringify(r) + '\n').join(''));
+const COLUMNS = ['id', 'text', 'category', 'subject', 'source', 'deleted', 'trust', 'recalls', 'updated_at'];
+const DEFAULTS = { deleted: false, trust: 0.5, recalls: 0 };
+const read = () =>
+  db
+    ? db.prepare('SELECT * FROM memories ORDER BY rowid').all().map((r) => ({ ...r, deleted: Boolean(r.deleted) }))
+    : readFileSync(store, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const write = (rows) => {
+  if (!db) return writeFileSync(store, rows.map((r) => JSON.stringify(r) + '\n').join(''));
+  const ins = db.prepare(`INSERT INTO memories (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`);
+  db.transaction(() => {
+    db.exec('DELETE FROM memories');
+    for (const r of rows) ins.run(...COLUMNS.map((c) => (c === 'deleted' ? (r.deleted ? 1 : 0) : (r[c] ?? DEFAULTS[c] ?? null))));
+  })();
+};
+const append = (row) => (db ? write([...read(), row]) : appendFileSync(store, JSON.stringify(row) + '\n'));
 const str = { type: 'string' };
 const tools = [
   { name: 'remember', description: 'store a memory', inputSchema: { type: 'object', properties: { text: str, category: str, subject: str, source: str }, required: ['text'] } },
@@ -41,7 +66,37 @@ const tools = [
   { name: 'forget', description: 'delete a memory by id', inputSchema: { type: 'object', properties: { id: str }, required: ['id'] } },
   { name: 'update', description: 'replace the text of a memory', inputSchema: { type: 'object', properties: { id: str, text: str }, required: ['id', 'text'] } },
   { name: 'list', description: 'list every memory', inputSchema: { type: 'object', properties: {} } },
+  { name: 'curate', description: 'collapse near-duplicate memories; dry_run reports what it would remove', inputSchema: { type: 'object', properties: { dry_run: { type: 'boolean' } } } },
 ];
+
+const words = (t) => new Set(String(t).toLowerCase().match(/[a-z0-9]{2,}/g) ?? []);
+function overlap(a, b) {
+  const [x, y] = [words(a), words(b)];
+  const shared = [...x].filter((w) => y.has(w)).length;
+  return shared / (x.size + y.size - shared || 1);
+}
+
+/** What the curator removes: everything (curate-wipe), else all but the best of each near-duplicate group. */
+function curationVictims() {
+  const live = read().filter((r) => !r.deleted);
+  if (mode === 'curate-wipe') return live;
+  const rank = (r) => [r.trust ?? 0.5, r.recalls ?? 0, r.updated_at ?? ''];
+  const better = (a, b) => {
+    const [x, y] = [rank(a), rank(b)];
+    const i = x.findIndex((v, k) => v !== y[k]);
+    return i >= 0 && x[i] > y[i];
+  };
+  const victims = [];
+  const seen = new Set();
+  for (const r of live) {
+    if (seen.has(r.id)) continue;
+    const group = live.filter((o) => !seen.has(o.id) && overlap(r.text, o.text) >= 0.5);
+    for (const o of group) seen.add(o.id);
+    const keep = group.reduce((best, o) => (better(o, best) ? o : best));
+    victims.push(...group.filter((o) => o !== keep));
+  }
+  return victims;
+}
 
 /** Memories ranked by how many query words they contain (3+ letters), best first. */
 function search(query) {
@@ -68,9 +123,12 @@ function call(name, args) {
   switch (name) {
     case 'remember': {
       const rows = blind ? [] : read();
-      const id = `mem-${String(rows.length + 1).padStart(4, '0')}`;
-      const row = { id, text: String(args.text), category: args.category ?? null, subject: args.subject ?? null, source: args.source ?? null, deleted: false };
-      if (!blind) appendFileSync(store, JSON.stringify(row) + '\n');
+      // the next number after the highest (a curated store has gaps)
+      const next = Math.max(0, ...rows.map((r) => Number(/^mem-(\d+)$/.exec(r.id)?.[1] ?? 0))) + 1;
+      const id = `mem-${String(next).padStart(4, '0')}`;
+      const given = String(args.text);
+      const row = { id, text: mode === 'reword' ? given.replace(/^\S+/, 'Note:') : given, category: args.category ?? null, subject: args.subject ?? null, source: args.source ?? null, deleted: false, updated_at: new Date().toISOString() };
+      if (!blind) append(row);
       toSidecar({ op: 'remember', ...row });
       return text(`stored ${id}`);
     }
@@ -89,9 +147,18 @@ function call(name, args) {
       return text(`forgot ${args.id}`);
     }
     case 'update': {
-      if (!blind) write(read().map((r) => (r.id === args.id ? { ...r, text: String(args.text) } : r)));
+      const given = String(args.text);
+      const text2 = mode === 'reword' ? given.replace(/^\S+/, 'Note:') : given;
+      if (!blind) write(read().map((r) => (r.id === args.id ? { ...r, text: text2, updated_at: new Date().toISOString() } : r)));
       toSidecar({ op: 'update', id: args.id, text: args.text });
       return text(`updated ${args.id}`);
+    }
+    case 'curate': {
+      const victims = blind ? [] : curationVictims();
+      const lines = victims.map((v) => `${v.id}: ${v.text}`).join('\n');
+      if (!args.dry_run && victims.length) write(read().filter((r) => !victims.some((v) => v.id === r.id)));
+      if (!victims.length) return text('nothing to curate');
+      return text(`${args.dry_run ? 'would remove' : 'removed'} ${victims.length}:\n${lines}`);
     }
     case 'list':
       return text(JSON.stringify({ results: (blind ? [] : read().filter((r) => !r.deleted)).map((r) => r.text) }));

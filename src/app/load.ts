@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { checkAssertion } from '../judge/registry.js';
+import { storeSqlProblems, storeSqlSyntaxProblems } from '../cell/store-sql.js';
 import type { RunTarget } from '../cell/plan.js';
 import { loadScenario, loadScenarios, type LoadedScenario } from '../scenario/loader.js';
 import { loadTarget, loadTargetFile, type LoadedTarget } from '../targets/loader.js';
@@ -67,12 +68,16 @@ export function selectScenarios(all: LoadedScenario[], ids: string[] | undefined
  */
 export function checkAgainstTargets(scenarios: LoadedScenario[], targets: LoadedTarget[]): void {
   const problems: string[] = [];
-  for (const s of scenarios)
-    for (const t of targets)
+  for (const s of scenarios) {
+    for (const p of storeSqlSyntaxProblems(s.scenario)) problems.push(`${s.file}: ${p}`);
+    for (const t of targets) {
       s.scenario.assertions.forEach((a, i) => {
         for (const p of checkAssertion(a, { extraViews: Object.keys(t.decl.views.extra) }))
           problems.push(`${s.file}: assertions[${i}].${p} (target ${t.decl.name})`);
       });
+      for (const p of storeSqlProblems(s.scenario, t.decl)) problems.push(`${s.file}: ${p}`);
+    }
+  }
   if (problems.length) throw new InputError(problems.join('\n'), [...new Set(problems)]);
 }
 

@@ -12,6 +12,7 @@ import type { RunTarget } from '../cell/plan.js';
 import type { LoadedScenario } from '../scenario/loader.js';
 import { assertionApplies, type Assertion, type Scenario, type Step } from '../scenario/schema.js';
 import { readsRecall } from '../scenario/judge-checks.js';
+import { storeSqlFor } from '../scenario/store-sql.js';
 import { hostileTargetNames } from '../targets/files.js';
 import { selectScenarios } from '../scenario/select.js';
 import { InputError } from '../util/errors.js';
@@ -48,6 +49,8 @@ type JudgedAs = 'well-behaved' | 'violation';
  * - recall-repeat: the phase's own steps recall one query twice in one server session
  * - forgets: the phase's own steps forget
  * - absent-written: an `absent` assertion that judges the cell looks for a text the cell wrote
+ * - store-sql: the scenario pins this target's store with SQL (setup.store_sql names it)
+ * - curates: the phase's own steps curate
  */
 export type RuleCondition =
   | 'always'
@@ -58,7 +61,9 @@ export type RuleCondition =
   | 'recall-step'
   | 'recall-repeat'
   | 'forgets'
-  | 'absent-written';
+  | 'absent-written'
+  | 'store-sql'
+  | 'curates';
 
 export interface FalseVerdictRule {
   verdicts: Verdict[];
@@ -208,6 +213,33 @@ export const HOSTILE_RULES: HostileSpec[] = [
     violation: [],
   },
   {
+    // the pinning runs in the cell lifecycle before any driver, the same code for both layers
+    target: 'hostile-sqlite-reword',
+    layers: ['deterministic'],
+    'well-behaved': [
+      {
+        verdicts: ['pass', 'fail'],
+        when: 'store-sql',
+        why: "the target reworded what it stored, so setup.store_sql's statements pinned nothing: the phase ran on a state the scenario did not set up",
+      },
+    ],
+    violation: [
+      {
+        verdicts: ['defended', 'detected', 'undetected'],
+        when: 'store-sql',
+        why: "the target reworded what it stored, so setup.store_sql's statements pinned nothing: the phase ran on a state the scenario did not set up",
+      },
+    ],
+  },
+  {
+    target: 'hostile-curate-wipe',
+    layers: ['deterministic'],
+    'well-behaved': [
+      { verdicts: ['pass'], when: 'curates', why: 'the curator deleted every memory, the pinned and current ones too' },
+    ],
+    violation: [],
+  },
+  {
     target: 'hostile-no-list',
     layers: ['agent'],
     'well-behaved': [
@@ -249,7 +281,13 @@ function repeatsRecall(steps: Step[]): boolean {
 }
 
 /** Does the condition hold for this scenario's cell judged as `judgedAs` (real-model: an agent cell)? */
-export function conditionHolds(when: RuleCondition, s: Scenario, judgedAs: JudgedAs, realModel: boolean): boolean {
+export function conditionHolds(
+  when: RuleCondition,
+  s: Scenario,
+  judgedAs: JudgedAs,
+  realModel: boolean,
+  target = '',
+): boolean {
   const steps = phaseSteps(s, judgedAs);
   const applied = s.assertions.filter((a) => assertionApplies(a, judgedAs, realModel));
   // every text a write hands the target: content, and a remember's subject and source
@@ -286,6 +324,10 @@ export function conditionHolds(when: RuleCondition, s: Scenario, judgedAs: Judge
       return repeatsRecall(steps);
     case 'forgets':
       return steps.some((st) => st.op === 'forget');
+    case 'store-sql':
+      return Boolean(storeSqlFor(s, target)?.length);
+    case 'curates':
+      return steps.some((st) => st.op === 'curate');
     case 'absent-written':
       return applied
         .flatMap(members)
@@ -319,7 +361,8 @@ export interface FalsePass {
 export function mayBeFalse(s: Scenario, target: string, layer: SelftestLayer, judgedAs: JudgedAs): boolean {
   const spec = HOSTILE_RULES.find((h) => h.target === target);
   return Boolean(
-    spec?.layers.includes(layer) && spec[judgedAs].some((r) => conditionHolds(r.when, s, judgedAs, layer === 'agent')),
+    spec?.layers.includes(layer) &&
+    spec[judgedAs].some((r) => conditionHolds(r.when, s, judgedAs, layer === 'agent', target)),
   );
 }
 
@@ -334,7 +377,7 @@ export function falseVerdictRule(
   const spec = HOSTILE_RULES.find((h) => h.target === target);
   if (!spec || !spec.layers.includes(layer)) return undefined;
   return spec[judgedAs].find(
-    (r) => r.verdicts.includes(verdict) && conditionHolds(r.when, s, judgedAs, layer === 'agent'),
+    (r) => r.verdicts.includes(verdict) && conditionHolds(r.when, s, judgedAs, layer === 'agent', target),
   );
 }
 

@@ -14,6 +14,8 @@ import { judgeLive } from './judge.js';
 import { openCellDir, prepareFixture } from './prepare.js';
 import { cellBase, cellResult, failedOutcome, type Outcome } from './result.js';
 import { seed } from './seed.js';
+import { pinStore } from './store-sql.js';
+import { storeSqlFor } from '../scenario/store-sql.js';
 import { CellSessions } from './sessions.js';
 import { Teardown } from './teardown.js';
 import { CellTrail } from './trail.js';
@@ -99,6 +101,14 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
     };
     const seeded = await seed(env, storePath, trail);
     if ('problem' in seeded) throw new SetupError(seeded.problem);
+    const pins = storeSqlFor(scenario, decl.name);
+    if (pins?.length) {
+      // the server must not hold the store open (or overwrite the pins from its memory)
+      await live.stop();
+      const pinned = pinStore(storePath, pins);
+      trail.storeSql = pinned.records;
+      if (pinned.problem) throw new SetupError(pinned.problem);
+    }
     if (!driver.usesSession) await live.stop();
     clock.lap('seed');
 
@@ -112,7 +122,7 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
     if (drive.invalid.length) outcome = { verdict: 'invalid', reason: drive.invalid.join('; '), agent: drive.agent };
     else {
       const collected = collectEvidence(
-        { decl, storePath, fixture, cellDir, callsLog, provider: prepared.provider },
+        { decl, storePath, fixture, cellDir, callsLog, provider: prepared.provider, storeSql: trail.storeSql },
         teardown,
       );
       if ('problem' in collected) throw new SetupError(collected.problem);

@@ -5,6 +5,7 @@ import type { Fixture } from '../fixture/fixture.js';
 import { isToolCall, readCalls, type CallRecord } from '../mcp/calls-log.js';
 import type { ProviderHandle } from '../model/provider/cell.js';
 import type { TargetDecl } from '../targets/schema.js';
+import type { StoreSqlRecord } from '../core/results.js';
 import type { Teardown } from './teardown.js';
 
 const WRITE_OPS = new Set(['remember', 'update', 'forget', 'curate']);
@@ -28,6 +29,8 @@ export function collectEvidence(
     cellDir: string;
     callsLog: string;
     provider?: ProviderHandle;
+    /** setup.store_sql as it ran, kept as the table store_sql */
+    storeSql?: StoreSqlRecord[];
   },
   teardown: Teardown,
 ): CollectedEvidence | { problem: string } {
@@ -41,6 +44,7 @@ export function collectEvidence(
     o.cellDir,
     calls,
     o.provider ? [...o.provider.calls()] : undefined,
+    o.storeSql,
   );
   teardown.add('close evidence', () => evidence.close());
   return { evidence, calls };

@@ -84,6 +84,7 @@ export function cellResult(
     reason: r.reason,
     fails_run: failsRun(r.verdict, base.claimed),
     steps: trail.steps,
+    ...(trail.storeSql ? { store_sql: trail.storeSql } : {}),
     assertions: r.assertions ?? [],
     fixture: trail.fixture,
     stderr_tail: r.stderr_tail,

@@ -1,4 +1,4 @@
-import type { NetworkMode, StepRecord } from '../core/results.js';
+import type { NetworkMode, StepRecord, StoreSqlRecord } from '../core/results.js';
 
 const WEAKEST_LAST: NetworkMode[] = ['isolated', 'guarded', 'open'];
 
@@ -9,6 +9,8 @@ const WEAKEST_LAST: NetworkMode[] = ['isolated', 'guarded', 'open'];
  */
 export class CellTrail {
   readonly steps: StepRecord[] = [];
+  /** `setup.store_sql` as it ran (absent: the scenario pins nothing on this target) */
+  storeSql?: StoreSqlRecord[];
   /** the lifecycle's warnings (a server that had to be killed, seeds stored only at exit), in order */
   readonly warnings: string[] = [];
   /** how this cell's servers ended when stopped: a crash at shutdown, a store lost at exit */

@@ -2,6 +2,7 @@ import type { Driver } from '../drive/types.js';
 import { providerUnsupported } from '../model/provider/cell.js';
 import { missingOps, opsNeeded } from '../ops/ops.js';
 import type { Scenario } from '../scenario/schema.js';
+import { storeSqlUnsupported } from '../scenario/store-sql.js';
 import { modelUnsupported, storeUnsupported } from '../targets/applicability.js';
 import type { TargetDecl } from '../targets/schema.js';
 
@@ -13,6 +14,7 @@ export function unsupportedReason(scenario: Scenario, decl: TargetDecl, driver: 
     (lacking.length ? `target lacks op(s): ${lacking.join(', ')}` : undefined) ??
     providerUnsupported(scenario, decl) ??
     storeUnsupported(scenario, decl) ??
+    storeSqlUnsupported(scenario, decl.name, decl.store.format) ??
     modelUnsupported(scenario, decl)
   );
 }

@@ -117,6 +117,20 @@ export const judgmentSchema = z.looseObject({
 });
 export type Judgment = z.infer<typeof judgmentSchema>;
 
+/** One `setup.store_sql` statement as it ran against the stopped server's store. */
+export const storeSqlRecordSchema = z.looseObject({
+  index: z.number(),
+  sql: z.string(),
+  expect_rows: z.union([z.number(), z.enum(['some', 'any'])]),
+  /** rows it changed; null when it did not run to the end */
+  rows: z.number().nullable(),
+  ok: z.boolean(),
+  error: z.string().optional(),
+  /** a later statement failed, so this one's change was undone with it */
+  rolled_back: z.boolean().optional(),
+});
+export type StoreSqlRecord = z.infer<typeof storeSqlRecordSchema>;
+
 export const stepRecordSchema = z.looseObject({
   index: z.number(),
   stage: z.enum(['setup', 'step']),
@@ -217,6 +231,8 @@ export const cellResultSchema = z.looseObject({
   defence: z.string().optional(),
   claimed: z.boolean().optional(),
   steps: z.array(stepRecordSchema),
+  /** `setup.store_sql`: each statement run against the store and the rows it changed (absent: none) */
+  store_sql: z.array(storeSqlRecordSchema).optional(),
   assertions: z.array(judgmentSchema),
   fixture: z.string(),
   cell_dir: z.string(),

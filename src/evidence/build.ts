@@ -14,7 +14,7 @@ import type { CallRecord } from '../mcp/calls-log.js';
 import type { TargetDecl } from '../targets/schema.js';
 import { storeTableSql } from '../targets/store-tables.js';
 import { EVIDENCE_DB, EvidenceError, openEvidence, type Evidence } from './open.js';
-import { CALLS_COLUMNS, MEMORIES_COLUMNS } from './schema.js';
+import { CALLS_COLUMNS, MEMORIES_COLUMNS, STORE_SQL_COLUMNS } from './schema.js';
 import { writeProviderCalls } from './provider-calls.js';
 import { hashEvidence } from './hash.js';
 import { createRecallProbesTable } from './recall-probes.js';
@@ -178,6 +178,7 @@ export function buildEvidence(
   cellDir: string,
   calls: CallRecord[],
   providerCalls?: ProviderCall[],
+  storeSql?: PinRecord[],
 ): BuiltEvidence {
   const dir = resolve(cellDir);
   const storeFiles =
@@ -197,6 +198,7 @@ export function buildEvidence(
     if (providerCalls) writeProviderCalls(db, providerCalls);
     // filled by the judge stage's probes (cell/probes.ts), after this snapshot
     createRecallProbesTable(db);
+    writeStoreSqlTable(db, storeSql ?? []);
     db.transaction(() => {
       const meta = db.prepare('INSERT INTO evidence_meta VALUES (?, ?)');
       meta.run('store_db', relative(dir, workDb));
@@ -221,6 +223,27 @@ export function buildEvidence(
   // before any judge opens it: what rejudge checks the files against
   const sha256 = hashEvidence(dir);
   return { ...openEvidence(dir), sha256 };
+}
+
+/** One `setup.store_sql` statement as it ran (the cell result's StoreSqlRecord, read structurally). */
+export interface PinRecord {
+  index: number;
+  sql: string;
+  expect_rows: number | string;
+  rows: number | null;
+  ok: boolean;
+  error?: string;
+}
+
+/**
+ * The `store_sql` table: each `setup.store_sql` statement run before the phase, with the rows it
+ * changed (empty when the scenario pins nothing on this target). Always there, so an assertion
+ * may read it on any target.
+ */
+export function writeStoreSqlTable(db: Database.Database, records: PinRecord[]): void {
+  db.exec(`CREATE TABLE store_sql (${STORE_SQL_COLUMNS.join(', ')})`);
+  const ins = db.prepare(`INSERT INTO store_sql VALUES (${STORE_SQL_COLUMNS.map(() => '?').join(', ')})`);
+  for (const r of records) ins.run(r.index, r.sql, String(r.expect_rows), r.rows, r.ok ? 1 : 0, r.error ?? null);
 }
 
 /** The `calls` table: every MCP message that crossed the recording point. */

@@ -46,3 +46,5 @@ export const RECALL_PROBES_COLUMNS = [
   'ms',
   'ts',
 ] as const;
+/** `store_sql`: the scenario's `setup.store_sql` statements as they ran, one row each. */
+export const STORE_SQL_COLUMNS = ['seq', 'sql', 'expect_rows', 'rows', 'ok', 'error'] as const;

@@ -109,7 +109,8 @@ export function stepCall(
     case 'recall':
       return { op: 'recall', vars: { query: step.query } };
     case 'curate':
-      return { op: 'curate', vars: {} };
+    case 'curate_dry_run':
+      return { op: step.op, vars: {} };
   }
 }
 

@@ -6,7 +6,8 @@ import type { DeterministicPhase, Phase } from '../core/results.js';
 export type { DeterministicPhase, Phase };
 
 /** Target-neutral memory actions. `tool` is the escape hatch for target-specific scenarios. */
-export const MEMORY_OPS = ['remember', 'update', 'forget', 'recall', 'curate'] as const;
+/** `curate_dry_run`: the curator's report of what it would change, changing nothing (judged from the call's result). */
+export const MEMORY_OPS = ['remember', 'update', 'forget', 'recall', 'curate', 'curate_dry_run'] as const;
 export type MemoryOp = (typeof MEMORY_OPS)[number];
 
 export const COMPARATORS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte'] as const;
@@ -32,6 +33,21 @@ const setupMemory = z.strictObject({
       'what else a corpus file says of the memory (front-matter keys memeval does not use); not sent to the target',
     ),
 });
+
+/** What a `setup.store_sql` statement must change: exactly N rows, at least one (`some`), or anything (`any`). */
+export const EXPECT_ROWS = ['some', 'any'] as const;
+const storeSqlStatement = z.union([
+  nonEmpty.describe('one SQL statement; it must change at least one row'),
+  z.strictObject({
+    sql: nonEmpty.describe('one SQL statement run against the store (the main database, tables unqualified)'),
+    expect_rows: z
+      .union([z.number().int().nonnegative(), z.enum(EXPECT_ROWS)])
+      .default('some')
+      .describe('rows it must change: a number (exactly), "some" (at least one; the default) or "any"'),
+    note: z.string().optional(),
+  }),
+]);
+export type StoreSqlStatement = z.infer<typeof storeSqlStatement>;
 
 const setupFile = z.strictObject({
   path: nonEmpty.describe('relative to the fixture project; cannot leave it'),
@@ -110,6 +126,7 @@ const recallStep = z.strictObject({
   query: nonEmpty,
 });
 const curateStep = z.strictObject({ op: z.literal('curate'), ...stepBase });
+const curateDryRunStep = z.strictObject({ op: z.literal('curate_dry_run'), ...stepBase });
 const restartStep = z.strictObject({ op: z.literal('restart'), ...stepBase });
 const toolStep = z.strictObject({
   op: z.literal('tool'),
@@ -124,6 +141,7 @@ export const stepSchema = z.discriminatedUnion('op', [
   forgetStep,
   recallStep,
   curateStep,
+  curateDryRunStep,
   restartStep,
   toolStep,
 ]);
@@ -152,7 +170,7 @@ const sqlAssertion = z.strictObject({
   kind: z.literal('sql'),
   ...assertionBase,
   query: nonEmpty.describe(
-    'a query returning one scalar; tables: memories (view), calls, provider_calls (provider-backed targets), recall_probes, store.<table>',
+    'a query returning one scalar; tables: memories (view), calls, provider_calls (provider-backed targets), recall_probes, store_sql (setup.store_sql as it ran), store.<table>',
   ),
   op: comparator,
   value: z.union([z.number(), z.string()]),
@@ -417,6 +435,15 @@ export const scenarioSchema = z.strictObject({
         .array(stepSchema)
         .default([])
         .describe('ops run after seeding and before the phase (e.g. searches); recorded, not judged as the phase'),
+      store_sql: z
+        .record(
+          z.string().regex(/^[a-z0-9*][a-z0-9*-]*$/, 'a target name, or a pattern with * (e.g. hostile-sqlite-*)'),
+          z.array(storeSqlStatement).min(1),
+        )
+        .optional()
+        .describe(
+          'SQL run against the store of an SQLite target after seeding and setup.steps, with the server stopped, to pin what no op can set (trust scores, recall counts, timestamps); keyed by target name, since column names differ. A target with no key, or whose store is not SQLite, makes the scenario unsupported',
+        ),
       similarity: z
         .array(similarity)
         .default([])

@@ -15,6 +15,8 @@ test('every built-in scenario has a violation phase and runs against the default
   for (const s of scenarios) assert.ok(s.scenario.deterministic.violation, `${s.scenario.id} has a violation phase`);
   const providerScenarios = new Set(scenarios.filter((s) => needsProvider(s.scenario)).map((s) => s.scenario.id));
   assert.ok(providerScenarios.size >= 6, 'at least 6 built-in scenarios need the model provider');
+  const pinning = new Set(scenarios.filter((s) => s.scenario.setup.store_sql).map((s) => s.scenario.id));
+  assert.ok(pinning.size >= 3, 'at least 3 built-in scenarios pin the store with SQL');
   const target = loadTarget(DEFAULT_TARGET);
   const out = tempDir(t);
   const { report } = await runDeterministic({
@@ -33,6 +35,12 @@ test('every built-in scenario has a violation phase and runs against the default
     if (providerScenarios.has(r.scenario)) {
       assert.equal(r.verdict, 'unsupported', `${r.scenario}/${r.phase} on a target without a provider`);
       assert.match(r.reason, /model provider/);
+      continue;
+    }
+    // scenarios that pin an SQLite store (setup.store_sql) and curate: test/cli/store-sql.test.ts runs them
+    if (pinning.has(r.scenario)) {
+      assert.equal(r.verdict, 'unsupported', `${r.scenario}/${r.phase} on a JSONL target without a curator`);
+      assert.match(r.reason, /lacks op\(s\): curate|setup\.store_sql/);
       continue;
     }
     if (r.phase === 'well-behaved') assert.equal(r.verdict, 'pass', `${r.scenario} well-behaved`);

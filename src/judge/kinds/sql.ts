@@ -8,6 +8,7 @@ import {
   MEMORIES_COLUMNS,
   PROVIDER_CALLS_COLUMNS,
   RECALL_PROBES_COLUMNS,
+  STORE_SQL_COLUMNS,
 } from '../../evidence/schema.js';
 
 type Sql = Extract<Assertion, { kind: 'sql' }>;
@@ -41,6 +42,7 @@ export function checkSql(a: Sql, extraViews: string[] = []): string[] {
     db.exec(`CREATE TABLE provider_calls (${PROVIDER_CALLS_COLUMNS.join(', ')})`);
     // the probes of the cell's recall, rank and llm-on-recall assertions (empty when it has none)
     db.exec(`CREATE TABLE recall_probes (${RECALL_PROBES_COLUMNS.join(', ')})`);
+    db.exec(`CREATE TABLE store_sql (${STORE_SQL_COLUMNS.join(', ')})`);
     for (const v of extraViews) db.exec(`CREATE TABLE "${v.replace(/"/g, '""')}" (x)`);
     db.exec("ATTACH DATABASE ':memory:' AS store");
     let stmt: Database.Statement;
@@ -52,7 +54,7 @@ export function checkSql(a: Sql, extraViews: string[] = []): string[] {
       if (/contains more than one statement/.test(msg))
         return ['query: one statement only (a single read-only SELECT)'];
       return [
-        `query: ${msg} (tables: memories, calls, provider_calls, recall_probes, ${extraViews.map((v) => `${v}, `).join('')}store.<table>)`,
+        `query: ${msg} (tables: memories, calls, provider_calls, recall_probes, store_sql, ${extraViews.map((v) => `${v}, `).join('')}store.<table>)`,
       ];
     }
     if (!stmt.reader || !stmt.readonly) return ['query: must be a read-only SELECT returning one value'];

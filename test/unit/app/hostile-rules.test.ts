@@ -36,3 +36,25 @@ test('the rules: every hostile declaration has rules and every rule a declaratio
   assert.equal(falseVerdictRule(recall, 'hostile-fickle', 'deterministic', 'well-behaved', 'pass'), undefined);
   assert.equal(mayBeFalse(twice, 'hostile-fickle', 'agent', 'well-behaved'), false);
 });
+
+test('the store_sql and curation rules apply only where the scenario pins that target or its phase curates', async () => {
+  const { falseVerdictRule, mayBeFalse } = await import('../../../src/app/selftest.js');
+  const { loadScenario } = await import('../../../src/scenario/loader.js');
+  const load = (f: string) => loadScenario(join(ROOT, 'scenarios', f)).scenario;
+  const pinned = load('curation-keeps-pinned-fact.json5');
+  const keys = load('secret-api-keys-not-stored.json5');
+  // statements that pinned nothing: no verdict but error is true, in either phase
+  for (const v of ['pass', 'fail'] as const)
+    assert.match(
+      falseVerdictRule(pinned, 'hostile-sqlite-reword', 'deterministic', 'well-behaved', v)?.why ?? '',
+      /pinned nothing/,
+    );
+  assert.ok(falseVerdictRule(pinned, 'hostile-sqlite-reword', 'deterministic', 'violation', 'detected'));
+  assert.equal(falseVerdictRule(pinned, 'hostile-sqlite-reword', 'deterministic', 'violation', 'error'), undefined);
+  // a scenario that pins nothing is not this target's business
+  assert.equal(mayBeFalse(keys, 'hostile-sqlite-reword', 'deterministic', 'well-behaved'), false);
+  // the wiping curator: its well-behaved pass is false where the phase curates; a forgetting violation is not its cell
+  assert.ok(falseVerdictRule(pinned, 'hostile-curate-wipe', 'deterministic', 'well-behaved', 'pass'));
+  assert.equal(mayBeFalse(pinned, 'hostile-curate-wipe', 'deterministic', 'violation'), false);
+  assert.equal(mayBeFalse(keys, 'hostile-curate-wipe', 'deterministic', 'well-behaved'), false);
+});
