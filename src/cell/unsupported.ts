@@ -1,7 +1,9 @@
 import type { Driver } from '../drive/types.js';
 import { providerUnsupported } from '../model/provider/cell.js';
 import { missingOps, opsNeeded } from '../ops/ops.js';
+import { walkAssertions } from '../scenario/judge-checks.js';
 import type { Scenario } from '../scenario/schema.js';
+import { commandUnsupported } from './command.js';
 import { modelUnsupported, storeUnsupported } from '../targets/applicability.js';
 import type { TargetDecl } from '../targets/schema.js';
 
@@ -13,6 +15,10 @@ export function unsupportedReason(scenario: Scenario, decl: TargetDecl, driver: 
     (lacking.length ? `target lacks op(s): ${lacking.join(', ')}` : undefined) ??
     providerUnsupported(scenario, decl) ??
     storeUnsupported(scenario, decl) ??
-    modelUnsupported(scenario, decl)
+    modelUnsupported(scenario, decl) ??
+    commandUnsupported(
+      walkAssertions(scenario.assertions).map((x) => x.a),
+      decl,
+    )
   );
 }

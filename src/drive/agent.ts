@@ -288,6 +288,7 @@ async function runPrompt(run: AgentRun, at: PromptAt, previous: TurnParse | unde
       ...c,
       logged: logged.some((l) => isToolCall(l) && l.tool === c.tool),
     })),
+    memory_calls: logged.filter(isToolCall).length,
     usage: parsed.usage,
     stdout_file: join('transcripts', `${stem}.stdout`),
     stderr_file: join('transcripts', `${stem}.stderr`),

@@ -16,6 +16,8 @@ import { storeTableSql } from '../targets/store-tables.js';
 import { EVIDENCE_DB, EvidenceError, openEvidence, type Evidence } from './open.js';
 import { CALLS_COLUMNS, MEMORIES_COLUMNS } from './schema.js';
 import { writeProviderCalls } from './provider-calls.js';
+import { writeAgentUsage } from './agent-usage.js';
+import type { AgentRunInfo } from '../core/results.js';
 import { hashEvidence } from './hash.js';
 import type { ProviderCall } from '../model/provider/types.js';
 
@@ -177,6 +179,7 @@ export function buildEvidence(
   cellDir: string,
   calls: CallRecord[],
   providerCalls?: ProviderCall[],
+  agent?: AgentRunInfo,
 ): BuiltEvidence {
   const dir = resolve(cellDir);
   const storeFiles =
@@ -194,6 +197,7 @@ export function buildEvidence(
     db.exec('CREATE TABLE evidence_meta (key TEXT PRIMARY KEY, value TEXT)');
     db.exec('CREATE TABLE evidence_views (name TEXT PRIMARY KEY, sql TEXT)');
     if (providerCalls) writeProviderCalls(db, providerCalls);
+    if (agent) writeAgentUsage(db, agent);
     db.transaction(() => {
       const meta = db.prepare('INSERT INTO evidence_meta VALUES (?, ?)');
       meta.run('store_db', relative(dir, workDb));

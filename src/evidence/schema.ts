@@ -34,3 +34,22 @@ export const PROVIDER_CALLS_COLUMNS = [
   'status',
   'ms',
 ] as const;
+/** `agent_usage`: an agent cell's spend per prompt (see agent-usage.ts); absent in other cells. */
+export const AGENT_USAGE_COLUMNS = [
+  'session',
+  'prompt',
+  'input_tokens',
+  'output_tokens',
+  'cache_read_tokens',
+  'cache_write_tokens',
+  'cost_usd',
+  'turns',
+  'tool_calls',
+  'memory_calls',
+  'finish_reason',
+  'exit_code',
+  'ms',
+  'usage_estimated',
+  'agent',
+  'model',
+] as const;

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { track, untrack } from '../util/processes.js';
 import type { Assertion } from '../scenario/schema.js';
 import type { JudgeContext } from './context.js';
+import type { FixtureFile } from './fixture-files.js';
 import { judgment, type Judgment } from './judgment.js';
 import { runJudges } from './registry.js';
 
@@ -14,9 +15,16 @@ export function judgeTimeoutMs(): number {
   return Number.isInteger(n) && n > 0 ? n : DEFAULT_JUDGE_TIMEOUT_MS;
 }
 
-/** Judges whose work a scenario controls (its SQL, its regex) and so may never end. */
+/** Judges whose work a scenario controls (its SQL, its regex, its plug-in module) and so may never end. */
 function unbounded(a: Assertion): boolean {
-  return a.kind === 'sql' || (a.kind === 'transcript' && a.regex !== undefined);
+  return a.kind === 'sql' || a.kind === 'plugin' || (a.kind === 'transcript' && a.regex !== undefined);
+}
+
+/** What the judge process gets besides the evidence it opens itself. */
+export interface ChildContext {
+  transcript?: string;
+  /** the fixture's files beside the store (a live cell only), for plug-ins */
+  files?: FixtureFile[];
 }
 
 const CHILD = fileURLToPath(new URL(`./judge-child.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url));
@@ -35,8 +43,8 @@ class JudgeProcess {
   private queue: Promise<unknown> = Promise.resolve();
   private nextId = 0;
 
-  judge(a: Assertion, cellDir: string, transcript: string | undefined, ms: number): Promise<Judgment> {
-    const run = this.queue.then(() => this.once(a, cellDir, transcript, ms));
+  judge(a: Assertion, cellDir: string, ctx: ChildContext, ms: number): Promise<Judgment> {
+    const run = this.queue.then(() => this.once(a, cellDir, ctx, ms));
     this.queue = run.catch(() => {});
     return run;
   }
@@ -60,7 +68,7 @@ class JudgeProcess {
     return child;
   }
 
-  private once(a: Assertion, cellDir: string, transcript: string | undefined, ms: number): Promise<Judgment> {
+  private once(a: Assertion, cellDir: string, ctx: ChildContext, ms: number): Promise<Judgment> {
     const child = (this.child ??= this.spawn());
     const id = ++this.nextId;
     return new Promise((resolve) => {
@@ -92,7 +100,7 @@ class JudgeProcess {
       child.stderr?.on('data', onErr);
       child.on('message', onMessage);
       child.on('exit', onExit);
-      child.send({ id, cellDir, assertion: a, transcript });
+      child.send({ id, cellDir, assertion: a, ...ctx });
     });
   }
 }
@@ -116,7 +124,11 @@ export async function runJudgesBounded(
   const out: Judgment[] = [];
   for (const a of assertions) {
     const i = byInline.get(a);
-    out.push(i !== undefined ? inlineResults[i] : await judgeProcess.judge(a, cellDir, ctx.transcript, ms));
+    out.push(
+      i !== undefined
+        ? inlineResults[i]
+        : await judgeProcess.judge(a, cellDir, { transcript: ctx.transcript, files: ctx.files }, ms),
+    );
   }
   return out;
 }

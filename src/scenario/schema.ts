@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { JUDGE_LEVELS, llmFields, llmProblems, rankFields } from './llm-schema.js';
 import { CLAIMS } from './claims.js';
+import { budgetFields, commandFields, pluginFields } from './judge-kinds-schema.js';
 import type { DeterministicPhase, Phase } from '../core/results.js';
 
 export type { DeterministicPhase, Phase };
@@ -233,6 +234,10 @@ const rankAssertion = z
     },
   );
 
+const commandAssertion = z.strictObject({ kind: z.literal('command'), ...assertionBase, ...commandFields });
+const pluginAssertion = z.strictObject({ kind: z.literal('plugin'), ...assertionBase, ...pluginFields });
+const budgetAssertion = z.strictObject({ kind: z.literal('budget'), ...assertionBase, ...budgetFields });
+
 export const VOTING_RULES = ['majority', 'unanimous', 'any', 'average', 'weighted'] as const;
 export type VotingRule = (typeof VOTING_RULES)[number];
 /**
@@ -352,6 +357,9 @@ export const assertionSchema = z.discriminatedUnion('kind', [
   rankAssertion,
   juryAssertion,
   cascadeAssertion,
+  commandAssertion,
+  pluginAssertion,
+  budgetAssertion,
 ]);
 type Simple =
   | z.infer<typeof countAssertion>
@@ -362,7 +370,10 @@ type Simple =
   | z.infer<typeof transcriptAssertion>
   | z.infer<typeof llmAssertion>
   | z.infer<typeof rankAssertion>
-  | z.infer<typeof fileAssertion>;
+  | z.infer<typeof fileAssertion>
+  | z.infer<typeof commandAssertion>
+  | z.infer<typeof pluginAssertion>
+  | z.infer<typeof budgetAssertion>;
 interface ComposedBase {
   name: string;
   phase: AssertionPhase;

@@ -3,7 +3,7 @@ import type { Assertion } from '../../scenario/schema.js';
 import { compare, describeExpected } from '../compare.js';
 import type { JudgeContext } from '../context.js';
 import { judgment, type Judgment } from '../judgment.js';
-import { CALLS_COLUMNS, MEMORIES_COLUMNS, PROVIDER_CALLS_COLUMNS } from '../../evidence/schema.js';
+import { AGENT_USAGE_COLUMNS, CALLS_COLUMNS, MEMORIES_COLUMNS, PROVIDER_CALLS_COLUMNS } from '../../evidence/schema.js';
 
 type Sql = Extract<Assertion, { kind: 'sql' }>;
 
@@ -34,6 +34,8 @@ export function checkSql(a: Sql, extraViews: string[] = []): string[] {
     db.exec(`CREATE TABLE memories (${MEMORIES_COLUMNS.join(', ')})`);
     // present in the evidence of provider-backed targets (a scenario reading it is unsupported elsewhere)
     db.exec(`CREATE TABLE provider_calls (${PROVIDER_CALLS_COLUMNS.join(', ')})`);
+    // present in agent cells (elsewhere a query over it is an error: no such table)
+    db.exec(`CREATE TABLE agent_usage (${AGENT_USAGE_COLUMNS.join(', ')})`);
     for (const v of extraViews) db.exec(`CREATE TABLE "${v.replace(/"/g, '""')}" (x)`);
     db.exec("ATTACH DATABASE ':memory:' AS store");
     let stmt: Database.Statement;
@@ -45,7 +47,7 @@ export function checkSql(a: Sql, extraViews: string[] = []): string[] {
       if (/contains more than one statement/.test(msg))
         return ['query: one statement only (a single read-only SELECT)'];
       return [
-        `query: ${msg} (tables: memories, calls, provider_calls, ${extraViews.map((v) => `${v}, `).join('')}store.<table>)`,
+        `query: ${msg} (tables: memories, calls, provider_calls, agent_usage, ${extraViews.map((v) => `${v}, `).join('')}store.<table>)`,
       ];
     }
     if (!stmt.reader || !stmt.readonly) return ['query: must be a read-only SELECT returning one value'];
