@@ -1,17 +1,7 @@
 import type Database from 'better-sqlite3';
-import type { AgentRunInfo, TurnRecord } from '../core/results.js';
+import { finishReason } from '../core/finish-reason.js';
+import type { AgentRunInfo } from '../core/results.js';
 import { AGENT_USAGE_COLUMNS } from './schema.js';
-
-/**
- * How a prompt ended, in one word budgets can name: completed, max_turns, timeout, invalid (it
- * did not really run, for another reason) or error (a failed exit nothing else explains).
- */
-export function finishReason(t: Pick<TurnRecord, 'invalid' | 'exit_code'>): string {
-  if (t.invalid.some((w) => w.startsWith('max turns hit'))) return 'max_turns';
-  if (t.invalid.some((w) => w.startsWith('timed out'))) return 'timeout';
-  if (t.invalid.length) return 'invalid';
-  return t.exit_code === 0 ? 'completed' : 'error';
-}
 
 /**
  * `agent_usage`: one row per prompt of an agent cell, with what the agent spent on it. A figure
@@ -41,7 +31,7 @@ export function writeAgentUsage(db: Database.Database, agent: AgentRunInfo): voi
         t.model_requests ?? null,
         t.tool_calls.length,
         typeof t.memory_calls === 'number' ? t.memory_calls : null,
-        finishReason(t),
+        t.finish_reason ?? finishReason(t),
         t.exit_code,
         t.ms,
         agent.usage_estimated ? 1 : 0,

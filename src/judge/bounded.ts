@@ -27,6 +27,9 @@ export interface ChildContext {
   files?: FixtureFile[];
 }
 
+/** How long the judge process may take to load (a cold tsx start on a loaded machine takes seconds). */
+const JUDGE_START_MS = 120_000;
+
 const CHILD = fileURLToPath(new URL(`./judge-child.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url));
 
 function errorJudgment(a: Assertion, detail: string): Judgment {
@@ -40,6 +43,8 @@ function errorJudgment(a: Assertion, detail: string): Judgment {
  */
 class JudgeProcess {
   private child?: ChildProcess;
+  /** settles once the child has loaded its modules: the time limit counts the judging, not the start */
+  private ready?: Promise<string | undefined>;
   private queue: Promise<unknown> = Promise.resolve();
   private nextId = 0;
 
@@ -56,6 +61,24 @@ class JudgeProcess {
       serialization: 'advanced',
     });
     track(child);
+    this.ready = new Promise((resolve) => {
+      const onReady = (m: { ready?: boolean }) => {
+        if (!m?.ready) return;
+        child.off('message', onReady);
+        clearTimeout(limit);
+        resolve(undefined);
+      };
+      child.on('message', onReady);
+      child.once('exit', (code, signal) => {
+        clearTimeout(limit);
+        resolve(`judge process ended (${signal ?? `code ${code}`}) before it was ready`);
+      });
+      // not unref'd: while a judgment waits for the process, this keeps memeval waiting too
+      const limit = setTimeout(() => {
+        child.kill('SIGKILL');
+        resolve(`judge process did not start within ${JUDGE_START_MS} ms`);
+      }, JUDGE_START_MS);
+    });
     child.on('exit', () => {
       untrack(child);
       if (this.child === child) this.child = undefined;
@@ -68,8 +91,13 @@ class JudgeProcess {
     return child;
   }
 
-  private once(a: Assertion, cellDir: string, ctx: ChildContext, ms: number): Promise<Judgment> {
+  private async once(a: Assertion, cellDir: string, ctx: ChildContext, ms: number): Promise<Judgment> {
     const child = (this.child ??= this.spawn());
+    const notReady = await this.ready;
+    if (notReady) {
+      if (this.child === child) this.child = undefined;
+      return errorJudgment(a, notReady);
+    }
     const id = ++this.nextId;
     return new Promise((resolve) => {
       let stderr = '';

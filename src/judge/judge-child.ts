@@ -29,3 +29,5 @@ process.on('message', async (m: { id: number; cellDir: string; assertion: Assert
 });
 // the parent gone (or done with us): nothing more to judge
 process.on('disconnect', () => process.exit(0));
+// loaded: from here the parent's time limit counts
+process.send!({ ready: true });

@@ -29,7 +29,11 @@ export function pluginModuleProblem(abs: string): string | undefined {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   if (r.error || r.status !== 0) {
-    const why = r.error?.message ?? r.stderr.trim().split('\n').filter(Boolean).slice(-3).join(' ').slice(0, 400);
+    const lines = r.stderr.trim().split('\n').filter(Boolean);
+    // node prints the source line and a caret first; the error's own line is what says why
+    const why =
+      r.error?.message ??
+      (lines.find((l) => /^\w*(Error|Exception)\b/.test(l)) ?? lines.slice(-3).join(' ')).slice(0, 400);
     return `${abs} does not load: ${why}`;
   }
   let out: { fn: string | null; exports: string[] };

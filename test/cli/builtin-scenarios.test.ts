@@ -14,8 +14,17 @@ test('every built-in scenario has a violation phase and runs against the default
   const scenarios = loadScenarios(scenarioFiles(BUILTIN_SCENARIOS));
   for (const s of scenarios) assert.ok(s.scenario.deterministic.violation, `${s.scenario.id} has a violation phase`);
   const providerScenarios = new Set(scenarios.filter((s) => needsProvider(s.scenario)).map((s) => s.scenario.id));
-  assert.ok(providerScenarios.size >= 6, 'at least 6 built-in scenarios need the model provider');
+  // scenarios judged by another target's own CLI (a command judge naming its bin)
   const target = loadTarget(DEFAULT_TARGET);
+  const otherCli = new Set(
+    scenarios
+      .filter((s) =>
+        s.scenario.assertions.some((a) => a.kind === 'command' && a.bin && a.bin !== target.decl.package?.bin),
+      )
+      .map((s) => s.scenario.id),
+  );
+  assert.ok(otherCli.size >= 2, "at least 2 built-in scenarios use a target's own CLI");
+  assert.ok(providerScenarios.size >= 6, 'at least 6 built-in scenarios need the model provider');
   const out = tempDir(t);
   const { report } = await runDeterministic({
     scenarios,
@@ -33,6 +42,11 @@ test('every built-in scenario has a violation phase and runs against the default
     if (providerScenarios.has(r.scenario)) {
       assert.equal(r.verdict, 'unsupported', `${r.scenario}/${r.phase} on a target without a provider`);
       assert.match(r.reason, /model provider/);
+      continue;
+    }
+    if (otherCli.has(r.scenario)) {
+      assert.equal(r.verdict, 'unsupported', `${r.scenario}/${r.phase} on a target without that CLI`);
+      assert.match(r.reason, /own CLI/);
       continue;
     }
     if (r.phase === 'well-behaved') assert.equal(r.verdict, 'pass', `${r.scenario} well-behaved`);
