@@ -16,8 +16,7 @@ import { storeTableSql } from '../targets/store-tables.js';
 import { EVIDENCE_DB, EvidenceError, openEvidence, type Evidence } from './open.js';
 import { CALLS_COLUMNS, MEMORIES_COLUMNS } from './schema.js';
 import { writeProviderCalls } from './provider-calls.js';
-import { writeAgentUsage } from './agent-usage.js';
-import type { AgentRunInfo } from '../core/results.js';
+import { writeAgentUsage, type AgentUsageInput } from './agent-usage.js';
 import { hashEvidence } from './hash.js';
 import type { ProviderCall } from '../model/provider/types.js';
 
@@ -179,7 +178,7 @@ export function buildEvidence(
   cellDir: string,
   calls: CallRecord[],
   providerCalls?: ProviderCall[],
-  agent?: AgentRunInfo,
+  agent?: AgentUsageInput,
 ): BuiltEvidence {
   const dir = resolve(cellDir);
   const storeFiles =

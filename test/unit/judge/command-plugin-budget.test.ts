@@ -12,6 +12,7 @@ import { allowPlugins, judgePlugin } from '../../../src/judge/kinds/plugin.ts';
 import type { CommandRun, JudgeContext } from '../../../src/judge/context.ts';
 import type { Evidence } from '../../../src/evidence/open.ts';
 import { writeAgentUsage } from '../../../src/evidence/agent-usage.ts';
+import { finishReason } from '../../../src/core/finish-reason.ts';
 import type { AgentRunInfo, TurnRecord } from '../../../src/core/results.ts';
 
 const parse = <K extends Assertion['kind']>(kind: K, x: Record<string, unknown>) =>
@@ -123,6 +124,8 @@ function usageDb(turns: Partial<TurnRecord>[] | null, estimated = false): JudgeC
         ...t,
       })),
     } as AgentRunInfo;
+    // as drive/agent.ts records it on each turn
+    for (const t of info.turns) t.finish_reason = finishReason(t);
     writeAgentUsage(db, info);
   }
   return { evidence: { db } as unknown as Evidence };
