@@ -147,7 +147,7 @@ const sqlAssertion = z.strictObject({
   kind: z.literal('sql'),
   ...assertionBase,
   query: nonEmpty.describe(
-    'a query returning one scalar; tables: memories (view), calls, provider_calls (provider-backed targets), store.<table>',
+    'a query returning one scalar; tables: memories (view), calls, provider_calls (provider-backed targets), agent_usage (agent cells), store.<table>',
   ),
   op: comparator,
   value: z.union([z.number(), z.string()]),
