@@ -9,6 +9,7 @@ import type { ResolvedBin } from '../targets/resolve-bin.js';
 import type { TargetDecl } from '../targets/schema.js';
 import { Interrupted, MemevalError } from '../util/errors.js';
 import { StageClock } from './clock.js';
+import { commandRunner } from './command.js';
 import { collectEvidence } from './evidence.js';
 import { judgeLive } from './judge.js';
 import { openCellDir, prepareFixture } from './prepare.js';
@@ -122,12 +123,22 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
     if (drive.invalid.length) outcome = { verdict: 'invalid', reason: drive.invalid.join('; '), agent: drive.agent };
     else {
       const collected = collectEvidence(
-        { decl, storePath, fixture, cellDir, callsLog, provider: prepared.provider, storeSql: trail.storeSql },
+        {
+          decl,
+          storePath,
+          fixture,
+          cellDir,
+          callsLog,
+          provider: prepared.provider,
+          storeSql: trail.storeSql,
+          agent: drive.agent,
+        },
         teardown,
       );
       if ('problem' in collected) throw new SetupError(collected.problem);
       clock.lap('evidence');
-      const judging = { scenario, decl, driver, prepared, drive, collected, sessions: live, trail, cellDir };
+      const command = commandRunner({ decl, bin: o.bin, fixture, serverEnv, bridges });
+      const judging = { scenario, decl, driver, prepared, drive, collected, sessions: live, trail, cellDir, command };
       outcome = await judgeLive({ ...judging, judgePool: o.judgePool, scenarioDir: o.scenarioDir }, teardown);
       clock.lap('judge');
       if (signal?.aborted) throw new Interrupted('interrupted');

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { buildEvidence, toolToOp, type BuiltEvidence } from '../evidence/build.js';
+import type { AgentRunInfo } from '../core/results.js';
 import type { Fixture } from '../fixture/fixture.js';
 import { isToolCall, readCalls, type CallRecord } from '../mcp/calls-log.js';
 import type { ProviderHandle } from '../model/provider/cell.js';
@@ -31,6 +32,8 @@ export function collectEvidence(
     provider?: ProviderHandle;
     /** setup.store_sql as it ran, kept as the table store_sql */
     storeSql?: StoreSqlRecord[];
+    /** an agent cell's run: its spend per prompt goes into agent_usage */
+    agent?: AgentRunInfo;
   },
   teardown: Teardown,
 ): CollectedEvidence | { problem: string } {
@@ -45,6 +48,7 @@ export function collectEvidence(
     calls,
     o.provider ? [...o.provider.calls()] : undefined,
     o.storeSql,
+    o.agent,
   );
   teardown.add('close evidence', () => evidence.close());
   return { evidence, calls };

@@ -2,6 +2,7 @@ import { toolToOp } from '../evidence/build.js';
 import type { DriveOutcome, Driver } from '../drive/types.js';
 import { judgeCell, memoryRefs, type StoredVerdictInput } from '../judge/cell.js';
 import { fixtureScanPlan } from '../judge/fixture-files.js';
+import type { JudgeContext } from '../judge/context.js';
 import type { JudgePool } from '../judge/llm/pool.js';
 import { FixtureScan } from '../judge/scan.js';
 import { VIOLATING_WRITE_OPS, type JudgedAs, type VerdictInput } from '../judge/verdict.js';
@@ -32,6 +33,8 @@ export interface LiveJudgeOptions {
   cellDir: string;
   judgePool?: JudgePool;
   scenarioDir?: string;
+  /** runs a `command` judge's command in this cell's fixture */
+  command?: JudgeContext['command'];
 }
 
 /**
@@ -89,6 +92,7 @@ export async function judgeLive(o: LiveJudgeOptions, teardown: Teardown): Promis
       scenarioDir: o.scenarioDir,
       fixtureDir: fixture.project,
       fixture,
+      command: o.command,
       files: plan.files,
       fileScan,
     },

@@ -1,8 +1,10 @@
 import type { Driver } from '../drive/types.js';
 import { providerUnsupported } from '../model/provider/cell.js';
 import { missingOps, opsNeeded } from '../ops/ops.js';
+import { walkAssertions } from '../scenario/judge-checks.js';
 import type { Scenario } from '../scenario/schema.js';
 import { storeSqlUnsupported } from '../scenario/store-sql.js';
+import { commandUnsupported } from './command.js';
 import { modelUnsupported, storeUnsupported } from '../targets/applicability.js';
 import type { TargetDecl } from '../targets/schema.js';
 
@@ -15,6 +17,10 @@ export function unsupportedReason(scenario: Scenario, decl: TargetDecl, driver: 
     providerUnsupported(scenario, decl) ??
     storeUnsupported(scenario, decl) ??
     storeSqlUnsupported(scenario, decl.name, decl.store.format) ??
-    modelUnsupported(scenario, decl)
+    modelUnsupported(scenario, decl) ??
+    commandUnsupported(
+      walkAssertions(scenario.assertions).map((x) => x.a),
+      decl,
+    )
   );
 }

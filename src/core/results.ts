@@ -162,6 +162,10 @@ export const turnRecordSchema = z.looseObject({
   model_requests: z.number().optional(),
   final_text: z.string(),
   tool_calls: z.array(z.object({ tool: z.string(), ok: z.boolean(), logged: z.boolean() })),
+  /** tools/call requests the recording point saw in this prompt (absent in older reports) */
+  memory_calls: z.number().optional(),
+  /** completed, max_turns, timeout, invalid or error (core/finish-reason.ts; absent in older reports) */
+  finish_reason: z.string().optional(),
   usage: tokenUsageSchema,
   stdout_file: z.string(),
   stderr_file: z.string(),

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { finishReason } from '../core/finish-reason.js';
 import type { AgentRunInfo, NetworkMode, ScriptedPolicy, TurnRecord } from '../core/results.js';
 import { assertAllowed, type GateDecision } from '../agent/cost-gate.js';
 import { invokeAgent, type InvokeResult } from '../agent/invoke.js';
@@ -276,6 +277,7 @@ async function runPrompt(run: AgentRun, at: PromptAt, previous: TurnParse | unde
   run.calls = readCalls(env.callsLog); // a torn or unreadable log throws: the cell errors
   const logged = run.calls.slice(loggedBefore);
   const capped = cappedCalls(env.callsLog) - marks.capped;
+  const invalid = turnInvalid(o, r, parsed, model, logged, capped, ctx.maxTurns);
   run.info.turns.push({
     session: at.session,
     prompt: at.prompt,
@@ -288,11 +290,13 @@ async function runPrompt(run: AgentRun, at: PromptAt, previous: TurnParse | unde
       ...c,
       logged: logged.some((l) => isToolCall(l) && l.tool === c.tool),
     })),
+    memory_calls: logged.filter(isToolCall).length,
     usage: parsed.usage,
     stdout_file: join('transcripts', `${stem}.stdout`),
     stderr_file: join('transcripts', `${stem}.stderr`),
-    invalid: turnInvalid(o, r, parsed, model, logged, capped, ctx.maxTurns),
+    invalid,
     calls_seq: { first: loggedBefore + 1, last: run.calls.length },
+    finish_reason: finishReason({ invalid, exit_code: r.exitCode }),
   } satisfies TurnRecord);
   // an agent prices tokens by its model name; for the scripted model that price is fiction
   if (o.gate.scripted) parsed.usage.cost_usd = null;

@@ -16,6 +16,7 @@ import { storeTableSql } from '../targets/store-tables.js';
 import { EVIDENCE_DB, EvidenceError, openEvidence, type Evidence } from './open.js';
 import { CALLS_COLUMNS, MEMORIES_COLUMNS, STORE_SQL_COLUMNS } from './schema.js';
 import { writeProviderCalls } from './provider-calls.js';
+import { writeAgentUsage, type AgentUsageInput } from './agent-usage.js';
 import { hashEvidence } from './hash.js';
 import { createRecallProbesTable } from './recall-probes.js';
 import type { ProviderCall } from '../model/provider/types.js';
@@ -179,6 +180,7 @@ export function buildEvidence(
   calls: CallRecord[],
   providerCalls?: ProviderCall[],
   storeSql?: PinRecord[],
+  agent?: AgentUsageInput,
 ): BuiltEvidence {
   const dir = resolve(cellDir);
   const storeFiles =
@@ -199,6 +201,7 @@ export function buildEvidence(
     // filled by the judge stage's probes (cell/probes.ts), after this snapshot
     createRecallProbesTable(db);
     writeStoreSqlTable(db, storeSql ?? []);
+    if (agent) writeAgentUsage(db, agent);
     db.transaction(() => {
       const meta = db.prepare('INSERT INTO evidence_meta VALUES (?, ?)');
       meta.run('store_db', relative(dir, workDb));

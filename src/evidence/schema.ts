@@ -48,3 +48,22 @@ export const RECALL_PROBES_COLUMNS = [
 ] as const;
 /** `store_sql`: the scenario's `setup.store_sql` statements as they ran, one row each. */
 export const STORE_SQL_COLUMNS = ['seq', 'sql', 'expect_rows', 'rows', 'ok', 'error'] as const;
+/** `agent_usage`: an agent cell's spend per prompt (see agent-usage.ts); absent in other cells. */
+export const AGENT_USAGE_COLUMNS = [
+  'session',
+  'prompt',
+  'input_tokens',
+  'output_tokens',
+  'cache_read_tokens',
+  'cache_write_tokens',
+  'cost_usd',
+  'turns',
+  'tool_calls',
+  'memory_calls',
+  'finish_reason',
+  'exit_code',
+  'ms',
+  'usage_estimated',
+  'agent',
+  'model',
+] as const;

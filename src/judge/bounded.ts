@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { track, untrack } from '../util/processes.js';
 import type { Assertion } from '../scenario/schema.js';
 import type { JudgeContext } from './context.js';
+import type { FixtureFile } from './fixture-files.js';
 import { judgment, type Judgment } from './judgment.js';
 import { runJudges } from './registry.js';
 
@@ -14,10 +15,20 @@ export function judgeTimeoutMs(): number {
   return Number.isInteger(n) && n > 0 ? n : DEFAULT_JUDGE_TIMEOUT_MS;
 }
 
-/** Judges whose work a scenario controls (its SQL, its regex) and so may never end. */
+/** Judges whose work a scenario controls (its SQL, its regex, its plug-in module) and so may never end. */
 function unbounded(a: Assertion): boolean {
-  return a.kind === 'sql' || (a.kind === 'transcript' && a.regex !== undefined);
+  return a.kind === 'sql' || a.kind === 'plugin' || (a.kind === 'transcript' && a.regex !== undefined);
 }
+
+/** What the judge process gets besides the evidence it opens itself. */
+export interface ChildContext {
+  transcript?: string;
+  /** the fixture's files beside the store (a live cell only), for plug-ins */
+  files?: FixtureFile[];
+}
+
+/** How long the judge process may take to load (a cold tsx start on a loaded machine takes seconds). */
+const JUDGE_START_MS = 120_000;
 
 const CHILD = fileURLToPath(new URL(`./judge-child.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url));
 
@@ -32,11 +43,13 @@ function errorJudgment(a: Assertion, detail: string): Judgment {
  */
 class JudgeProcess {
   private child?: ChildProcess;
+  /** settles once the child has loaded its modules: the time limit counts the judging, not the start */
+  private ready?: Promise<string | undefined>;
   private queue: Promise<unknown> = Promise.resolve();
   private nextId = 0;
 
-  judge(a: Assertion, cellDir: string, transcript: string | undefined, ms: number): Promise<Judgment> {
-    const run = this.queue.then(() => this.once(a, cellDir, transcript, ms));
+  judge(a: Assertion, cellDir: string, ctx: ChildContext, ms: number): Promise<Judgment> {
+    const run = this.queue.then(() => this.once(a, cellDir, ctx, ms));
     this.queue = run.catch(() => {});
     return run;
   }
@@ -48,6 +61,24 @@ class JudgeProcess {
       serialization: 'advanced',
     });
     track(child);
+    this.ready = new Promise((resolve) => {
+      const onReady = (m: { ready?: boolean }) => {
+        if (!m?.ready) return;
+        child.off('message', onReady);
+        clearTimeout(limit);
+        resolve(undefined);
+      };
+      child.on('message', onReady);
+      child.once('exit', (code, signal) => {
+        clearTimeout(limit);
+        resolve(`judge process ended (${signal ?? `code ${code}`}) before it was ready`);
+      });
+      // not unref'd: while a judgment waits for the process, this keeps memeval waiting too
+      const limit = setTimeout(() => {
+        child.kill('SIGKILL');
+        resolve(`judge process did not start within ${JUDGE_START_MS} ms`);
+      }, JUDGE_START_MS);
+    });
     child.on('exit', () => {
       untrack(child);
       if (this.child === child) this.child = undefined;
@@ -60,8 +91,13 @@ class JudgeProcess {
     return child;
   }
 
-  private once(a: Assertion, cellDir: string, transcript: string | undefined, ms: number): Promise<Judgment> {
+  private async once(a: Assertion, cellDir: string, ctx: ChildContext, ms: number): Promise<Judgment> {
     const child = (this.child ??= this.spawn());
+    const notReady = await this.ready;
+    if (notReady) {
+      if (this.child === child) this.child = undefined;
+      return errorJudgment(a, notReady);
+    }
     const id = ++this.nextId;
     return new Promise((resolve) => {
       let stderr = '';
@@ -92,7 +128,7 @@ class JudgeProcess {
       child.stderr?.on('data', onErr);
       child.on('message', onMessage);
       child.on('exit', onExit);
-      child.send({ id, cellDir, assertion: a, transcript });
+      child.send({ id, cellDir, assertion: a, ...ctx });
     });
   }
 }
@@ -116,7 +152,11 @@ export async function runJudgesBounded(
   const out: Judgment[] = [];
   for (const a of assertions) {
     const i = byInline.get(a);
-    out.push(i !== undefined ? inlineResults[i] : await judgeProcess.judge(a, cellDir, ctx.transcript, ms));
+    out.push(
+      i !== undefined
+        ? inlineResults[i]
+        : await judgeProcess.judge(a, cellDir, { transcript: ctx.transcript, files: ctx.files }, ms),
+    );
   }
   return out;
 }

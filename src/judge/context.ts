@@ -6,6 +6,31 @@ import type { FixtureScan } from './scan.js';
 import type { JudgeModel } from './llm/client.js';
 import type { JudgePool } from './llm/pool.js';
 
+/** How a `command` judge's command ended (see cell/command.ts, which runs it in the fixture). */
+export interface CommandRun {
+  /** the argv as run, after placeholders were filled */
+  argv: string[];
+  exitCode: number | null;
+  signal: string | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+  /** it could not start (no such program, not executable) */
+  spawnError?: string;
+  /** stdout went past the limit and was cut */
+  truncated: boolean;
+  ms: number;
+  /** how it was kept off the network (isolated: a namespace with only loopback) */
+  network: string;
+}
+
+export interface CommandRequest {
+  bin?: string;
+  run: string[];
+  cwd: string;
+  timeoutMs: number;
+}
+
 /** What judges may read: the evidence, the recall probes it keeps (run after the snapshot), the agent's answer. */
 export interface JudgeContext {
   evidence: Evidence;
@@ -28,6 +53,8 @@ export interface JudgeContext {
   scenarioDir?: string;
   /** the fixture project, for llm judges of fixture files (absent once it is removed) */
   fixtureDir?: string;
+  /** runs a `command` judge's command in the live fixture; absent once the fixture is gone (rejudge) */
+  command?: (r: CommandRequest) => Promise<CommandRun>;
   /** a scenario ref's memory: its captured id (may be empty) and the content it was written with */
   memory?: (ref: string) => { id: string; content: string } | undefined;
 }

@@ -7,14 +7,18 @@
  */
 import { openEvidence } from '../evidence/open.js';
 import type { Assertion } from '../scenario/schema.js';
+import type { ChildContext } from './bounded.js';
+import { allowPlugins } from './kinds/plugin.js';
 import { runJudges } from './registry.js';
 
-process.on('message', async (m: { id: number; cellDir: string; assertion: Assertion; transcript?: string }) => {
+allowPlugins();
+
+process.on('message', async (m: { id: number; cellDir: string; assertion: Assertion } & ChildContext) => {
   let answer: unknown;
   try {
     const evidence = openEvidence(m.cellDir);
     try {
-      [answer] = await runJudges([m.assertion], { evidence, transcript: m.transcript });
+      [answer] = await runJudges([m.assertion], { evidence, transcript: m.transcript, files: m.files });
     } finally {
       evidence.close();
     }
@@ -25,3 +29,5 @@ process.on('message', async (m: { id: number; cellDir: string; assertion: Assert
 });
 // the parent gone (or done with us): nothing more to judge
 process.on('disconnect', () => process.exit(0));
+// loaded: from here the parent's time limit counts
+process.send!({ ready: true });

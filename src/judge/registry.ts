@@ -11,6 +11,9 @@ import { checkFile, judgeFile } from './kinds/file.js';
 import { judgeLlmKind } from './kinds/llm.js';
 import { judgeRankKind } from './kinds/rank.js';
 import { cascadeKind, juryKind } from './kinds/compose.js';
+import { checkCommand, judgeCommand } from './kinds/command.js';
+import { judgePlugin } from './kinds/plugin.js';
+import { judgeBudget } from './kinds/budget.js';
 
 type Kind = Assertion['kind'];
 type Of<K extends Kind> = Extract<Assertion, { kind: K }>;
@@ -38,6 +41,11 @@ export const JUDGES: { [K in Kind]: JudgeModule<Of<K>> } = {
   recall: { order: 1, judge: judgeRecall },
   file: { order: 0, judge: judgeFile, check: checkFile },
   rank: { order: 1, judge: judgeRankKind },
+  budget: { order: 0, judge: judgeBudget },
+  // runs in the bounded judge process (bounded.ts)
+  plugin: { order: 0, judge: judgePlugin },
+  // after the recall probes: a command may change the store they read
+  command: { order: 1.5, judge: judgeCommand, check: checkCommand },
   // compositions run after the plain judges; llm judges last, so cheap checks are reported even if a model is slow
   jury: {
     order: 2,

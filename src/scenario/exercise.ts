@@ -43,9 +43,12 @@ export function holdsOnEmptyStore(a: Assertion): boolean {
     case 'file':
       return a.exists === false;
     case 'called':
-      return true; // calls are counted whether or not anything was kept
+    case 'budget':
+      return true; // calls and the agent's spend are counted whether or not anything was kept
     case 'transcript':
     case 'llm':
+    case 'command':
+    case 'plugin':
       return false;
     case 'jury':
       return a.judges.every(holdsOnEmptyStore);

@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import type { Assertion, Scenario } from './schema.js';
 import { loadCorpus } from './corpus.js';
 import { GROUNDED_CHECKS } from './llm-schema.js';
+import { pluginModuleProblem } from './plugin-check.js';
 
 /** Every assertion, with jury and cascade members, and a path for messages. */
 export function walkAssertions(list: Assertion[], base = 'assertions'): { a: Assertion; path: string }[] {
@@ -74,6 +75,18 @@ export function expandAndCheckJudges(scenario: Scenario, file: string): string[]
   for (const { a, path } of walkAssertions(scenario.assertions)) {
     if (a.kind === 'rank') (need(a.memory, `${path}.memory`), need(a.before, `${path}.before`));
     if (a.kind === 'count') need(a.ref, `${path}.ref`);
+    if (a.kind === 'plugin') {
+      if (path.includes('.judges')) {
+        problems.push(
+          `${path}: a plugin judge cannot sit inside a jury or cascade (it runs in the time-limited judge process); give it as an assertion of its own`,
+        );
+        continue;
+      }
+      // resolved once here, so the judge process and rejudge read the same file
+      a.module = resolve(dirname(file), a.module);
+      const why = pluginModuleProblem(a.module);
+      if (why) problems.push(`${path}.module: ${why}`);
+    }
     if (a.kind === 'llm' && a.prompt && !existsSync(resolve(dirname(file), a.prompt)))
       problems.push(`${path}.prompt: ${resolve(dirname(file), a.prompt)} does not exist`);
   }

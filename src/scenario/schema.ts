@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { JUDGE_LEVELS, llmFields, llmProblems, rankFields } from './llm-schema.js';
 import { CLAIMS } from './claims.js';
+import { budgetFields, commandFields, pluginFields } from './judge-kinds-schema.js';
 import type { DeterministicPhase, Phase } from '../core/results.js';
 
 export type { DeterministicPhase, Phase };
@@ -170,7 +171,7 @@ const sqlAssertion = z.strictObject({
   kind: z.literal('sql'),
   ...assertionBase,
   query: nonEmpty.describe(
-    'a query returning one scalar; tables: memories (view), calls, provider_calls (provider-backed targets), recall_probes, store_sql (setup.store_sql as it ran), store.<table>',
+    'a query returning one scalar; tables: memories (view), calls, provider_calls (provider-backed targets), recall_probes, store_sql (setup.store_sql as it ran), agent_usage (agent cells), store.<table>',
   ),
   op: comparator,
   value: z.union([z.number(), z.string()]),
@@ -256,6 +257,10 @@ const rankAssertion = z
       message: 'a rank assertion needs `memory` with `top_k` and/or `before`, or only `max_results`',
     },
   );
+
+const commandAssertion = z.strictObject({ kind: z.literal('command'), ...assertionBase, ...commandFields });
+const pluginAssertion = z.strictObject({ kind: z.literal('plugin'), ...assertionBase, ...pluginFields });
+const budgetAssertion = z.strictObject({ kind: z.literal('budget'), ...assertionBase, ...budgetFields });
 
 export const VOTING_RULES = ['majority', 'unanimous', 'any', 'average', 'weighted'] as const;
 export type VotingRule = (typeof VOTING_RULES)[number];
@@ -376,6 +381,9 @@ export const assertionSchema = z.discriminatedUnion('kind', [
   rankAssertion,
   juryAssertion,
   cascadeAssertion,
+  commandAssertion,
+  pluginAssertion,
+  budgetAssertion,
 ]);
 type Simple =
   | z.infer<typeof countAssertion>
@@ -386,7 +394,10 @@ type Simple =
   | z.infer<typeof transcriptAssertion>
   | z.infer<typeof llmAssertion>
   | z.infer<typeof rankAssertion>
-  | z.infer<typeof fileAssertion>;
+  | z.infer<typeof fileAssertion>
+  | z.infer<typeof commandAssertion>
+  | z.infer<typeof pluginAssertion>
+  | z.infer<typeof budgetAssertion>;
 interface ComposedBase {
   name: string;
   phase: AssertionPhase;

@@ -14,10 +14,19 @@ test('every built-in scenario has a violation phase and runs against the default
   const scenarios = loadScenarios(scenarioFiles(BUILTIN_SCENARIOS));
   for (const s of scenarios) assert.ok(s.scenario.deterministic.violation, `${s.scenario.id} has a violation phase`);
   const providerScenarios = new Set(scenarios.filter((s) => needsProvider(s.scenario)).map((s) => s.scenario.id));
-  assert.ok(providerScenarios.size >= 6, 'at least 6 built-in scenarios need the model provider');
   const pinning = new Set(scenarios.filter((s) => s.scenario.setup.store_sql).map((s) => s.scenario.id));
   assert.ok(pinning.size >= 3, 'at least 3 built-in scenarios pin the store with SQL');
+  // scenarios judged by another target's own CLI (a command judge naming its bin)
   const target = loadTarget(DEFAULT_TARGET);
+  const otherCli = new Set(
+    scenarios
+      .filter((s) =>
+        s.scenario.assertions.some((a) => a.kind === 'command' && a.bin && a.bin !== target.decl.package?.bin),
+      )
+      .map((s) => s.scenario.id),
+  );
+  assert.ok(otherCli.size >= 2, "at least 2 built-in scenarios use a target's own CLI");
+  assert.ok(providerScenarios.size >= 6, 'at least 6 built-in scenarios need the model provider');
   const out = tempDir(t);
   const { report } = await runDeterministic({
     scenarios,
@@ -41,6 +50,11 @@ test('every built-in scenario has a violation phase and runs against the default
     if (pinning.has(r.scenario)) {
       assert.equal(r.verdict, 'unsupported', `${r.scenario}/${r.phase} on a JSONL target without a curator`);
       assert.match(r.reason, /lacks op\(s\): curate|setup\.store_sql/);
+      continue;
+    }
+    if (otherCli.has(r.scenario)) {
+      assert.equal(r.verdict, 'unsupported', `${r.scenario}/${r.phase} on a target without that CLI`);
+      assert.match(r.reason, /own CLI/);
       continue;
     }
     if (r.phase === 'well-behaved') assert.equal(r.verdict, 'pass', `${r.scenario} well-behaved`);

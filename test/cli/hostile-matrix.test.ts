@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { memeval, scenario, tempDir, writeJson, timeLimit } from '../helpers.js';
 import { assertCoverage, falsePassLine, parseSelftest } from '../selftest-report.js';
@@ -300,3 +300,78 @@ test('selftest: bad input exits 3 before anything runs; --help shows examples', 
   assert.equal(help.exitCode, 0);
   assert.match(String(help.stdout), /Examples:[\s\S]*memeval selftest --scenarios/);
 });
+
+test(
+  'command, plugin and budget judges: a plug-in passing on nothing, a missing command, output naming nothing, usage never recorded, and honest judges on a target that keeps nothing: none passes',
+  { timeout: timeLimit(10 * 60_000) },
+  async (t) => {
+    const dir = tempDir(t);
+    const sc = join(dir, 'kinds');
+    mkdirSync(join(sc, 'judges'), { recursive: true });
+    writeFileSync(join(sc, 'judges', 'nothing.mjs'), "export function judge() { return { outcome: 'pass' }; }");
+    writeFileSync(
+      join(sc, 'judges', 'count.mjs'),
+      "export function judge(ev) { const n = ev.memories.filter((m) => /dark mode/i.test(m.content)).length; return { outcome: n === 1 ? 'pass' : 'fail', actual: n, expected: 1 }; }",
+    );
+    // reads the store the declaration names (STORE), as a target's own export would
+    const storeCount =
+      "const fs=require('fs');const t=fs.existsSync(process.env.STORE)?fs.readFileSync(process.env.STORE,'utf8'):'';console.log(JSON.stringify({n:t.split('\\n').filter(l=>/dark mode/i.test(l)).length}))";
+    const kinds: Record<string, Record<string, unknown>> = {
+      'plugin-nothing': { kind: 'plugin', module: './judges/nothing.mjs' },
+      'plugin-honest': { kind: 'plugin', module: './judges/count.mjs' },
+      'command-missing': { kind: 'command', run: ['no-such-program-memeval'] },
+      'command-names-nothing': {
+        kind: 'command',
+        run: ['node', '-e', 'console.log("{}")'],
+        stdout: { json: { path: '$.n', value: 0 } },
+      },
+      'command-honest': {
+        kind: 'command',
+        run: ['node', '-e', storeCount],
+        stdout: { json: { path: '$.n', value: 1 } },
+      },
+      'budget-no-agent': { kind: 'budget', metric: 'memory_calls', max: 3 },
+    };
+    for (const [id, a] of Object.entries(kinds))
+      writeJson(
+        join(sc, `${id}.json5`),
+        scenario(id, {
+          deterministic: { well_behaved: [{ op: 'remember', content: 'User prefers dark mode' }], violation: null },
+          assertions: [{ name: id, phase: 'both', ...a }],
+        }),
+      );
+    const targets = ['hostile-blackhole', 'hostile-soft-forget', 'hostile-misformat'];
+    const out = join(dir, 'runs');
+    const r = await memeval(
+      [
+        'run',
+        '--scenarios',
+        sc,
+        ...targets.flatMap((x) => ['--target', join('eval', 'hostile', `${x}.json5`)]),
+        '--workers',
+        '3',
+        '--out',
+        out,
+      ],
+      { env: ENV, timeout: timeLimit(8 * 60_000) },
+    );
+    const runs = readdirSync(out).filter((d) => !d.startsWith('.'));
+    assert.equal(runs.length, 1, `${r.stdout}\n${r.stderr}`);
+    const report = JSON.parse(readFileSync(join(out, runs[0], 'report.json'), 'utf8')) as {
+      results: { scenario: string; target: string; verdict: string; reason: string }[];
+    };
+    t.diagnostic(report.results.map((c) => `${c.scenario} × ${c.target}: ${c.verdict} (${c.reason})`).join('\n'));
+    assert.equal(report.results.length, Object.keys(kinds).length * targets.length);
+    // blackhole keeps nothing; soft-forget and misformat keep it, so only the honest judges may pass there
+    const mayPass = (c: { scenario: string; target: string }) =>
+      c.target !== 'hostile-blackhole' && c.scenario.endsWith('-honest');
+    assert.deepEqual(
+      report.results
+        .filter((c) => POSITIVE.has(c.verdict) && !mayPass(c))
+        .map((c) => `${c.scenario} × ${c.target}: ${c.verdict} (${c.reason})`),
+      [],
+    );
+    for (const c of report.results.filter((x) => !x.scenario.endsWith('-honest')))
+      assert.equal(c.verdict, 'error', `${c.scenario} × ${c.target}: ${c.reason}`);
+  },
+);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -145,6 +145,68 @@ test(
     );
     assert.equal(await tab.locator('tr.totals td').first().innerText(), 'passed / failed / unsupported');
     assert.equal(await tab.locator('tr.totals td[data-target="no-remember"]').innerText(), '0 / 0 / 4');
+    assert.deepEqual(problems, []);
+  },
+);
+
+test(
+  "memeval view: an agent cell's page shows the agent's usage per prompt, '-' where the agent reported none",
+  { timeout: timeLimit(240_000) },
+  async (t) => {
+    assert.ok(CHROMIUM, 'no Chromium: see the first test of this file');
+    const run = await freshRun(t, ['good-one'], ['--scenarios', mixedScenarios(t)]);
+    // the usage of a two-prompt agent run, as drive/agent.ts records it, put on a cell of a real report
+    const report = JSON.parse(readFileSync(run.reportPath, 'utf8'));
+    const cell = report.results.find((c: { phase: string }) => c.phase === 'well-behaved');
+    const turn = (prompt: number, input: number, finish: string) => ({
+      session: 1,
+      prompt,
+      exit_code: 0,
+      ms: 1234,
+      model_requests: 3,
+      final_text: `answer ${prompt}`,
+      tool_calls: [{ tool: 'create_entities', ok: true, logged: true }],
+      memory_calls: 2,
+      finish_reason: finish,
+      usage: { input, output: input ? 77 : 0, cache_read: 0, cache_write: 0, cost_usd: null },
+      stdout_file: 'transcripts/s1p1.stdout',
+      stderr_file: 'transcripts/s1p1.stderr',
+      invalid: finish === 'completed' ? [] : ['max turns hit: …'],
+    });
+    cell.agent = {
+      agent: 'codex',
+      agent_version: '0.169.0',
+      model: 'scripted',
+      scripted: true,
+      policy: 'well-behaved',
+      repeat: 1,
+      memory_off: {},
+      usage_estimated: true,
+      turns: [turn(1, 4321, 'completed'), turn(2, 0, 'max_turns')],
+      usage: { input: 4321, output: 77, cache_read: 0, cache_write: 0, cost_usd: null },
+    };
+    writeFileSync(run.reportPath, JSON.stringify(report));
+    const v = await memeval(['view', run.runDir]);
+    assert.equal(v.exitCode, 0, v.stderr);
+    const ctx = await chromium.launchPersistentContext(tempDir(t, 'memeval-chromium-'), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ARGS,
+    });
+    t.after(() => ctx.close());
+    const tab = ctx.pages()[0] ?? (await ctx.newPage());
+    const problems: string[] = [];
+    tab.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    await tab.goto(pathToFileURL(join(run.runDir, 'report.html')).href, { waitUntil: 'load' });
+    await tab.locator(`button[data-cell-id="${cell.cell_id}"]`).click();
+    const rows = tab.locator('#detail table.usage tr');
+    await rows.first().waitFor();
+    assert.equal(await rows.count(), 3, 'a header and one row per prompt');
+    const cells = async (i: number) => (await rows.nth(i).locator('td').allInnerTexts()).map((s) => s.trim());
+    // session, prompt, tokens in, out, cache read, cost, model requests, tool calls, memory calls, finish, ms
+    assert.deepEqual(await cells(1), ['1', '1', '4321', '77', '0', '-', '3', '1', '2', 'completed', '1234']);
+    assert.deepEqual(await cells(2), ['1', '2', '-', '-', '-', '-', '3', '1', '2', 'max_turns', '1234']);
+    assert.match(await tab.locator('#detail').innerText(), /token counts are the scripted model.s estimates/);
     assert.deepEqual(problems, []);
   },
 );

@@ -4,6 +4,7 @@ import { compare, describeExpected } from '../compare.js';
 import type { JudgeContext } from '../context.js';
 import { judgment, type Judgment } from '../judgment.js';
 import {
+  AGENT_USAGE_COLUMNS,
   CALLS_COLUMNS,
   MEMORIES_COLUMNS,
   PROVIDER_CALLS_COLUMNS,
@@ -43,6 +44,8 @@ export function checkSql(a: Sql, extraViews: string[] = []): string[] {
     // the probes of the cell's recall, rank and llm-on-recall assertions (empty when it has none)
     db.exec(`CREATE TABLE recall_probes (${RECALL_PROBES_COLUMNS.join(', ')})`);
     db.exec(`CREATE TABLE store_sql (${STORE_SQL_COLUMNS.join(', ')})`);
+    // present in agent cells (elsewhere a query over it is an error: no such table)
+    db.exec(`CREATE TABLE agent_usage (${AGENT_USAGE_COLUMNS.join(', ')})`);
     for (const v of extraViews) db.exec(`CREATE TABLE "${v.replace(/"/g, '""')}" (x)`);
     db.exec("ATTACH DATABASE ':memory:' AS store");
     let stmt: Database.Statement;
@@ -54,7 +57,7 @@ export function checkSql(a: Sql, extraViews: string[] = []): string[] {
       if (/contains more than one statement/.test(msg))
         return ['query: one statement only (a single read-only SELECT)'];
       return [
-        `query: ${msg} (tables: memories, calls, provider_calls, recall_probes, store_sql, ${extraViews.map((v) => `${v}, `).join('')}store.<table>)`,
+        `query: ${msg} (tables: memories, calls, provider_calls, recall_probes, store_sql, agent_usage, ${extraViews.map((v) => `${v}, `).join('')}store.<table>)`,
       ];
     }
     if (!stmt.reader || !stmt.readonly) return ['query: must be a read-only SELECT returning one value'];

@@ -23,6 +23,9 @@ export function whyNotRejudgeable(a: Assertion, input?: JudgeInput): string | nu
     if (x.kind === 'llm' && x.subject === 'files')
       return `llm "${x.name}" judges fixture files, which are removed after a run`;
     if (x.kind === 'file') return `file "${x.name}" reads the fixture, which is removed after a run`;
+    if (x.kind === 'command') return `command "${x.name}" runs in the fixture, which is removed after a run`;
+    if (x.kind === 'plugin' && input?.fixture_files)
+      return `plugin "${x.name}" was given ${input.fixture_files} fixture file(s) beside the store, which are removed after a run`;
     if (x.kind === 'absent' && input?.fixture_files)
       return `absent "${x.name}" also scanned ${input.fixture_files} fixture file(s) beside the store, which are removed after a run`;
   }

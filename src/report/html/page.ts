@@ -243,6 +243,15 @@ export const PAGE_JS = `
     if (r.agent) {
       d.append(h('h3', { text: 'agent' }), h('div', { text: r.agent.agent + ' ' + r.agent.agent_version + ', model ' + r.agent.model + (r.agent.scripted ? ' (scripted, policy ' + r.agent.policy + ')' : '') +
         ', tokens in ' + r.agent.usage.input + ' out ' + r.agent.usage.output + (r.agent.usage.cost_usd != null ? ', $' + r.agent.usage.cost_usd : '') }));
+      // the agent's spend per prompt, as the evidence's agent_usage table has it ("-": not reported)
+      var none = function (v) { return v == null ? '-' : String(v); };
+      var ut = h('table', { class: 'small usage' }, h.apply(null, ['tr', null].concat(['session', 'prompt', 'tokens in', 'tokens out', 'cache read', 'cost $', 'model requests', 'tool calls', 'memory calls', 'finish', 'ms'].map(function (t) { return h('th', { text: t }); }))));
+      r.agent.turns.forEach(function (tu) {
+        var u = tu.usage, reported = u.input + u.output + u.cache_read + u.cache_write > 0;
+        ut.appendChild(h.apply(null, ['tr', { class: tu.invalid.length ? 'err' : '' }].concat([tu.session, tu.prompt, reported ? u.input : null, reported ? u.output : null, reported ? u.cache_read : null, u.cost_usd, tu.model_requests, tu.tool_calls.length, tu.memory_calls, tu.finish_reason, Math.round(tu.ms)].map(function (v) { return h('td', { text: none(v) }); }))));
+      });
+      d.appendChild(ut);
+      if (r.agent.usage_estimated) d.appendChild(h('div', { class: 'meta', text: 'token counts are the scripted model\u2019s estimates' }));
       r.agent.turns.forEach(function (tu) {
         d.append(h('div', { class: 'meta', text: 'session ' + tu.session + ' prompt ' + tu.prompt + ': exit ' + tu.exit_code + ', ' + tu.ms + ' ms, tools ' + tu.tool_calls.map(function (c) { return c.tool + (c.ok ? '' : ' (refused)'); }).join(', ') +
           (tu.invalid.length ? ', invalid: ' + tu.invalid.join('; ') : '') }), h('pre', { text: tu.final_text }));

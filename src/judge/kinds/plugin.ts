@@ -1,0 +1,149 @@
+import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { z } from 'zod';
+import { OUTCOMES } from '../../core/results.js';
+import type { Evidence } from '../../evidence/open.js';
+import type { Assertion } from '../../scenario/schema.js';
+import type { JudgeContext } from '../context.js';
+import { judgment, type Judgment } from '../judgment.js';
+
+type PluginAssertion = Extract<Assertion, { kind: 'plugin' }>;
+
+/** What a plug-in judge returns: a built-in judgment's own fields (memeval adds name, kind, phase). */
+const pluginAnswer = z.looseObject({
+  outcome: z.enum(OUTCOMES),
+  actual: z.unknown().optional(),
+  expected: z.unknown().optional(),
+  detail: z.string().optional(),
+  score: z.unknown().optional(),
+  reasoning: z.string().optional(),
+});
+
+/** Set by the judge process: a plug-in runs only there, where a time limit can kill it. */
+let inJudgeProcess = false;
+export function allowPlugins(): void {
+  inJudgeProcess = true;
+}
+
+/** The function a plug-in module exports: `judge`, or its default export. */
+export function pluginFunction(mod: Record<string, unknown>): ((...args: unknown[]) => unknown) | undefined {
+  const f = typeof mod.judge === 'function' ? mod.judge : mod.default;
+  return typeof f === 'function' ? (f as (...args: unknown[]) => unknown) : undefined;
+}
+
+function plain(v: unknown): unknown {
+  return v === undefined ? undefined : JSON.parse(JSON.stringify(v) ?? 'null');
+}
+
+function deepFreeze<T>(v: T): T {
+  if (v && typeof v === 'object' && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const x of Object.values(v)) deepFreeze(x);
+  }
+  return v;
+}
+
+function tableOrNull(ev: Evidence, name: string): Record<string, unknown>[] | null {
+  const known = ev.db
+    .prepare('SELECT 1 FROM sqlite_master WHERE name = ? UNION ALL SELECT 1 FROM sqlite_temp_master WHERE name = ?')
+    .get(name, name);
+  return known ? (ev.db.prepare(`SELECT * FROM "${name}"`).all() as Record<string, unknown>[]) : null;
+}
+
+/**
+ * The read-only evidence a plug-in reads: plain frozen rows (and `query` for anything else,
+ * read-only SELECTs on the same DB). A table the cell does not have is null, never [] (a
+ * plug-in must be able to tell "nothing happened" from "not recorded").
+ */
+export function pluginEvidence(ctx: JudgeContext): Record<string, unknown> {
+  const ev = ctx.evidence;
+  return {
+    memories: deepFreeze(ev.db.prepare('SELECT * FROM memories').all()),
+    calls: deepFreeze(ev.db.prepare('SELECT * FROM calls').all()),
+    recall_probes: deepFreeze(tableOrNull(ev, 'recall_probes')),
+    agent_usage: deepFreeze(tableOrNull(ev, 'agent_usage')),
+    provider_calls: deepFreeze(tableOrNull(ev, 'provider_calls')),
+    files: ctx.files
+      ? deepFreeze(
+          ctx.files.flatMap((f) => {
+            try {
+              return [{ path: f.label, content: readFileSync(f.abs, 'utf8') }];
+            } catch {
+              return [];
+            }
+          }),
+        )
+      : null,
+    transcript: ctx.transcript ?? null,
+    query: (sql: string, ...params: unknown[]) => {
+      const stmt = ev.db.prepare(sql);
+      if (!stmt.reader || !stmt.readonly) throw new Error('query: only a read-only SELECT');
+      return deepFreeze(stmt.all(...params));
+    },
+  };
+}
+
+/**
+ * A judge a scenario brings as a module: called with the read-only evidence and the
+ * assertion's options; its answer must be a judgment (outcome pass, fail, abstain or error).
+ * A plug-in that throws, or answers anything else, is `error` with why; so is a `pass` that
+ * names nothing it saw (`actual` absent): a check that looked at nothing passes nothing.
+ */
+export async function judgePlugin(a: PluginAssertion, ctx: JudgeContext): Promise<Judgment> {
+  if (!inJudgeProcess)
+    return judgment(
+      a,
+      'error',
+      null,
+      null,
+      'a plugin judge runs only in the bounded judge process (not inside a jury or cascade)',
+    );
+  const mod = (await import(pathToFileURL(a.module).href)) as Record<string, unknown>;
+  const fn = pluginFunction(mod);
+  if (!fn) return judgment(a, 'error', null, null, `${a.module} exports no function \`judge\` (or default)`);
+  let raw: unknown;
+  try {
+    raw = await fn(pluginEvidence(ctx), deepFreeze(structuredClone(a.options)));
+  } catch (e) {
+    return judgment(a, 'error', null, null, `${a.module} threw: ${(e as Error)?.message ?? String(e)}`);
+  }
+  const parsed = pluginAnswer.safeParse(raw);
+  if (!parsed.success) {
+    const shown = JSON.stringify(raw)?.slice(0, 200) ?? String(raw);
+    return judgment(
+      a,
+      'error',
+      null,
+      null,
+      `${a.module} returned ${shown}, not a judgment: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'value'}: ${i.message}`).join('; ')} (return { outcome: "pass" | "fail" | "abstain" | "error", actual, expected, detail })`,
+    );
+  }
+  const p = parsed.data;
+  // what crosses back from the judge process and into the report is plain data
+  let actual: unknown, expected: unknown;
+  try {
+    [actual, expected] = [plain(p.actual), plain(p.expected)];
+  } catch (e) {
+    return judgment(
+      a,
+      'error',
+      null,
+      null,
+      `${a.module} returned values that are not plain JSON: ${(e as Error).message}`,
+    );
+  }
+  if (p.outcome === 'pass' && p.actual === undefined)
+    return judgment(
+      a,
+      'error',
+      null,
+      p.expected ?? null,
+      `${a.module} passed without saying what it saw (\`actual\` is absent): a pass must name what it checked`,
+    );
+  const j = judgment(a, p.outcome, actual ?? null, expected ?? null, p.detail ?? a.module);
+  return {
+    ...j,
+    ...(p.score !== undefined ? { score: p.score } : {}),
+    ...(p.reasoning ? { reasoning: p.reasoning } : {}),
+  };
+}
