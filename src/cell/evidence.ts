@@ -7,7 +7,7 @@ import type { ProviderHandle } from '../model/provider/cell.js';
 import type { TargetDecl } from '../targets/schema.js';
 import type { Teardown } from './teardown.js';
 
-const WRITE_OPS = new Set(['remember', 'update', 'forget', 'curate']);
+const WRITE_OPS = new Set(['remember', 'update', 'forget', 'curate', 'expire']);
 
 export interface CollectedEvidence {
   evidence: BuiltEvidence;

@@ -4,15 +4,23 @@ import { missingOps, opsNeeded } from '../ops/ops.js';
 import type { Scenario } from '../scenario/schema.js';
 import { modelUnsupported, storeUnsupported } from '../targets/applicability.js';
 import type { TargetDecl } from '../targets/schema.js';
+import { clockUnsupported } from './wall-clock.js';
 
 /** Why this cell cannot run on this target, decided before anything starts (none: it can). */
-export function unsupportedReason(scenario: Scenario, decl: TargetDecl, driver: Driver): string | undefined {
+export function unsupportedReason(
+  scenario: Scenario,
+  decl: TargetDecl,
+  driver: Driver,
+  /** the package bin the server starts from, when resolved: a bin that is not JavaScript is not a Node server */
+  binFile?: string,
+): string | undefined {
   const lacking = missingOps(decl, opsNeeded(scenario, driver.steps));
   return (
     driver.unsupported?.() ??
     (lacking.length ? `target lacks op(s): ${lacking.join(', ')}` : undefined) ??
     providerUnsupported(scenario, decl) ??
     storeUnsupported(scenario, decl) ??
+    clockUnsupported(scenario, decl, driver, binFile) ??
     modelUnsupported(scenario, decl)
   );
 }

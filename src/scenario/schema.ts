@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { JUDGE_LEVELS, llmFields, llmProblems, rankFields } from './llm-schema.js';
 import { CLAIMS } from './claims.js';
+import { DURATION_PATTERN, durationMs } from '../util/duration.js';
 import type { DeterministicPhase, Phase } from '../core/results.js';
 
 export type { DeterministicPhase, Phase };
 
 /** Target-neutral memory actions. `tool` is the escape hatch for target-specific scenarios. */
-export const MEMORY_OPS = ['remember', 'update', 'forget', 'recall', 'curate'] as const;
+export const MEMORY_OPS = ['remember', 'update', 'forget', 'recall', 'curate', 'expire'] as const;
 export type MemoryOp = (typeof MEMORY_OPS)[number];
 
 export const COMPARATORS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte'] as const;
@@ -104,7 +105,19 @@ const recallStep = z.strictObject({
   query: nonEmpty,
 });
 const curateStep = z.strictObject({ op: z.literal('curate'), ...stepBase });
+const expireStep = z
+  .strictObject({ op: z.literal('expire'), ...stepBase })
+  .describe("run the target's expiry or retention sweep (what its own rules say has expired is archived or deleted)");
 const restartStep = z.strictObject({ op: z.literal('restart'), ...stepBase });
+const advanceClockStep = z.strictObject({
+  op: z.literal('advance_clock'),
+  ...stepBase,
+  by: z
+    .string()
+    .regex(DURATION_PATTERN, 'a duration: <integer><unit> parts, units w, d, h, m, s, ms (e.g. "30d", "1h30m")')
+    .refine((d) => durationMs(d) !== undefined, 'a duration longer than zero')
+    .describe("how far the target servers' wall clock moves forward (Node servers only: a preload shifts Date)"),
+});
 const toolStep = z.strictObject({
   op: z.literal('tool'),
   ...stepBase,
@@ -118,7 +131,9 @@ export const stepSchema = z.discriminatedUnion('op', [
   forgetStep,
   recallStep,
   curateStep,
+  expireStep,
   restartStep,
+  advanceClockStep,
   toolStep,
 ]);
 export type Step = z.infer<typeof stepSchema>;
@@ -407,6 +422,12 @@ export const scenarioSchema = z.strictObject({
           'Markdown files with YAML front matter (ref, category, source, subject, tags): a folder or a glob, relative to the scenario',
         ),
       files: z.array(setupFile).default([]),
+      clock: z.iso
+        .datetime({ offset: true })
+        .optional()
+        .describe(
+          "the wall clock the target's servers start on, e.g. 2026-01-01T00:00:00Z (Node servers only: a preload shifts Date); advance_clock steps move it",
+        ),
       steps: z
         .array(stepSchema)
         .default([])

@@ -10,6 +10,7 @@ const OP_VARS: Record<MemoryOp, string[]> = {
   forget: MEMORY_FIELDS.map((f) => `memory.${f}`),
   recall: ['query'],
   curate: [],
+  expire: [],
 };
 const FILTERS = ['number', 'json'];
 const PLACEHOLDER = /\{\{\s*([^}|]*?)\s*(?:\|\s*([^}]*?)\s*)?\}\}/g;
