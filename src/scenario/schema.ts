@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { JUDGE_LEVELS, llmFields, llmProblems, rankFields } from './llm-schema.js';
 import { CLAIMS } from './claims.js';
-import { DURATION_PATTERN, durationMs } from '../util/duration.js';
+import { durationMs } from '../util/duration.js';
 import type { DeterministicPhase, Phase } from '../core/results.js';
 
 export type { DeterministicPhase, Phase };
@@ -114,8 +114,10 @@ const advanceClockStep = z.strictObject({
   ...stepBase,
   by: z
     .string()
-    .regex(DURATION_PATTERN, 'a duration: <integer><unit> parts, units w, d, h, m, s, ms (e.g. "30d", "1h30m")')
-    .refine((d) => durationMs(d) !== undefined, 'a duration longer than zero')
+    .refine(
+      (d) => durationMs(d) !== undefined,
+      'a duration longer than zero: <integer><unit> parts, units w, d, h, m, s, ms (e.g. "30d", "1h30m")',
+    )
     .describe("how far the target servers' wall clock moves forward (Node servers only: a preload shifts Date)"),
 });
 const toolStep = z.strictObject({
@@ -423,7 +425,7 @@ export const scenarioSchema = z.strictObject({
         ),
       files: z.array(setupFile).default([]),
       clock: z.iso
-        .datetime({ offset: true })
+        .datetime({ offset: true, error: 'an ISO 8601 time with its zone, e.g. "2026-01-01T00:00:00Z"' })
         .optional()
         .describe(
           "the wall clock the target's servers start on, e.g. 2026-01-01T00:00:00Z (Node servers only: a preload shifts Date); advance_clock steps move it",
