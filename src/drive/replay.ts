@@ -56,7 +56,7 @@ export async function replaySteps(
       rec.ms = roundMs(performance.now() - t);
     } else if (step.op === 'advance_clock') {
       if (!env.clock) throw new ClockError('advance_clock: this cell runs without a clock (a lifecycle fault)');
-      Object.assign(rec, { result: env.clock.advance(step.by, { stage, step: i }) });
+      Object.assign(rec, { result: await env.clock.advance(step.by, { stage, step: i }) });
     } else if (step.op === 'tool') {
       const args = resolveRefs(step.args, lookupRef(handles)) as Record<string, unknown>;
       const r = await (await session()).callTool(step.tool, args, { stage });
