@@ -50,6 +50,17 @@ export { jsonSchemaFor } from './app/schema.js';
 export { targetStatus, installTargetsNamed, type TargetStatus } from './app/targets.js';
 export { checkTarget, type CheckPoint, type TargetCheckOptions, type TargetCheckReport } from './app/target-check.js';
 export { agentStatus, installAgentsNamed, type AgentStatus } from './app/agents.js';
+// the mock kit: memeval's deterministic model provider, for other projects' tests
+export { ProviderServer } from './model/provider/server.js';
+export { Embedder, cosine } from './model/provider/embeddings.js';
+export { chooseAnswer } from './model/provider/answers.js';
+export {
+  mockProviderConfig,
+  startMockProvider,
+  type MockProvider,
+  type MockProviderOptions,
+} from './model/provider/kit.js';
+export type { AnswerRule, ProviderCall, ProviderConfig, Similarity } from './model/provider/types.js';
 // the main types of docs/architecture.md
 export type { Scenario, Assertion, Step } from './scenario/schema.js';
 export type { TargetDecl } from './targets/schema.js';

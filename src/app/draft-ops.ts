@@ -19,7 +19,7 @@ export interface JsonSchema {
 }
 
 /** The ops `targets new` drafts (curate has no common tool shape). */
-export type DraftOp = Exclude<MemoryOp, 'curate' | 'curate_dry_run'>;
+export type DraftOp = Exclude<MemoryOp, 'curate' | 'curate_dry_run' | 'expire'>;
 export const DRAFT_OPS: DraftOp[] = ['remember', 'recall', 'forget', 'update'];
 
 /** The verbs in a tool's name that say which op it is. */

@@ -51,6 +51,7 @@ type JudgedAs = 'well-behaved' | 'violation';
  * - absent-written: an `absent` assertion that judges the cell looks for a text the cell wrote
  * - store-sql: the scenario pins this target's store with SQL (setup.store_sql names it)
  * - curates: the phase's own steps curate
+ * - clock: the scenario sets the servers' clock (setup.clock) or advances it (advance_clock)
  */
 export type RuleCondition =
   | 'always'
@@ -63,7 +64,8 @@ export type RuleCondition =
   | 'forgets'
   | 'absent-written'
   | 'store-sql'
-  | 'curates';
+  | 'curates'
+  | 'clock';
 
 export interface FalseVerdictRule {
   verdicts: Verdict[];
@@ -253,9 +255,28 @@ export const HOSTILE_RULES: HostileSpec[] = [
       },
     ],
   },
+  {
+    target: 'hostile-clock-respawn',
+    // the agent layer runs no clock scenario (unsupported): only replay places advances between calls
+    layers: ['deterministic'],
+    'well-behaved': [
+      {
+        verdicts: ['pass'],
+        when: 'clock',
+        why: "the target answers from a process without the clock preload: it ran on the machine's clock, not the scenario's",
+      },
+    ],
+    violation: [
+      {
+        verdicts: ['defended', 'detected'],
+        when: 'clock',
+        why: "the target answers from a process without the clock preload: what it did was never measured on the scenario's clock",
+      },
+    ],
+  },
 ];
 
-const WRITES = new Set(['remember', 'update', 'forget', 'curate']);
+const WRITES = new Set(['remember', 'update', 'forget', 'curate', 'expire']);
 
 function phaseSteps(s: Scenario, judgedAs: JudgedAs): Step[] {
   return judgedAs === 'well-behaved' ? s.deterministic.well_behaved : (s.deterministic.violation?.steps ?? []);
@@ -303,9 +324,11 @@ export function conditionHolds(
     case 'calls':
       return (
         s.setup.memories.length > 0 ||
-        [...s.setup.steps, ...steps].some((st) => st.op !== 'restart') ||
+        [...s.setup.steps, ...steps].some((st) => st.op !== 'restart' && st.op !== 'advance_clock') ||
         applied.some(readsRecall)
       );
+    case 'clock':
+      return s.setup.clock !== undefined || [...s.setup.steps, ...steps].some((st) => st.op === 'advance_clock');
     case 'writes':
       return s.setup.memories.length > 0 || [...s.setup.steps, ...steps].some((st) => WRITES.has(st.op));
     case 'reads-recall':

@@ -1,7 +1,9 @@
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CellResult, StepRecord } from '../core/results.js';
+import type { CellResult, ClockRecord, StepRecord } from '../core/results.js';
 import type { DriveOutcome, Driver } from '../drive/types.js';
 import { guardEnv } from '../fixture/netguard.js';
+import { ClockError, type WallClock } from '../fixture/wall-clock.js';
 import type { JudgePool } from '../judge/llm/pool.js';
 import { proxyStopProblems } from '../mcp/proxy.js';
 import type { Scenario } from '../scenario/schema.js';
@@ -21,6 +23,7 @@ import { CellSessions } from './sessions.js';
 import { Teardown } from './teardown.js';
 import { CellTrail } from './trail.js';
 import { unsupportedReason } from './unsupported.js';
+import { cellClock } from './wall-clock.js';
 
 export interface CellOptions {
   /** the id the result carries: a planned cell's (run/plan.ts planRun), or the caller's own for a cell outside a run */
@@ -51,7 +54,7 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
   const { scenario, decl, driver, cellDir, signal } = o;
   const base = cellBase(o.cellId, scenario, decl, o.bin.version, driver, cellDir);
   const trail = new CellTrail();
-  const unsupported = unsupportedReason(scenario, decl, driver);
+  const unsupported = unsupportedReason(scenario, decl, driver, o.bin.file);
   if (unsupported) return cellResult(base, { verdict: 'unsupported', reason: unsupported }, clock, trail);
   // a cell the pool starts after an interrupt makes nothing: no dir, no fixture
   if (signal?.aborted) return cellResult(base, { verdict: 'skipped', reason: 'run interrupted' }, clock, trail);
@@ -62,6 +65,7 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
   const serverEnv = { ...guardEnv(join(cellDir, 'network.jsonl')), ...o.serverEnv };
   const teardown = new Teardown();
   let sessions: CellSessions | undefined;
+  let wallClock: WallClock | undefined;
   let drive: DriveOutcome | undefined;
   let outcome: Outcome;
   try {
@@ -72,13 +76,17 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
       trail,
     );
     const { fixture, bridges, storePath } = prepared;
+    // made before the first server starts: seeds are stored at the scenario's start time
+    const wall = (wallClock = cellClock(scenario, driver, fixture, cellDir));
+    const runEnv = wall ? wall.env(serverEnv) : serverEnv;
     const live = (sessions = new CellSessions({
       ...prepared,
       decl,
       bin: o.bin,
       cellDir,
       callsLog,
-      serverEnv,
+      serverEnv: runEnv,
+      clock: wall,
       signal,
       trail,
     }));
@@ -94,9 +102,10 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
       fixture,
       cellDir,
       callsLog,
-      serverEnv,
+      serverEnv: runEnv,
       bridges,
       sessions: live,
+      clock: wall,
       signal,
       record,
     };
@@ -116,6 +125,9 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
     drive = await driver.drive({ ...env, handles: seeded.handles });
     if (drive.network) trail.sawNetwork(drive.network);
     await live.stop();
+    // a server process that could not read the clock ran on some other time than the scenario's
+    const clockProblem = wall?.problem();
+    if (clockProblem) throw new ClockError(clockProblem);
     // the servers an agent started through the proxy: how they ended when it stopped them
     trail.shutdown.push(...proxyStopProblems(callsLog));
     clock.lap('drive');
@@ -146,10 +158,22 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
   } catch (e) {
     outcome = failedOutcome(e, { signal, sessions, agent: drive?.agent });
   }
+  if (wallClock) trail.clock = keepClock(wallClock, cellDir, trail);
   clock.restart();
   await teardown.run();
   clock.lap('teardown');
   return cellResult(base, storeFailureOutcome(outcome, sessions), clock, trail, teardown.failures);
+}
+
+/** The clock the servers ran on, for the result and beside the evidence (clock.json). */
+function keepClock(clock: WallClock, cellDir: string, trail: CellTrail): ClockRecord {
+  const record = clock.record();
+  try {
+    writeFileSync(join(cellDir, 'clock.json'), JSON.stringify(record, null, 2) + '\n');
+  } catch (e) {
+    trail.warnings.push(`clock.json could not be written: ${(e as Error).message}`);
+  }
+  return record;
 }
 
 /**

@@ -9,7 +9,7 @@ import type { TargetDecl } from '../targets/schema.js';
 import type { StoreSqlRecord } from '../core/results.js';
 import type { Teardown } from './teardown.js';
 
-const WRITE_OPS = new Set(['remember', 'update', 'forget', 'curate']);
+const WRITE_OPS = new Set(['remember', 'update', 'forget', 'curate', 'expire']);
 
 export interface CollectedEvidence {
   evidence: BuiltEvidence;

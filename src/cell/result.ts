@@ -103,6 +103,7 @@ export function cellResult(
     server_start_ms: trail.serverStartMs.length ? trail.serverStartMs : undefined,
     timings_ms: clock.laps,
     ...(trail.shutdown.length ? { shutdown: trail.shutdown } : {}),
+    ...(trail.clock ? { clock: trail.clock } : {}),
     ...(r.agent ? { agent: r.agent } : {}),
     ...(r.verdict_input
       ? { verdict_input: r.verdict_input, judge_input: r.judge_input, evidence_sha256: r.evidence_sha256 }

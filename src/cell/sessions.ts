@@ -3,6 +3,7 @@ import type { Sessions } from '../drive/types.js';
 import { storeBytes } from '../evidence/build.js';
 import type { Fixture } from '../fixture/fixture.js';
 import type { LoopbackBridge } from '../fixture/sandbox.js';
+import { ClockError, type WallClock } from '../fixture/wall-clock.js';
 import { NOISE_FILE } from '../mcp/noise.js';
 import { TargetSession } from '../mcp/session.js';
 import type { ResolvedBin } from '../targets/resolve-bin.js';
@@ -23,6 +24,8 @@ export interface CellSessionsOptions {
   bridges: LoopbackBridge[];
   /** the store file (none: the store is not on disk): a stop that empties it is a shutdown problem */
   storeFile?: string;
+  /** the shifted wall clock: every server must answer from a process that took it */
+  clock?: WallClock;
   signal?: AbortSignal;
   trail: CellTrail;
 }
@@ -106,6 +109,13 @@ export class CellSessions implements Sessions {
       bridges,
     });
     this.started.push({ no, session });
+    const unclocked = this.o.clock?.checkServing(
+      no === PROBE_SESSION ? 'the recall probe server' : `server session ${no}`,
+    );
+    if (unclocked) {
+      await session.close().catch(() => {});
+      throw new ClockError(unclocked);
+    }
     return session;
   }
 }

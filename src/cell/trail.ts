@@ -1,4 +1,4 @@
-import type { NetworkMode, StepRecord, StoreSqlRecord } from '../core/results.js';
+import type { ClockRecord, NetworkMode, StepRecord, StoreSqlRecord } from '../core/results.js';
 
 const WEAKEST_LAST: NetworkMode[] = ['isolated', 'guarded', 'open'];
 
@@ -20,6 +20,8 @@ export class CellTrail {
   readonly serverStartMs: number[] = [];
   /** the weakest guard any server of this cell ran under */
   network?: NetworkMode;
+  /** the shifted wall clock the servers ran on (clock scenarios only) */
+  clock?: ClockRecord;
   /** what became of the fixture at teardown */
   fixture = 'not created';
 

@@ -7,9 +7,16 @@ import { storeSqlUnsupported } from '../scenario/store-sql.js';
 import { commandUnsupported } from './command.js';
 import { modelUnsupported, storeUnsupported } from '../targets/applicability.js';
 import type { TargetDecl } from '../targets/schema.js';
+import { clockUnsupported } from './wall-clock.js';
 
 /** Why this cell cannot run on this target, decided before anything starts (none: it can). */
-export function unsupportedReason(scenario: Scenario, decl: TargetDecl, driver: Driver): string | undefined {
+export function unsupportedReason(
+  scenario: Scenario,
+  decl: TargetDecl,
+  driver: Driver,
+  /** the package bin the server starts from, when resolved: a bin that is not JavaScript is not a Node server */
+  binFile?: string,
+): string | undefined {
   const lacking = missingOps(decl, opsNeeded(scenario, driver.steps));
   return (
     driver.unsupported?.() ??
@@ -17,6 +24,7 @@ export function unsupportedReason(scenario: Scenario, decl: TargetDecl, driver: 
     providerUnsupported(scenario, decl) ??
     storeUnsupported(scenario, decl) ??
     storeSqlUnsupported(scenario, decl.name, decl.store.format) ??
+    clockUnsupported(scenario, decl, driver, binFile) ??
     modelUnsupported(scenario, decl) ??
     commandUnsupported(
       walkAssertions(scenario.assertions).map((x) => x.a),

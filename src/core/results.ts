@@ -200,6 +200,36 @@ export const answerContextSchema = z.object({
   last_seq: z.number(),
 });
 export type AnswerContext = z.infer<typeof answerContextSchema>;
+/**
+ * The wall clock a cell's servers ran on, when the scenario sets or advances it (assets/clock.cjs):
+ * where it started, each advance, the offset in force at the end (server time − real time), and
+ * what the server processes acknowledged.
+ */
+export const clockRecordSchema = z.looseObject({
+  /** setup.clock, or null: the servers started on the real time */
+  start: z.string().nullable(),
+  offset_ms: z.number(),
+  /** how many times the clock file was changed after the start */
+  version: z.number(),
+  events: z.array(
+    z.looseObject({
+      event: z.enum(['start', 'advance']),
+      by: z.string().optional(),
+      by_ms: z.number().optional(),
+      offset_ms: z.number(),
+      /** the servers' clock at that moment */
+      wall: z.string(),
+      stage: z.enum(['setup', 'step']).optional(),
+      step: z.number().optional(),
+    }),
+  ),
+  /** server processes that loaded the preload (each server session, its children, memeval's own bridge) */
+  processes: z.number(),
+  /** each running process that read an advanced clock, and which version */
+  applied: z.array(z.looseObject({ pid: z.number(), version: z.number(), offset_ms: z.number() })),
+  problem: z.string().optional(),
+});
+export type ClockRecord = z.infer<typeof clockRecordSchema>;
 
 export const cellResultSchema = z.looseObject({
   /** stable across runs: scenario/target/phase (phase-repeat with --repeat), or scenario/target/real-model/agent-repeat */
@@ -278,6 +308,8 @@ export const cellResultSchema = z.looseObject({
   evidence_sha256: z.record(z.string(), z.string()).optional(),
   /** how servers of the cell failed when stopped (a crash at shutdown, a store lost at exit); absent when none did */
   shutdown: z.array(z.string()).optional(),
+  /** the shifted wall clock the cell's servers ran on (scenarios with setup.clock or advance_clock) */
+  clock: clockRecordSchema.optional(),
 });
 export type CellResult = z.infer<typeof cellResultSchema>;
 

@@ -12,6 +12,7 @@ import {
 import { lookupRef } from '../ops/refs.js';
 import { resolveRefs } from '../scenario/refs.js';
 import type { Scenario, Step } from '../scenario/schema.js';
+import { ClockError } from '../fixture/wall-clock.js';
 import { Interrupted } from '../util/errors.js';
 import { clip } from '../util/text.js';
 import type { CellEnv, Driver } from './types.js';
@@ -53,6 +54,9 @@ export async function replaySteps(
       await sessions.stop();
       await sessions.start();
       rec.ms = roundMs(performance.now() - t);
+    } else if (step.op === 'advance_clock') {
+      if (!env.clock) throw new ClockError('advance_clock: this cell runs without a clock (a lifecycle fault)');
+      Object.assign(rec, { result: await env.clock.advance(step.by, { stage, step: i }) });
     } else if (step.op === 'tool') {
       const args = resolveRefs(step.args, lookupRef(handles)) as Record<string, unknown>;
       const r = await (await session()).callTool(step.tool, args, { stage });

@@ -1,6 +1,7 @@
 import type { AgentRunInfo, DriverKind, NetworkMode, Phase, StepRecord } from '../core/results.js';
 import type { Fixture } from '../fixture/fixture.js';
 import type { LoopbackBridge } from '../fixture/sandbox.js';
+import type { WallClock } from '../fixture/wall-clock.js';
 import type { TargetSession } from '../mcp/session.js';
 import type { MemoryHandle } from '../ops/ops.js';
 import type { Scenario, Step } from '../scenario/schema.js';
@@ -35,6 +36,8 @@ export interface CellEnv {
   /** the memories as seeding and setup steps left them, by scenario ref: a driver starts from a copy */
   readonly handles: ReadonlyMap<string, MemoryHandle>;
   readonly sessions: Sessions;
+  /** the servers' shifted wall clock, when the scenario sets or advances it */
+  readonly clock?: WallClock;
   /** add one step to the cell's steps, as it completes */
   record(step: StepRecord): void;
   readonly signal?: AbortSignal;

@@ -52,6 +52,7 @@ function walk(script: Script, results: SeenResult[]): { decision: PolicyDecision
   const lookup = lookupRef(handles, false);
   for (const step of script.steps) {
     if (step.op === 'restart') continue; // sessions are split at restarts before we get here
+    if (step.op === 'advance_clock') continue; // clock scenarios are unsupported in the agent layer
     if (step.op === 'tool') {
       if (k >= results.length) return call(step.tool, resolveRefs(step.args, lookup) as Record<string, unknown>);
       k++;

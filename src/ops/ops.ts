@@ -54,7 +54,7 @@ export function probeQueries(assertions: Assertion[]): string[] {
 export function opsNeeded(scenario: Scenario, steps: Step[]): Set<MemoryOp> {
   const need = new Set<MemoryOp>();
   if (scenario.setup.memories.length) need.add('remember');
-  for (const s of steps) if (s.op !== 'tool' && s.op !== 'restart') need.add(s.op);
+  for (const s of steps) if (isMemoryStep(s)) need.add(s.op);
   if (walkAssertions(scenario.assertions).some(({ a }) => probesRecall(a))) need.add('recall');
   return need;
 }
@@ -86,10 +86,17 @@ export function handleFor(
   };
 }
 
-/** The op and template values a (non-restart, non-tool) step runs with. */
+/** A step that is one of the target's memory ops (not a restart, a raw tool call or a clock advance). */
+export type MemoryStep = Exclude<Step, { op: 'restart' } | { op: 'tool' } | { op: 'advance_clock' }>;
+
+export function isMemoryStep(s: Step): s is MemoryStep {
+  return s.op !== 'tool' && s.op !== 'restart' && s.op !== 'advance_clock';
+}
+
+/** The op and template values a memory step runs with. */
 export function stepCall(
   decl: TargetDecl,
-  step: Exclude<Step, { op: 'restart' } | { op: 'tool' }>,
+  step: MemoryStep,
   handles: Map<string, MemoryHandle>,
 ): { op: MemoryOp; vars: Record<string, unknown>; handle?: MemoryHandle } {
   switch (step.op) {
@@ -111,6 +118,8 @@ export function stepCall(
     case 'curate':
     case 'curate_dry_run':
       return { op: step.op, vars: {} };
+    case 'expire':
+      return { op: 'expire', vars: {} };
   }
 }
 

@@ -2,13 +2,14 @@ import { z } from 'zod';
 import { JUDGE_LEVELS, llmFields, llmProblems, rankFields } from './llm-schema.js';
 import { CLAIMS } from './claims.js';
 import { budgetFields, commandFields, pluginFields } from './judge-kinds-schema.js';
+import { durationMs } from '../util/duration.js';
 import type { DeterministicPhase, Phase } from '../core/results.js';
 
 export type { DeterministicPhase, Phase };
 
 /** Target-neutral memory actions. `tool` is the escape hatch for target-specific scenarios. */
 /** `curate_dry_run`: the curator's report of what it would change, changing nothing (judged from the call's result). */
-export const MEMORY_OPS = ['remember', 'update', 'forget', 'recall', 'curate', 'curate_dry_run'] as const;
+export const MEMORY_OPS = ['remember', 'update', 'forget', 'recall', 'curate', 'curate_dry_run', 'expire'] as const;
 export type MemoryOp = (typeof MEMORY_OPS)[number];
 
 export const COMPARATORS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte'] as const;
@@ -128,7 +129,21 @@ const recallStep = z.strictObject({
 });
 const curateStep = z.strictObject({ op: z.literal('curate'), ...stepBase });
 const curateDryRunStep = z.strictObject({ op: z.literal('curate_dry_run'), ...stepBase });
+const expireStep = z
+  .strictObject({ op: z.literal('expire'), ...stepBase })
+  .describe("run the target's expiry or retention sweep (what its own rules say has expired is archived or deleted)");
 const restartStep = z.strictObject({ op: z.literal('restart'), ...stepBase });
+const advanceClockStep = z.strictObject({
+  op: z.literal('advance_clock'),
+  ...stepBase,
+  by: z
+    .string()
+    .refine(
+      (d) => durationMs(d) !== undefined,
+      'a duration longer than zero: <integer><unit> parts, units w, d, h, m, s, ms (e.g. "30d", "1h30m")',
+    )
+    .describe("how far the target servers' wall clock moves forward (Node servers only: a preload shifts Date)"),
+});
 const toolStep = z.strictObject({
   op: z.literal('tool'),
   ...stepBase,
@@ -143,7 +158,9 @@ export const stepSchema = z.discriminatedUnion('op', [
   recallStep,
   curateStep,
   curateDryRunStep,
+  expireStep,
   restartStep,
+  advanceClockStep,
   toolStep,
 ]);
 export type Step = z.infer<typeof stepSchema>;
@@ -442,6 +459,12 @@ export const scenarioSchema = z.strictObject({
           'Markdown files with YAML front matter (ref, category, source, subject, tags, other keys kept as metadata), one memory per file, per ## section or per list item: a folder or a glob, relative to the scenario',
         ),
       files: z.array(setupFile).default([]),
+      clock: z.iso
+        .datetime({ offset: true, error: 'an ISO 8601 time with its zone, e.g. "2026-01-01T00:00:00Z"' })
+        .optional()
+        .describe(
+          "the wall clock the target's servers start on, e.g. 2026-01-01T00:00:00Z (Node servers only: a preload shifts Date); advance_clock steps move it",
+        ),
       steps: z
         .array(stepSchema)
         .default([])

@@ -11,6 +11,7 @@ const OP_VARS: Record<MemoryOp, string[]> = {
   recall: ['query'],
   curate: [],
   curate_dry_run: [],
+  expire: [],
 };
 const FILTERS = ['number', 'json'];
 const PLACEHOLDER = /\{\{\s*([^}|]*?)\s*(?:\|\s*([^}]*?)\s*)?\}\}/g;

@@ -43,6 +43,12 @@ test('scoreboard: the built-in scenarios run unchanged against every real target
       assert.equal(r.verdict, 'unsupported', `${r.scenario}/${r.target}/${r.phase}`);
       continue;
     }
+    // only memorix has an expiry sweep (the expire op); the others make the expiry scenario unsupported
+    if (r.scenario === 'expired-memory-archived' && r.target !== 'memorix') {
+      assert.equal(r.verdict, 'unsupported', `${r.scenario}/${r.target}/${r.phase}`);
+      assert.match(r.reason, /target lacks op\(s\): expire/);
+      continue;
+    }
     const knownDrop = r.verdict === 'error' && r.target === 'memorix' && SEED_DROPPED.test(r.reason);
     assert.ok(
       knownDrop || !['error', 'undetected', 'invalid', 'unsupported'].includes(r.verdict),
@@ -57,6 +63,10 @@ test('scoreboard: the built-in scenarios run unchanged against every real target
   assert.ok(drops.every((r) => r.fails_run));
   assert.deepEqual(report.matrix.targets, TARGETS);
   assert.equal(report.matrix.rows.length, scenarios.length);
+
+  // memorix archives an observation past its 30-day retention on the shifted clock, and keeps it inside it
+  assert.equal(cell('expired-memory-archived', 'memorix', 'well-behaved').verdict, 'pass');
+  assert.equal(cell('expired-memory-archived', 'memorix', 'violation').verdict, 'detected');
 
   // memorix: the redactor skips a password cut short by the fact extractor ("password: hunte")
   const stub = cell('secret-passwords-not-stored', 'memorix', 'violation');

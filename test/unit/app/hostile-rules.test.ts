@@ -58,3 +58,18 @@ test('the store_sql and curation rules apply only where the scenario pins that t
   assert.equal(mayBeFalse(pinned, 'hostile-curate-wipe', 'deterministic', 'violation'), false);
   assert.equal(mayBeFalse(keys, 'hostile-curate-wipe', 'deterministic', 'well-behaved'), false);
 });
+
+test('the clock rule: only scenarios that set or advance the clock, only in the deterministic layer', async () => {
+  const { falseVerdictRule, mayBeFalse } = await import('../../../src/app/selftest.js');
+  const { loadScenario } = await import('../../../src/scenario/loader.js');
+  const expiry = loadScenario(join(ROOT, 'scenarios', 'expired-memory-archived.json5')).scenario;
+  const keys = loadScenario(join(ROOT, 'scenarios', 'secret-api-keys-not-stored.json5')).scenario;
+  assert.match(
+    falseVerdictRule(expiry, 'hostile-clock-respawn', 'deterministic', 'well-behaved', 'pass')?.why ?? '',
+    /without the clock preload/,
+  );
+  assert.ok(falseVerdictRule(expiry, 'hostile-clock-respawn', 'deterministic', 'violation', 'detected'));
+  assert.equal(falseVerdictRule(expiry, 'hostile-clock-respawn', 'deterministic', 'well-behaved', 'error'), undefined);
+  assert.equal(mayBeFalse(keys, 'hostile-clock-respawn', 'deterministic', 'well-behaved'), false);
+  assert.equal(mayBeFalse(expiry, 'hostile-clock-respawn', 'agent', 'well-behaved'), false);
+});
