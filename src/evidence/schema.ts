@@ -33,4 +33,6 @@ export const PROVIDER_CALLS_COLUMNS = [
   'held_ms',
   'status',
   'ms',
+  'fault',
+  'fault_rule',
 ] as const;

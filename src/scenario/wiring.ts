@@ -1,3 +1,4 @@
+import { checkProviderFaults } from './fault-checks.js';
 import type { Scenario } from './schema.js';
 
 /**
@@ -73,5 +74,6 @@ export function checkWiring(scenario: Scenario): string[] {
     if (r.phase === 'violation' && !scenario.deterministic.violation)
       problems.push(`provider.rules[${i}].phase: "violation" but the scenario has no violation phase`);
   });
+  problems.push(...checkProviderFaults(scenario, checkRef));
   return problems;
 }
