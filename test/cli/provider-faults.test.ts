@@ -46,7 +46,7 @@ test('fault scenarios over keep / retry / refuse / drop / offline servers: verdi
   const r = await memeval([
     'run',
     '--scenario',
-    'provider-outage-write-not-lost,provider-rate-limit-retried',
+    'provider-outage-write-not-lost,provider-rate-limit-retried,provider-bad-embedding-contained',
     '--target',
     targets(dir).join(','),
     '--out',
@@ -87,19 +87,31 @@ test('fault scenarios over keep / retry / refuse / drop / offline servers: verdi
     'provider-rate-limit-retried drop violation': 'detected',
     'provider-rate-limit-retried offline well-behaved': 'fail',
     'provider-rate-limit-retried offline violation': 'error',
+    // a vector of the wrong size is refused and the memory kept; an empty one for the next memory leaves it unfound by meaning
+    'provider-bad-embedding-contained keep well-behaved': 'pass',
+    'provider-bad-embedding-contained keep violation': 'detected',
+    'provider-bad-embedding-contained retry well-behaved': 'pass',
+    'provider-bad-embedding-contained retry violation': 'detected',
+    'provider-bad-embedding-contained refuse well-behaved': 'fail',
+    'provider-bad-embedding-contained refuse violation': 'detected',
+    'provider-bad-embedding-contained drop well-behaved': 'fail',
+    'provider-bad-embedding-contained drop violation': 'detected',
+    'provider-bad-embedding-contained offline well-behaved': 'fail',
+    'provider-bad-embedding-contained offline violation': 'error',
   });
   const cell = (s: string, mode: string, phase: string) =>
     report.results.find((c) => c.scenario === s && c.target === `embed-${mode}` && c.phase === phase)!;
   assert.match(
     cell('provider-outage-write-not-lost', 'offline', 'well-behaved').reason,
-    /provider fault\(s\) never served: embeddings down; .*assertions alone said pass/,
+    /provider fault\(s\) never served: embeddings down for the memory; .*assertions alone said pass/,
   );
-  // only the required fault is named: the optional LLM one was never meant for this server
-  assert.doesNotMatch(cell('provider-outage-write-not-lost', 'offline', 'well-behaved').reason, /LLM down/);
-  assert.equal(
+  // only the required fault is named: the optional ones (the search, the LLM) need not be served
+  assert.doesNotMatch(cell('provider-outage-write-not-lost', 'offline', 'well-behaved').reason, /LLM down|the search/);
+  // in the violation every fault is optional: none served is still not a verdict
+  assert.deepEqual(
     (cell('provider-outage-write-not-lost', 'offline', 'violation').verdict_input as { unservedFaults?: string[] })
-      .unservedFaults?.[0],
-    'embeddings down',
+      .unservedFaults,
+    ['embeddings down for the search', 'LLM down'],
   );
   assert.match(
     cell('provider-outage-write-not-lost', 'drop', 'well-behaved').reason,
@@ -113,7 +125,7 @@ test('fault scenarios over keep / retry / refuse / drop / offline servers: verdi
     try {
       return db
         .prepare(
-          "SELECT kind, status, fault, fault_rule, answer FROM provider_calls WHERE instr(input_text, 'Osprey') > 0 OR instr(input_text, 'Kestrel') > 0 ORDER BY seq",
+          "SELECT kind, status, fault, fault_rule, answer FROM provider_calls WHERE instr(input_text, 'Osprey') > 0 OR instr(input_text, 'Kestrel') > 0 OR instr(input_text, 'Heron') > 0 OR instr(input_text, 'Finch') > 0 ORDER BY seq",
         )
         .all() as {
         kind: string;
@@ -149,7 +161,21 @@ test('fault scenarios over keep / retry / refuse / drop / offline servers: verdi
     ],
     'the write and the search, both in the outage',
   );
+  assert.deepEqual(
+    outage.map((c) => c.fault_rule),
+    ['embeddings down for the memory', 'embeddings down for the search'],
+  );
   assert.equal(rows('provider-outage-write-not-lost', 'offline', 'well-behaved').length, 0);
+  const bad = rows('provider-bad-embedding-contained', 'keep', 'violation');
+  assert.deepEqual(
+    bad.map((c) => [c.fault, c.answer]),
+    [
+      ['wrong-dimension', '16-d vectors, 32-d asked'],
+      ['wrong-dimension', '16-d vectors, 32-d asked'],
+      ['empty-embedding', 'an empty vector per input'],
+    ],
+    'the Heron memory and its search get half-size vectors, the Finch memory an empty one',
+  );
 });
 
 test('a fault rule that cannot work is exit 3 with file, field and fix, before anything runs', async (t) => {
