@@ -42,7 +42,7 @@ function maskedProviderLog(runDir: string, r: CellResult): string[] {
 test('provider-backed targets: each scenario catches its defect or passes, every call is evidence, and a second run is identical', async (t) => {
   const first = await runProviderScenarios(t);
   const results = first.report.results;
-  assert.equal(results.length, 8 * 2 * TARGETS.length, 'eight scenarios × two phases × two targets');
+  assert.equal(results.length, 9 * 2 * TARGETS.length, 'nine scenarios × two phases × two targets');
   const cell = (scenario: string, target: string, phase: string) => {
     const r = results.find((x) => x.scenario === scenario && x.target === target && x.phase === phase);
     assert.ok(r, `${scenario}/${target}/${phase} ran`);
@@ -97,6 +97,24 @@ test('provider-backed targets: each scenario catches its defect or passes, every
       Number(leak.assertions.find((a) => a.name === 'no provider request carries the secret')?.actual) >= 1,
       target,
     );
+  }
+
+  // provider faults: memorix keeps a memory whose embedding failed (and retries 429/5xx, honouring
+  // Retry-After); cipher retries too, but when the embedding still fails it answers success and
+  // stores nothing
+  for (const s of [
+    'provider-outage-write-not-lost',
+    'provider-rate-limit-retried',
+    'provider-bad-embedding-contained',
+  ]) {
+    assert.equal(cell(s, 'memorix-provider', 'well-behaved').verdict, 'pass', s);
+    for (const target of TARGETS) assert.equal(cell(s, target, 'violation').verdict, 'detected', `${s} ${target}`);
+  }
+  assert.equal(cell('provider-rate-limit-retried', 'cipher', 'well-behaved').verdict, 'pass');
+  for (const s of ['provider-outage-write-not-lost', 'provider-bad-embedding-contained']) {
+    const lost = cell(s, 'cipher', 'well-behaved');
+    assert.equal(lost.verdict, 'fail', s);
+    assert.equal(lost.assertions[0]?.actual, 0, `${s}: cipher acknowledged the write and stored nothing`);
   }
 
   // determinism: the same run again gives the same provider requests and the same verdicts
