@@ -7,6 +7,9 @@ import OpenAI from 'openai';
 import { ProviderServer } from '../../../src/model/provider/server.js';
 import { FaultPlan, unservedFaults, wrongDimensions } from '../../../src/model/provider/faults.js';
 import type { FaultRule, ProviderConfig } from '../../../src/model/provider/types.js';
+import { phaseFaults } from '../../../src/model/provider/cell.js';
+import { scenarioSchema } from '../../../src/scenario/schema.js';
+import { scenario } from '../../helpers.js';
 
 const rule = (r: Partial<FaultRule> & Pick<FaultRule, 'fault'>): FaultRule => ({
   name: r.fault,
@@ -225,4 +228,31 @@ test('a timeout still open when the provider stops does not keep it from stoppin
   await s.stop();
   assert.ok((await pending) instanceof Error, 'the client sees the connection close');
   assert.equal(s.calls[0]!.status, 0);
+});
+
+test('phaseFaults: the rules of the phase with refs resolved, names by their place in the whole list, Retry-After 1 by default', () => {
+  const sc = scenarioSchema.parse(
+    scenario('f', {
+      setup: { memories: [{ ref: 'db', content: 'The ledger lives in Postgres' }] },
+      provider: {
+        faults: [
+          { on: 'embeddings', fault: 'http-429', contains: '$ref:db', times: 2 },
+          { name: 'only in the violation', on: 'chat', fault: 'timeout', phase: 'violation', optional: true },
+          { on: 'any', fault: 'http-500', retry_after: 7, phase: 'well-behaved' },
+        ],
+      },
+    }),
+  );
+  const wb = phaseFaults(sc, 'well-behaved');
+  assert.deepEqual(
+    wb.map((f) => [f.name, f.contains, f.retryAfter, f.times, f.optional]),
+    [
+      ['fault 0', ['The ledger lives in Postgres'], 1, 2, false],
+      ['fault 2', [], 7, undefined, false],
+    ],
+  );
+  assert.deepEqual(
+    phaseFaults(sc, 'violation').map((f) => f.name),
+    ['fault 0', 'only in the violation'],
+  );
 });
