@@ -107,11 +107,10 @@ test('fault scenarios over keep / retry / refuse / drop / offline servers: verdi
   );
   // only the required fault is named: the optional ones (the search, the LLM) need not be served
   assert.doesNotMatch(cell('provider-outage-write-not-lost', 'offline', 'well-behaved').reason, /LLM down|the search/);
-  // in the violation every fault is optional: none served is still not a verdict
   assert.deepEqual(
     (cell('provider-outage-write-not-lost', 'offline', 'violation').verdict_input as { unservedFaults?: string[] })
       .unservedFaults,
-    ['embeddings down for the search', 'LLM down'],
+    ['embeddings down for the search'],
   );
   assert.match(
     cell('provider-outage-write-not-lost', 'drop', 'well-behaved').reason,
@@ -152,18 +151,18 @@ test('fault scenarios over keep / retry / refuse / drop / offline servers: verdi
   assert.ok(
     rows('provider-rate-limit-retried', 'retry', 'violation').every((c) => c.fault_rule === 'rate limit never lifts'),
   );
+  // the memory's embedding meets the outage; the search after it does not (a violation-only fault)
   const outage = rows('provider-outage-write-not-lost', 'keep', 'well-behaved');
   assert.deepEqual(
-    outage.map((c) => [c.status, c.fault]),
+    outage.map((c) => [c.status, c.fault_rule]),
     [
-      [500, 'http-500'],
-      [500, 'http-500'],
+      [500, 'embeddings down for the memory'],
+      [200, null],
     ],
-    'the write and the search, both in the outage',
   );
   assert.deepEqual(
-    outage.map((c) => c.fault_rule),
-    ['embeddings down for the memory', 'embeddings down for the search'],
+    rows('provider-outage-write-not-lost', 'keep', 'violation').map((c) => [c.status, c.fault_rule]),
+    [[500, 'embeddings down for the search']],
   );
   assert.equal(rows('provider-outage-write-not-lost', 'offline', 'well-behaved').length, 0);
   const bad = rows('provider-bad-embedding-contained', 'keep', 'violation');
