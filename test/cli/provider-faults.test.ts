@@ -177,6 +177,24 @@ test('fault scenarios over keep / retry / refuse / drop / offline servers: verdi
   );
 });
 
+test('rejudge: the saved verdict input keeps the unserved fault, so a re-judged cell is an error again', async (t) => {
+  const dir = tempDir(t, 'memeval-faults-rejudge-');
+  const out = join(dir, 'out');
+  const [, , , , offline] = targets(dir);
+  await memeval(['run', '--scenario', 'provider-outage-write-not-lost', '--target', offline!, '--out', out]);
+  const runDir = join(out, readdirSync(out).filter((f) => !f.startsWith('.'))[0]!);
+  const r = await memeval(['rejudge', runDir, '--json', '--out', join(dir, 'again')]);
+  const again = JSON.parse(String(r.stdout)) as Report;
+  assert.deepEqual(
+    again.results.map((c) => [c.phase, c.verdict]),
+    [
+      ['well-behaved', 'error'],
+      ['violation', 'error'],
+    ],
+  );
+  assert.match(again.results[0]!.reason, /provider fault\(s\) never served: embeddings down for the memory/);
+});
+
 test('a fault rule that cannot work is exit 3 with file, field and fix, before anything runs', async (t) => {
   const dir = tempDir(t, 'memeval-faults-bad-');
   const file = join(dir, 'bad-faults.json5');
