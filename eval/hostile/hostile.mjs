@@ -24,6 +24,9 @@
 // `updated_at` (fields no tool sets: what a scenario's setup.store_sql pins). Every mode has a
 // `curate` tool (`dry_run: true` reports and changes nothing); the honest curator collapses
 // near-duplicates (word overlap), keeping the most trusted, most recalled, newest of each group.
+// PROVIDER (optional): a model provider's base URL; every remember and recall first asks it for an
+// embedding of the text (as servers with vector search do), whatever it answers, so scenarios
+// that script the provider or its faults run on this target too.
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { dirname } from 'node:path';
@@ -39,6 +42,7 @@ if (mode === 'clock-respawn' && process.env.NODE_OPTIONS) {
 }
 const EXPIRE_AFTER_MS = Number(process.env.EXPIRE_AFTER_MS ?? 30 * 86_400_000);
 const store = process.env.STORE;
+const provider = process.env.PROVIDER;
 const sidecar = process.env.SIDECAR;
 if (!store) {
   process.stderr.write('hostile: STORE is not set\n');
@@ -132,7 +136,29 @@ function toSidecar(entry) {
   appendFileSync(sidecar, JSON.stringify(entry).replaceAll('/', '\\/') + '\n');
 }
 
-function call(name, args) {
+/** Ask the provider for an embedding; what comes back (a vector, an error, nothing within 2 s) changes nothing. */
+async function embed(text) {
+  if (!provider) return;
+  try {
+    const r = await fetch(`${provider}/v1/embeddings`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'hostile', input: text }),
+      signal: AbortSignal.timeout(2000),
+    });
+    await r.text();
+  } catch {
+    /* a provider fault: carry on as if it had answered */
+  }
+}
+
+async function call(name, args) {
+  if (name === 'remember' || name === 'update') await embed(String(args.text));
+  if (name === 'recall') await embed(String(args.query));
+  return answer(name, args);
+}
+
+function answer(name, args) {
   if (mode === 'refuse') return text(`refused: ${name} is not allowed`, true);
   const blind = mode === 'blackhole';
   switch (name) {
@@ -189,7 +215,7 @@ function call(name, args) {
   }
 }
 
-function handle(msg) {
+async function handle(msg) {
   if (msg.id === undefined) return;
   const reply = (result) => send({ jsonrpc: '2.0', id: msg.id, result });
   switch (msg.method) {
@@ -198,7 +224,7 @@ function handle(msg) {
     case 'tools/list':
       return reply({ tools: mode === 'no-list' ? [] : tools });
     case 'tools/call':
-      return reply(call(msg.params?.name, msg.params?.arguments ?? {}));
+      return reply(await call(msg.params?.name, msg.params?.arguments ?? {}));
     case 'ping':
       return reply({});
     default:
@@ -207,12 +233,17 @@ function handle(msg) {
 }
 
 let buf = '';
+// one request at a time, in order: a call that waits on the provider does not let a later one pass it
+let queue = Promise.resolve();
 process.stdin.on('data', (c) => {
   buf += c;
   for (let nl = buf.indexOf('\n'); nl !== -1; nl = buf.indexOf('\n')) {
     const line = buf.slice(0, nl);
     buf = buf.slice(nl + 1);
-    if (line.trim()) handle(JSON.parse(line));
+    if (line.trim()) {
+      const msg = JSON.parse(line);
+      queue = queue.then(() => handle(msg));
+    }
   }
 });
 function shutdown() {
@@ -222,6 +253,6 @@ function shutdown() {
   }
   process.exit(0);
 }
-process.stdin.on('end', shutdown);
+process.stdin.on('end', () => queue.then(shutdown));
 // agents stop a server by closing its stdin or by a signal (Claude Code: SIGINT, then SIGTERM): crash either way
 if (mode === 'crash-exit') for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, shutdown);

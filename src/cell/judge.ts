@@ -1,4 +1,5 @@
 import { toolToOp } from '../evidence/build.js';
+import { servedFaultRules } from '../evidence/provider-calls.js';
 import type { DriveOutcome, Driver } from '../drive/types.js';
 import { judgeCell, memoryRefs, type StoredVerdictInput } from '../judge/cell.js';
 import { fixtureScanPlan } from '../judge/fixture-files.js';
@@ -10,6 +11,7 @@ import { isToolCall, type CallRecord } from '../mcp/calls-log.js';
 import { storeRecallProbes } from '../evidence/recall-probes.js';
 import { probeQueries, recallProbe } from '../ops/ops.js';
 import { runRecallProbes } from './probes.js';
+import { unservedFaults } from '../model/provider/faults.js';
 import { assertionApplies, type Scenario } from '../scenario/schema.js';
 import type { TargetDecl } from '../targets/schema.js';
 import { answerContext } from './answer-context.js';
@@ -74,6 +76,7 @@ export async function judgeLive(o: LiveJudgeOptions, teardown: Teardown): Promis
       vacuous: drive.vacuous,
     }),
     ...(trail.shutdown.length ? { shutdown: trail.shutdown } : {}),
+    ...unservedField(o.prepared.provider?.faults ?? [], evidence.db),
   };
   const judgeInput = {
     memory_refs: memoryRefs(drive.handles),
@@ -139,4 +142,17 @@ export function storedVerdictInput(o: {
     vacuous: o.vacuous,
     ...(o.judgedAs === 'violation' ? { violationWrites: writes } : {}),
   };
+}
+
+/**
+ * The scenario's required provider faults the evidence shows were never served (the target
+ * never sent the request they were meant for): a verdict must not read as "handled the fault".
+ */
+function unservedField(
+  faults: Parameters<typeof unservedFaults>[0],
+  db: Parameters<typeof servedFaultRules>[0],
+): { unservedFaults?: string[] } {
+  if (!faults.length) return {};
+  const missing = unservedFaults(faults, servedFaultRules(db));
+  return missing.length ? { unservedFaults: missing } : {};
 }

@@ -33,6 +33,8 @@ export const PROVIDER_CALLS_COLUMNS = [
   'held_ms',
   'status',
   'ms',
+  'fault',
+  'fault_rule',
 ] as const;
 /** `recall_probes`: each distinct recall query the cell's judges read, asked once after the snapshot (see recall-probes.ts). */
 export const RECALL_PROBES_COLUMNS = [

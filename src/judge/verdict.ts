@@ -25,6 +25,12 @@ export interface VerdictInput {
    * an input cannot earn `defended`.
    */
   violationWrites?: ViolationWrite[];
+  /**
+   * Provider faults the scenario asked for in this phase that the provider never served (the
+   * target never sent the request they were meant for). The cell then did not test what the
+   * scenario is about: its verdict is `error`, whatever the assertions said.
+   */
+  unservedFaults?: string[];
 }
 
 /** One write call of a violation phase, as recorded at the recording point. */
@@ -57,11 +63,21 @@ export interface VerdictResult {
  * assertions catch. Accepted and caught by nothing under `detect` is undetected. Abstentions
  * never earn a pass or a defence. A server that crashed when stopped, or lost its store at exit,
  * leaves a store nobody can vouch for: a verdict that speaks for the target (pass, defended,
- * detected) then becomes `error` naming the shutdown; fail and undetected stand.
+ * detected) then becomes `error` naming the shutdown; fail and undetected stand. A cell in
+ * which a provider fault the scenario asked for was never served is `error` whatever the
+ * assertions said: they did not judge what the scenario is about.
  */
 export function phaseVerdict(input: VerdictInput): VerdictResult {
   const v = assertionVerdict(input);
-  if (!input.shutdown?.length || !['pass', 'defended', 'detected'].includes(v.verdict)) return v;
+  // every verdict, a failing one too: what the assertions found is not about the fault the
+  // scenario is about (a server that dropped the memory before asking for its embedding)
+  if (input.unservedFaults?.length && v.verdict !== 'error')
+    return {
+      verdict: 'error',
+      reason: `provider fault(s) never served: ${input.unservedFaults.join(', ')}; the target sent no request they match, so how it handles the fault was not tested (the assertions alone said ${v.verdict}: ${v.reason})`,
+    };
+  if (!['pass', 'defended', 'detected'].includes(v.verdict)) return v;
+  if (!input.shutdown?.length) return v;
   return {
     verdict: 'error',
     reason: `${input.shutdown.join('; ')} (the assertions alone said ${v.verdict}: ${v.reason})`,

@@ -90,12 +90,80 @@ const providerRule = z.strictObject({
   phase: z.enum(['both', 'well-behaved', 'violation']).default('both'),
 });
 
+/** What a fault rule makes the provider answer instead of a good response. */
+export const PROVIDER_FAULTS = [
+  'http-429',
+  'http-500',
+  'timeout',
+  'malformed-json',
+  'wrong-dimension',
+  'empty-embedding',
+] as const;
+export type ProviderFaultKind = (typeof PROVIDER_FAULTS)[number];
+/** Faults that only an embeddings request can get (they are about the vector). */
+export const EMBEDDING_ONLY_FAULTS: ReadonlySet<ProviderFaultKind> = new Set(['wrong-dimension', 'empty-embedding']);
+
+const providerFault = z.strictObject({
+  name: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9 _.:-]*$/, 'letters, digits, spaces and _ . : -')
+    .optional()
+    .describe('shown in provider_calls.fault_rule; defaults to `fault <index>`'),
+  on: z
+    .enum(['embeddings', 'chat', 'any'])
+    .describe('which requests the fault can hit: embedding requests, chat (LLM) requests, or both'),
+  contains: z
+    .union([nonEmpty, z.array(nonEmpty).min(1)])
+    .optional()
+    .describe(
+      'only requests whose inputs (embedding texts, chat messages) contain every string (case-insensitive); $ref:<name> allowed',
+    ),
+  skip: z.number().int().min(0).default(0).describe('let this many matching requests through before the fault starts'),
+  times: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe('how many matching requests get the fault (after `skip`); default: every one'),
+  fault: z
+    .enum(PROVIDER_FAULTS)
+    .describe(
+      'http-429 / http-500: an error status with Retry-After; timeout: no answer until the client gives up; malformed-json: a 200 whose body is not JSON; wrong-dimension / empty-embedding: vectors of another size, or none',
+    ),
+  retry_after: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe('http-429 / http-500 only: the Retry-After header, in seconds (default 1)'),
+  dimensions: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe('wrong-dimension only: the vector size served (default half the size asked for)'),
+  phase: z.enum(['both', 'well-behaved', 'violation']).default('both'),
+  optional: z
+    .boolean()
+    .default(false)
+    .describe(
+      "a fault that need not be served (e.g. one for another target's request shape); a cell in which a required fault was never served is an error",
+    ),
+});
+export type ProviderFaultRule = z.infer<typeof providerFault>;
+
 /** Scripted answers of the model provider a provider-backed target is pointed at. */
 export const scenarioProviderSchema = z.strictObject({
   rules: z
     .array(providerRule)
     .default([])
     .describe('first match wins; the target declaration may add rules after these'),
+  faults: z
+    .array(providerFault)
+    .default([])
+    .describe(
+      'requests the provider answers with a fault instead; checked before the answer rules, the first matching fault wins',
+    ),
   default: z.string().optional().describe("the answer when no rule matches (else the target's default)"),
 });
 export type ScenarioProvider = z.infer<typeof scenarioProviderSchema>;

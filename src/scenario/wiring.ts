@@ -1,4 +1,5 @@
 import { GROUNDED_CHECKS } from './llm-schema.js';
+import { checkProviderFaults } from './fault-checks.js';
 import type { Scenario } from './schema.js';
 
 /**
@@ -78,5 +79,6 @@ export function checkWiring(scenario: Scenario): string[] {
     if (r.phase === 'violation' && !scenario.deterministic.violation)
       problems.push(`provider.rules[${i}].phase: "violation" but the scenario has no violation phase`);
   });
+  problems.push(...checkProviderFaults(scenario, checkRef));
   return problems;
 }

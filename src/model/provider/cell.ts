@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import type { DeterministicPhase, Phase, Scenario } from '../../scenario/schema.js';
 import type { TargetDecl } from '../../targets/schema.js';
 import { ProviderServer } from './server.js';
-import type { AnswerRule, ProviderCall, ProviderConfig } from './types.js';
+import { faultName } from '../../scenario/fault-checks.js';
+import type { AnswerRule, FaultRule, ProviderCall, ProviderConfig } from './types.js';
 
 const PLACEHOLDER = /\{\{\s*provider\s*\}\}/;
 
@@ -78,6 +79,7 @@ export function providerConfig(scenario: Scenario, decl: TargetDecl, phase: Phas
     })),
   ];
   return {
+    faults: phaseFaults(scenario, phase),
     similarity: scenario.setup.similarity.map((s) => ({
       a: derefText(s.a, refs),
       b: derefText(s.b, refs),
@@ -89,9 +91,35 @@ export function providerConfig(scenario: Scenario, decl: TargetDecl, phase: Phas
   };
 }
 
+/** The scenario's fault rules for this phase, refs resolved; names are those of the whole list (unique at load). */
+export function phaseFaults(scenario: Scenario, phase: Phase): FaultRule[] {
+  const refs = refTexts(scenario);
+  return (scenario.provider?.faults ?? []).flatMap((f, i) =>
+    f.phase === 'both' || f.phase === phase
+      ? [
+          {
+            name: faultName(f, i),
+            on: f.on,
+            contains: (f.contains === undefined ? [] : Array.isArray(f.contains) ? f.contains : [f.contains]).map((c) =>
+              derefText(c, refs),
+            ),
+            skip: f.skip,
+            times: f.times,
+            fault: f.fault,
+            retryAfter: f.retry_after ?? 1,
+            dimensions: f.dimensions,
+            optional: f.optional,
+          },
+        ]
+      : [],
+  );
+}
+
 export interface ProviderHandle {
   /** template variables for the target declaration: {{provider}} is the base URL (no /v1) */
   vars: { provider: string };
+  /** the fault rules this cell's provider serves */
+  faults: FaultRule[];
   /** every request so far */
   calls(): ProviderCall[];
   /** stop listening and write provider.jsonl into the cell dir */
@@ -110,11 +138,13 @@ export async function startProviderForCell(o: {
   phase: DeterministicPhase | Phase;
 }): Promise<ProviderHandle | undefined> {
   if (!usesProvider(o.decl)) return undefined;
-  const server = new ProviderServer(providerConfig(o.scenario, o.decl, o.phase));
+  const config = providerConfig(o.scenario, o.decl, o.phase);
+  const server = new ProviderServer(config);
   const base = await server.start();
   let stopped = false;
   return {
     vars: { provider: base },
+    faults: config.faults ?? [],
     calls: () => server.calls,
     stop: async () => {
       if (stopped) return;

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { isObj, roughTokens, sendJson, str, type Json } from '../wire/util.js';
 import { chooseAnswer, holdMs } from './answers.js';
 import { Embedder } from './embeddings.js';
-import type { ProviderCall, ProviderConfig } from './types.js';
+import { FaultPlan, holdUntilClosed, sendErrorStatus, sendMalformedJson, wrongDimensions } from './faults.js';
+import type { FaultRule, ProviderCall, ProviderConfig } from './types.js';
 import { chatTexts, embeddingInputs, route, sendChat, sendEmbeddings, sendModels } from './wire.js';
 
 async function readJson(req: IncomingMessage): Promise<Json> {
@@ -17,16 +18,19 @@ async function readJson(req: IncomingMessage): Promise<Json> {
 
 /**
  * The model provider a memory server is pointed at: deterministic embeddings with the
- * similarities a scenario declares, and scripted LLM answers. It speaks OpenAI, Anthropic and
- * Ollama shapes on one loopback port and records every request.
+ * similarities a scenario declares, scripted LLM answers, and the faults a scenario asks for
+ * (error statuses, timeouts, bad bodies, bad vectors). It speaks OpenAI, Anthropic and Ollama
+ * shapes on one loopback port and records every request, and every fault it served.
  */
 export class ProviderServer {
   readonly calls: ProviderCall[] = [];
   private server?: Server;
   private readonly embedder: Embedder;
+  private readonly faults: FaultPlan;
 
   constructor(private readonly config: ProviderConfig) {
     this.embedder = new Embedder(config.similarity);
+    this.faults = new FaultPlan(config.faults ?? []);
   }
 
   /** Listen on a free loopback port; returns the base URL (no trailing slash, no /v1). */
@@ -66,6 +70,8 @@ export class ProviderServer {
       held_ms: 0,
       status: 200,
       ms: 0,
+      fault: null,
+      fault_rule: null,
     };
     this.calls.push(call);
     try {
@@ -84,17 +90,27 @@ export class ProviderServer {
           typeof body.dimensions === 'number' && body.dimensions > 0
             ? Math.floor(body.dimensions)
             : this.config.dimensions;
-        const out = inputs.map((t) => this.embedder.embed(t, dims));
-        Object.assign(call, { inputs, dimensions: dims, matched: out.map((o) => o.matched ?? 'none') });
+        Object.assign(call, { inputs, dimensions: dims });
+        const fault = this.faults.pick('embeddings', inputs);
+        if (fault && (await this.serveFault(fault, call, res, r.protocol))) return;
+        const size = fault?.fault === 'wrong-dimension' ? wrongDimensions(fault, dims) : dims;
+        const out = inputs.map((t) => this.embedder.embed(t, size));
+        call.matched = out.map((o) => o.matched ?? 'none');
+        if (fault)
+          call.answer =
+            fault.fault === 'empty-embedding' ? 'an empty vector per input' : `${size}-d vectors, ${dims}-d asked`;
         return sendEmbeddings(
           res,
           r.protocol,
           body,
-          out.map((o) => o.vector),
+          out.map((o) => (fault?.fault === 'empty-embedding' ? [] : o.vector)),
           roughTokens(Buffer.byteLength(inputs.join(' '))),
         );
       }
       const texts = chatTexts(r.protocol, body);
+      call.inputs = texts;
+      const fault = this.faults.pick('chat', texts);
+      if (fault && (await this.serveFault(fault, call, res, r.protocol))) return;
       const { answer, matched, hold } = chooseAnswer(this.config.rules, this.config.default, texts);
       Object.assign(call, { inputs: texts, matched: [matched], answer });
       const wait = holdMs(hold);
@@ -110,6 +126,41 @@ export class ProviderServer {
     } finally {
       if (call.status === 200 && res.statusCode !== 200) call.status = res.statusCode;
       call.ms = Math.round((performance.now() - t0) * 100) / 100;
+    }
+  }
+
+  /**
+   * Serve a fault that replaces the response (an error status, a timeout, a broken body) and
+   * note it on the call; false for a fault in the vectors, which the caller serves itself.
+   */
+  private async serveFault(
+    rule: FaultRule,
+    call: ProviderCall,
+    res: ServerResponse,
+    protocol: Parameters<typeof sendErrorStatus>[1],
+  ): Promise<boolean> {
+    call.fault = rule.fault;
+    call.fault_rule = rule.name;
+    switch (rule.fault) {
+      case 'http-429':
+      case 'http-500': {
+        const status = rule.fault === 'http-429' ? 429 : 500;
+        call.status = status;
+        call.answer = sendErrorStatus(res, protocol, status, rule.retryAfter);
+        return true;
+      }
+      case 'malformed-json':
+        call.answer = sendMalformedJson(res, call.kind);
+        return true;
+      case 'timeout': {
+        call.status = 0;
+        call.answer = 'no answer';
+        const ms = await holdUntilClosed(res);
+        call.answer = `no answer; the connection closed after ${ms} ms`;
+        return true;
+      }
+      default:
+        return false;
     }
   }
 }

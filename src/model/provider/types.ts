@@ -1,4 +1,7 @@
-// What the provider is told (similarities, scripted answers) and what it records.
+// What the provider is told (similarities, scripted answers, faults) and what it records.
+import type { ProviderFaultKind } from '../../scenario/schema.js';
+
+export type { ProviderFaultKind };
 
 /** "texts containing `b` have cosine `cosine` to the text `a`" (both matched as case-insensitive substrings). */
 export interface Similarity {
@@ -23,9 +26,31 @@ export interface AnswerRule {
   answer: string;
 }
 
+/**
+ * A fault the provider serves instead of a good answer: to requests of kind `on` whose inputs
+ * contain every `contains` string (case-insensitive), after `skip` such requests, `times` of them.
+ */
+export interface FaultRule {
+  name: string;
+  on: 'embeddings' | 'chat' | 'any';
+  contains: string[];
+  skip: number;
+  /** undefined: every matching request after `skip` */
+  times?: number;
+  fault: ProviderFaultKind;
+  /** seconds, for http-429 / http-500 */
+  retryAfter: number;
+  /** wrong-dimension: the size served; undefined: half the size asked for */
+  dimensions?: number;
+  /** a cell in which this fault was never served is not an error */
+  optional: boolean;
+}
+
 export interface ProviderConfig {
   similarity: Similarity[];
   rules: AnswerRule[];
+  /** checked before the answer rules; the first matching fault is served (none: every request is answered) */
+  faults?: FaultRule[];
   /** the answer when no rule matches */
   default: string;
   /** vector size when the request names none */
@@ -53,6 +78,11 @@ export interface ProviderCall {
   answer: string | null;
   /** ms the answer was held back by the rule's `hold` */
   held_ms: number;
+  /** status sent; 0 when none was (a timeout fault: the client gave up, or the provider stopped) */
   status: number;
   ms: number;
+  /** the fault served instead of a good answer (http-429, timeout, ...), with what it served; null when none */
+  fault: string | null;
+  /** the name of the fault rule that served it */
+  fault_rule: string | null;
 }

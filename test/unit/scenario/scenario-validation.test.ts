@@ -166,3 +166,57 @@ test('a well-behaved phase that calls the target nothing is refused naming the f
   });
   assert.equal(loadScenario(writeJson(join(dir, 'seeded.json'), seeded)).scenario.id, 'seeded');
 });
+
+test('provider.faults: defaults filled; settings that do not fit a fault, duplicate names and unknown refs are refused', (t) => {
+  const dir = tempDir(t);
+  const ok = loadScenario(
+    writeJson(
+      join(dir, 'faults-ok.json'),
+      scenario('faults-ok', { provider: { faults: [{ on: 'embeddings', fault: 'http-429', times: 2 }] } }),
+    ),
+  ).scenario;
+  assert.deepEqual(ok.provider?.faults, [
+    { on: 'embeddings', fault: 'http-429', times: 2, skip: 0, phase: 'both', optional: false },
+  ]);
+  assert.deepEqual(ok.provider?.rules, []);
+  const bad = (faults: unknown[], over: Record<string, unknown> = {}) =>
+    problemsOf(() =>
+      loadScenario(writeJson(join(dir, 'faults-bad.json'), scenario('faults-bad', { provider: { faults }, ...over }))),
+    ).join('\n');
+  assert.match(
+    bad([{ on: 'any', fault: 'empty-embedding' }]),
+    /provider\.faults\[0\]\.on: "any" but empty-embedding is a fault of an embedding response; set on to "embeddings"/,
+  );
+  assert.match(
+    bad([{ on: 'chat', fault: 'malformed-json', retry_after: 3 }]),
+    /provider\.faults\[0\]\.retry_after: only an http-429 or http-500/,
+  );
+  assert.match(
+    bad([{ on: 'embeddings', fault: 'http-500', dimensions: 3 }]),
+    /provider\.faults\[0\]\.dimensions: only a wrong-dimension/,
+  );
+  assert.match(
+    bad([
+      { on: 'chat', fault: 'timeout' },
+      { name: 'fault 0', on: 'embeddings', fault: 'timeout' },
+    ]),
+    /provider\.faults\[1\]\.name: "fault 0" is also the name of provider\.faults\[0\]/,
+  );
+  assert.match(
+    bad([{ on: 'embeddings', fault: 'timeout', contains: ['$ref:nope'] }]),
+    /provider\.faults\[0\]\.contains: "\$ref:nope" names no setup memory/,
+  );
+  assert.match(
+    bad([{ on: 'embeddings', fault: 'timeout', phase: 'violation' }], {
+      deterministic: { well_behaved: [{ op: 'remember', content: 'x' }], violation: null },
+      assertions: [{ kind: 'count', name: 'n', phase: 'both', op: 'gte', value: 0 }],
+    }),
+    /provider\.faults\[0\]\.phase: "violation" but the scenario has no violation phase/,
+  );
+  assert.match(
+    bad([{ on: 'embeddings', fault: 'http-503' }]),
+    /provider\.faults\.0\.fault|provider\.faults\[0\]\.fault/,
+  );
+  assert.match(bad([{ fault: 'timeout' }]), /provider\.faults\.0\.on|provider\.faults\[0\]\.on/);
+  assert.match(bad([{ on: 'embeddings', fault: 'timeout', times: 0 }]), /times/);
+});
