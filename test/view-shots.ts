@@ -1,12 +1,13 @@
 // Opening report pages in real Chromium: screenshots at the widths people use, and the check that
 // every failing cell can be seen. Shared by the browser test (test/cli) and the agents' (test/agents).
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { findChromium } from './setup/chromium.ts';
-import { ROOT, tempDir } from './helpers.js';
+import { ROOT } from './helpers.js';
 
 export const CHROMIUM = findChromium();
 const ARGS = [
@@ -35,12 +36,17 @@ export async function openBrowser(t: { after: (fn: () => unknown) => void }): Pr
     CHROMIUM,
     "no Chromium: `npm test` installs Debian's chromium as root, else run `sudo apt-get install chromium` or set CHROMIUM_PATH",
   );
-  const ctx = await chromium.launchPersistentContext(tempDir(t, 'memeval-chromium-'), {
+  // the profile goes after the browser is closed (Chromium writes into it until then)
+  const profile = mkdtempSync(join(tmpdir(), 'memeval-chromium-'));
+  const ctx = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
     args: ARGS,
   });
-  t.after(() => ctx.close());
+  t.after(async () => {
+    await ctx.close();
+    rmSync(profile, { recursive: true, force: true });
+  });
   const tab = ctx.pages()[0] ?? (await ctx.newPage());
   const problems: string[] = [];
   tab.on('console', (m) => {
