@@ -19,7 +19,11 @@ function readForCompare(dir: string, which: string) {
   try {
     return readRun(dir);
   } catch (e) {
-    if (e instanceof ReportError) throw new ReportError(`--compare: ${which}: ${e.message}`, e.problems);
+    if (e instanceof ReportError)
+      throw new ReportError(
+        `--compare: ${which}: ${e.message}`,
+        e.problems.map((p) => `--compare: ${which}: ${p}`),
+      );
     throw e;
   }
 }
