@@ -34,14 +34,16 @@ async function run(out: string, args: string[]): Promise<{ runDir: string; stdou
 }
 
 /**
- * A 7-target run made from a real one: each cell copied under six more target names (the
+ * A 7-target (or 12-target) run made from a real one: each cell copied under six more target names (the
  * evidence folders too), matrix and summary rebuilt. Seven real targets would take minutes to
  * install and run; the page only sees names, cells and evidence.
  */
-function sevenTargets(from: string, to: string): string {
+const SEVEN = ['server-memory', 'mem0-mcp', 'basic-memory', 'mcp-memory-service', 'kiro-memory', 'agentdb', 'cipher'];
+const TWELVE = [...SEVEN, 'ai-devkit-memory', 'claude-memory-layer', 'memory-bank', 'graphiti-mcp', 'letta-memory'];
+
+function manyTargets(from: string, to: string, names: string[]): string {
   cpSync(from, to, { recursive: true });
   const report = JSON.parse(readFileSync(join(from, 'report.json'), 'utf8')) as Report & { gate?: unknown };
-  const names = ['server-memory', 'mem0-mcp', 'basic-memory', 'mcp-memory-service', 'kiro-memory', 'agentdb', 'cipher'];
   const results: CellResult[] = names.flatMap((name) =>
     report.results.map((r) => {
       if (name === r.target) return r;
@@ -93,7 +95,8 @@ test(
     assert.equal(passing.exitCode, 0, passing.stdout);
     assert.equal(earlier.exitCode, 0, earlier.stdout);
     assert.equal(later.exitCode, 1, later.stdout);
-    const seven = sevenTargets(later.runDir, join(dir, 'seven', 'run'));
+    const seven = manyTargets(later.runDir, join(dir, 'seven', 'run'), SEVEN);
+    const twelve = manyTargets(later.runDir, join(dir, 'twelve', 'run'), TWELVE);
 
     const pages: Record<string, string> = {};
     await Promise.all(
@@ -103,6 +106,7 @@ test(
           ['known-failures', earlier.runDir, []],
           ['failing', later.runDir, []],
           ['seven-targets', seven, []],
+          ['twelve-targets', twelve, []],
           ['compare', later.runDir, ['--compare', earlier.runDir]],
         ] as const
       ).map(async ([name, runDir, extra]) => {
@@ -172,6 +176,16 @@ test(
       const grouped = warnings.filter((w) => /recall format not declared/.test(w));
       assert.equal(grouped.length, 1, warnings.join('\n'));
       assert.match(grouped[0], /×7/);
+    });
+
+    // twelve columns do not fit: the matrix scrolls inside its column, the scenario column stays, and
+    // a failing cell scrolled into view is not under the scenario column or the detail pane
+    await shootAtWidths(b, pages['twelve-targets'], 'twelve-targets', async (_tab, width) => {
+      const overflow = await tab
+        .locator('#matrix-wrap')
+        .evaluate((e) => ({ scroll: e.scrollWidth, client: e.clientWidth }));
+      if (width === 1920) assert.ok(overflow.scroll > overflow.client, `${width}px: expected a scrolling matrix`);
+      await visible('twelve targets', 24);
     });
 
     await shootAtWidths(b, pages.compare, 'compare', async () => {
