@@ -6,6 +6,7 @@ export {
   runDeterministic,
   runRealModel,
   type AgentRunOptions,
+  type RunAgent,
   type CommonRunOptions,
   type RunExecution,
   type RunResult,

@@ -3,6 +3,7 @@ import { AGENT_DEFAULTS, RUN_DEFAULTS, runConfigSchema, type RunConfig, type Run
 import type { CellResult, Report } from '../core/results.js';
 import { costGate, SCRIPTED_MODEL, type GateDecision } from '../agent/cost-gate.js';
 import { getAgent, installAgents, resolveAgentBin } from '../agent/registry.js';
+import type { AgentAdapter } from '../agent/types.js';
 import { AGENT_NAMES } from '../agent/types.js';
 import { writeBlockedReport } from '../report/blocked.js';
 import type { RepeatStats } from '../report/repeats.js';
@@ -222,6 +223,32 @@ function agentBlockedReport(
   });
 }
 
+/**
+ * `--agent`: one agent, several comma-separated (each scenario runs through each, in one run), or
+ * `all`: every installed agent (with --install, every agent memeval knows). Unknown or repeated
+ * names are input errors, before anything runs.
+ */
+export function agentsNamed(spec: string, install: boolean): AgentAdapter[] {
+  const names = spec.split(',').map((n) => n.trim());
+  if (names.some((n) => !n))
+    throw new InputError(
+      `--agent: "${spec}" has an empty name; give names separated by commas, e.g. claude-code,codex`,
+    );
+  if (names.includes('all')) {
+    if (names.length > 1) throw new InputError(`--agent: "all" goes alone, not in a list ("${spec}")`);
+    const known = AGENT_NAMES.map((n) => getAgent(n));
+    const chosen = install ? known : known.filter((d) => resolveAgentBin(d));
+    if (!chosen.length)
+      throw new InputError(
+        `--agent all: no agent is installed; run \`memeval agents install all\` (or add --install), or name one of ${AGENT_NAMES.join(', ')}`,
+      );
+    return chosen;
+  }
+  const twice = names.find((n, i) => names.indexOf(n) !== i);
+  if (twice) throw new InputError(`--agent: "${twice}" is named twice in "${spec}"`);
+  return names.map((n) => getAgent(n));
+}
+
 /** Runs `fn` with a judge pool open on the run's judge model (with the run's strictness), closed however `fn` ends. */
 async function withJudgePool<T>(
   judge: JudgeModelConfig | null,
@@ -307,8 +334,10 @@ async function runRealModelLayer(
   const { config, scenarios, names, log } = p;
   const agent = config.agent ?? AGENT_DEFAULTS;
   if (agent.name === undefined)
-    throw new InputError(`--agent: required for the real-model layer; one of ${AGENT_NAMES.join(', ')}`);
-  const driver = getAgent(agent.name);
+    throw new InputError(
+      `--agent: required for the real-model layer; one of ${AGENT_NAMES.join(', ')}, several comma-separated, or all`,
+    );
+  const drivers = agentsNamed(agent.name, config.install);
   const withPrompts = scenarios.filter((s) => s.scenario.real_model);
   if (!withPrompts.length)
     throw new InputError('--agent-turn: none of the selected scenarios has a real_model block (see `memeval list`)');
@@ -320,18 +349,21 @@ async function runRealModelLayer(
       loaded.map((t) => t.decl),
       log,
     );
-    await installAgents([driver], log);
+    await installAgents(drivers, log);
   }
   const targets = withServers(loaded);
   checkAgainstTargets(withPrompts, targets);
-  const bin = resolveAgentBin(driver);
-  if (!bin)
-    throw new InputError(
-      `--agent: ${driver.name} (${driver.npm}@${driver.version}) is not installed; run \`memeval agents install ${driver.name}\` (or add --install)`,
-    );
+  const agents = drivers.map((driver) => {
+    const bin = resolveAgentBin(driver);
+    if (!bin)
+      throw new InputError(
+        `--agent: ${driver.name} (${driver.npm}@${driver.version}) is not installed; run \`memeval agents install ${driver.name}\` (or add --install)`,
+      );
+    return { driver, agentBin: bin.file, agentVersion: bin.version };
+  });
   log(
-    `memeval: real-model layer, ${driver.name} ${bin.version} with ${gate.scripted ? `memeval's scripted model (policy ${agent.policy})` : `model ${agent.model}`}, ` +
-      `${withPrompts.length} scenario(s) × ${targets.map((t) => t.decl.name).join(', ')} × ${agent.repeat}, ${p.common.workers} worker(s)`,
+    `memeval: real-model layer, ${agents.map((a) => `${a.driver.name} ${a.agentVersion}`).join(', ')} with ${gate.scripted ? `memeval's scripted model (policy ${agent.policy})` : `model ${agent.model}`}, ` +
+      `${withPrompts.length} scenario(s) × ${targets.map((t) => t.decl.name).join(', ')}${agents.length > 1 ? ` × ${agents.length} agents` : ''} × ${agent.repeat}, ${p.common.workers} worker(s)`,
   );
   const r = await withJudgePool(p.judge, config, (judgePool) =>
     runRealModel({
@@ -346,9 +378,7 @@ async function runRealModelLayer(
       gate,
       scenarios: withPrompts,
       targets,
-      driver,
-      agentBin: bin.file,
-      agentVersion: bin.version,
+      agents,
       model: agent.model ?? SCRIPTED_MODEL,
       baseUrl: agent.baseUrl,
       policy: agent.policy,

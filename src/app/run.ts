@@ -225,18 +225,38 @@ export async function runDeterministic(
   });
 }
 
-/** The agent settings of every cell, plus how many times each cell runs. */
-export interface AgentRunOptions extends CommonRunOptions, Omit<AgentDriveOptions, 'scenario'> {}
+/** One agent a real-model run drives: its adapter and the installed binary. */
+export interface RunAgent {
+  driver: AgentDriveOptions['driver'];
+  agentBin: string;
+  agentVersion: string;
+}
 
-/** The real-model layer: every scenario with a real_model block × target × repeat through an agent. */
+/**
+ * The agent settings of every cell, plus how many times each cell runs. `agents` lists every
+ * agent of the run (each scenario runs through each); without it, the one `driver`.
+ */
+export type AgentRunOptions = CommonRunOptions &
+  Omit<AgentDriveOptions, 'scenario' | 'driver' | 'agentBin' | 'agentVersion'> &
+  (RunAgent | { agents: RunAgent[] });
+
+const agentsOf = (o: AgentRunOptions): RunAgent[] =>
+  'agents' in o ? o.agents : [{ driver: o.driver, agentBin: o.agentBin, agentVersion: o.agentVersion }];
+
+/** The real-model layer: every scenario with a real_model block × target × agent × repeat. */
 export async function runRealModel(
   o: AgentRunOptions,
 ): Promise<RunResult<{ repeats: RepeatStats[]; judges: JudgeRunSummary; usage_total: UsageTotal }>> {
+  // one cost decision for the whole run, whatever number of agents it drives
   assertAllowed(o.gate);
+  const agents = agentsOf(o);
+  if (!agents.length) throw new InputError('--agent: no agent to run');
+  const byName = new Map<string, RunAgent>(agents.map((a) => [a.driver.name, a]));
+  if (byName.size !== agents.length) throw new InputError('--agent: an agent is named twice');
   const { runId, runDir } = runDirOf(o);
   // a real-model run plans only the cells it runs: it is never sharded
   const planned = planRun(
-    { layer: 'real-model', agent: o.driver.name, repeat: o.repeat },
+    { layer: 'real-model', agents: agents.map((a) => a.driver.name), repeat: o.repeat },
     o.scenarios,
     o.targets,
     runDir,
@@ -249,15 +269,16 @@ export async function runRealModel(
     runDir,
     planned,
     options: {
-      agent: o.driver.name,
-      agent_version: o.agentVersion,
+      agent: agents.map((a) => a.driver.name).join(','),
+      agent_version: agents.map((a) => a.agentVersion).join(','),
+      ...(agents.length > 1 ? { agents: agents.map((a) => ({ name: a.driver.name, version: a.agentVersion })) } : {}),
       model: scripted ? 'scripted' : o.model,
       scripted_model: scripted,
       policy: o.policy,
       repeat: o.repeat,
       ...o.options,
     },
-    driverFor: (c) => agentDriver({ ...o, scenario: c.scenario.scenario, repeat: c.repeat! }),
+    driverFor: (c) => agentDriver({ ...o, ...byName.get(c.agent!)!, scenario: c.scenario.scenario, repeat: c.repeat! }),
     extra: (results) => ({ repeats: repeatStats(results), usage_total: usageTotal(results, scripted) }),
   });
 }

@@ -16,7 +16,7 @@ export interface RunTarget extends VersionedTarget {
 
 /** Which layer a run plans: the replay phases, or an agent's cells, each repeated (absent: once). */
 export type PlanLayer =
-  { layer: 'deterministic'; repeat?: number } | { layer: 'real-model'; agent: string; repeat: number };
+  { layer: 'deterministic'; repeat?: number } | { layer: 'real-model'; agents: string[]; repeat: number };
 
 /**
  * One cell of a run as planned: the only place a cell's id and dir are made. The report's plan,
@@ -33,11 +33,13 @@ export interface CellSpec {
   driver: Extract<DriverKind, 'replay' | 'agent'>;
   /** real-model cells, and deterministic ones repeated: 1..repeat */
   repeat?: number;
+  /** real-model cells: the agent that runs the cell */
+  agent?: string;
 }
 
 /**
  * Every cell of a run in a stable order: each scenario × target × its phases × repeat
- * (deterministic), or each scenario with a real_model block × target × repeat (real-model).
+ * (deterministic), or each scenario with a real_model block × target × agent × repeat (real-model).
  */
 export function planRun(
   plan: PlanLayer,
@@ -45,7 +47,14 @@ export function planRun(
   targets: RunTarget[],
   runDir: string,
 ): CellSpec[] {
-  const cell = (s: LoadedScenario, t: RunTarget, phase: Phase, last: string, repeat?: number): CellSpec => ({
+  const cell = (
+    s: LoadedScenario,
+    t: RunTarget,
+    phase: Phase,
+    last: string,
+    repeat?: number,
+    agent?: string,
+  ): CellSpec => ({
     id: `${s.scenario.id}/${t.decl.name}/${phase === 'real-model' ? `real-model/${last}` : last}`,
     dir: join(runDir, 'cells', s.scenario.id, t.decl.name, last),
     scenario: s,
@@ -53,13 +62,15 @@ export function planRun(
     phase,
     driver: phase === 'real-model' ? 'agent' : 'replay',
     ...(repeat === undefined ? {} : { repeat }),
+    ...(agent === undefined ? {} : { agent }),
   });
   const cells: CellSpec[] = [];
   for (const s of scenarios)
     for (const t of targets) {
       if (plan.layer === 'real-model') {
         if (s.scenario.real_model)
-          for (let i = 1; i <= plan.repeat; i++) cells.push(cell(s, t, 'real-model', `${plan.agent}-${i}`, i));
+          for (const agent of plan.agents)
+            for (let i = 1; i <= plan.repeat; i++) cells.push(cell(s, t, 'real-model', `${agent}-${i}`, i, agent));
         continue;
       }
       const phases: Phase[] = s.scenario.deterministic.violation ? ['well-behaved', 'violation'] : ['well-behaved'];

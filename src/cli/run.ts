@@ -81,7 +81,10 @@ const FLAGS = {
   outDir: new Option('--out <dir>', 'where run directories are written').default(RUN_DEFAULTS.outDir),
   install: new Option('--install', 'install targets (and the agent) that are not installed yet, instead of stopping'),
   'agent.turn': new Option('--agent-turn', "real-model layer: run the scenarios' prompts through a real agent CLI"),
-  'agent.name': new Option('--agent <name>', `agent CLI for --agent-turn: ${AGENT_NAMES.join(', ')}`),
+  'agent.name': new Option(
+    '--agent <names>',
+    `agent CLI(s) for --agent-turn: ${AGENT_NAMES.join(', ')}; several comma-separated run each scenario through each in one run; all: every installed agent`,
+  ),
   'agent.model': new Option(
     '--model <id>',
     `model id for the agent; "${SCRIPTED_MODEL}" is memeval's free loopback scripted model`,

@@ -313,6 +313,10 @@ export const cellResultSchema = z.looseObject({
 });
 export type CellResult = z.infer<typeof cellResultSchema>;
 
+/** A real-model cell's agent: its id ends in `real-model/<agent>-<repeat>`, also when it ended before the agent reported. */
+export const cellAgent = (r: { cell_id: string; agent?: { agent?: string } }): string | undefined =>
+  r.agent?.agent ?? /\/real-model\/(.+)-\d+$/.exec(r.cell_id)?.[1];
+
 const verdictCounts = z.partialRecord(z.enum(VERDICTS), z.number());
 
 /** One cell whose verdict differs between two runs or two columns (report/diff.ts). */
@@ -338,7 +342,10 @@ export const versionChangeSchema = z.object({
 export type VersionChange = z.infer<typeof versionChangeSchema>;
 
 export const matrixSchema = z.object({
+  /** the columns: each target's column name, or `target · agent` when the run had several agents */
   targets: z.array(z.string()),
+  /** a run of several agents: each column's agent */
+  agents: z.record(z.string(), z.string()).optional(),
   /** each column's version where the run ran several versions of one target */
   versions: z.record(z.string(), z.string()).optional(),
   /** each declared target the run ran at several versions: consecutive versions compared (older → newer) */
@@ -458,8 +465,11 @@ export const reportOptionsSchema = z.looseObject({
   judge_min_confidence: z.number().optional(),
   /** "i/n" for one shard of a run */
   shard: z.string().optional(),
+  /** the agent, or the agents of a run of several, comma-separated */
   agent: z.string().nullable().optional(),
   agent_version: z.string().optional(),
+  /** a run of several agents: each agent and its version */
+  agents: z.array(z.object({ name: z.string(), version: z.string() })).optional(),
   model: z.string().nullable().optional(),
   scripted_model: z.boolean().optional(),
   policy: z.enum(SCRIPTED_POLICIES).optional(),

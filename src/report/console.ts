@@ -5,7 +5,8 @@ import { closingLine, nothingChecked } from './report.js';
 
 export function formatRepeats(stats: RepeatStats[]): string {
   // a real-model row is the scenario's only phase; deterministic rows name theirs
-  const name = (s: RepeatStats) => `${s.scenario} [${s.target}]${s.phase === 'real-model' ? '' : ` ${s.phase}`}`;
+  const name = (s: RepeatStats) =>
+    `${s.scenario} [${s.target}]${s.phase === 'real-model' ? (s.agent ? ` ${s.agent}` : '') : ` ${s.phase}`}`;
   const w = Math.max(8, ...stats.map((s) => name(s).length));
   const lines = [chalk.bold(`${'scenario'.padEnd(w)}  runs  pass rate  pass^N  95% Wilson`)];
   for (const s of stats) {

@@ -1,5 +1,14 @@
 import { z } from 'zod';
-import { declaredTarget, EXIT, isChecked, isPassed, PHASES, type CellResult, type Report } from '../core/results.js';
+import {
+  cellAgent,
+  declaredTarget,
+  EXIT,
+  isChecked,
+  isPassed,
+  PHASES,
+  type CellResult,
+  type Report,
+} from '../core/results.js';
 import { nothingChecked } from './report.js';
 import { InputError, nearest } from '../util/errors.js';
 import { parseWith, readJson5File } from '../util/json5-file.js';
@@ -138,6 +147,8 @@ export interface GateResult {
   known: (GateCell & { because: string })[];
   /** expected to fail, but passed: time to drop them from the list */
   unexpected_passes: GateCell[];
+  /** failed the run in the baseline, pass now (absent without a baseline, and in reports from before it) */
+  fixed?: GateCell[];
   /** expected to fail, but not checked (unsupported, skipped): neither a pass nor a known failure */
   not_checked: GateCell[];
   /** expected-failures entries that name no cell of the run (a typo), with the nearest cell's name */
@@ -170,8 +181,7 @@ const toCell = (r: CellResult): GateCell => ({
   assertions: failingAssertions(r),
 });
 
-/** A real-model cell's agent: its id ends in `<agent>-<repeat>`, also when it ended before the agent reported. */
-const agentOf = (r: CellResult) => r.agent?.agent ?? /\/real-model\/(.+)-\d+$/.exec(r.cell_id)?.[1];
+const agentOf = cellAgent;
 
 /** The entries for a cell: same scenario, target and phase, and for real-model cells the same agent. */
 const entriesFor = (r: CellResult, list: ExpectedFailure[]) =>
@@ -255,6 +265,7 @@ export function gate(report: Report, g: GateInput): GateResult {
   }
   const listed = (r: CellResult) => entriesFor(r, expected).length > 0;
   const unexpected_passes = report.results.filter((r) => isPassed(r) && listed(r)).map(toCell);
+  const fixed = g.baseline ? report.results.filter((r) => isPassed(r) && baseFailing.has(r.cell_id)).map(toCell) : [];
   const not_checked = report.results.filter((r) => !r.fails_run && !isChecked(r.verdict) && listed(r)).map(toCell);
   const nothing = nothingChecked(report.results);
   const unmatched = unmatchedEntries(expected, report.plan?.cells ?? report.results.map((r) => r.cell_id));
@@ -269,6 +280,7 @@ export function gate(report: Report, g: GateInput): GateResult {
     known,
     unexpected_passes,
     not_checked,
+    ...(fixed.length ? { fixed } : {}),
     ...(unmatched.length ? { unmatched_expected: unmatched } : {}),
     ...(nothing ? { nothing_checked: nothing } : {}),
   };

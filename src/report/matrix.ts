@@ -1,17 +1,50 @@
 import chalk from 'chalk';
-import type { CellResult, Matrix, Verdict } from '../core/results.js';
+import { cellAgent, type CellResult, type Matrix, type Verdict } from '../core/results.js';
 import { columnVersions, formatVersionChanges, versionChanges } from './diff.js';
 import { summarize } from './report.js';
 
 export type { Matrix };
 
-/** Scenarios as rows, targets as columns, phase verdicts in the cells, totals per target. */
-export function buildMatrix(results: CellResult[], targets: string[]): Matrix {
+type ColumnCell = Pick<CellResult, 'cell_id' | 'target' | 'phase'> & { agent?: { agent?: string } };
+
+/** The agents of a run's real-model cells, in the order they first appear. */
+export const runAgents = (cells: ColumnCell[]): string[] => [
+  ...new Set(cells.flatMap((c) => (c.phase === 'real-model' ? [cellAgent(c) ?? '?'] : []))),
+];
+
+/** A cell's matrix column: its target, or `target · agent` in a run of several agents (never folded into one). */
+export const columnOf = (c: ColumnCell, severalAgents: boolean): string =>
+  severalAgents && c.phase === 'real-model' ? `${c.target} \u00b7 ${cellAgent(c) ?? '?'}` : c.target;
+
+/** The matrix's columns: each target, split per agent (in agent order) when the run had several agents. */
+export function matrixColumns(
+  cells: ColumnCell[],
+  targets: string[],
+): { key: string; target: string; agent?: string }[] {
+  const agents = runAgents(cells);
+  if (agents.length < 2) return targets.map((t) => ({ key: t, target: t }));
+  return targets.flatMap((target) => {
+    const mine = agents.filter((a) => cells.some((c) => c.target === target && cellAgent(c) === a));
+    return mine.length
+      ? mine.map((agent) => ({
+          key: columnOf({ cell_id: '', target, phase: 'real-model', agent: { agent } }, true),
+          target,
+          agent,
+        }))
+      : [{ key: target, target }];
+  });
+}
+
+/** Scenarios as rows, targets (target × agent with several agents) as columns, phase verdicts in the cells, totals per column. */
+export function buildMatrix(results: CellResult[], targetNames: string[]): Matrix {
+  const columns = matrixColumns(results, targetNames);
+  const several = columns.some((c) => c.agent);
+  const targets = columns.map((c) => c.key);
   const scenarios = [...new Set(results.map((r) => r.scenario))];
   const rows = scenarios.map((scenario) => {
     const cells: Matrix['rows'][number]['cells'] = {};
     for (const t of targets) {
-      const mine = results.filter((r) => r.scenario === scenario && r.target === t);
+      const mine = results.filter((r) => r.scenario === scenario && columnOf(r, several) === t);
       const cell: Matrix['rows'][number]['cells'][string] = { fails_run: mine.some((r) => r.fails_run) };
       for (const r of mine) cell[r.phase] = r.verdict;
       cells[t] = cell;
@@ -21,14 +54,15 @@ export function buildMatrix(results: CellResult[], targets: string[]): Matrix {
   const totals: Matrix['totals'] = {};
   for (const t of targets) {
     const { passed, failed, unsupported, skipped, by_verdict } = summarize(
-      results.filter((r) => r.target === t),
+      results.filter((r) => columnOf(r, several) === t),
       false,
     );
     totals[t] = { passed, failed, unsupported, skipped, by_verdict };
   }
-  const versions = columnVersions(results, targets);
+  const versions = several ? undefined : columnVersions(results, targets);
   return {
     targets,
+    ...(several ? { agents: Object.fromEntries(columns.flatMap((c) => (c.agent ? [[c.key, c.agent]] : []))) } : {}),
     rows,
     totals,
     ...(versions ? { versions, version_changes: versionChanges(results, versions) } : {}),

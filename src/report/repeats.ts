@@ -1,9 +1,11 @@
-import { isChecked, isPassed, type CellResult, type Phase } from '../core/results.js';
+import { cellAgent, isChecked, isPassed, type CellResult, type Phase } from '../core/results.js';
 
 export interface RepeatStats {
   scenario: string;
   target: string;
   phase: Phase;
+  /** real-model rows: the agent whose repeats these are (a run of several agents has a row per agent) */
+  agent?: string;
   /** runs that ran: a checked verdict, or one that fails the run (error, invalid) */
   runs: number;
   passed: number;
@@ -29,14 +31,14 @@ export function wilson(passed: number, n: number, z = 1.96): [number, number] {
 }
 
 /**
- * Per scenario × target × phase over its repeats. Only runs that ran count: an unsupported or skipped
+ * Per scenario × target × phase (× agent) over its repeats. Only runs that ran count: an unsupported or skipped
  * run checked nothing, so it is neither a pass nor a trial. A run that broke (error, invalid)
  * did run and counts as not passed: leaving it out would raise the rate with every crash.
  */
 export function repeatStats(results: CellResult[]): RepeatStats[] {
   const groups = new Map<string, CellResult[]>();
   for (const r of results) {
-    const k = `${r.scenario}\u0000${r.target}\u0000${r.phase}`;
+    const k = `${r.scenario}\u0000${r.target}\u0000${r.phase}\u0000${cellAgent(r) ?? ''}`;
     groups.set(k, [...(groups.get(k) ?? []), r]);
   }
   return [...groups.values()].map((all) => {
@@ -46,6 +48,7 @@ export function repeatStats(results: CellResult[]): RepeatStats[] {
       scenario: all[0].scenario,
       target: all[0].target,
       phase: all[0].phase,
+      ...(all[0].phase === 'real-model' && cellAgent(all[0]) ? { agent: cellAgent(all[0]) } : {}),
       runs: rs.length,
       passed,
       pass_rate: rs.length ? Math.round((passed / rs.length) * 1000) / 1000 : null,

@@ -8,7 +8,7 @@ import type { RepeatStats } from './repeats.js';
 
 /**
  * What a run prints once its cells are judged, and `rejudge` once it has judged them again: the
- * repeats table (several repeats) or the matrix (several targets), the warnings, the recap with
+ * repeats table (several repeats) or the matrix (several targets or agents), the warnings, the recap with
  * the cells that fail the run and the closing counts, then the gate's lines.
  */
 export function formatRunEnd(
@@ -20,7 +20,7 @@ export function formatRunEnd(
   const table =
     report.repeats && (report.options.repeat ?? 1) > 1
       ? formatRepeats(report.repeats)
-      : report.targets.length > 1
+      : report.matrix.targets.length > 1
         ? formatMatrix(report.matrix)
         : undefined;
   return [

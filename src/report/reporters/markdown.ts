@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { CellResult, Report } from '../../core/results.js';
+import { columnOf } from '../matrix.js';
 import { writeFileAtomic } from '../write.js';
 import { closingLine, nothingChecked } from '../report.js';
 import { failureReason } from './explain.js';
@@ -39,7 +40,7 @@ export function renderMarkdown(report: Report): string {
     );
     for (const sc of scenarios)
       lines.push(
-        `| ${md(sc)} | ${targets.map((t) => cellText(report.results.filter((r) => r.scenario === sc && r.target === t))).join(' | ')} |`,
+        `| ${md(sc)} | ${targets.map((t) => cellText(report.results.filter((r) => r.scenario === sc && columnOf(r, Boolean(report.matrix.agents)) === t))).join(' | ')} |`,
       );
     lines.push('');
   }
