@@ -11,6 +11,10 @@
 //   sidecar       stores honestly, and copies every write into a sidecar file it never cleans
 //   soft-forget   forget only marks the memory deleted: recall still returns it
 //   no-list       stores honestly, but lists no tools
+//   racy          remember reads the store, waits, and writes it back whole: writes in flight at once
+//                 are acknowledged and lost (all but the last to write)
+//   hang-concurrent  answers each call after a short wait; a call that arrives while another is
+//                 waiting is never answered
 // STORE is a JSONL file of {id, text, category, subject, source, deleted}; SIDECAR the sidecar file's path.
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -92,6 +96,18 @@ function call(name, args) {
   }
 }
 
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+let pending = false;
+
+/** Read the whole store, wait, write it back with the new row: the lost update of a read-modify-write without a lock. */
+async function racyRemember(args) {
+  const rows = read();
+  await sleep(30);
+  const id = `mem-${String(rows.length + 1).padStart(4, '0')}`;
+  write([...rows, { id, text: String(args.text), category: args.category ?? null, subject: args.subject ?? null, source: args.source ?? null, deleted: false }]);
+  return text(`stored ${id}`);
+}
+
 function handle(msg) {
   if (msg.id === undefined) return;
   const reply = (result) => send({ jsonrpc: '2.0', id: msg.id, result });
@@ -101,6 +117,12 @@ function handle(msg) {
     case 'tools/list':
       return reply({ tools: mode === 'no-list' ? [] : tools });
     case 'tools/call':
+      if (mode === 'racy' && msg.params?.name === 'remember') return racyRemember(msg.params.arguments ?? {}).then(reply);
+      if (mode === 'hang-concurrent') {
+        if (pending) return; // never answered
+        pending = true;
+        return setTimeout(() => ((pending = false), reply(call(msg.params?.name, msg.params?.arguments ?? {}))), 20);
+      }
       return reply(call(msg.params?.name, msg.params?.arguments ?? {}));
     case 'ping':
       return reply({});

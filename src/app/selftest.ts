@@ -10,7 +10,7 @@ import { openJudgeModel } from '../judge/llm/client.js';
 import { JudgePool } from '../judge/llm/pool.js';
 import type { RunTarget } from '../cell/plan.js';
 import type { LoadedScenario } from '../scenario/loader.js';
-import { assertionApplies, type Assertion, type Scenario, type Step } from '../scenario/schema.js';
+import { assertionApplies, flatSteps, type Assertion, type Scenario, type Step } from '../scenario/schema.js';
 import { readsRecall } from '../scenario/judge-checks.js';
 import { hostileTargetNames } from '../targets/files.js';
 import { selectScenarios } from '../scenario/select.js';
@@ -47,9 +47,20 @@ type JudgedAs = 'well-behaved' | 'violation';
  * - recall-step: the phase's own steps recall
  * - forgets: the phase's own steps forget
  * - absent-written: an `absent` assertion that judges the cell looks for a text the cell wrote
+ * - parallel: the phase (or setup.steps) has a `parallel` step
+ * - writes-concurrently: the phase (or setup.steps) has a `parallel` step with two or more writes
  */
 export type RuleCondition =
-  'always' | 'calls' | 'writes' | 'reads-recall' | 'recall-hit' | 'recall-step' | 'forgets' | 'absent-written';
+  | 'always'
+  | 'calls'
+  | 'writes'
+  | 'reads-recall'
+  | 'recall-hit'
+  | 'recall-step'
+  | 'forgets'
+  | 'absent-written'
+  | 'parallel'
+  | 'writes-concurrently';
 
 export interface FalseVerdictRule {
   verdicts: Verdict[];
@@ -183,6 +194,38 @@ export const HOSTILE_RULES: HostileSpec[] = [
     ],
     violation: [],
   },
+  // an agent makes one call at a time, so the agent layer plays a parallel step in order: no race
+  {
+    target: 'hostile-racy',
+    layers: ['deterministic'],
+    'well-behaved': [
+      {
+        verdicts: ['pass'],
+        when: 'writes-concurrently',
+        why: 'the target loses writes that are in flight at once, after acknowledging them',
+      },
+    ],
+    // the violation phase of such a scenario drops a write on purpose: a store missing writes catches it either way
+    violation: [],
+  },
+  {
+    target: 'hostile-hang-concurrent',
+    layers: ['deterministic'],
+    'well-behaved': [
+      {
+        verdicts: ['pass'],
+        when: 'parallel',
+        why: 'the target never answers a call that arrives while another is in flight: a parallel step with calls that never returned was not checked',
+      },
+    ],
+    violation: [
+      {
+        verdicts: ['defended', 'detected'],
+        when: 'parallel',
+        why: 'the target never answers a call that arrives while another is in flight: a parallel step with calls that never returned was not checked',
+      },
+    ],
+  },
   {
     target: 'hostile-no-list',
     layers: ['agent'],
@@ -205,6 +248,13 @@ function phaseSteps(s: Scenario, judgedAs: JudgedAs): Step[] {
   return judgedAs === 'well-behaved' ? s.deterministic.well_behaved : (s.deterministic.violation?.steps ?? []);
 }
 
+/** Two or more writes in one `parallel` step of the phase (or of setup.steps). */
+function writesConcurrently(s: Scenario, judgedAs: JudgedAs): boolean {
+  return [...s.setup.steps, ...phaseSteps(s, judgedAs)].some(
+    (st) => st.op === 'parallel' && st.steps.filter((x) => WRITES.has(x.op)).length >= 2,
+  );
+}
+
 function members(a: Assertion): Assertion[] {
   if (a.kind === 'jury') return [a, ...a.judges.flatMap(members)];
   if (a.kind === 'cascade') return [a, ...a.tiers.flatMap((t) => t.judges.flatMap(members))];
@@ -213,12 +263,13 @@ function members(a: Assertion): Assertion[] {
 
 /** Does the condition hold for this scenario's cell judged as `judgedAs` (real-model: an agent cell)? */
 export function conditionHolds(when: RuleCondition, s: Scenario, judgedAs: JudgedAs, realModel: boolean): boolean {
-  const steps = phaseSteps(s, judgedAs);
+  const steps = flatSteps(phaseSteps(s, judgedAs));
+  const setupSteps = flatSteps(s.setup.steps);
   const applied = s.assertions.filter((a) => assertionApplies(a, judgedAs, realModel));
   // every text a write hands the target: content, and a remember's subject and source
   const written = [
     ...s.setup.memories.flatMap((m) => [m.content, m.subject ?? '', m.source ?? '']),
-    ...[...s.setup.steps, ...steps].flatMap((st) =>
+    ...[...setupSteps, ...steps].flatMap((st) =>
       st.op === 'remember' ? [st.content, st.subject ?? '', st.source ?? ''] : st.op === 'update' ? [st.content] : [],
     ),
   ].filter(Boolean);
@@ -228,11 +279,11 @@ export function conditionHolds(when: RuleCondition, s: Scenario, judgedAs: Judge
     case 'calls':
       return (
         s.setup.memories.length > 0 ||
-        [...s.setup.steps, ...steps].some((st) => st.op !== 'restart') ||
+        [...setupSteps, ...steps].some((st) => st.op !== 'restart') ||
         applied.some(readsRecall)
       );
     case 'writes':
-      return s.setup.memories.length > 0 || [...s.setup.steps, ...steps].some((st) => WRITES.has(st.op));
+      return s.setup.memories.length > 0 || [...setupSteps, ...steps].some((st) => WRITES.has(st.op));
     case 'reads-recall':
       return applied.some(readsRecall);
     case 'recall-hit':
@@ -247,6 +298,10 @@ export function conditionHolds(when: RuleCondition, s: Scenario, judgedAs: Judge
       return steps.some((st) => st.op === 'recall');
     case 'forgets':
       return steps.some((st) => st.op === 'forget');
+    case 'parallel':
+      return [...s.setup.steps, ...phaseSteps(s, judgedAs)].some((st) => st.op === 'parallel');
+    case 'writes-concurrently':
+      return writesConcurrently(s, judgedAs);
     case 'absent-written':
       return applied
         .flatMap(members)

@@ -14,6 +14,7 @@ import { resolveRefs } from '../scenario/refs.js';
 import type { Scenario, Step } from '../scenario/schema.js';
 import { Interrupted } from '../util/errors.js';
 import { clip } from '../util/text.js';
+import { runParallel } from './parallel.js';
 import type { CellEnv, Driver } from './types.js';
 
 /** The deterministic layer: the scenario's steps of one phase, issued by memeval itself. */
@@ -53,6 +54,14 @@ export async function replaySteps(
       await sessions.stop();
       await sessions.start();
       rec.ms = roundMs(performance.now() - t);
+    } else if (step.op === 'parallel') {
+      // recorded even when some call never returned: the record says which
+      try {
+        await runParallel(env, step, handles, stage, session, rec);
+      } finally {
+        env.record(rec);
+      }
+      continue;
     } else if (step.op === 'tool') {
       const args = resolveRefs(step.args, lookupRef(handles)) as Record<string, unknown>;
       const r = await (await session()).callTool(step.tool, args, { stage });

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Assertion, MemoryOp, Scenario, Step } from '../scenario/schema.js';
+import { flatSteps, type Assertion, type MemoryOp, type Scenario, type Step } from '../scenario/schema.js';
 import { walkAssertions } from '../scenario/judge-checks.js';
 import type { TargetDecl } from '../targets/schema.js';
 import { TargetError, type TargetSession } from '../mcp/session.js';
@@ -43,7 +43,7 @@ const probesRecall = (a: Assertion): boolean =>
 export function opsNeeded(scenario: Scenario, steps: Step[]): Set<MemoryOp> {
   const need = new Set<MemoryOp>();
   if (scenario.setup.memories.length) need.add('remember');
-  for (const s of steps) if (s.op !== 'tool' && s.op !== 'restart') need.add(s.op);
+  for (const s of flatSteps(steps)) if (s.op !== 'tool' && s.op !== 'restart') need.add(s.op);
   if (walkAssertions(scenario.assertions).some(({ a }) => probesRecall(a))) need.add('recall');
   return need;
 }
@@ -78,7 +78,7 @@ export function handleFor(
 /** The op and template values a (non-restart, non-tool) step runs with. */
 export function stepCall(
   decl: TargetDecl,
-  step: Exclude<Step, { op: 'restart' } | { op: 'tool' }>,
+  step: Exclude<Step, { op: 'restart' } | { op: 'tool' } | { op: 'parallel' }>,
   handles: Map<string, MemoryHandle>,
 ): { op: MemoryOp; vars: Record<string, unknown>; handle?: MemoryHandle } {
   switch (step.op) {

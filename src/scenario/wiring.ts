@@ -1,4 +1,4 @@
-import type { Scenario } from './schema.js';
+import { flatSteps, type Scenario } from './schema.js';
 
 /**
  * Cross-field checks zod cannot express: every assertion must be able to run in some
@@ -51,7 +51,7 @@ export function checkWiring(scenario: Scenario): string[] {
   });
   const refs = new Set([
     ...scenario.setup.memories.map((m) => m.ref),
-    ...[...scenario.deterministic.well_behaved, ...(scenario.deterministic.violation?.steps ?? [])].flatMap((st) =>
+    ...flatSteps([...scenario.deterministic.well_behaved, ...(scenario.deterministic.violation?.steps ?? [])]).flatMap((st) =>
       st.op === 'remember' && st.ref ? [st.ref] : [],
     ),
   ]);

@@ -30,4 +30,12 @@ test('the rules: every hostile declaration has rules and every rule a declaratio
   // recall-reading assertions, also the probe of a recall assertion in a real-model cell
   assert.ok(falseVerdictRule(recall, 'hostile-misformat', 'agent', 'violation', 'detected'));
   assert.equal(falseVerdictRule(keys, 'hostile-misformat', 'deterministic', 'violation', 'detected'), undefined);
+  // writes in flight at once: a racy store's well-behaved pass is false, a hung parallel call is never a pass
+  const race = load('concurrent-writes-all-kept.json5');
+  assert.ok(falseVerdictRule(race, 'hostile-racy', 'deterministic', 'well-behaved', 'pass'));
+  assert.equal(falseVerdictRule(keys, 'hostile-racy', 'deterministic', 'well-behaved', 'pass'), undefined);
+  assert.ok(falseVerdictRule(race, 'hostile-hang-concurrent', 'deterministic', 'violation', 'detected'));
+  assert.equal(mayBeFalse(keys, 'hostile-hang-concurrent', 'deterministic', 'well-behaved'), false);
+  // an agent makes one call at a time: the agent layer plays a parallel step in order
+  assert.equal(mayBeFalse(race, 'hostile-racy', 'agent', 'well-behaved'), false);
 });
