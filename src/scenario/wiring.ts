@@ -51,8 +51,8 @@ export function checkWiring(scenario: Scenario): string[] {
   });
   const refs = new Set([
     ...scenario.setup.memories.map((m) => m.ref),
-    ...flatSteps([...scenario.deterministic.well_behaved, ...(scenario.deterministic.violation?.steps ?? [])]).flatMap((st) =>
-      st.op === 'remember' && st.ref ? [st.ref] : [],
+    ...flatSteps([...scenario.deterministic.well_behaved, ...(scenario.deterministic.violation?.steps ?? [])]).flatMap(
+      (st) => (st.op === 'remember' && st.ref ? [st.ref] : []),
     ),
   ]);
   const checkRef = (text: string, field: string) => {

@@ -41,7 +41,10 @@ export function providerUnsupported(scenario: Scenario, decl: TargetDecl): strin
 export function refTexts(scenario: Scenario): Map<string, string> {
   const m = new Map<string, string>();
   for (const s of scenario.setup.memories) m.set(s.ref, s.content);
-  for (const s of flatSteps([...scenario.deterministic.well_behaved, ...(scenario.deterministic.violation?.steps ?? [])]))
+  for (const s of flatSteps([
+    ...scenario.deterministic.well_behaved,
+    ...(scenario.deterministic.violation?.steps ?? []),
+  ]))
     if (s.op === 'remember' && s.ref && !m.has(s.ref)) m.set(s.ref, s.content);
   return m;
 }
