@@ -130,3 +130,40 @@ test('a malformed parallel step is refused before anything runs (exit 3, with th
   assert.match(out, /well_behaved\[0\]\.steps\[1\]\.memory: unknown ref "a"/);
   assert.match(out, /too-many-sessions\.json: deterministic\.well_behaved\[0\]\.sessions/);
 });
+
+test('a fuzz concurrent finding exports as a scenario whose parallel step races again (it used to replay in order and pass)', async (t) => {
+  const dir = tempDir(t);
+  const racy = join(ROOT, 'eval', 'hostile', 'hostile-racy.json5');
+  const flags = join(dir, 'flags.db');
+  const fuzz = await memeval(
+    ['fuzz', '--target', racy, '--recipe', 'concurrent', '--budget', '1', '--seed', 's1', '--no-history'].concat([
+      '--assume-claim',
+      'recall',
+      '--flags',
+      flags,
+      '--out',
+      join(dir, 'fuzz'),
+      '--json',
+    ]),
+    { env: ENV, timeout: timeLimit(120_000) },
+  );
+  assert.equal(fuzz.exitCode, 1, String(fuzz.stderr));
+  const fp = /concurrent ([0-9a-f]{16})/.exec(String(fuzz.stderr) + String(fuzz.stdout))?.[1];
+  assert.ok(fp, `a flagged case: ${fuzz.stdout}${fuzz.stderr}`);
+  const sc = join(dir, 'sc');
+  mkdirSync(sc);
+  const exp = await memeval(['flags', 'export', fp, '--flags', flags, '--target', racy, '--out', `${sc}/`], {
+    env: ENV,
+  });
+  assert.equal(exp.exitCode, 0, String(exp.stderr));
+  const file = join(sc, readdirSync(sc)[0]);
+  const exported = JSON.parse(readFileSync(file, 'utf8')) as {
+    deterministic: { violation: { steps: { op: string }[] } };
+  };
+  assert.ok(exported.deterministic.violation.steps.some((s) => s.op === 'parallel'));
+  const out = join(dir, 'out');
+  await memeval(['run', '--scenarios', sc, '--target', racy, '--out', out], { env: ENV, timeout: timeLimit(120_000) });
+  const report = JSON.parse(readFileSync(join(out, readdirSync(out)[0], 'report.json'), 'utf8')) as { results: Cell[] };
+  const violation = report.results.find((c) => c.phase === 'violation')!;
+  assert.equal(violation.verdict, 'detected', violation.reason);
+});
