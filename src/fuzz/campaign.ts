@@ -37,6 +37,8 @@ export interface CaseReport {
   fuzzCase: FuzzCase & { novel: boolean };
   findings: Finding[];
   harnessError?: string;
+  /** what a check could not judge in this case (never a pass, never a flag) */
+  unjudged: string[];
   ms: number;
   cellDir: string;
   resurfaced: boolean;
@@ -49,6 +51,8 @@ export interface CampaignSummary {
   novel: number;
   flagged: number;
   harness_errors: number;
+  /** cases where a check could not judge something (a file it could not read, no latency history) */
+  unjudged: number;
   /** latency outliers a rerun of the case did not repeat (dropped) */
   latency_unconfirmed: number;
   by_check: Record<CheckName, number>;
@@ -75,6 +79,7 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignSummary> 
     novel: 0,
     flagged: 0,
     harness_errors: 0,
+    unjudged: 0,
     latency_unconfirmed: 0,
     by_check: Object.fromEntries(CHECKS.map((c) => [c, 0])) as Record<CheckName, number>,
     by_recipe: {},
@@ -107,6 +112,7 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignSummary> 
     }
     s.cases++;
     if (c.novel) s.novel++;
+    if (outcome.unjudged.length) s.unjudged++;
     const r = (s.by_recipe[c.recipe] ??= { cases: 0, flagged: 0 });
     r.cases++;
     let resurfaced = false;
@@ -145,6 +151,7 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignSummary> 
       fuzzCase: c,
       findings,
       harnessError: outcome.harnessError,
+      unjudged: outcome.unjudged,
       ms: outcome.ms,
       cellDir,
       resurfaced,

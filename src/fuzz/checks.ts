@@ -232,6 +232,19 @@ function broken(o: CaseOutcome, e: Expectation): { why: string; calls: CallRecor
   if (e.kind === 'recalled' && !(allOk(o, 'remember', e.text) && allOk(o, 'update', e.text))) return undefined;
   switch (e.kind) {
     case 'absent': {
+      // the cell's own `absent` judgment: the store's every layer and the files beside it
+      const j = o.absent.get(e.text);
+      if (j?.outcome === 'fail')
+        return { why: `"${e.text}" is ${String(j.actual).replace(/^found in /, 'in ')}`, calls: writesOf(o, e.text) };
+      if (j?.outcome === 'error' || j?.outcome === 'abstain') {
+        // a file nobody could read is no evidence of absence: say so, flag nothing
+        o.unjudged.push(
+          `${e.claim}: "${clip(e.text, 60)}" could not be looked for everywhere: ${clip(String(j.actual), 300)}`,
+        );
+        return undefined;
+      }
+      if (j) return undefined;
+      // no judgment (the cell ended before its judge stage): the store copy alone
       if (!ev) return undefined;
       const found = findEverywhere(ev, e.text, true);
       return found.length

@@ -132,6 +132,18 @@ test('broken claim: forget claimed, forgotten text still live and recalled', asy
   );
 });
 
+test('broken claim: forget claimed, the forgotten text kept in a file beside the store (where `absent` looks)', async (t) => {
+  const c = handCase('t', (b) => {
+    const ref = b.remember('Token mmvforgetme2');
+    b.forget(ref);
+    b.expect({ kind: 'not-live', claim: 'forget', text: 'mmvforgetme2' });
+    b.expect({ kind: 'absent', claim: 'forget', text: 'mmvforgetme2' });
+  });
+  const fs = only(await checkCase(t, localDecl('auditor', 'audit-file', { claims: ['forget'] }), c), 'broken-claim');
+  assert.equal(fs.length, 1, JSON.stringify(fs));
+  assert.match(fs[0].reason, /claims forget, but "mmvforgetme2" is in fixture file .*store\.jsonl\.audit\.log/);
+});
+
 test('recall-miss and forget are not held against a write or a forget the target refused', async (t) => {
   const c = handCase('t', (b) => {
     b.remember('Fact with mmvrefusedwrite');
