@@ -5,6 +5,7 @@ import { describeSightings, findEverywhere } from '../judge/store-scan.js';
 import type { CallRecord } from '../mcp/calls-log.js';
 import type { TargetDecl } from '../targets/schema.js';
 import { clip } from '../util/text.js';
+import { itemiseRecall } from '../ops/recall.js';
 import { leafSteps, type Expectation } from './case.js';
 import type { CheckSettings } from './settings.js';
 import type { CaseOutcome } from './runner.js';
@@ -223,8 +224,24 @@ function allOk(o: CaseOutcome, op: string, about?: string): boolean {
   return steps.every((s) => o.steps.get(s.n)?.ok === true);
 }
 
+/**
+ * A recall step's results as the declaration itemises them: a target whose no-results answer
+ * echoes the query (mcp-memory-keeper: `No results found for: "<query>"`) returns no item. An
+ * answer the declaration cannot read is unjudged, not a hit and not a miss.
+ */
+function recallItems(o: CaseOutcome, decl: TargetDecl, e: Expectation & { step: number }, text: string) {
+  const query = leafSteps(o.fuzzCase.steps).find((s) => s.n === e.step);
+  const r = itemiseRecall(decl, text, query?.op === 'recall' ? query.query : undefined);
+  // without recall_results the whole answer is the one result, as it was before itemising
+  if (r.itemised || !decl.recall_results) return r.items;
+  o.unjudged.push(
+    `${e.claim}: recall step ${e.step} answered in a form the declaration cannot read: ${clip(text, 120)}`,
+  );
+  return undefined;
+}
+
 /** Evaluate one expectation; a message when it is broken, undefined when it holds or cannot be judged. */
-function broken(o: CaseOutcome, e: Expectation): { why: string; calls: CallRecord[] } | undefined {
+function broken(o: CaseOutcome, e: Expectation, decl: TargetDecl): { why: string; calls: CallRecord[] } | undefined {
   const ev = o.evidence;
   // forgetting that was refused never happened: nothing to hold the forget claim to
   if (e.claim === 'forget' && !allOk(o, 'forget')) return undefined;
@@ -275,14 +292,18 @@ function broken(o: CaseOutcome, e: Expectation): { why: string; calls: CallRecor
     case 'not-recalled': {
       const r = o.steps.get(e.step);
       if (!r?.ok) return undefined;
-      return r.text.includes(e.text)
+      const hits = recallItems(o, decl, e, r.text);
+      if (!hits) return undefined;
+      return hits.some((h) => h.includes(e.text))
         ? { why: `recall after forgetting still returns "${e.text}"`, calls: callsOfStep(o, e.step) }
         : undefined;
     }
     case 'recalled': {
       const r = o.steps.get(e.step);
       if (!r?.ok) return undefined;
-      return r.text.includes(e.text)
+      const hits = recallItems(o, decl, e, r.text);
+      if (!hits) return undefined;
+      return hits.some((h) => h.includes(e.text))
         ? undefined
         : {
             why: `recall for the unique token "${e.text}" just stored does not return it`,
@@ -299,7 +320,7 @@ function checkClaims(o: CaseOutcome, decl: TargetDecl, assumed: string[]): Findi
     if (!stated && !assumed.includes(e.claim)) continue;
     let b: ReturnType<typeof broken>;
     try {
-      b = broken(o, e);
+      b = broken(o, e, decl);
     } catch {
       continue; // a store too damaged to read: the integrity check reports it
     }

@@ -99,7 +99,9 @@ server.setRequestHandler(CallToolRequestSchema, async (req) => {
     case 'search': {
       if (modes.has('search-empty')) return text('no results');
       const hits = read().filter((r) => String(r.text).includes(String(a.query)));
-      return text(hits.length ? hits.map((r) => `#${r.id} ${r.text}`).join('\n') : 'no results');
+      // echo-empty: no results echo the query, as mcp-memory-keeper's search does
+      const none = modes.has('echo-empty') ? `No results found for: "${a.query}"` : 'no results';
+      return text(hits.length ? hits.map((r) => `#${r.id} ${r.text}`).join('\n') : none);
     }
     case 'delete': {
       if (modes.has('refuse-delete')) return text('Error: delete is disabled', true);
