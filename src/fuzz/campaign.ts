@@ -71,7 +71,10 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignSummary> 
     seen: o.history ? o.flags.seen(o.decl.name) : [],
   });
   const runner = o.runner ?? new CellRunner({ decl: o.decl, bin: o.bin });
-  const latency = new LatencyHistory(o.settings);
+  const latency = new LatencyHistory(o.settings, {
+    load: (key) => o.flags.latencySamples(o.decl.name, key),
+    save: (key, ms) => o.flags.addLatency(o.decl.name, key, ms),
+  });
   const s: CampaignSummary = {
     target: o.decl.name,
     seed: o.seed,

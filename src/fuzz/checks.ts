@@ -60,16 +60,46 @@ export function callRef(c: CallRecord): CallRef {
 
 const callsOfStep = (o: CaseOutcome, n: number) => o.calls.filter((c) => c.stage === `fuzz:${n}`);
 
-/** Latency history per recipe across a run: a call is an outlier against the recipe's own p95 so far. */
+/** Where latency samples persist between runs (the flag store, per target). */
+export interface LatencyStore {
+  /** the stored samples of a recipe key, oldest first; throws when the history cannot be read or is damaged */
+  load(key: string): number[];
+  save(key: string, ms: number[]): void;
+}
+
+/**
+ * Latency history per recipe: a call is an outlier against the recipe's own p95, over the
+ * samples of earlier runs (from the store) and of this run so far. A recipe with too few samples,
+ * or whose stored history cannot be read, is unjudged, and says so: never a silent pass.
+ */
 export class LatencyHistory {
   private samples = new Map<string, number[]>();
-  constructor(private readonly s: CheckSettings) {}
+  /** keys whose stored history could not be read, with why */
+  private broken = new Map<string, string>();
+  constructor(
+    private readonly s: CheckSettings,
+    private readonly store?: LatencyStore,
+  ) {}
+
+  private history(key: string): number[] {
+    let hist = this.samples.get(key);
+    if (hist) return hist;
+    hist = [];
+    if (this.store)
+      try {
+        hist = [...this.store.load(key)];
+      } catch (e) {
+        this.broken.set(key, (e as Error).message);
+      }
+    this.samples.set(key, hist);
+    return hist;
+  }
 
   /**
    * Like is compared with like: the first call of each server session (which pays for the
    * server's warm-up: opening its store, loading a model) has its own history.
    */
-  check(recipe: string, calls: CallRecord[], record = true): Finding[] {
+  check(recipe: string, calls: CallRecord[], record = true, unjudged: string[] = []): Finding[] {
     const firstOfSession = new Set<CallRecord>();
     const seenSession = new Set<number>();
     for (const c of [...calls].sort((a, b) => a.ts.localeCompare(b.ts)))
@@ -79,20 +109,27 @@ export class LatencyHistory {
         `${recipe} (first call of a session)`,
         calls.filter((c) => firstOfSession.has(c)),
         record,
+        unjudged,
       ),
       ...this.checkKey(
         recipe,
         calls.filter((c) => !firstOfSession.has(c)),
         record,
+        unjudged,
       ),
     ];
   }
 
-  private checkKey(recipe: string, calls: CallRecord[], record: boolean): Finding[] {
+  private checkKey(recipe: string, calls: CallRecord[], record: boolean, unjudged: string[]): Finding[] {
     if (!calls.length) return [];
-    const hist = this.samples.get(recipe) ?? [];
+    const hist = this.history(recipe);
     const findings: Finding[] = [];
-    if (hist.length >= this.s.latencyMinSamples) {
+    const broken = this.broken.get(recipe);
+    if (hist.length < this.s.latencyMinSamples)
+      unjudged.push(
+        `latency of ${recipe}: ${hist.length} sample(s) in its history, ${this.s.latencyMinSamples} needed${broken ? ` (the stored history could not be read: ${broken})` : ''}`,
+      );
+    else {
       const sorted = [...hist].sort((a, b) => a - b);
       const p95 = sorted[Math.min(sorted.length - 1, Math.ceil(0.95 * sorted.length) - 1)];
       const limit = Math.max(this.s.latencyFloorMs, this.s.latencyFactor * p95);
@@ -104,7 +141,12 @@ export class LatencyHistory {
           calls: slow.slice(0, 5).map(callRef),
         });
     }
-    if (record) this.samples.set(recipe, [...hist, ...calls.filter((c) => !c.is_error).map((c) => c.ms)]);
+    if (record) {
+      const ms = calls.filter((c) => !c.is_error).map((c) => c.ms);
+      this.samples.set(recipe, [...hist, ...ms]);
+      // a damaged history is left as it is for a person to look at, not added to
+      if (!broken) this.store?.save(recipe, ms);
+    }
     return findings;
   }
 }
@@ -365,7 +407,7 @@ export function runChecks(
     ...checkIntegrity(o, decl),
     ...checkClaims(o, decl, settings.assumeClaims ?? []),
     ...checkNetwork(o),
-    ...latency.check(o.fuzzCase.recipe, o.calls),
+    ...latency.check(o.fuzzCase.recipe, o.calls, true, o.unjudged),
   ];
 }
 
