@@ -448,7 +448,7 @@ export function agentLayerScenario(s: LoadedScenario, policy: ScriptedPolicy): L
     policy === 'violation' ? (s.scenario.deterministic.violation?.steps ?? []) : s.scenario.deterministic.well_behaved;
   const parts = splitSessions(steps);
   // a hostile target's ops are one call each; a scenario's own tool steps too
-  const maxTurns = Math.max(8, ...parts.map((p) => p.length));
+  const maxTurns = Math.max(8, ...parts.map((p) => flatSteps(p).length));
   const sessions = parts.map((_, i) => ({
     prompts: [`Session ${i + 1} of ${parts.length}: use the memory tools as this task needs.`],
   }));
