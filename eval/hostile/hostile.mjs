@@ -27,6 +27,10 @@
 // PROVIDER (optional): a model provider's base URL; every remember and recall first asks it for an
 // embedding of the text (as servers with vector search do), whatever it answers, so scenarios
 // that script the provider or its faults run on this target too.
+//   racy          remember reads the store, waits, and writes it back whole: writes in flight at once
+//                 are acknowledged and lost (all but the last to write)
+//   hang-concurrent  answers each call after a short wait; a call that arrives while another is
+//                 waiting is never answered
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { dirname } from 'node:path';
@@ -215,6 +219,18 @@ function answer(name, args) {
   }
 }
 
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+let pending = false;
+
+/** Read the whole store, wait, write it back with the new row: the lost update of a read-modify-write without a lock. */
+async function racyRemember(args) {
+  const rows = read();
+  await sleep(30);
+  const id = `mem-${String(rows.length + 1).padStart(4, '0')}`;
+  write([...rows, { id, text: String(args.text), category: args.category ?? null, subject: args.subject ?? null, source: args.source ?? null, deleted: false }]);
+  return text(`stored ${id}`);
+}
+
 async function handle(msg) {
   if (msg.id === undefined) return;
   const reply = (result) => send({ jsonrpc: '2.0', id: msg.id, result });
@@ -224,7 +240,18 @@ async function handle(msg) {
     case 'tools/list':
       return reply({ tools: mode === 'no-list' ? [] : tools });
     case 'tools/call':
-      return reply(await call(msg.params?.name, msg.params?.arguments ?? {}));
+    {
+      const name = msg.params?.name;
+      const args = msg.params?.arguments ?? {};
+      if (mode === 'racy' && name === 'remember') return reply(await racyRemember(args));
+      if (mode === 'hang-concurrent') {
+        if (pending) return; // never answered
+        pending = true;
+        await sleep(20);
+        pending = false;
+      }
+      return reply(await call(name, args));
+    }
     case 'ping':
       return reply({});
     default:
@@ -234,6 +261,7 @@ async function handle(msg) {
 
 let buf = '';
 // one request at a time, in order: a call that waits on the provider does not let a later one pass it
+// (racy and hang-concurrent aside)
 let queue = Promise.resolve();
 process.stdin.on('data', (c) => {
   buf += c;
@@ -242,7 +270,9 @@ process.stdin.on('data', (c) => {
     buf = buf.slice(nl + 1);
     if (line.trim()) {
       const msg = JSON.parse(line);
-      queue = queue.then(() => handle(msg));
+      // racy and hang-concurrent exist to be called concurrently: their requests are not queued
+      if (mode === 'racy' || mode === 'hang-concurrent') queue = Promise.all([queue, handle(msg)]);
+      else queue = queue.then(() => handle(msg));
     }
   }
 });

@@ -10,7 +10,7 @@ import { openJudgeModel } from '../judge/llm/client.js';
 import { JudgePool } from '../judge/llm/pool.js';
 import type { RunTarget } from '../cell/plan.js';
 import type { LoadedScenario } from '../scenario/loader.js';
-import { assertionApplies, type Assertion, type Scenario, type Step } from '../scenario/schema.js';
+import { assertionApplies, flatSteps, type Assertion, type Scenario, type Step } from '../scenario/schema.js';
 import { readsRecall } from '../scenario/judge-checks.js';
 import { storeSqlFor } from '../scenario/store-sql.js';
 import { hostileTargetNames } from '../targets/files.js';
@@ -52,6 +52,8 @@ type JudgedAs = 'well-behaved' | 'violation';
  * - store-sql: the scenario pins this target's store with SQL (setup.store_sql names it)
  * - curates: the phase's own steps curate
  * - clock: the scenario sets the servers' clock (setup.clock) or advances it (advance_clock)
+ * - parallel: the phase (or setup.steps) has a `parallel` step
+ * - writes-concurrently: the phase (or setup.steps) has a `parallel` step with two or more writes
  */
 export type RuleCondition =
   | 'always'
@@ -65,7 +67,9 @@ export type RuleCondition =
   | 'absent-written'
   | 'store-sql'
   | 'curates'
-  | 'clock';
+  | 'clock'
+  | 'parallel'
+  | 'writes-concurrently';
 
 export interface FalseVerdictRule {
   verdicts: Verdict[];
@@ -199,6 +203,38 @@ export const HOSTILE_RULES: HostileSpec[] = [
     ],
     violation: [],
   },
+  // an agent makes one call at a time, so the agent layer plays a parallel step in order: no race
+  {
+    target: 'hostile-racy',
+    layers: ['deterministic'],
+    'well-behaved': [
+      {
+        verdicts: ['pass'],
+        when: 'writes-concurrently',
+        why: 'the target loses writes that are in flight at once, after acknowledging them',
+      },
+    ],
+    // the violation phase of such a scenario drops a write on purpose: a store missing writes catches it either way
+    violation: [],
+  },
+  {
+    target: 'hostile-hang-concurrent',
+    layers: ['deterministic'],
+    'well-behaved': [
+      {
+        verdicts: ['pass'],
+        when: 'parallel',
+        why: 'the target never answers a call that arrives while another is in flight: a parallel step with calls that never returned was not checked',
+      },
+    ],
+    violation: [
+      {
+        verdicts: ['defended', 'detected'],
+        when: 'parallel',
+        why: 'the target never answers a call that arrives while another is in flight: a parallel step with calls that never returned was not checked',
+      },
+    ],
+  },
   {
     // Judges read one stored probe per query (asked on a server of its own), so this target's
     // probes are honest; test/cli/hostile-matrix.test.ts shows two assertions over one query
@@ -282,6 +318,13 @@ function phaseSteps(s: Scenario, judgedAs: JudgedAs): Step[] {
   return judgedAs === 'well-behaved' ? s.deterministic.well_behaved : (s.deterministic.violation?.steps ?? []);
 }
 
+/** Two or more writes in one `parallel` step of the phase (or of setup.steps). */
+function writesConcurrently(s: Scenario, judgedAs: JudgedAs): boolean {
+  return [...s.setup.steps, ...phaseSteps(s, judgedAs)].some(
+    (st) => st.op === 'parallel' && st.steps.filter((x) => WRITES.has(x.op)).length >= 2,
+  );
+}
+
 function members(a: Assertion): Assertion[] {
   if (a.kind === 'jury') return [a, ...a.judges.flatMap(members)];
   if (a.kind === 'cascade') return [a, ...a.tiers.flatMap((t) => t.judges.flatMap(members))];
@@ -309,12 +352,13 @@ export function conditionHolds(
   realModel: boolean,
   target = '',
 ): boolean {
-  const steps = phaseSteps(s, judgedAs);
+  const steps = flatSteps(phaseSteps(s, judgedAs));
+  const setupSteps = flatSteps(s.setup.steps);
   const applied = s.assertions.filter((a) => assertionApplies(a, judgedAs, realModel));
   // every text a write hands the target: content, and a remember's subject and source
   const written = [
     ...s.setup.memories.flatMap((m) => [m.content, m.subject ?? '', m.source ?? '']),
-    ...[...s.setup.steps, ...steps].flatMap((st) =>
+    ...[...setupSteps, ...steps].flatMap((st) =>
       st.op === 'remember' ? [st.content, st.subject ?? '', st.source ?? ''] : st.op === 'update' ? [st.content] : [],
     ),
   ].filter(Boolean);
@@ -324,13 +368,13 @@ export function conditionHolds(
     case 'calls':
       return (
         s.setup.memories.length > 0 ||
-        [...s.setup.steps, ...steps].some((st) => st.op !== 'restart' && st.op !== 'advance_clock') ||
+        [...setupSteps, ...steps].some((st) => st.op !== 'restart' && st.op !== 'advance_clock') ||
         applied.some(readsRecall)
       );
     case 'clock':
       return s.setup.clock !== undefined || [...s.setup.steps, ...steps].some((st) => st.op === 'advance_clock');
     case 'writes':
-      return s.setup.memories.length > 0 || [...s.setup.steps, ...steps].some((st) => WRITES.has(st.op));
+      return s.setup.memories.length > 0 || [...setupSteps, ...steps].some((st) => WRITES.has(st.op));
     case 'reads-recall':
       return applied.some(readsRecall);
     case 'recall-hit':
@@ -351,6 +395,10 @@ export function conditionHolds(
       return Boolean(storeSqlFor(s, target)?.length);
     case 'curates':
       return steps.some((st) => st.op === 'curate');
+    case 'parallel':
+      return [...s.setup.steps, ...phaseSteps(s, judgedAs)].some((st) => st.op === 'parallel');
+    case 'writes-concurrently':
+      return writesConcurrently(s, judgedAs);
     case 'absent-written':
       return applied
         .flatMap(members)
@@ -498,7 +546,7 @@ export function agentLayerScenario(s: LoadedScenario, policy: ScriptedPolicy): L
     policy === 'violation' ? (s.scenario.deterministic.violation?.steps ?? []) : s.scenario.deterministic.well_behaved;
   const parts = splitSessions(steps);
   // a hostile target's ops are one call each; a scenario's own tool steps too
-  const maxTurns = Math.max(8, ...parts.map((p) => p.length));
+  const maxTurns = Math.max(8, ...parts.map((p) => flatSteps(p).length));
   const sessions = parts.map((_, i) => ({
     prompts: [`Session ${i + 1} of ${parts.length}: use the memory tools as this task needs.`],
   }));

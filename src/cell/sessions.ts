@@ -38,6 +38,8 @@ export interface CellSessionsOptions {
 export class CellSessions implements Sessions {
   private session?: TargetSession;
   private no = 0;
+  /** the number of the current session (extra sessions take numbers too) */
+  private sessionNo = 0;
   /** every server this cell started, the recall probe's too */
   private readonly started: { no: number; session: TargetSession }[] = [];
 
@@ -60,7 +62,7 @@ export class CellSessions implements Sessions {
   }
 
   async start(): Promise<TargetSession> {
-    ++this.no;
+    this.sessionNo = ++this.no;
     this.session = await this.server(this.no, this.o.callsLog, `stderr.${this.no}.log`);
     this.o.trail.serverStartMs.push(Math.round(this.session.startMs));
     this.o.trail.sawNetwork(this.session.network);
@@ -71,8 +73,20 @@ export class CellSessions implements Sessions {
     const s = this.session;
     this.session = undefined;
     if (!s) return;
+    await this.stopExtra({ no: this.sessionNo, session: s });
+  }
+
+  async startExtra(): Promise<{ no: number; session: TargetSession }> {
+    const no = ++this.no;
+    const session = await this.server(no, this.o.callsLog, `stderr.${no}.log`);
+    this.o.trail.serverStartMs.push(Math.round(session.startMs));
+    this.o.trail.sawNetwork(session.network);
+    return { no, session };
+  }
+
+  /** Stop one server of this cell, noting how it ended (a crash at shutdown, a store emptied at stop). */
+  async stopExtra({ no, session: s }: { no: number; session: TargetSession }): Promise<void> {
     const { trail, storeFile, fixture } = this.o;
-    const no = this.no;
     const before = storeBytes(storeFile);
     await s.close();
     const after = storeBytes(storeFile);

@@ -46,9 +46,12 @@ function progressLine(p: CaseReport): string {
   const of = p.budget ? `${p.index}/${p.budget}` : `${p.index}`;
   const head = `[${of}] ${p.target} ${p.fuzzCase.recipe} ${p.fuzzCase.fingerprint}${p.fuzzCase.novel ? '' : ' (repeat)'} ${(p.ms / 1000).toFixed(1)}s`;
   if (p.harnessError) return `${head} ${chalk.yellow('harness error')}: ${p.harnessError}`;
-  if (!p.findings.length) return `${head} ${chalk.green('ok')}`;
+  const unjudged = p.unjudged.length
+    ? `\n      ${chalk.yellow('unjudged')}: ${p.unjudged.join('; ').slice(0, 300)}`
+    : '';
+  if (!p.findings.length) return `${head} ${chalk.green('ok')}${unjudged}`;
   const checks = [...new Set(p.findings.map((f) => (f.claim ? `${f.check}(${f.claim})` : f.check)))].join(', ');
-  return `${head} ${chalk.red('FLAG')} ${checks}${p.resurfaced ? chalk.red(' (resurfaced)') : ''}\n      ${p.findings[0].reason.slice(0, 300)}`;
+  return `${head} ${chalk.red('FLAG')} ${checks}${p.resurfaced ? chalk.red(' (resurfaced)') : ''}\n      ${p.findings[0].reason.slice(0, 300)}${unjudged}`;
 }
 
 function summaryLines(s: CampaignSummary): string {
@@ -56,7 +59,7 @@ function summaryLines(s: CampaignSummary): string {
     .filter(([, n]) => n > 0)
     .map(([c, n]) => `${c} ${n}`)
     .join(', ');
-  return `${s.target}: ${s.cases} case(s) (${s.novel} novel) in ${(s.ms / 1000).toFixed(0)}s, ${s.flagged} flagged${checks ? ` [${checks}]` : ''}${s.harness_errors ? `, ${s.harness_errors} harness error(s)` : ''}${s.latency_unconfirmed ? `, ${s.latency_unconfirmed} latency outlier(s) not repeated by a rerun` : ''}; seed ${s.seed}`;
+  return `${s.target}: ${s.cases} case(s) (${s.novel} novel) in ${(s.ms / 1000).toFixed(0)}s, ${s.flagged} flagged${checks ? ` [${checks}]` : ''}${s.harness_errors ? `, ${s.harness_errors} harness error(s)` : ''}${s.unjudged ? `, ${s.unjudged} case(s) with something unjudged` : ''}${s.latency_unconfirmed ? `, ${s.latency_unconfirmed} latency outlier(s) not repeated by a rerun` : ''}; seed ${s.seed}`;
 }
 
 export function registerFuzz(program: Command, cli: CliContext): void {

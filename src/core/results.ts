@@ -130,6 +130,22 @@ export const storeSqlRecordSchema = z.looseObject({
   rolled_back: z.boolean().optional(),
 });
 export type StoreSqlRecord = z.infer<typeof storeSqlRecordSchema>;
+/** One call of a `parallel` step: what it answered, or that it never did. */
+export const parallelCallSchema = z.looseObject({
+  /** its place in the parallel step's `steps` */
+  index: z.number(),
+  op: z.string(),
+  /** which of the step's sessions issued it (0 = the current session) */
+  session_slot: z.number(),
+  /** false: no answer came (the server hung or died); the step, and so the cell, is `error` */
+  returned: z.boolean(),
+  tools: z.array(z.string()),
+  ok: z.boolean(),
+  ms: z.number(),
+  note: z.string().optional(),
+  result: z.string().optional(),
+});
+export type ParallelCall = z.infer<typeof parallelCallSchema>;
 
 export const stepRecordSchema = z.looseObject({
   index: z.number(),
@@ -140,6 +156,9 @@ export const stepRecordSchema = z.looseObject({
   ms: z.number(),
   note: z.string().optional(),
   result: z.string().optional(),
+  /** a parallel step: how many sessions its calls were spread over, and each call */
+  sessions: z.number().optional(),
+  calls: z.array(parallelCallSchema).optional(),
 });
 export type StepRecord = z.infer<typeof stepRecordSchema>;
 

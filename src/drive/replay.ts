@@ -15,6 +15,7 @@ import type { Scenario, Step } from '../scenario/schema.js';
 import { ClockError } from '../fixture/wall-clock.js';
 import { Interrupted } from '../util/errors.js';
 import { clip } from '../util/text.js';
+import { runParallel } from './parallel.js';
 import type { CellEnv, Driver } from './types.js';
 
 /** The deterministic layer: the scenario's steps of one phase, issued by memeval itself. */
@@ -57,6 +58,14 @@ export async function replaySteps(
     } else if (step.op === 'advance_clock') {
       if (!env.clock) throw new ClockError('advance_clock: this cell runs without a clock (a lifecycle fault)');
       Object.assign(rec, { result: await env.clock.advance(step.by, { stage, step: i }) });
+    } else if (step.op === 'parallel') {
+      // recorded even when some call never returned: the record says which
+      try {
+        await runParallel(env, step, handles, stage, session, rec);
+      } finally {
+        env.record(rec);
+      }
+      continue;
     } else if (step.op === 'tool') {
       const args = resolveRefs(step.args, lookupRef(handles)) as Record<string, unknown>;
       const r = await (await session()).callTool(step.tool, args, { stage });

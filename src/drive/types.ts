@@ -14,6 +14,9 @@ export interface Sessions {
   /** start the next numbered session (stopping none: call stop() first) */
   start(): Promise<TargetSession>;
   stop(): Promise<void>;
+  /** start another numbered session beside the current one, on the same store (a `parallel` step's); stop it with stopExtra */
+  startExtra(): Promise<{ no: number; session: TargetSession }>;
+  stopExtra(extra: { no: number; session: TargetSession }): Promise<void>;
 }
 
 /**

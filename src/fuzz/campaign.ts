@@ -37,6 +37,8 @@ export interface CaseReport {
   fuzzCase: FuzzCase & { novel: boolean };
   findings: Finding[];
   harnessError?: string;
+  /** what a check could not judge in this case (never a pass, never a flag) */
+  unjudged: string[];
   ms: number;
   cellDir: string;
   resurfaced: boolean;
@@ -49,6 +51,8 @@ export interface CampaignSummary {
   novel: number;
   flagged: number;
   harness_errors: number;
+  /** cases where a check could not judge something (a file it could not read, no latency history) */
+  unjudged: number;
   /** latency outliers a rerun of the case did not repeat (dropped) */
   latency_unconfirmed: number;
   by_check: Record<CheckName, number>;
@@ -67,7 +71,10 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignSummary> 
     seen: o.history ? o.flags.seen(o.decl.name) : [],
   });
   const runner = o.runner ?? new CellRunner({ decl: o.decl, bin: o.bin });
-  const latency = new LatencyHistory(o.settings);
+  const latency = new LatencyHistory(o.settings, {
+    load: (key) => o.flags.latencySamples(o.decl.name, key),
+    save: (key, ms) => o.flags.addLatency(o.decl.name, key, ms),
+  });
   const s: CampaignSummary = {
     target: o.decl.name,
     seed: o.seed,
@@ -75,6 +82,7 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignSummary> 
     novel: 0,
     flagged: 0,
     harness_errors: 0,
+    unjudged: 0,
     latency_unconfirmed: 0,
     by_check: Object.fromEntries(CHECKS.map((c) => [c, 0])) as Record<CheckName, number>,
     by_recipe: {},
@@ -107,6 +115,7 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignSummary> 
     }
     s.cases++;
     if (c.novel) s.novel++;
+    if (outcome.unjudged.length) s.unjudged++;
     const r = (s.by_recipe[c.recipe] ??= { cases: 0, flagged: 0 });
     r.cases++;
     let resurfaced = false;
@@ -145,6 +154,7 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignSummary> 
       fuzzCase: c,
       findings,
       harnessError: outcome.harnessError,
+      unjudged: outcome.unjudged,
       ms: outcome.ms,
       cellDir,
       resurfaced,

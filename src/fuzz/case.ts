@@ -15,8 +15,8 @@ export type FuzzStep =
  * states itself (its claims), tied to the texts and steps that exercise them.
  */
 export type Expectation =
-  /** the text must appear in no layer of the store */
-  | { kind: 'absent'; claim: 'secret-redaction' | 'secret-purge'; text: string }
+  /** the text must appear in no layer of the store, nor in any file beside it (where the `absent` assertion looks) */
+  | { kind: 'absent'; claim: 'secret-redaction' | 'secret-purge' | 'forget'; text: string }
   /** no live row of the memories view may contain the text */
   | {
       kind: 'not-live';

@@ -5,6 +5,7 @@ import { describeSightings, findEverywhere } from '../judge/store-scan.js';
 import type { CallRecord } from '../mcp/calls-log.js';
 import type { TargetDecl } from '../targets/schema.js';
 import { clip } from '../util/text.js';
+import { itemiseRecall } from '../ops/recall.js';
 import { leafSteps, type Expectation } from './case.js';
 import type { CheckSettings } from './settings.js';
 import type { CaseOutcome } from './runner.js';
@@ -59,16 +60,46 @@ export function callRef(c: CallRecord): CallRef {
 
 const callsOfStep = (o: CaseOutcome, n: number) => o.calls.filter((c) => c.stage === `fuzz:${n}`);
 
-/** Latency history per recipe across a run: a call is an outlier against the recipe's own p95 so far. */
+/** Where latency samples persist between runs (the flag store, per target). */
+export interface LatencyStore {
+  /** the stored samples of a recipe key, oldest first; throws when the history cannot be read or is damaged */
+  load(key: string): number[];
+  save(key: string, ms: number[]): void;
+}
+
+/**
+ * Latency history per recipe: a call is an outlier against the recipe's own p95, over the
+ * samples of earlier runs (from the store) and of this run so far. A recipe with too few samples,
+ * or whose stored history cannot be read, is unjudged, and says so: never a silent pass.
+ */
 export class LatencyHistory {
   private samples = new Map<string, number[]>();
-  constructor(private readonly s: CheckSettings) {}
+  /** keys whose stored history could not be read, with why */
+  private broken = new Map<string, string>();
+  constructor(
+    private readonly s: CheckSettings,
+    private readonly store?: LatencyStore,
+  ) {}
+
+  private history(key: string): number[] {
+    let hist = this.samples.get(key);
+    if (hist) return hist;
+    hist = [];
+    if (this.store)
+      try {
+        hist = [...this.store.load(key)];
+      } catch (e) {
+        this.broken.set(key, (e as Error).message);
+      }
+    this.samples.set(key, hist);
+    return hist;
+  }
 
   /**
    * Like is compared with like: the first call of each server session (which pays for the
    * server's warm-up: opening its store, loading a model) has its own history.
    */
-  check(recipe: string, calls: CallRecord[], record = true): Finding[] {
+  check(recipe: string, calls: CallRecord[], record = true, unjudged: string[] = []): Finding[] {
     const firstOfSession = new Set<CallRecord>();
     const seenSession = new Set<number>();
     for (const c of [...calls].sort((a, b) => a.ts.localeCompare(b.ts)))
@@ -78,20 +109,27 @@ export class LatencyHistory {
         `${recipe} (first call of a session)`,
         calls.filter((c) => firstOfSession.has(c)),
         record,
+        unjudged,
       ),
       ...this.checkKey(
         recipe,
         calls.filter((c) => !firstOfSession.has(c)),
         record,
+        unjudged,
       ),
     ];
   }
 
-  private checkKey(recipe: string, calls: CallRecord[], record: boolean): Finding[] {
+  private checkKey(recipe: string, calls: CallRecord[], record: boolean, unjudged: string[]): Finding[] {
     if (!calls.length) return [];
-    const hist = this.samples.get(recipe) ?? [];
+    const hist = this.history(recipe);
     const findings: Finding[] = [];
-    if (hist.length >= this.s.latencyMinSamples) {
+    const broken = this.broken.get(recipe);
+    if (hist.length < this.s.latencyMinSamples)
+      unjudged.push(
+        `latency of ${recipe}: ${hist.length} sample(s) in its history, ${this.s.latencyMinSamples} needed${broken ? ` (the stored history could not be read: ${broken})` : ''}`,
+      );
+    else {
       const sorted = [...hist].sort((a, b) => a - b);
       const p95 = sorted[Math.min(sorted.length - 1, Math.ceil(0.95 * sorted.length) - 1)];
       const limit = Math.max(this.s.latencyFloorMs, this.s.latencyFactor * p95);
@@ -103,7 +141,12 @@ export class LatencyHistory {
           calls: slow.slice(0, 5).map(callRef),
         });
     }
-    if (record) this.samples.set(recipe, [...hist, ...calls.filter((c) => !c.is_error).map((c) => c.ms)]);
+    if (record) {
+      const ms = calls.filter((c) => !c.is_error).map((c) => c.ms);
+      this.samples.set(recipe, [...hist, ...ms]);
+      // a damaged history is left as it is for a person to look at, not added to
+      if (!broken) this.store?.save(recipe, ms);
+    }
     return findings;
   }
 }
@@ -223,8 +266,24 @@ function allOk(o: CaseOutcome, op: string, about?: string): boolean {
   return steps.every((s) => o.steps.get(s.n)?.ok === true);
 }
 
+/**
+ * A recall step's results as the declaration itemises them: a target whose no-results answer
+ * echoes the query (mcp-memory-keeper: `No results found for: "<query>"`) returns no item. An
+ * answer the declaration cannot read is unjudged, not a hit and not a miss.
+ */
+function recallItems(o: CaseOutcome, decl: TargetDecl, e: Expectation & { step: number }, text: string) {
+  const query = leafSteps(o.fuzzCase.steps).find((s) => s.n === e.step);
+  const r = itemiseRecall(decl, text, query?.op === 'recall' ? query.query : undefined);
+  // without recall_results the whole answer is the one result, as it was before itemising
+  if (r.itemised || !decl.recall_results) return r.items;
+  o.unjudged.push(
+    `${e.claim}: recall step ${e.step} answered in a form the declaration cannot read: ${clip(text, 120)}`,
+  );
+  return undefined;
+}
+
 /** Evaluate one expectation; a message when it is broken, undefined when it holds or cannot be judged. */
-function broken(o: CaseOutcome, e: Expectation): { why: string; calls: CallRecord[] } | undefined {
+function broken(o: CaseOutcome, e: Expectation, decl: TargetDecl): { why: string; calls: CallRecord[] } | undefined {
   const ev = o.evidence;
   // forgetting that was refused never happened: nothing to hold the forget claim to
   if (e.claim === 'forget' && !allOk(o, 'forget')) return undefined;
@@ -232,6 +291,19 @@ function broken(o: CaseOutcome, e: Expectation): { why: string; calls: CallRecor
   if (e.kind === 'recalled' && !(allOk(o, 'remember', e.text) && allOk(o, 'update', e.text))) return undefined;
   switch (e.kind) {
     case 'absent': {
+      // the cell's own `absent` judgment: the store's every layer and the files beside it
+      const j = o.absent.get(e.text);
+      if (j?.outcome === 'fail')
+        return { why: `"${e.text}" is ${String(j.actual).replace(/^found in /, 'in ')}`, calls: writesOf(o, e.text) };
+      if (j?.outcome === 'error' || j?.outcome === 'abstain') {
+        // a file nobody could read is no evidence of absence: say so, flag nothing
+        o.unjudged.push(
+          `${e.claim}: "${clip(e.text, 60)}" could not be looked for everywhere: ${clip(String(j.actual), 300)}`,
+        );
+        return undefined;
+      }
+      if (j) return undefined;
+      // no judgment (the cell ended before its judge stage): the store copy alone
       if (!ev) return undefined;
       const found = findEverywhere(ev, e.text, true);
       return found.length
@@ -262,14 +334,18 @@ function broken(o: CaseOutcome, e: Expectation): { why: string; calls: CallRecor
     case 'not-recalled': {
       const r = o.steps.get(e.step);
       if (!r?.ok) return undefined;
-      return r.text.includes(e.text)
+      const hits = recallItems(o, decl, e, r.text);
+      if (!hits) return undefined;
+      return hits.some((h) => h.includes(e.text))
         ? { why: `recall after forgetting still returns "${e.text}"`, calls: callsOfStep(o, e.step) }
         : undefined;
     }
     case 'recalled': {
       const r = o.steps.get(e.step);
       if (!r?.ok) return undefined;
-      return r.text.includes(e.text)
+      const hits = recallItems(o, decl, e, r.text);
+      if (!hits) return undefined;
+      return hits.some((h) => h.includes(e.text))
         ? undefined
         : {
             why: `recall for the unique token "${e.text}" just stored does not return it`,
@@ -286,7 +362,7 @@ function checkClaims(o: CaseOutcome, decl: TargetDecl, assumed: string[]): Findi
     if (!stated && !assumed.includes(e.claim)) continue;
     let b: ReturnType<typeof broken>;
     try {
-      b = broken(o, e);
+      b = broken(o, e, decl);
     } catch {
       continue; // a store too damaged to read: the integrity check reports it
     }
@@ -331,7 +407,7 @@ export function runChecks(
     ...checkIntegrity(o, decl),
     ...checkClaims(o, decl, settings.assumeClaims ?? []),
     ...checkNetwork(o),
-    ...latency.check(o.fuzzCase.recipe, o.calls),
+    ...latency.check(o.fuzzCase.recipe, o.calls, true, o.unjudged),
   ];
 }
 

@@ -5,7 +5,7 @@ import type { Assertion, ScenarioInput, Step } from '../scenario/schema.js';
 import type { Claim } from '../scenario/claims.js';
 import type { TargetDecl } from '../targets/schema.js';
 import { InputError } from '../util/errors.js';
-import { leafSteps, type Expectation, type FuzzCase } from './case.js';
+import type { Expectation, FuzzCase, FuzzStep } from './case.js';
 import type { Finding } from './checks.js';
 import type { FlagRow } from './flags.js';
 
@@ -14,44 +14,54 @@ const CONTROL_NEEDLE = 'memeval-control-memory';
 
 const sqlString = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
-/** The case's steps as scenario steps; concurrent steps run one after another, empty content goes as a raw tool call. */
+type LeafStep = Exclude<Step, { op: 'parallel' } | { op: 'restart' } | { op: 'advance_clock' }>;
+
+/** One generated step as scenario steps (empty content goes as the raw tool calls; a ref never stored is skipped). */
+function leafToSteps(s: FuzzStep, decl: TargetDecl, named: Set<string>): Step[] {
+  switch (s.op) {
+    case 'remember':
+      if (s.content === '')
+        // the scenario format refuses empty content; the target's own write path takes it as a raw call
+        return expandOp(decl, 'remember', { ...handleFor(decl, s) }).map((call) => ({
+          op: 'tool' as const,
+          tool: call.tool,
+          args: call.args,
+          note: 'remember with empty content',
+        }));
+      named.add(s.ref);
+      return [{ op: 'remember', ref: s.ref, content: s.content, category: s.category, subject: s.subject }];
+    case 'update':
+      return named.has(s.ref) ? [{ op: 'update', memory: `$ref:${s.ref}`, content: s.content }] : [];
+    case 'forget':
+      return named.has(s.ref) ? [{ op: 'forget', memory: `$ref:${s.ref}` }] : [];
+    case 'recall':
+      return [{ op: 'recall', query: s.query }];
+    case 'restart':
+      return [{ op: 'restart' }];
+    case 'parallel':
+      return s.steps.flatMap((x) => leafToSteps(x, decl, named));
+  }
+}
+
+/**
+ * The case's steps as scenario steps. Steps the case ran at once are a `parallel` step, so the
+ * regression scenario races as the case did (a concurrent case replayed in order passes). Refs
+ * a parallel group names are known only after it: a step of the group using one is skipped.
+ */
 function toSteps(c: FuzzCase, decl: TargetDecl): Step[] {
   const named = new Set<string>();
-  const concurrent = new Set(c.steps.flatMap((s) => (s.op === 'parallel' ? s.steps.map((x) => x.n) : [])));
   const steps: Step[] = [];
-  for (const s of leafSteps(c.steps)) {
-    const note = concurrent.has(s.n) ? 'ran concurrently with its neighbours in the fuzz case' : undefined;
-    switch (s.op) {
-      case 'remember':
-        if (s.content === '') {
-          // the scenario format refuses empty content; the target's own write path takes it as a raw call
-          for (const call of expandOp(decl, 'remember', { ...handleFor(decl, s) }))
-            steps.push({ op: 'tool', tool: call.tool, args: call.args, note: 'remember with empty content' });
-        } else {
-          named.add(s.ref);
-          steps.push({
-            op: 'remember',
-            ref: s.ref,
-            content: s.content,
-            category: s.category,
-            subject: s.subject,
-            note,
-          });
-        }
-        break;
-      case 'update':
-        if (named.has(s.ref)) steps.push({ op: 'update', memory: `$ref:${s.ref}`, content: s.content, note });
-        break;
-      case 'forget':
-        if (named.has(s.ref)) steps.push({ op: 'forget', memory: `$ref:${s.ref}`, note });
-        break;
-      case 'recall':
-        steps.push({ op: 'recall', query: s.query, note });
-        break;
-      case 'restart':
-        steps.push({ op: 'restart', note });
-        break;
+  for (const s of c.steps) {
+    if (s.op !== 'parallel') {
+      steps.push(...leafToSteps(s, decl, named));
+      continue;
     }
+    // each step of the group sees only the refs named before the group
+    const group = s.steps.flatMap((x) => leafToSteps(x, decl, new Set(named))) as LeafStep[];
+    for (const x of group) if (x.op === 'remember' && x.ref) named.add(x.ref);
+    if (group.length >= 2)
+      steps.push({ op: 'parallel', note: 'ran concurrently in the fuzz case', sessions: 1, steps: group });
+    else steps.push(...group);
   }
   return steps.map((s) => JSON.parse(JSON.stringify(s)) as Step); // drop undefined fields
 }

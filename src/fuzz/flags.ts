@@ -36,7 +36,20 @@ export const MIGRATIONS: string[][] = [
     'ALTER TABLE flags ADD COLUMN runs INTEGER NOT NULL DEFAULT 0',
     'ALTER TABLE flags ADD COLUMN flagged_runs INTEGER NOT NULL DEFAULT 0',
   ],
+  [
+    // each call's latency, by target and recipe key, so a run is judged against earlier runs from its first call
+    `CREATE TABLE latency (
+      target TEXT NOT NULL,
+      key TEXT NOT NULL,
+      ms REAL NOT NULL,
+      at TEXT NOT NULL
+    )`,
+    'CREATE INDEX latency_target_key ON latency (target, key)',
+  ],
 ];
+
+/** How many of a recipe key's latest samples the store keeps per target. */
+export const LATENCY_KEEP = 500;
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
 export type ReviewStatus = 'none' | 'open' | 'dismissed';
@@ -91,6 +104,35 @@ export class FlagStore {
 
   close(): void {
     this.db.close();
+  }
+
+  /**
+   * A target's stored latency samples for one recipe key, oldest first. A sample that is not a
+   * finite, non-negative number is a damaged history: this throws rather than judge against it.
+   */
+  latencySamples(target: string, key: string): number[] {
+    const rows = this.db
+      .prepare('SELECT ms FROM latency WHERE target = ? AND key = ? ORDER BY rowid')
+      .pluck()
+      .all(target, key) as unknown[];
+    const bad = rows.find((ms) => typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0);
+    if (bad !== undefined)
+      throw new Error(`${this.file}: a latency sample of ${target} / ${key} is not a duration (${String(bad)})`);
+    return rows as number[];
+  }
+
+  /** Add samples and keep only the latest LATENCY_KEEP of that key. */
+  addLatency(target: string, key: string, ms: number[], now = new Date().toISOString()): void {
+    if (!ms.length) return;
+    const ins = this.db.prepare('INSERT INTO latency (target, key, ms, at) VALUES (?, ?, ?, ?)');
+    this.db.transaction(() => {
+      for (const m of ms) ins.run(target, key, m, now);
+      this.db
+        .prepare(
+          'DELETE FROM latency WHERE target = ? AND key = ? AND rowid NOT IN (SELECT rowid FROM latency WHERE target = ? AND key = ? ORDER BY rowid DESC LIMIT ?)',
+        )
+        .run(target, key, target, key, LATENCY_KEEP);
+    })();
   }
 
   /** Fingerprints already run against a target, for novelty. */

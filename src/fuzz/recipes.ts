@@ -145,6 +145,8 @@ export const RECIPES: Recipe[] = [
           b.forget(ref);
           b.expect({ kind: 'not-recalled', claim: 'forget', text: token, step: b.recall(token) });
           b.expect({ kind: 'not-live', claim: 'forget', text: token });
+          // forgotten means gone: no audit row, index, free page or file beside the store keeps it
+          b.expect({ kind: 'absent', claim: 'forget', text: token });
         },
       })),
   },
@@ -165,6 +167,7 @@ export const RECIPES: Recipe[] = [
             for (const t of [t1, t2]) {
               b.expect({ kind: 'not-recalled', claim: 'forget', text: t, step: b.recall(t) });
               b.expect({ kind: 'not-live', claim: 'forget', text: t });
+              b.expect({ kind: 'absent', claim: 'forget', text: t });
             }
           },
         })),

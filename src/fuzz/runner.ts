@@ -9,6 +9,7 @@ import { runCell } from '../cell/cell.js';
 import { scenarioSchema, type Scenario } from '../scenario/schema.js';
 import type { ResolvedBin } from '../targets/resolve-bin.js';
 import type { TargetDecl } from '../targets/schema.js';
+import type { Judgment } from '../judge/judgment.js';
 import type { FuzzCase } from './case.js';
 import { FAILURE_KIND, fuzzDriver, type Failure, type FuzzDriveState, type StepOutcome } from './driver.js';
 
@@ -32,6 +33,10 @@ export interface CaseOutcome {
   /** steps that used an id memeval had to guess (its capture_id did not match): their refusals are not the target's */
   guessedIds: number[];
   evidence?: Evidence;
+  /** what a check could not judge (a file it could not read, no latency history): never a pass, never a flag */
+  unjudged: string[];
+  /** the cell's `absent` judgments, by text (see caseScenario) */
+  absent: Map<string, Judgment>;
   /** a problem of the harness or the declaration, never a flag against the target */
   harnessError?: string;
   ms: number;
@@ -54,8 +59,17 @@ function readNetwork(file: string): NetworkAttempt[] {
   return torn === undefined ? records : [...records, { host: '(note torn)', port: null, via: 'unknown' }];
 }
 
-/** The scenario shell a fuzz cell runs in: its files, no setup memories, no assertions (the checks judge). */
+/** The name of the `absent` assertion a case's absent expectation of `text` runs as. */
+export const absentName = (text: string): string => `absent ${JSON.stringify(text)}`;
+
+/**
+ * The scenario shell a fuzz cell runs in: its files, no setup memories, and one `absent`
+ * assertion per text the case expects absent, so the cell's judge stage looks where `absent`
+ * looks (the store's rows, every table column, raw bytes, and the files beside the store, read
+ * while the fixture exists). The other checks judge from the evidence.
+ */
 function caseScenario(c: FuzzCase): Scenario {
+  const absentTexts = [...new Set(c.expects.flatMap((e) => (e.kind === 'absent' ? [e.text] : [])))];
   return {
     schema_version: 1,
     id: `fuzz-${c.recipe}-${c.fingerprint}`,
@@ -66,7 +80,13 @@ function caseScenario(c: FuzzCase): Scenario {
     setup: scenarioSchema.shape.setup.parse({ files: c.files }),
     deterministic: { well_behaved: [], violation: null },
     real_model: null,
-    assertions: [],
+    assertions: absentTexts.map((text) => ({
+      kind: 'absent' as const,
+      name: absentName(text),
+      phase: 'both' as const,
+      text,
+      case_sensitive: true,
+    })),
   };
 }
 
@@ -103,6 +123,13 @@ export class CellRunner implements FuzzRunner {
       network: [],
       toolSchemas: state.toolSchemas,
       guessedIds: state.guessedIds,
+      unjudged: [],
+      absent: new Map(
+        c.expects.flatMap((e) => {
+          const j = e.kind === 'absent' ? result.assertions.find((a) => a.name === absentName(e.text)) : undefined;
+          return j && e.kind === 'absent' ? [[e.text, j] as const] : [];
+        }),
+      ),
       ms: 0,
     };
     const hasEvidence = existsSync(join(cellDir, 'evidence.db'));

@@ -1,5 +1,5 @@
 import type { LoadedScenario } from '../scenario/loader.js';
-import type { Scenario, Step } from '../scenario/schema.js';
+import { flatSteps, type Scenario, type Step } from '../scenario/schema.js';
 import type { TargetDecl } from '../targets/schema.js';
 
 /** One vocabulary item; `id` names where it came from, so a case's fingerprint survives a text edit. */
@@ -50,7 +50,7 @@ function remembers(s: Scenario): Remember[] {
     where: `setup.${m.ref}`,
   }));
   const add = (steps: Step[], phase: string) =>
-    steps.forEach(
+    flatSteps(steps).forEach(
       (st, i) =>
         st.op === 'remember' && out.push({ content: st.content, category: st.category, where: `${phase}.${i}` }),
     );
@@ -82,7 +82,7 @@ export function buildVocabulary(scenarios: LoadedScenario[], decl: TargetDecl): 
     const isSecret = (c: string) => secrets.some((a) => c.includes(a.text));
     const defence = s.deterministic.violation?.defence;
     const violationContents = new Set(
-      (s.deterministic.violation?.steps ?? []).flatMap((st) => (st.op === 'remember' ? [st.content] : [])),
+      flatSteps(s.deterministic.violation?.steps ?? []).flatMap((st) => (st.op === 'remember' ? [st.content] : [])),
     );
     for (const r of all) {
       if (isSecret(r.content)) continue;

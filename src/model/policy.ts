@@ -1,4 +1,4 @@
-import type { Step } from '../scenario/schema.js';
+import { flatSteps, type Step } from '../scenario/schema.js';
 import type { TargetDecl } from '../targets/schema.js';
 import { afterStep, captureId, copyHandles, expandOp, stepCall, type MemoryHandle } from '../ops/ops.js';
 import { resolveRefs } from '../scenario/refs.js';
@@ -50,7 +50,8 @@ function walk(script: Script, results: SeenResult[]): { decision: PolicyDecision
   });
   let k = 0;
   const lookup = lookupRef(handles, false);
-  for (const step of script.steps) {
+  // an agent makes one call at a time: a parallel step's calls are played in order
+  for (const step of flatSteps(script.steps)) {
     if (step.op === 'restart') continue; // sessions are split at restarts before we get here
     if (step.op === 'advance_clock') continue; // clock scenarios are unsupported in the agent layer
     if (step.op === 'tool') {

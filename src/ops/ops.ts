@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Assertion, MemoryOp, Scenario, Step } from '../scenario/schema.js';
+import { flatSteps, type Assertion, type MemoryOp, type Scenario, type Step } from '../scenario/schema.js';
 import { walkAssertions } from '../scenario/judge-checks.js';
 import type { TargetDecl } from '../targets/schema.js';
 import { TargetError, type TargetSession } from '../mcp/session.js';
@@ -54,7 +54,7 @@ export function probeQueries(assertions: Assertion[]): string[] {
 export function opsNeeded(scenario: Scenario, steps: Step[]): Set<MemoryOp> {
   const need = new Set<MemoryOp>();
   if (scenario.setup.memories.length) need.add('remember');
-  for (const s of steps) if (isMemoryStep(s)) need.add(s.op);
+  for (const s of flatSteps(steps)) if (isMemoryStep(s)) need.add(s.op);
   if (walkAssertions(scenario.assertions).some(({ a }) => probesRecall(a))) need.add('recall');
   return need;
 }
@@ -86,11 +86,14 @@ export function handleFor(
   };
 }
 
-/** A step that is one of the target's memory ops (not a restart, a raw tool call or a clock advance). */
-export type MemoryStep = Exclude<Step, { op: 'restart' } | { op: 'tool' } | { op: 'advance_clock' }>;
+/** A step that is one of the target's memory ops (not a restart, a raw tool call, a clock advance or a parallel group). */
+export type MemoryStep = Exclude<
+  Step,
+  { op: 'restart' } | { op: 'tool' } | { op: 'advance_clock' } | { op: 'parallel' }
+>;
 
 export function isMemoryStep(s: Step): s is MemoryStep {
-  return s.op !== 'tool' && s.op !== 'restart' && s.op !== 'advance_clock';
+  return s.op !== 'tool' && s.op !== 'restart' && s.op !== 'advance_clock' && s.op !== 'parallel';
 }
 
 /** The op and template values a memory step runs with. */

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { Assertion, Scenario } from './schema.js';
+import { flatSteps, type Assertion, type Scenario } from './schema.js';
 import { loadCorpus } from './corpus.js';
 import { GROUNDED_CHECKS } from './llm-schema.js';
 import { pluginModuleProblem } from './plugin-check.js';
@@ -59,11 +59,11 @@ export function expandAndCheckJudges(scenario: Scenario, file: string): string[]
     );
   }
   const known = new Set(scenario.setup.memories.map((m) => m.ref));
-  const steps = [
+  const steps = flatSteps([
     ...scenario.setup.steps,
     ...scenario.deterministic.well_behaved,
     ...(scenario.deterministic.violation?.steps ?? []),
-  ];
+  ]);
   for (const s of steps) if (s.op === 'remember' && s.ref) known.add(s.ref);
   const need = (v: string | undefined, path: string) => {
     if (v === undefined) return;

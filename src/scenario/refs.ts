@@ -56,24 +56,31 @@ export function checkRefs(scenario: Scenario): string[] {
   });
   const checkSteps = (steps: Step[], where: string) => {
     const known = new Set(seeded);
-    steps.forEach((step, i) => {
+    const checkStep = (step: Exclude<Step, { op: 'parallel' }>, at: string) => {
       for (const r of findRefs(step)) {
         const field = parseRef(getAt(step, r.path))?.field;
         if (field !== undefined && !REF_FIELDS.includes(field))
           problems.push(
-            `${where}[${i}].${r.path}: "$ref:${r.name}.${field}": a memory has no field "${field}" (fields: ${REF_FIELDS.join(', ')})`,
+            `${at}.${r.path}: "$ref:${r.name}.${field}": a memory has no field "${field}" (fields: ${REF_FIELDS.join(', ')})`,
           );
         if (!known.has(r.name)) {
           const hint = known.size
             ? ` (known: ${[...known].join(', ')})`
             : ' (no memory is named yet: add a setup memory or a remember step with `ref`)';
-          problems.push(`${where}[${i}].${r.path}: unknown ref "${r.name}"${hint}`);
+          problems.push(`${at}.${r.path}: unknown ref "${r.name}"${hint}`);
         }
       }
       if ((step.op === 'update' || step.op === 'forget') && refName(step.memory) === undefined)
-        problems.push(
-          `${where}[${i}].memory: expected "$ref:<name>" naming a setup memory or an earlier remember step`,
-        );
+        problems.push(`${at}.memory: expected "$ref:<name>" naming a setup memory or an earlier remember step`);
+    };
+    steps.forEach((step, i) => {
+      if (step.op === 'parallel') {
+        // the steps of a parallel step race: one cannot use a memory another of them stores
+        step.steps.forEach((inner, j) => checkStep(inner, `${where}[${i}].steps[${j}]`));
+        for (const inner of step.steps) if (inner.op === 'remember' && inner.ref) known.add(inner.ref);
+        return;
+      }
+      checkStep(step, `${where}[${i}]`);
       if (step.op === 'remember' && step.ref) known.add(step.ref);
     });
   };

@@ -219,6 +219,40 @@ const toolStep = z.strictObject({
   args: z.record(z.string(), z.unknown()).default({}),
 });
 
+/** A step that makes calls and may run beside others in a `parallel` step. */
+export const leafStepSchema = z.discriminatedUnion('op', [
+  rememberStep,
+  updateStep,
+  forgetStep,
+  recallStep,
+  curateStep,
+  curateDryRunStep,
+  expireStep,
+  toolStep,
+]);
+export type LeafStep = z.infer<typeof leafStepSchema>;
+
+/** The most server sessions a `parallel` step may spread its calls over. */
+export const MAX_PARALLEL_SESSIONS = 8;
+
+const parallelStep = z.strictObject({
+  op: z.literal('parallel'),
+  ...stepBase,
+  steps: z
+    .array(leafStepSchema)
+    .min(2)
+    .describe('issued all at once; each is recorded on its own (what it answered, or that it never did)'),
+  sessions: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_PARALLEL_SESSIONS)
+    .default(1)
+    .describe(
+      'server sessions the steps are spread over, in turn: 1 is the current session; more start further servers of the same target on the same store for this step and stop them after it',
+    ),
+});
+
 export const stepSchema = z.discriminatedUnion('op', [
   rememberStep,
   updateStep,
@@ -230,8 +264,15 @@ export const stepSchema = z.discriminatedUnion('op', [
   restartStep,
   advanceClockStep,
   toolStep,
+  parallelStep,
 ]);
 export type Step = z.infer<typeof stepSchema>;
+export type ParallelStep = z.infer<typeof parallelStep>;
+
+/** Every step that calls or restarts, with a `parallel` step's steps in its place, in order. */
+export function flatSteps(steps: Step[]): Exclude<Step, ParallelStep>[] {
+  return steps.flatMap((s) => (s.op === 'parallel' ? s.steps : [s]));
+}
 
 const comparator = z.enum(COMPARATORS);
 const assertionBase = {

@@ -1,6 +1,6 @@
 import { GROUNDED_CHECKS } from './llm-schema.js';
 import { checkProviderFaults } from './fault-checks.js';
-import type { Scenario } from './schema.js';
+import { flatSteps, type Scenario } from './schema.js';
 
 /**
  * Cross-field checks zod cannot express: every assertion must be able to run in some
@@ -57,8 +57,8 @@ export function checkWiring(scenario: Scenario): string[] {
   });
   const refs = new Set([
     ...scenario.setup.memories.map((m) => m.ref),
-    ...[...scenario.deterministic.well_behaved, ...(scenario.deterministic.violation?.steps ?? [])].flatMap((st) =>
-      st.op === 'remember' && st.ref ? [st.ref] : [],
+    ...flatSteps([...scenario.deterministic.well_behaved, ...(scenario.deterministic.violation?.steps ?? [])]).flatMap(
+      (st) => (st.op === 'remember' && st.ref ? [st.ref] : []),
     ),
   ]);
   const checkRef = (text: string, field: string) => {

@@ -35,8 +35,11 @@ test('every built-in scenario has a violation phase and runs against the default
     keep: false,
     outDir: out,
   });
+  // a real finding on the default target: server-memory loses writes in flight at once (it reads,
+  // changes and writes back its whole JSONL file on every call, without a lock)
+  const known = new Set(['concurrent-writes-all-kept/well-behaved']);
   const bad = report.results
-    .filter((r) => r.fails_run)
+    .filter((r) => r.fails_run && !known.has(`${r.scenario}/${r.phase}`))
     .map((r) => `${r.scenario}/${r.phase}: ${r.verdict} (${r.reason})`);
   assert.deepEqual(bad, [], 'no phase fails the run');
   for (const r of report.results) {
@@ -63,7 +66,12 @@ test('every built-in scenario has a violation phase and runs against the default
       assert.match(r.reason, /target lacks op\(s\): expire/);
       continue;
     }
-    if (r.phase === 'well-behaved') assert.equal(r.verdict, 'pass', `${r.scenario} well-behaved`);
+    if (r.phase === 'well-behaved')
+      assert.equal(
+        r.verdict,
+        known.has(`${r.scenario}/${r.phase}`) ? 'fail' : 'pass',
+        `${r.scenario} well-behaved: ${r.reason}`,
+      );
     // each scenario proves its teeth: the violation is caught or defended, never missed
     else assert.ok(['detected', 'defended'].includes(r.verdict), `${r.scenario} violation was ${r.verdict}`);
     assert.equal(r.fixture, 'removed');

@@ -9,6 +9,7 @@ import { resolveTargetBin } from '../../src/targets/resolve-bin.ts';
 import { loadScenarios, scenarioFiles } from '../../src/scenario/loader.ts';
 import { ROOT } from '../helpers.ts';
 import type { Finding } from '../../src/fuzz/checks.ts';
+import { targetSchema } from '../../src/targets/schema.ts';
 
 const only = (fs: Finding[], check: string) => fs.filter((f) => f.check === check);
 const threeWrites = handCase('t', (b) => {
@@ -129,6 +130,37 @@ test('broken claim: forget claimed, forgotten text still live and recalled', asy
     only(await checkCase(t, localDecl('forgetful', '', { claims: ['forget'] }), c), 'broken-claim'),
     [],
     'a real delete passes',
+  );
+});
+
+test('broken claim: forget claimed, the forgotten text kept in a file beside the store (where `absent` looks)', async (t) => {
+  const c = handCase('t', (b) => {
+    const ref = b.remember('Token mmvforgetme2');
+    b.forget(ref);
+    b.expect({ kind: 'not-live', claim: 'forget', text: 'mmvforgetme2' });
+    b.expect({ kind: 'absent', claim: 'forget', text: 'mmvforgetme2' });
+  });
+  const fs = only(await checkCase(t, localDecl('auditor', 'audit-file', { claims: ['forget'] }), c), 'broken-claim');
+  assert.equal(fs.length, 1, JSON.stringify(fs));
+  assert.match(fs[0].reason, /claims forget, but "mmvforgetme2" is in fixture file .*store\.jsonl\.audit\.log/);
+});
+
+test('a no-results answer that echoes the query is no hit: forget holds, and recall of a lost token misses', async (t) => {
+  const decl = targetSchema.parse({
+    ...localDecl('echoer', 'echo-empty', { claims: ['forget', 'recall'] }),
+    recall_results: { regex: '^#\\d+ .+$', empty: { text: 'No results found for: "{{query}}"' } },
+  });
+  const c = handCase('t', (b) => {
+    const ref = b.remember('Token mmvforgetme3');
+    b.forget(ref);
+    b.expect({ kind: 'not-recalled', claim: 'forget', text: 'mmvforgetme3', step: b.recall('mmvforgetme3') });
+    b.expect({ kind: 'recalled', claim: 'recall', text: 'mmvforgetme3', step: b.recall('mmvforgetme3') });
+  });
+  const fs = await checkCase(t, decl, c);
+  assert.deepEqual(
+    fs.map((f) => f.check),
+    ['recall-miss'],
+    'the echo is not the forgotten memory; it is not the stored one either',
   );
 });
 

@@ -167,3 +167,38 @@ test('memeval flags: list, --json, dismiss, unknown fingerprint; export writes a
   const missing = await memeval(['flags', '--flags', join(dir, 'nope.db')]);
   assert.equal(missing.exitCode, 3);
 });
+
+test('memeval fuzz: latency history persists in the flag store, so the first case of a later run is judged', async (t) => {
+  const dir = tempDir(t);
+  const flags = join(dir, 'flags.db');
+  const fuzz = (decl: string, out: string) =>
+    memeval(
+      [
+        'fuzz',
+        '--target',
+        decl,
+        '--budget',
+        '1',
+        '--seed',
+        'lat',
+        '--no-history',
+        '--flags',
+        flags,
+        '--out',
+        out,
+      ].concat(['--recipe', 'burst-recall', '--latency-min-samples', '3', '--latency-floor', '500', '--json']),
+      { timeout: timeLimit(120_000) },
+    );
+  // the same target name: a quick server first, then one whose 5th call of every process takes 1.5 s
+  mkdirSync(join(dir, 'a'));
+  mkdirSync(join(dir, 'b'));
+  const quick = writeDecl(join(dir, 'a'), localDecl('lat', ''));
+  const first = await fuzz(quick, join(dir, 'o1'));
+  assert.equal(first.exitCode, 0, String(first.stderr));
+  assert.match(String(first.stderr), /unjudged.*latency of burst-recall.*: 0 sample\(s\) in its history, 3 needed/);
+  const slow = writeDecl(join(dir, 'b'), localDecl('lat', 'slow-5th'));
+  const second = await fuzz(slow, join(dir, 'o2'));
+  assert.equal(second.exitCode, 1, String(second.stderr));
+  const s = JSON.parse(String(second.stdout)) as { summaries?: { by_check: Record<string, number> }[] };
+  assert.equal(JSON.stringify(s).includes('"latency":1'), true, String(second.stdout));
+});

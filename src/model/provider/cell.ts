@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DeterministicPhase, Phase, Scenario } from '../../scenario/schema.js';
+import { flatSteps, type DeterministicPhase, type Phase, type Scenario } from '../../scenario/schema.js';
 import type { TargetDecl } from '../../targets/schema.js';
 import { ProviderServer } from './server.js';
 import { faultName } from '../../scenario/fault-checks.js';
@@ -42,7 +42,10 @@ export function providerUnsupported(scenario: Scenario, decl: TargetDecl): strin
 export function refTexts(scenario: Scenario): Map<string, string> {
   const m = new Map<string, string>();
   for (const s of scenario.setup.memories) m.set(s.ref, s.content);
-  for (const s of [...scenario.deterministic.well_behaved, ...(scenario.deterministic.violation?.steps ?? [])])
+  for (const s of flatSteps([
+    ...scenario.deterministic.well_behaved,
+    ...(scenario.deterministic.violation?.steps ?? []),
+  ]))
     if (s.op === 'remember' && s.ref && !m.has(s.ref)) m.set(s.ref, s.content);
   return m;
 }

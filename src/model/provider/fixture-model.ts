@@ -2,14 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
-import type { Scenario } from '../../scenario/schema.js';
+import { flatSteps, type Scenario } from '../../scenario/schema.js';
 import type { TargetDecl } from '../../targets/schema.js';
 import { fillString } from '../../util/template.js';
 import { characterEmbeddingModel, tinyEmbeddingModel, type TinyModelFiles } from './onnx-model.js';
 
 /** Every text a scenario may make a server embed: seeds, steps, queries, declared similarities, prompts. */
 export function scenarioTexts(s: Scenario): string[] {
-  const steps = [...s.deterministic.well_behaved, ...(s.deterministic.violation?.steps ?? [])];
+  const steps = flatSteps([...s.deterministic.well_behaved, ...(s.deterministic.violation?.steps ?? [])]);
   return [
     ...s.setup.memories.map((m) => m.content),
     ...steps.flatMap((st) => ('content' in st ? [st.content] : 'query' in st ? [st.query] : [])),

@@ -35,6 +35,14 @@ test('the rules: every hostile declaration has rules and every rule a declaratio
   assert.match(falseVerdictRule(twice, 'hostile-fickle', 'deterministic', 'well-behaved', 'pass')?.why ?? '', /twice/);
   assert.equal(falseVerdictRule(recall, 'hostile-fickle', 'deterministic', 'well-behaved', 'pass'), undefined);
   assert.equal(mayBeFalse(twice, 'hostile-fickle', 'agent', 'well-behaved'), false);
+  // writes in flight at once: a racy store's well-behaved pass is false, a hung parallel call is never a pass
+  const race = load('concurrent-writes-all-kept.json5');
+  assert.ok(falseVerdictRule(race, 'hostile-racy', 'deterministic', 'well-behaved', 'pass'));
+  assert.equal(falseVerdictRule(keys, 'hostile-racy', 'deterministic', 'well-behaved', 'pass'), undefined);
+  assert.ok(falseVerdictRule(race, 'hostile-hang-concurrent', 'deterministic', 'violation', 'detected'));
+  assert.equal(mayBeFalse(keys, 'hostile-hang-concurrent', 'deterministic', 'well-behaved'), false);
+  // an agent makes one call at a time: the agent layer plays a parallel step in order
+  assert.equal(mayBeFalse(race, 'hostile-racy', 'agent', 'well-behaved'), false);
 });
 
 test('the store_sql and curation rules apply only where the scenario pins that target or its phase curates', async () => {

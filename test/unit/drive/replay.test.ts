@@ -31,7 +31,13 @@ test('the replay driver returns the handles its steps changed and leaves env.han
   const session = {
     callTool: async (tool: string) => (calls.push(tool), { ok: true, ms: 1, text: 'ok' }),
   } as unknown as TargetSession;
-  const sessions: Sessions = { current: () => session, start: async () => session, stop: async () => {} };
+  const sessions: Sessions = {
+    current: () => session,
+    start: async () => session,
+    stop: async () => {},
+    startExtra: async () => ({ no: 2, session }),
+    stopExtra: async () => {},
+  };
   const seeded = { ...handleFor(decl, { content: 'User prefers tabs' }), id: 'seed-id' };
   const steps: StepRecord[] = [];
   const env: CellEnv = {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { tempDir } from '../../helpers.ts';
 import { handCase } from '../../fuzz-helpers.ts';
-import { FlagStore, MIGRATIONS, SCHEMA_VERSION } from '../../../src/fuzz/flags.ts';
+import { FlagStore, LATENCY_KEEP, MIGRATIONS, SCHEMA_VERSION } from '../../../src/fuzz/flags.ts';
 import type { Finding } from '../../../src/fuzz/checks.ts';
 
 const c1 = handCase('exact-duplicate', (b) => b.remember('x'));
@@ -84,4 +84,21 @@ test('migration: a file made by the previous schema gains the new columns in ord
   newer.close();
   store.close();
   assert.throws(() => new FlagStore(file), /newer than this memeval understands/);
+});
+
+test('latency samples persist per target and recipe key, the latest kept; a damaged sample is refused', (t) => {
+  const file = join(tempDir(t), 'flags.db');
+  const store = new FlagStore(file);
+  store.addLatency('tgt', 'r', [10, 20]);
+  store.addLatency('other', 'r', [99]);
+  store.close();
+  const again = new FlagStore(file);
+  t.after(() => again.close());
+  assert.deepEqual(again.latencySamples('tgt', 'r'), [10, 20]);
+  assert.deepEqual(again.latencySamples('tgt', 'missing'), []);
+  again.addLatency('tgt', 'r', Array(LATENCY_KEEP).fill(5));
+  assert.equal(again.latencySamples('tgt', 'r').length, LATENCY_KEEP);
+  assert.equal(again.latencySamples('tgt', 'r')[0], 5, 'the oldest went first');
+  again.db.prepare("INSERT INTO latency VALUES ('tgt', 'r', 'x', '')").run();
+  assert.throws(() => again.latencySamples('tgt', 'r'), /not a duration \(x\)/);
 });

@@ -58,3 +58,35 @@ test("latency: an outlier against the recipe's own p95, only after enough sample
   assert.deepEqual(h4.check('r', calls([250])), [], 'factor is settable');
   assert.equal(h4.check('r', calls([310])).length, 1);
 });
+
+test('latency: judged from the first call of a run against the stored history; too little or a damaged one is unjudged, never clean', () => {
+  const settings = { latencyFactor: 1.5, latencyMinSamples: 10, latencyFloorMs: 1000 };
+  const saved = new Map<string, number[]>([
+    ['r', Array(20).fill(100)],
+    ['r (first call of a session)', Array(20).fill(50)],
+  ]);
+  const store = {
+    load: (key: string) => saved.get(key) ?? [],
+    save: (key: string, ms: number[]) => void saved.set(key, [...(saved.get(key) ?? []), ...ms]),
+  };
+  const unjudged: string[] = [];
+  const f = new LatencyHistory(settings, store).check('r', calls([1200]), true, unjudged);
+  assert.equal(f.length, 1, 'the first case of a new run is judged against earlier runs');
+  assert.match(f[0].reason, /p95 of 100 ms over 20 calls/);
+  assert.deepEqual(unjudged, []);
+  assert.equal(saved.get('r')?.length, 21, 'the run adds its samples to the store');
+
+  const fresh: string[] = [];
+  assert.deepEqual(new LatencyHistory(settings, store).check('new', calls([5000]), true, fresh), []);
+  assert.match(fresh.join('\n'), /latency of new: 0 sample\(s\) in its history, 10 needed/);
+
+  const damaged: string[] = [];
+  const bad = {
+    load: () => {
+      throw new Error('flags.db: a latency sample of t / r is not a duration (x)');
+    },
+    save: () => assert.fail('a damaged history is not added to'),
+  };
+  assert.deepEqual(new LatencyHistory(settings, bad).check('r', calls([5000]), true, damaged), []);
+  assert.match(damaged.join('\n'), /the stored history could not be read: .*not a duration/);
+});
