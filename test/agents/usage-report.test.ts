@@ -95,7 +95,11 @@ test(
     ]);
     const stdout = String(r.stdout);
     assert.equal(r.exitCode, 1, stdout + r.stderr);
-    assert.match(stdout, /tentative-preference-not-stored \[no-remember\] +0 +– +no +\[0\.00, 1\.00\] +3 not run/);
+    // the repeats table names the agent of each row
+    assert.match(
+      stdout,
+      /tentative-preference-not-stored \[no-remember\] claude-code +0 +– +no +\[0\.00, 1\.00\] +3 not run/,
+    );
     assert.doesNotMatch(stdout, /100%|\byes\b/);
     const report = JSON.parse(readFileSync(join(out, readdirSync(out)[0], 'report.json'), 'utf8'));
     assert.deepEqual(
