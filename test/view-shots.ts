@@ -10,7 +10,8 @@ import { findChromium } from './setup/chromium.ts';
 import { ROOT } from './helpers.js';
 
 export const CHROMIUM = findChromium();
-const ARGS = [
+/** Chromium's flags for a headless page that reaches nothing beyond the file it opens. */
+export const ARGS = [
   '--headless',
   '--no-sandbox',
   '--disable-gpu',

@@ -6,7 +6,8 @@ import { z } from 'zod';
  */
 
 const COMPARATOR = z.enum(['eq', 'ne', 'gt', 'gte', 'lt', 'lte']);
-const validRegex = z.string().refine((r) => {
+/** A string that must compile as a regular expression (schema.ts and the target schema use it too). */
+export const regexSource = z.string().refine((r) => {
   try {
     new RegExp(r);
     return true;
@@ -32,7 +33,7 @@ const jsonCheck = z.strictObject({
 export const textChecks = {
   contains: z.string().optional(),
   not_contains: z.string().optional(),
-  regex: validRegex.optional(),
+  regex: regexSource.optional(),
   json: jsonCheck.optional().describe('the text parsed as JSON (unparseable: `error`)'),
   case_sensitive: z.boolean().default(false),
 };

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { JUDGE_LEVELS, llmFields, llmProblems, rankFields } from './llm-schema.js';
 import { CLAIMS } from './claims.js';
-import { budgetFields, commandFields, pluginFields } from './judge-kinds-schema.js';
+import { budgetFields, commandFields, pluginFields, regexSource } from './judge-kinds-schema.js';
 import { durationMs } from '../util/duration.js';
 import type { DeterministicPhase, Phase } from '../core/results.js';
 
@@ -64,15 +64,7 @@ const similarity = z.strictObject({
   cosine: z.number().min(-1).max(1),
 });
 
-/** A string that must compile as a regular expression. */
-export const regexSource = z.string().refine((r) => {
-  try {
-    new RegExp(r);
-    return true;
-  } catch {
-    return false;
-  }
-}, 'not a valid regular expression');
+export { regexSource };
 
 const providerRule = z.strictObject({
   name: z.string().optional().describe('shown in provider_calls.matched'),

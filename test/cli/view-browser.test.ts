@@ -4,24 +4,11 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
-import { findChromium } from '../setup/chromium.ts';
+import { ARGS, CHROMIUM, SHOTS } from '../view-shots.ts';
 import { faultyTargetWithout, scenarioDir } from '../faulty.js';
-import { freshRun, memeval, mixedScenarios, ROOT, tempDir, timeLimit } from '../helpers.js';
+import { freshRun, memeval, mixedScenarios, tempDir, timeLimit } from '../helpers.js';
 
-// found as `npm test`'s pretest step found (or installed) it
-const CHROMIUM = findChromium();
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-/** Screenshots land here (gitignored), so CI can keep them as artefacts. */
-const OUTPUT = join(ROOT, 'test-output', 'view');
+const OUTPUT = SHOTS;
 
 test(
   'memeval view: the page works from file:// in real Chromium, and a failing cell opens to its failing assertion',
