@@ -193,7 +193,7 @@ export const PAGE_JS = `
   var table = document.getElementById('matrix');
   var head = h('tr', null, h('th', { text: 'scenario' }));
   columns.forEach(function (c) {
-    head.appendChild(h('th', { 'data-column': c.key }, c.target,
+    head.appendChild(h('th', { 'data-column': c.key, 'data-target': c.target }, c.target,
       c.agent ? h('div', { class: 'agent', text: 'agent ' + c.agent }) : null,
       c.version ? h('div', { class: 'meta', text: 'version ' + c.version }) : null));
   });
