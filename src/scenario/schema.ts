@@ -245,17 +245,11 @@ const parallelStep = z.strictObject({
     ),
 });
 
+/** Every step: the leaf steps, and those that only a phase's sequence can hold. */
 export const stepSchema = z.discriminatedUnion('op', [
-  rememberStep,
-  updateStep,
-  forgetStep,
-  recallStep,
-  curateStep,
-  curateDryRunStep,
-  expireStep,
+  ...leafStepSchema.options,
   restartStep,
   advanceClockStep,
-  toolStep,
   parallelStep,
 ]);
 export type Step = z.infer<typeof stepSchema>;
