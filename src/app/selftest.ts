@@ -10,8 +10,9 @@ import { openJudgeModel } from '../judge/llm/client.js';
 import { JudgePool } from '../judge/llm/pool.js';
 import type { RunTarget } from '../cell/plan.js';
 import type { LoadedScenario } from '../scenario/loader.js';
-import { assertionApplies, flatSteps, type Assertion, type Scenario, type Step } from '../scenario/schema.js';
-import { readsRecall } from '../scenario/judge-checks.js';
+import { assertionApplies, flatSteps, type Scenario, type Step } from '../scenario/schema.js';
+import { absentTexts, needsRecallHit, readsRecall } from '../scenario/kinds.js';
+import { callsTarget, STEP_OPS, writes } from '../scenario/step-ops.js';
 import { storeSqlFor } from '../scenario/store-sql.js';
 import { hostileTargetNames } from '../targets/files.js';
 import { selectScenarios } from '../scenario/select.js';
@@ -312,8 +313,6 @@ export const HOSTILE_RULES: HostileSpec[] = [
   },
 ];
 
-const WRITES = new Set(['remember', 'update', 'forget', 'curate', 'expire']);
-
 function phaseSteps(s: Scenario, judgedAs: JudgedAs): Step[] {
   return judgedAs === 'well-behaved' ? s.deterministic.well_behaved : (s.deterministic.violation?.steps ?? []);
 }
@@ -321,14 +320,8 @@ function phaseSteps(s: Scenario, judgedAs: JudgedAs): Step[] {
 /** Two or more writes in one `parallel` step of the phase (or of setup.steps). */
 function writesConcurrently(s: Scenario, judgedAs: JudgedAs): boolean {
   return [...s.setup.steps, ...phaseSteps(s, judgedAs)].some(
-    (st) => st.op === 'parallel' && st.steps.filter((x) => WRITES.has(x.op)).length >= 2,
+    (st) => st.op === 'parallel' && st.steps.filter((x) => writes(x.op)).length >= 2,
   );
-}
-
-function members(a: Assertion): Assertion[] {
-  if (a.kind === 'jury') return [a, ...a.judges.flatMap(members)];
-  if (a.kind === 'cascade') return [a, ...a.tiers.flatMap((t) => t.judges.flatMap(members))];
-  return [a];
 }
 
 /** Do the steps recall one query twice with no restart (a new server session) between? */
@@ -359,7 +352,13 @@ export function conditionHolds(
   const written = [
     ...s.setup.memories.flatMap((m) => [m.content, m.subject ?? '', m.source ?? '']),
     ...[...setupSteps, ...steps].flatMap((st) =>
-      st.op === 'remember' ? [st.content, st.subject ?? '', st.source ?? ''] : st.op === 'update' ? [st.content] : [],
+      STEP_OPS[st.op].writes
+        ? [
+            'content' in st ? st.content : '',
+            'subject' in st ? (st.subject ?? '') : '',
+            'source' in st ? (st.source ?? '') : '',
+          ]
+        : [],
     ),
   ].filter(Boolean);
   switch (when) {
@@ -368,23 +367,17 @@ export function conditionHolds(
     case 'calls':
       return (
         s.setup.memories.length > 0 ||
-        [...setupSteps, ...steps].some((st) => st.op !== 'restart' && st.op !== 'advance_clock') ||
+        [...setupSteps, ...steps].some(callsTarget) ||
         applied.some(readsRecall)
       );
     case 'clock':
       return s.setup.clock !== undefined || [...s.setup.steps, ...steps].some((st) => st.op === 'advance_clock');
     case 'writes':
-      return s.setup.memories.length > 0 || [...setupSteps, ...steps].some((st) => WRITES.has(st.op));
+      return s.setup.memories.length > 0 || [...setupSteps, ...steps].some((st) => writes(st.op));
     case 'reads-recall':
       return applied.some(readsRecall);
     case 'recall-hit':
-      return applied
-        .flatMap(members)
-        .some(
-          (a) =>
-            (a.kind === 'recall' && a.contains !== undefined) ||
-            (a.kind === 'rank' && ((a.top_k !== undefined && !a.absent) || a.before !== undefined)),
-        );
+      return applied.some(needsRecallHit);
     case 'recall-step':
       return steps.some((st) => st.op === 'recall');
     case 'recall-repeat':
@@ -400,15 +393,9 @@ export function conditionHolds(
     case 'writes-concurrently':
       return writesConcurrently(s, judgedAs);
     case 'absent-written':
-      return applied
-        .flatMap(members)
-        .some(
-          (a) =>
-            a.kind === 'absent' &&
-            written.some((w) =>
-              a.case_sensitive ? w.includes(a.text) : w.toLowerCase().includes(a.text.toLowerCase()),
-            ),
-        );
+      return absentTexts(applied).some((t) =>
+        written.some((w) => (t.caseSensitive ? w.includes(t.text) : w.toLowerCase().includes(t.text.toLowerCase()))),
+      );
   }
 }
 

@@ -8,8 +8,8 @@ import type { ProviderHandle } from '../model/provider/cell.js';
 import type { TargetDecl } from '../targets/schema.js';
 import type { StoreSqlRecord } from '../core/results.js';
 import type { Teardown } from './teardown.js';
+import { writes } from '../scenario/step-ops.js';
 
-const WRITE_OPS = new Set(['remember', 'update', 'forget', 'curate', 'expire']);
 
 export interface CollectedEvidence {
   evidence: BuiltEvidence;
@@ -61,12 +61,10 @@ export function collectEvidence(
 function missingStore(decl: TargetDecl, storePath: string, fixture: Fixture, calls: CallRecord[]): string | undefined {
   if (decl.store.format === 'none' || existsSync(storePath)) return undefined;
   const opOf = toolToOp(decl);
-  const writes = calls.filter(
-    (c) => isToolCall(c) && !c.is_error && WRITE_OPS.has(c.op ?? opOf.get(c.tool) ?? ''),
-  ).length;
-  if (!writes) return undefined;
+  const accepted = calls.filter((c) => isToolCall(c) && !c.is_error && writes(c.op ?? opOf.get(c.tool))).length;
+  if (!accepted) return undefined;
   const found = listFiles(fixture.data, 40).map((f) => relative(fixture.root, f));
-  return `store ${storePath} does not exist after ${writes} accepted write call(s); files in the data dir: ${found.length ? found.join(', ') : 'none'} (check store.path in the target declaration)`;
+  return `store ${storePath} does not exist after ${accepted} accepted write call(s); files in the data dir: ${found.length ? found.join(', ') : 'none'} (check store.path in the target declaration)`;
 }
 
 /** Up to `max` files under `dir`, depth first. */

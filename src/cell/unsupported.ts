@@ -1,7 +1,7 @@
 import type { Driver } from '../drive/types.js';
 import { providerUnsupported } from '../model/provider/cell.js';
 import { missingOps, opsNeeded } from '../ops/ops.js';
-import { walkAssertions } from '../scenario/judge-checks.js';
+import { withMembers } from '../scenario/kinds.js';
 import type { Scenario } from '../scenario/schema.js';
 import { storeSqlUnsupported } from '../scenario/store-sql.js';
 import { commandUnsupported } from './command.js';
@@ -26,9 +26,6 @@ export function unsupportedReason(
     storeSqlUnsupported(scenario, decl.name, decl.store.format) ??
     clockUnsupported(scenario, decl, driver, binFile) ??
     modelUnsupported(scenario, decl) ??
-    commandUnsupported(
-      walkAssertions(scenario.assertions).map((x) => x.a),
-      decl,
-    )
+    commandUnsupported(withMembers(scenario.assertions), decl)
   );
 }

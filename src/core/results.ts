@@ -103,6 +103,12 @@ export const judgmentSchema = z.looseObject({
   actual: z.unknown(),
   expected: z.unknown(),
   detail: z.string(),
+  /**
+   * A decided judgment (pass or fail): the positive evidence it read and decided on (rows,
+   * items, an exit, a model's answer). A decision without it was made on nothing: the verdict
+   * treats it as `error` (judge/verdict.ts), so a fail counts as caught only when it observed.
+   */
+  observed: z.string().optional(),
   /** `warn` judgments are reported but never decide a verdict; absent means `fail` */
   level: z.enum(['warn', 'fail']).optional(),
   /** boolean, numeric (with bounds and threshold) or categorical */

@@ -5,7 +5,7 @@ import { OUTCOMES } from '../../core/results.js';
 import type { Evidence } from '../../evidence/open.js';
 import type { Assertion } from '../../scenario/schema.js';
 import type { JudgeContext } from '../context.js';
-import { judgment, type Judgment } from '../judgment.js';
+import { decided, judgment, type Judgment } from '../judgment.js';
 
 type PluginAssertion = Extract<Assertion, { kind: 'plugin' }>;
 
@@ -30,6 +30,19 @@ export function pluginFunction(mod: Record<string, unknown>): ((...args: unknown
   const f = typeof mod.judge === 'function' ? mod.judge : mod.default;
   return typeof f === 'function' ? (f as (...args: unknown[]) => unknown) : undefined;
 }
+
+/** Nothing seen: no value, null, an empty string, array or object. */
+function sawNothing(v: unknown): boolean {
+  if (v === undefined || v === null) return true;
+  if (typeof v === 'string') return v.trim() === '';
+  if (Array.isArray(v)) return v.length === 0;
+  return typeof v === 'object' && Object.keys(v).length === 0;
+}
+
+const clipJson = (v: unknown) => {
+  const s = JSON.stringify(v) ?? String(v);
+  return s.length > 200 ? `${s.slice(0, 200)}…` : s;
+};
 
 function plain(v: unknown): unknown {
   return v === undefined ? undefined : JSON.parse(JSON.stringify(v) ?? 'null');
@@ -132,15 +145,26 @@ export async function judgePlugin(a: PluginAssertion, ctx: JudgeContext): Promis
       `${a.module} returned values that are not plain JSON: ${(e as Error).message}`,
     );
   }
-  if (p.outcome === 'pass' && p.actual === undefined)
+  const outcome = p.outcome;
+  // a decision names what it saw: absent, null or empty means it saw nothing, and in a
+  // violation phase a fail on nothing would read as the violation caught
+  if ((outcome === 'pass' || outcome === 'fail') && sawNothing(actual))
     return judgment(
       a,
       'error',
-      null,
-      p.expected ?? null,
-      `${a.module} passed without saying what it saw (\`actual\` is absent): a pass must name what it checked`,
+      actual ?? null,
+      expected ?? null,
+      `${a.module} answered ${outcome} without saying what it saw (\`actual\` is ${actual === undefined ? 'absent' : JSON.stringify(actual)}): a decision must name what it checked`,
     );
-  const j = judgment(a, p.outcome, actual ?? null, expected ?? null, p.detail ?? a.module);
+  const j =
+    outcome === 'pass' || outcome === 'fail'
+      ? decided(a, outcome === 'pass', {
+          actual,
+          expected: expected ?? null,
+          detail: p.detail ?? a.module,
+          observed: `${a.module}: ${clipJson(actual)}`,
+        })
+      : judgment(a, outcome, actual ?? null, expected ?? null, p.detail ?? a.module);
   return {
     ...j,
     ...(p.score !== undefined ? { score: p.score } : {}),

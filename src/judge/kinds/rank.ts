@@ -1,6 +1,6 @@
 import type { Assertion } from '../../scenario/schema.js';
 import type { JudgeContext } from '../context.js';
-import { judgment, type Judgment } from '../judgment.js';
+import { decided, judgment, type Judgment } from '../judgment.js';
 import { unreadableDetail } from '../../ops/recall.js';
 
 export type RankAssertion = Extract<Assertion, { kind: 'rank' }>;
@@ -102,13 +102,12 @@ export async function judgeRank(a: RankAssertion, env: RankEnv): Promise<Judgmen
         problems.push(`${a.before} (result ${q + 1}) ranks above ${a.memory} (result ${pos + 1})`);
     }
   }
-  return judgment(
-    a,
-    problems.length ? 'fail' : 'pass',
+  return decided(a, !problems.length, {
     actual,
     expected,
-    problems.length ? problems.join('; ') : `recall "${a.query}": ${r.items.length} result(s)`,
-  );
+    detail: problems.length ? problems.join('; ') : `recall "${a.query}": ${r.items.length} result(s)`,
+    observed: `the stored probe of "${a.query}": ${r.items.length} itemised result(s)`,
+  });
 }
 
 /** `rank` over the itemised results of a recall probe run after the snapshot. */

@@ -2,7 +2,8 @@ import Database from 'better-sqlite3';
 import type { Assertion } from '../../scenario/schema.js';
 import { compare, describeExpected } from '../compare.js';
 import type { JudgeContext } from '../context.js';
-import { judgment, type Judgment } from '../judgment.js';
+import { decided, judgment, type Judgment } from '../judgment.js';
+import { clip } from '../../util/text.js';
 import {
   AGENT_USAGE_COLUMNS,
   CALLS_COLUMNS,
@@ -18,14 +19,23 @@ export function judgeSql(a: Sql, ctx: JudgeContext): Judgment {
   const stmt = ctx.evidence.db.prepare(a.query);
   if (!stmt.reader || !stmt.readonly)
     return judgment(a, 'error', null, describeExpected(a.op, a.value), 'the query must be a read-only SELECT');
-  const actual = stmt.pluck().get() ?? null;
-  return judgment(
-    a,
-    compare(actual, a.op, a.value) ? 'pass' : 'fail',
+  const row = stmt.raw().get() as unknown[] | undefined;
+  // no row is not a value: comparing "nothing" would pass `ne` and fail `eq` on a read of nothing
+  if (row === undefined)
+    return judgment(
+      a,
+      'error',
+      null,
+      describeExpected(a.op, a.value),
+      `${a.query}: the query returned no row, so there is no value to compare (return one row, e.g. SELECT count(*) …)`,
+    );
+  const actual = row[0] ?? null;
+  return decided(a, compare(actual, a.op, a.value), {
     actual,
-    describeExpected(a.op, a.value),
-    a.query,
-  );
+    expected: describeExpected(a.op, a.value),
+    detail: a.query,
+    observed: `the query's first row: ${clip(JSON.stringify(typeof actual === 'bigint' ? Number(actual) : actual), 200)}`,
+  });
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Assertion } from '../../scenario/schema.js';
-import { walkAssertions } from '../../scenario/judge-checks.js';
+import { withMembers } from '../../scenario/kinds.js';
 import { openJudgeModel, type JudgeModel } from './client.js';
 import { judgeCostGate, resolveJudgeConfig, type JudgeGate, type JudgeModelConfig } from './config.js';
 
@@ -12,7 +12,7 @@ export function assertionJudgeConfig(a: Llm): JudgeModelConfig | null {
 
 /** Every model the assertions name on their own (e.g. the jurors of a jury), for the cost gate. */
 export function assertionJudgeConfigs(assertions: Assertion[]): JudgeModelConfig[] {
-  return walkAssertions(assertions).flatMap(({ a }) => (a.kind === 'llm' && a.model ? [assertionJudgeConfig(a)!] : []));
+  return withMembers(assertions).flatMap((a) => (a.kind === 'llm' && a.model ? [assertionJudgeConfig(a)!] : []));
 }
 
 /** A strict run's judge settings (--judge-level, --judge-min-confidence); empty: each assertion's own. */

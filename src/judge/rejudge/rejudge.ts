@@ -8,29 +8,12 @@ import { newRunId, summarize } from '../../report/report.js';
 import { repeatStats } from '../../report/repeats.js';
 import { writeJsonAtomic } from '../../report/write.js';
 import type { LoadedScenario } from '../../scenario/loader.js';
-import { needsModel, type Assertion } from '../../scenario/schema.js';
-import { walkAssertions } from '../../scenario/judge-checks.js';
+import { needsModel, whyNotRejudgeable } from '../../scenario/kinds.js';
 import type { JudgePool } from '../llm/pool.js';
 import { judgeRunSummary } from '../llm/summary.js';
 import { judgeCell, type CellAssertion, type JudgeInput, type StoredVerdictInput } from '../cell.js';
 import { failsRun } from '../verdict.js';
 import { InputError } from '../../util/errors.js';
-
-/** Why an assertion cannot be judged again from saved evidence alone, or null when it can. */
-export function whyNotRejudgeable(a: Assertion, input?: JudgeInput): string | null {
-  for (const { a: x } of walkAssertions([a])) {
-    // recall, rank and llm over recall read the probes the evidence keeps (judge/probes.ts)
-    if (x.kind === 'llm' && x.subject === 'files')
-      return `llm "${x.name}" judges fixture files, which are removed after a run`;
-    if (x.kind === 'file') return `file "${x.name}" reads the fixture, which is removed after a run`;
-    if (x.kind === 'command') return `command "${x.name}" runs in the fixture, which is removed after a run`;
-    if (x.kind === 'plugin' && input?.fixture_files)
-      return `plugin "${x.name}" was given ${input.fixture_files} fixture file(s) beside the store, which are removed after a run`;
-    if (x.kind === 'absent' && input?.fixture_files)
-      return `absent "${x.name}" also scanned ${input.fixture_files} fixture file(s) beside the store, which are removed after a run`;
-  }
-  return null;
-}
 
 /** A cell the run judged: rejudge judges it again (one whose scenario is not loaded is kept as it was). */
 const judged = (c: CellResult) => c.assertions.length > 0 || c.verdict_input !== undefined;
@@ -146,7 +129,7 @@ export async function rejudgeRun(
           ? 'the scenario no longer declares this assertion'
           : o.onlyLlm && !needsModel(a)
             ? '--only llm: kept as judged'
-            : whyNotRejudgeable(a, judgeInput);
+            : whyNotRejudgeable(a, judgeInput.fixture_files);
         if (why || !a) {
           plan.push({ keep: prev });
           notes.push({ rejudged: false, why: why ?? undefined });
