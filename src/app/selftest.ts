@@ -365,11 +365,7 @@ export function conditionHolds(
     case 'always':
       return true;
     case 'calls':
-      return (
-        s.setup.memories.length > 0 ||
-        [...setupSteps, ...steps].some(callsTarget) ||
-        applied.some(readsRecall)
-      );
+      return s.setup.memories.length > 0 || [...setupSteps, ...steps].some(callsTarget) || applied.some(readsRecall);
     case 'clock':
       return s.setup.clock !== undefined || [...s.setup.steps, ...steps].some((st) => st.op === 'advance_clock');
     case 'writes':

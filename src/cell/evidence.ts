@@ -10,7 +10,6 @@ import type { StoreSqlRecord } from '../core/results.js';
 import type { Teardown } from './teardown.js';
 import { writes } from '../scenario/step-ops.js';
 
-
 export interface CollectedEvidence {
   evidence: BuiltEvidence;
   /** the cell's calls log as recorded: seeding, setup steps, the phase */

@@ -43,7 +43,6 @@ export interface ViolationWrite {
   refused: boolean;
 }
 
-
 const nameWrites = (ws: ViolationWrite[]) => ws.map((w) => `${w.tool} (${w.op}, calls.seq ${w.seq})`).join(', ');
 
 export interface VerdictResult {

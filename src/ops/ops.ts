@@ -33,7 +33,6 @@ export const roundMs = (ms: number): number => Math.round(ms * 100) / 100;
 /** How much of a target's answer a step record keeps. */
 export const RESULT_CHARS = 300;
 
-
 /**
  * Ops a scenario needs from a target: setup seeds with remember, and every judge that probes
  * recall (in a jury or cascade too) needs recall; without it the probe could only fail.

@@ -147,7 +147,7 @@ export const KINDS: Traits = {
     holdsOnEmptyRecall: no,
     holdsOnEmptyStore: (a) => typeof a.value === 'number' && zeroSatisfies(a.op, a.value),
     rejudge: () => 'evidence',
-    observes: "the scalar the query returned from the evidence (a query that errors or returns no row is `error`)",
+    observes: 'the scalar the query returned from the evidence (a query that errors or returns no row is `error`)',
     mutations: ['view-broken', 'table-missing'],
   },
   absent: {
@@ -400,8 +400,7 @@ export function absentTexts(assertions: readonly Assertion[]): { text: string; c
 export function whyNotRejudgeable(a: Assertion, fixtureFiles = 0): string | null {
   for (const x of withMembers([a])) {
     const rule = traitsOf(x).rejudge(x);
-    if (rule === 'fixture')
-      return `${x.kind} "${x.name}" reads the fixture, which is removed after a run`;
+    if (rule === 'fixture') return `${x.kind} "${x.name}" reads the fixture, which is removed after a run`;
     if (rule === 'fixture-files' && fixtureFiles > 0)
       return `${x.kind} "${x.name}" also read ${fixtureFiles} fixture file(s) beside the store, which are removed after a run`;
   }

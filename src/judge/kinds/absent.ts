@@ -39,7 +39,12 @@ export function judgeAbsent(a: Absent, ctx: JudgeContext): Judgment {
     `; as ${store.encodings.join(', ')}`;
   const where = [...(found.length ? [describeSightings(found)] : []), ...inFiles].join('; ');
   const j = where
-    ? decided(a, false, { actual: `found in ${where}`, expected: `"${a.text}" nowhere`, detail: checked, observed: `found in ${where}` })
+    ? decided(a, false, {
+        actual: `found in ${where}`,
+        expected: `"${a.text}" nowhere`,
+        detail: checked,
+        observed: `found in ${where}`,
+      })
     : unscanned.length
       ? judgment(
           a,

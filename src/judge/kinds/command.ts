@@ -80,7 +80,8 @@ export async function judgeCommand(a: CommandAssertion, ctx: JudgeContext): Prom
   try {
     if (a.stdout) {
       if (r.truncated) return err('stdout went past the limit and was cut: the checks would read part of it');
-      if (!r.stdout.trim()) return err(`it printed nothing on stdout, so the stdout checks would read nothing${stderr}`);
+      if (!r.stdout.trim())
+        return err(`it printed nothing on stdout, so the stdout checks would read nothing${stderr}`);
       const v = judgeText(r.stdout, a.stdout, 'stdout');
       if ('unjudgeable' in v) return err(v.unjudgeable);
       failed.push(...v.failed);

@@ -15,7 +15,12 @@ export async function safely(judgeOne: JudgeOne, a: Assertion): Promise<Judgment
     return j.outcome === 'pass' || j.outcome === 'fail'
       ? decidedOnEvidence(j)
         ? j
-        : { ...j, outcome: 'error', passed: null, detail: `${j.detail}; decided ${j.outcome} without naming what it observed` }
+        : {
+            ...j,
+            outcome: 'error',
+            passed: null,
+            detail: `${j.detail}; decided ${j.outcome} without naming what it observed`,
+          }
       : j;
   } catch (e) {
     return judgment(a, 'error', null, null, (e as Error).message);
@@ -150,7 +155,8 @@ export async function judgeJury(a: JuryAssertion, judgeOne: JudgeOne): Promise<J
   const members: Judgment[] = [];
   for (const m of a.judges) members.push(await safely(judgeOne, m));
   const { outcome, detail, tally } = tallyJury(a, members);
-  const actual = tally.value ?? `${tally.votes.filter((v) => v.counted_as === 'pass').length}/${tally.votes.length} pass`;
+  const actual =
+    tally.value ?? `${tally.votes.filter((v) => v.counted_as === 'pass').length}/${tally.votes.length} pass`;
   return {
     ...(outcome === 'pass' || outcome === 'fail'
       ? decidedJudgment(a, outcome === 'pass', { actual, expected: a.rule, detail, observed: observedBy(members) })

@@ -90,7 +90,10 @@ test('a command judge: pass, fail on its output or a declared failing exit, erro
     [{ exitCode: 3, stdout: '{"summary":{"failed":0}}' }, /exit 3 is not an exit/],
     // exit 0 and nothing printed: the checks would read nothing
     [{ stdout: '' }, /printed nothing on stdout/],
-    [{ stdout: '  \n', stderr: 'warning: no store found' }, /printed nothing on stdout.*stderr: warning: no store found/],
+    [
+      { stdout: '  \n', stderr: 'warning: no store found' },
+      /printed nothing on stdout.*stderr: warning: no store found/,
+    ],
   ];
   for (const [r, re] of errors) {
     const j = await judgeCommand(a, cmdCtx(r));
@@ -117,7 +120,9 @@ test('command load checks: unknown placeholders, and checks that judge nothing',
     /only negative checks .* passes a program that read nothing/,
   );
   assert.deepEqual(
-    checkCommand(parse('command', { run: ['x'], exit_code: 'any', stdout: { contains: 'memories', not_contains: 'x' } })),
+    checkCommand(
+      parse('command', { run: ['x'], exit_code: 'any', stdout: { contains: 'memories', not_contains: 'x' } }),
+    ),
     [],
   );
   assert.match(

@@ -10,10 +10,7 @@ test('absent is judged again only where the live cell scanned no fixture file be
     text: 'hunter2',
     case_sensitive: false,
   } as const;
-  assert.match(
-    whyNotRejudgeable(absent as never, 3) ?? '',
-    /also read 3 fixture file\(s\) beside the store/,
-  );
+  assert.match(whyNotRejudgeable(absent as never, 3) ?? '', /also read 3 fixture file\(s\) beside the store/);
   assert.equal(whyNotRejudgeable(absent as never, 0), null);
   assert.equal(whyNotRejudgeable(absent as never), null);
 });
