@@ -11,7 +11,7 @@ import type { LoadedScenario } from '../../scenario/loader.js';
 import { needsModel, whyNotRejudgeable } from '../../scenario/kinds.js';
 import type { JudgePool } from '../llm/pool.js';
 import { judgeRunSummary } from '../llm/summary.js';
-import { judgeCell, type CellAssertion, type JudgeInput, type StoredVerdictInput } from '../cell.js';
+import { judgeCell, type CellAssertion, type StoredVerdictInput } from '../cell.js';
 import { failsRun } from '../verdict.js';
 import { InputError } from '../../util/errors.js';
 
