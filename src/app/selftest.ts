@@ -78,10 +78,22 @@ export interface FalseVerdictRule {
   why: string;
 }
 
+/** A verdict (and, for `error` or `invalid`, the reason) that shows the target's hostility was met and exposed. */
+export interface Exposure {
+  verdicts: Verdict[];
+  reason?: RegExp;
+}
+
 export interface HostileSpec {
   target: string;
   /** the layers where the rules apply (a hostility only an agent can meet applies to the agent layer only) */
   layers: SelftestLayer[];
+  /**
+   * How a cell of each phase shows the hostility was met: a cell some rule applies to proves
+   * the scenario only with one of these. Anything else (unsupported, an error of another cause)
+   * tested nothing about this target: the scenario is not proven.
+   */
+  exposed: Record<JudgedAs, Exposure[]>;
   'well-behaved': FalseVerdictRule[];
   violation: FalseVerdictRule[];
 }
@@ -93,6 +105,7 @@ export const HOSTILE_RULES: HostileSpec[] = [
   {
     target: 'hostile-refuse',
     layers: ALL,
+    exposed: { 'well-behaved': [{ verdicts: ['fail'] }, { verdicts: ['error'], reason: /refused|was not stored by the target/ }], violation: [] },
     'well-behaved': [
       { verdicts: ['pass'], when: 'always', why: 'the target refuses every call, so it cannot have behaved well' },
     ],
@@ -104,6 +117,7 @@ export const HOSTILE_RULES: HostileSpec[] = [
   {
     target: 'hostile-blackhole',
     layers: ALL,
+    exposed: { 'well-behaved': [{ verdicts: ['fail'] }, { verdicts: ['error'], reason: /was not stored by the target/ }], violation: [] },
     'well-behaved': [{ verdicts: ['pass'], when: 'writes', why: 'the target stored nothing of what the phase wrote' }],
     // A violating write accepted and kept out of the store is neutralised (`defended`), and an
     // assertion that fails on the empty store does fail: caught by the well-behaved cell instead.
@@ -112,6 +126,7 @@ export const HOSTILE_RULES: HostileSpec[] = [
   {
     target: 'hostile-echo',
     layers: ALL,
+    exposed: { 'well-behaved': [{ verdicts: ['fail'] }, { verdicts: ['error'], reason: /echo of the query/ }], violation: [{ verdicts: ['detected'] }, { verdicts: ['error'], reason: /echo of the query/ }] },
     'well-behaved': [
       {
         verdicts: ['pass'],
@@ -130,6 +145,7 @@ export const HOSTILE_RULES: HostileSpec[] = [
   {
     target: 'hostile-misformat',
     layers: ALL,
+    exposed: { 'well-behaved': [{ verdicts: ['error'], reason: /cannot be read as results/ }], violation: [{ verdicts: ['error'], reason: /cannot be read as results/ }] },
     'well-behaved': [
       {
         verdicts: ['pass'],
@@ -148,6 +164,7 @@ export const HOSTILE_RULES: HostileSpec[] = [
   {
     target: 'hostile-recall-error',
     layers: ALL,
+    exposed: { 'well-behaved': [{ verdicts: ['error'], reason: /refused it or answered with an error/ }], violation: [{ verdicts: ['detected'] }, { verdicts: ['error'], reason: /refused it or answered with an error/ }] },
     'well-behaved': [
       { verdicts: ['pass'], when: 'reads-recall', why: 'every recall errors: nothing recalled was checked' },
     ],
@@ -163,6 +180,7 @@ export const HOSTILE_RULES: HostileSpec[] = [
   {
     target: 'hostile-crash-exit',
     layers: ALL,
+    exposed: { 'well-behaved': [{ verdicts: ['fail'] }, { verdicts: ['error'], reason: /exited with code 70/ }], violation: [{ verdicts: ['error'], reason: /exited with code 70/ }] },
     'well-behaved': [
       { verdicts: ['pass'], when: 'calls', why: 'the target crashed at shutdown: its store may be incomplete' },
     ],
@@ -177,6 +195,7 @@ export const HOSTILE_RULES: HostileSpec[] = [
   {
     target: 'hostile-sidecar',
     layers: ALL,
+    exposed: { 'well-behaved': [{ verdicts: ['fail'] }], violation: [{ verdicts: ['detected'] }] },
     'well-behaved': [
       {
         verdicts: ['pass'],
@@ -195,6 +214,7 @@ export const HOSTILE_RULES: HostileSpec[] = [
   {
     target: 'hostile-soft-forget',
     layers: ALL,
+    exposed: { 'well-behaved': [{ verdicts: ['fail'] }], violation: [] },
     'well-behaved': [
       {
         verdicts: ['pass'],
@@ -208,6 +228,7 @@ export const HOSTILE_RULES: HostileSpec[] = [
   {
     target: 'hostile-racy',
     layers: ['deterministic'],
+    exposed: { 'well-behaved': [{ verdicts: ['fail'] }], violation: [] },
     'well-behaved': [
       {
         verdicts: ['pass'],
@@ -221,6 +242,7 @@ export const HOSTILE_RULES: HostileSpec[] = [
   {
     target: 'hostile-hang-concurrent',
     layers: ['deterministic'],
+    exposed: { 'well-behaved': [{ verdicts: ['error'], reason: /never returned/ }], violation: [{ verdicts: ['error'], reason: /never returned/ }] },
     'well-behaved': [
       {
         verdicts: ['pass'],
@@ -242,6 +264,7 @@ export const HOSTILE_RULES: HostileSpec[] = [
     // judge that one answer. What it cannot hide is a phase that asks one query twice.
     target: 'hostile-fickle',
     layers: ['deterministic'],
+    exposed: { 'well-behaved': [{ verdicts: ['fail'] }], violation: [] },
     'well-behaved': [
       {
         verdicts: ['pass'],
@@ -255,6 +278,7 @@ export const HOSTILE_RULES: HostileSpec[] = [
     // the pinning runs in the cell lifecycle before any driver, the same code for both layers
     target: 'hostile-sqlite-reword',
     layers: ['deterministic'],
+    exposed: { 'well-behaved': [{ verdicts: ['error'], reason: /setup\.store_sql/ }], violation: [{ verdicts: ['error'], reason: /setup\.store_sql/ }] },
     'well-behaved': [
       {
         verdicts: ['pass', 'fail'],
@@ -273,6 +297,7 @@ export const HOSTILE_RULES: HostileSpec[] = [
   {
     target: 'hostile-curate-wipe',
     layers: ['deterministic'],
+    exposed: { 'well-behaved': [{ verdicts: ['fail'] }], violation: [] },
     'well-behaved': [
       { verdicts: ['pass'], when: 'curates', why: 'the curator deleted every memory, the pinned and current ones too' },
     ],
@@ -281,6 +306,7 @@ export const HOSTILE_RULES: HostileSpec[] = [
   {
     target: 'hostile-no-list',
     layers: ['agent'],
+    exposed: { 'well-behaved': [{ verdicts: ['invalid'] }], violation: [{ verdicts: ['invalid'] }] },
     'well-behaved': [
       { verdicts: ['pass'], when: 'always', why: 'the target lists no tools, so an agent cannot have used it' },
     ],
@@ -296,6 +322,7 @@ export const HOSTILE_RULES: HostileSpec[] = [
     target: 'hostile-clock-respawn',
     // the agent layer runs no clock scenario (unsupported): only replay places advances between calls
     layers: ['deterministic'],
+    exposed: { 'well-behaved': [{ verdicts: ['error'], reason: /without the clock preload/ }], violation: [{ verdicts: ['error'], reason: /without the clock preload/ }] },
     'well-behaved': [
       {
         verdicts: ['pass'],
