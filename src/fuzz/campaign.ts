@@ -106,13 +106,15 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignSummary> 
     if (findings.some((f) => f.check === 'latency')) {
       const again = await runner.run(c, `${cellDir}-rerun`, o.signal);
       again.evidence?.close();
-      const confirmed = !again.harnessError && latency.check(c.recipe, again.calls, false).length > 0;
+      // held to the same history as the case: nothing of the case is in it yet
+      const confirmed = !again.harnessError && latency.check(c.recipe, again.calls).length > 0;
       if (!confirmed) {
         findings = findings.filter((f) => f.check !== 'latency');
         s.latency_unconfirmed++;
       } else for (const f of findings) if (f.check === 'latency') f.reason += '; a rerun of the case was slow too';
       if (!o.keep) rmSync(`${cellDir}-rerun`, { recursive: true, force: true });
     }
+    if (!outcome.harnessError) latency.record(c.recipe, outcome.calls);
     s.cases++;
     if (c.novel) s.novel++;
     if (outcome.unjudged.length) s.unjudged++;
