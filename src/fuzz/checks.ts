@@ -5,7 +5,7 @@ import { describeSightings, findEverywhere } from '../judge/store-scan.js';
 import type { CallRecord } from '../mcp/calls-log.js';
 import type { TargetDecl } from '../targets/schema.js';
 import { clip } from '../util/text.js';
-import { itemiseRecall } from '../ops/recall.js';
+import { readRecall, recallFinds } from '../ops/recall.js';
 import { leafSteps, type Expectation } from './case.js';
 import type { CheckSettings } from './settings.js';
 import type { CaseOutcome } from './runner.js';
@@ -278,18 +278,24 @@ function allOk(o: CaseOutcome, op: string, about?: string): boolean {
 }
 
 /**
- * A recall step's results as the declaration itemises them: a target whose no-results answer
- * echoes the query (mcp-memory-keeper: `No results found for: "<query>"`) returns no item. An
- * answer the declaration cannot read is unjudged, not a hit and not a miss.
+ * What recall step `e.step` says about `e.text`, by the scenario judges' own rule (`recallFinds`:
+ * the declaration's itemisation, its empty form, the echo of the query). A recall that never
+ * answered, was refused, errored, or answered in a form the declaration cannot read is neither a
+ * hit nor a miss: the expectation is unjudged, and the case says so.
  */
-function recallItems(o: CaseOutcome, decl: TargetDecl, e: Expectation & { step: number }, text: string) {
-  const query = leafSteps(o.fuzzCase.steps).find((s) => s.n === e.step);
-  const r = itemiseRecall(decl, text, query?.op === 'recall' ? query.query : undefined);
-  // without recall_results the whole answer is the one result, as it was before itemising
-  if (r.itemised || !decl.recall_results) return r.items;
-  o.unjudged.push(
-    `${e.claim}: recall step ${e.step} answered in a form the declaration cannot read: ${clip(text, 120)}`,
-  );
+function recallStep(
+  o: CaseOutcome,
+  decl: TargetDecl,
+  e: Expectation & { step: number; text: string },
+): boolean | undefined {
+  const step = leafSteps(o.fuzzCase.steps).find((s) => s.n === e.step);
+  const query = step?.op === 'recall' ? step.query : e.text;
+  const r = o.steps.get(e.step);
+  const f = r
+    ? recallFinds(readRecall(decl, r.ok, r.text, query), query, e.text)
+    : { cannotTell: `recall "${query}" never answered (the case ended before it)` };
+  if ('found' in f) return f.found;
+  o.unjudged.push(`${e.claim}: recall step ${e.step}: ${f.cannotTell}`);
   return undefined;
 }
 
@@ -343,25 +349,19 @@ function broken(o: CaseOutcome, e: Expectation, decl: TargetDecl): { why: string
         : undefined;
     }
     case 'not-recalled': {
-      const r = o.steps.get(e.step);
-      if (!r?.ok) return undefined;
-      const hits = recallItems(o, decl, e, r.text);
-      if (!hits) return undefined;
-      return hits.some((h) => h.includes(e.text))
+      const found = recallStep(o, decl, e);
+      return found
         ? { why: `recall after forgetting still returns "${e.text}"`, calls: callsOfStep(o, e.step) }
         : undefined;
     }
     case 'recalled': {
-      const r = o.steps.get(e.step);
-      if (!r?.ok) return undefined;
-      const hits = recallItems(o, decl, e, r.text);
-      if (!hits) return undefined;
-      return hits.some((h) => h.includes(e.text))
-        ? undefined
-        : {
+      const found = recallStep(o, decl, e);
+      return found === false
+        ? {
             why: `recall for the unique token "${e.text}" just stored does not return it`,
             calls: [...writesOf(o, e.text).filter((c) => !c.stage.endsWith(`:${e.step}`)), ...callsOfStep(o, e.step)],
-          };
+          }
+        : undefined;
     }
   }
 }
