@@ -295,8 +295,14 @@ function recallStep(
     ? recallFinds(readRecall(decl, r.ok, r.text, query), query, e.text)
     : { cannotTell: `recall "${query}" never answered (the case ended before it)` };
   if ('found' in f) return f.found;
-  o.unjudged.push(`${e.claim}: recall step ${e.step}: ${f.cannotTell}`);
+  claimUnjudged(o, `${e.claim}: recall step ${e.step}: ${f.cannotTell}`);
   return undefined;
+}
+
+/** A claim check that could not judge: shown with the case, and kept apart from a clean run in the flag store. */
+function claimUnjudged(o: CaseOutcome, note: string): void {
+  o.unjudged.push(note);
+  o.unjudgedClaims.push(note);
 }
 
 /** Evaluate one expectation; a message when it is broken, undefined when it holds or cannot be judged. */
@@ -314,7 +320,8 @@ function broken(o: CaseOutcome, e: Expectation, decl: TargetDecl): { why: string
         return { why: `"${e.text}" is ${String(j.actual).replace(/^found in /, 'in ')}`, calls: writesOf(o, e.text) };
       if (j?.outcome === 'error' || j?.outcome === 'abstain') {
         // a file nobody could read is no evidence of absence: say so, flag nothing
-        o.unjudged.push(
+        claimUnjudged(
+          o,
           `${e.claim}: "${clip(e.text, 60)}" could not be looked for everywhere: ${clip(String(j.actual), 300)}`,
         );
         return undefined;

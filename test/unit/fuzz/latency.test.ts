@@ -125,6 +125,7 @@ function fixedRunner(perRun: number[][]): FuzzRunner & { runs: number } {
         toolSchemas: new Map(),
         guessedIds: [],
         unjudged: [],
+        unjudgedClaims: [],
         absent: new Map(),
         ms: 0,
       };
