@@ -56,6 +56,11 @@ const jsonChunks = (text: string) => text.split(/\n(?=[[{])/);
  * `success: false`, `ok: false`, `isError: true`, `status: "error"` or a non-empty `error`. Its
  * empty result list (`{"success":false,"results":[]}`) is no "found nothing".
  */
+export function failedAnswer(text: string): string | undefined {
+  const why = reportedFailure(text);
+  return why && `its answer says the recall failed (${why})`;
+}
+
 function reportedFailure(text: string): string | undefined {
   for (const chunk of jsonChunks(text)) {
     if (!chunk.trim().startsWith('{')) continue;
@@ -134,14 +139,8 @@ function isDeclaredEmpty(decl: TargetDecl, text: string, query: string | undefin
  */
 export function itemiseRecall(decl: TargetDecl, text: string, query?: string): RecallResult {
   const how = decl.recall_results;
-  const failed = reportedFailure(text);
-  if (failed)
-    return {
-      text,
-      items: [],
-      itemised: how !== undefined,
-      unreadable: `its answer says the recall failed (${failed})`,
-    };
+  const failed = failedAnswer(text);
+  if (failed) return { text, items: [], itemised: how !== undefined, unreadable: failed };
   if (!how) return { text, items: text.trim() ? [text] : [], itemised: false };
   const items: string[] = [];
   // with `json`, a document with the declared array (even empty) is a form the declaration recognises

@@ -9,6 +9,7 @@ import { assertionSchema, type Assertion } from '../../../src/scenario/schema.ts
 import { targetSchema, type TargetDecl } from '../../../src/targets/schema.ts';
 import { itemiseRecall, readRecall, recallFinds, type RecallResult } from '../../../src/ops/recall.ts';
 import { judgeOne } from '../../../src/judge/registry.ts';
+import { probeResult } from '../../../src/judge/probes.ts';
 import type { JudgeContext } from '../../../src/judge/context.ts';
 import { openJudgeModel, type JudgeModel } from '../../../src/judge/llm/client.ts';
 import { resolveJudgeConfig } from '../../../src/judge/llm/config.ts';
@@ -113,4 +114,20 @@ test('recall judge without an itemisation: an echo of the query is neither found
   const none = itemiseRecall(decl(), 'no results', 'pnpm');
   assert.equal((await judgeOne(A({ not_contains: 'pnpm' }), ctx(none))).outcome, 'pass');
   assert.equal((await judgeOne(A({ contains: 'pnpm' }), ctx(none))).outcome, 'fail');
+});
+
+test('a stored probe from before the rule (a failed JSON answer kept as "no results") is read by today\'s rule', () => {
+  const stored = {
+    query: 'pnpm',
+    result_text: '{"success":false,"results":[]}',
+    items: [],
+    itemised: true,
+    is_error: false,
+    unreadable: null,
+    ms: 1,
+    ts: '',
+  };
+  assert.match(String(probeResult(stored).unreadable), /its answer says the recall failed \("success": false\)/);
+  const ok = { ...stored, result_text: '{"success":true,"results":["x"]}', items: [{ rank: 1, content: 'x' }] };
+  assert.deepEqual(probeResult(ok), { text: ok.result_text, items: ['x'], itemised: true });
 });
