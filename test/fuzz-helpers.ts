@@ -73,11 +73,21 @@ export async function checkCase(
   decl: TargetDecl,
   c: FuzzCase,
 ): Promise<Finding[]> {
+  return (await judgeCase(t, decl, c)).findings;
+}
+
+/** The same, with what the checks could not judge (latency without history aside). */
+export async function judgeCase(
+  t: { after: (fn: () => void) => void },
+  decl: TargetDecl,
+  c: FuzzCase,
+): Promise<{ findings: Finding[]; unjudged: string[] }> {
   const runner = new CellRunner({ decl, bin: resolveTargetBin(decl) });
   const outcome = await runner.run(c, join(tempDir(t), 'cell'));
   try {
     if (outcome.harnessError) throw new Error(outcome.harnessError);
-    return runChecks(outcome, decl, new LatencyHistory(DEFAULT_CHECK_SETTINGS));
+    const findings = runChecks(outcome, decl, new LatencyHistory(DEFAULT_CHECK_SETTINGS));
+    return { findings, unjudged: outcome.unjudged.filter((u) => !u.startsWith('latency of ')) };
   } finally {
     outcome.evidence?.close();
   }

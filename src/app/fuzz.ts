@@ -50,7 +50,7 @@ export interface FuzzResult {
   out: string;
   targets: CampaignSummary[];
   interrupted: boolean;
-  /** 130 when interrupted, 1 when a case was flagged or the harness failed on one, else 0 */
+  /** 130 when interrupted, 1 when a case was flagged, a claim check of one could not judge, or the harness failed on one, else 0 */
   exitCode: number;
 }
 
@@ -105,7 +105,8 @@ export async function runFuzz(config: FuzzConfig): Promise<FuzzResult> {
     unmark();
   }
   const interrupted = Boolean(config.signal?.aborted);
-  const failed = summaries.some((s) => s.flagged > 0 || s.harness_errors > 0);
+  // a claim no case could judge was not checked: that is no clean run
+  const failed = summaries.some((s) => s.flagged > 0 || s.harness_errors > 0 || s.claims_unjudged > 0);
   return {
     seed,
     flags: store.file,

@@ -22,7 +22,8 @@ function line(r: FlagRow): string {
       : r.currently_flagged
         ? chalk.red('flagged')
         : chalk.yellow('was flagged');
-  return `${r.fingerprint}  ${r.target.padEnd(18)} ${r.recipe.padEnd(18)} ${status}  last ${r.last_flagged_at ?? '-'}  (${r.flagged_runs}/${r.runs} runs)\n    first: ${(r.first_flagged_reason ?? '').slice(0, 300)}`;
+  const lastRun = r.last_result === 'unjudged' ? chalk.yellow(' (the last run could not judge it)') : '';
+  return `${r.fingerprint}  ${r.target.padEnd(18)} ${r.recipe.padEnd(18)} ${status}${lastRun}  last ${r.last_flagged_at ?? '-'}  (${r.flagged_runs}/${r.runs} runs)\n    first: ${(r.first_flagged_reason ?? '').slice(0, 300)}`;
 }
 
 export function registerFlags(program: Command): void {

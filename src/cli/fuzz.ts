@@ -49,7 +49,9 @@ function progressLine(p: CaseReport): string {
   const unjudged = p.unjudged.length
     ? `\n      ${chalk.yellow('unjudged')}: ${p.unjudged.join('; ').slice(0, 300)}`
     : '';
-  if (!p.findings.length) return `${head} ${chalk.green('ok')}${unjudged}`;
+  // a claim the case could not judge is no clean case
+  if (!p.findings.length)
+    return `${head} ${p.unjudgedClaims.length ? chalk.yellow('unjudged') : chalk.green('ok')}${unjudged}`;
   const checks = [...new Set(p.findings.map((f) => (f.claim ? `${f.check}(${f.claim})` : f.check)))].join(', ');
   return `${head} ${chalk.red('FLAG')} ${checks}${p.resurfaced ? chalk.red(' (resurfaced)') : ''}\n      ${p.findings[0].reason.slice(0, 300)}${unjudged}`;
 }
@@ -59,7 +61,7 @@ function summaryLines(s: CampaignSummary): string {
     .filter(([, n]) => n > 0)
     .map(([c, n]) => `${c} ${n}`)
     .join(', ');
-  return `${s.target}: ${s.cases} case(s) (${s.novel} novel) in ${(s.ms / 1000).toFixed(0)}s, ${s.flagged} flagged${checks ? ` [${checks}]` : ''}${s.harness_errors ? `, ${s.harness_errors} harness error(s)` : ''}${s.unjudged ? `, ${s.unjudged} case(s) with something unjudged` : ''}${s.latency_unconfirmed ? `, ${s.latency_unconfirmed} latency outlier(s) not repeated by a rerun` : ''}; seed ${s.seed}`;
+  return `${s.target}: ${s.cases} case(s) (${s.novel} novel) in ${(s.ms / 1000).toFixed(0)}s, ${s.flagged} flagged${checks ? ` [${checks}]` : ''}${s.harness_errors ? `, ${s.harness_errors} harness error(s)` : ''}${s.unjudged ? `, ${s.unjudged} case(s) with something unjudged${s.claims_unjudged ? ` (${s.claims_unjudged} with a claim unjudged)` : ''}` : ''}${s.latency_unconfirmed ? `, ${s.latency_unconfirmed} latency outlier(s) not repeated by a rerun` : ''}; seed ${s.seed}`;
 }
 
 export function registerFuzz(program: Command, cli: CliContext): void {

@@ -39,6 +39,8 @@ export interface CaseReport {
   harnessError?: string;
   /** what a check could not judge in this case (never a pass, never a flag) */
   unjudged: string[];
+  /** those of them a claim check could not judge: the case is not clean */
+  unjudgedClaims: string[];
   ms: number;
   cellDir: string;
   resurfaced: boolean;
@@ -53,6 +55,8 @@ export interface CampaignSummary {
   harness_errors: number;
   /** cases where a check could not judge something (a file it could not read, no latency history) */
   unjudged: number;
+  /** of them, cases where a claim check could not judge (a refused or unreadable recall, an echo it cannot tell from a result) */
+  claims_unjudged: number;
   /** latency outliers a rerun of the case did not repeat (dropped) */
   latency_unconfirmed: number;
   by_check: Record<CheckName, number>;
@@ -83,6 +87,7 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignSummary> 
     flagged: 0,
     harness_errors: 0,
     unjudged: 0,
+    claims_unjudged: 0,
     latency_unconfirmed: 0,
     by_check: Object.fromEntries(CHECKS.map((c) => [c, 0])) as Record<CheckName, number>,
     by_recipe: {},
@@ -106,16 +111,19 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignSummary> 
     if (findings.some((f) => f.check === 'latency')) {
       const again = await runner.run(c, `${cellDir}-rerun`, o.signal);
       again.evidence?.close();
-      const confirmed = !again.harnessError && latency.check(c.recipe, again.calls, false).length > 0;
+      // held to the same history as the case: nothing of the case is in it yet
+      const confirmed = !again.harnessError && latency.check(c.recipe, again.calls).length > 0;
       if (!confirmed) {
         findings = findings.filter((f) => f.check !== 'latency');
         s.latency_unconfirmed++;
       } else for (const f of findings) if (f.check === 'latency') f.reason += '; a rerun of the case was slow too';
       if (!o.keep) rmSync(`${cellDir}-rerun`, { recursive: true, force: true });
     }
+    if (!outcome.harnessError) latency.record(c.recipe, outcome.calls);
     s.cases++;
     if (c.novel) s.novel++;
     if (outcome.unjudged.length) s.unjudged++;
+    if (outcome.unjudgedClaims.length) s.claims_unjudged++;
     const r = (s.by_recipe[c.recipe] ??= { cases: 0, flagged: 0 });
     r.cases++;
     let resurfaced = false;
@@ -125,7 +133,7 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignSummary> 
       const net = findings.filter((f) => f.check === 'network');
       const own = findings.filter((f) => f.check !== 'network');
       const before = o.flags.get(c.fingerprint, o.decl.name);
-      const row = o.flags.record(c, o.decl.name, own);
+      const row = o.flags.record(c, o.decl.name, own, undefined, outcome.unjudgedClaims);
       resurfaced = before?.review_status === 'dismissed' && row.review_status === 'open';
       if (net.length) {
         const hosts = [...new Set(outcome.network.map((n) => n.host))].sort();
@@ -155,6 +163,7 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignSummary> 
       findings,
       harnessError: outcome.harnessError,
       unjudged: outcome.unjudged,
+      unjudgedClaims: outcome.unjudgedClaims,
       ms: outcome.ms,
       cellDir,
       resurfaced,

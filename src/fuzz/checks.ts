@@ -5,7 +5,7 @@ import { describeSightings, findEverywhere } from '../judge/store-scan.js';
 import type { CallRecord } from '../mcp/calls-log.js';
 import type { TargetDecl } from '../targets/schema.js';
 import { clip } from '../util/text.js';
-import { itemiseRecall } from '../ops/recall.js';
+import { readRecall, recallFinds } from '../ops/recall.js';
 import { leafSteps, type Expectation } from './case.js';
 import type { CheckSettings } from './settings.js';
 import type { CaseOutcome } from './runner.js';
@@ -69,8 +69,11 @@ export interface LatencyStore {
 
 /**
  * Latency history per recipe: a call is an outlier against the recipe's own p95, over the
- * samples of earlier runs (from the store) and of this run so far. A recipe with too few samples,
- * or whose stored history cannot be read, is unjudged, and says so: never a silent pass.
+ * samples of earlier runs (from the store) and of earlier cases of this run. A recipe with too
+ * few samples, or whose stored history cannot be read, is unjudged, and says so: never a silent
+ * pass. `check` only judges; the campaign `record`s a case's samples once the case and its rerun
+ * are judged, so both are held to the history from before the case, and the outliers `check`
+ * would flag never become part of what later cases are held to.
  */
 export class LatencyHistory {
   private samples = new Map<string, number[]>();
@@ -99,55 +102,63 @@ export class LatencyHistory {
    * Like is compared with like: the first call of each server session (which pays for the
    * server's warm-up: opening its store, loading a model) has its own history.
    */
-  check(recipe: string, calls: CallRecord[], record = true, unjudged: string[] = []): Finding[] {
+  private byKey(recipe: string, calls: CallRecord[]): [string, CallRecord[]][] {
     const firstOfSession = new Set<CallRecord>();
     const seenSession = new Set<number>();
     for (const c of [...calls].sort((a, b) => a.ts.localeCompare(b.ts)))
       if (!seenSession.has(c.session)) (seenSession.add(c.session), firstOfSession.add(c));
     return [
-      ...this.checkKey(
-        `${recipe} (first call of a session)`,
-        calls.filter((c) => firstOfSession.has(c)),
-        record,
-        unjudged,
-      ),
-      ...this.checkKey(
-        recipe,
-        calls.filter((c) => !firstOfSession.has(c)),
-        record,
-        unjudged,
-      ),
+      [`${recipe} (first call of a session)`, calls.filter((c) => firstOfSession.has(c))],
+      [recipe, calls.filter((c) => !firstOfSession.has(c))],
     ];
   }
 
-  private checkKey(recipe: string, calls: CallRecord[], record: boolean, unjudged: string[]): Finding[] {
-    if (!calls.length) return [];
-    const hist = this.history(recipe);
+  /** The slowest a call of `key` may be, with the p95 it comes from; undefined while the history is too short to judge. */
+  private limit(key: string): { limit: number; p95: number; n: number } | undefined {
+    const hist = this.history(key);
+    if (hist.length < this.s.latencyMinSamples) return undefined;
+    const sorted = [...hist].sort((a, b) => a - b);
+    const p95 = sorted[Math.min(sorted.length - 1, Math.ceil(0.95 * sorted.length) - 1)];
+    return { limit: Math.max(this.s.latencyFloorMs, this.s.latencyFactor * p95), p95, n: hist.length };
+  }
+
+  /** Judge a case's calls against the history as it stands; adds nothing to it (see `record`). */
+  check(recipe: string, calls: CallRecord[], unjudged: string[] = []): Finding[] {
     const findings: Finding[] = [];
-    const broken = this.broken.get(recipe);
-    if (hist.length < this.s.latencyMinSamples)
-      unjudged.push(
-        `latency of ${recipe}: ${hist.length} sample(s) in its history, ${this.s.latencyMinSamples} needed${broken ? ` (the stored history could not be read: ${broken})` : ''}`,
-      );
-    else {
-      const sorted = [...hist].sort((a, b) => a - b);
-      const p95 = sorted[Math.min(sorted.length - 1, Math.ceil(0.95 * sorted.length) - 1)];
-      const limit = Math.max(this.s.latencyFloorMs, this.s.latencyFactor * p95);
-      const slow = calls.filter((c) => c.ms > limit);
+    for (const [key, of] of this.byKey(recipe, calls)) {
+      if (!of.length) continue;
+      const l = this.limit(key);
+      if (!l) {
+        const broken = this.broken.get(key);
+        unjudged.push(
+          `latency of ${key}: ${this.history(key).length} sample(s) in its history, ${this.s.latencyMinSamples} needed${broken ? ` (the stored history could not be read: ${broken})` : ''}`,
+        );
+        continue;
+      }
+      const slow = of.filter((c) => c.ms > l.limit);
       if (slow.length)
         findings.push({
           check: 'latency',
-          reason: `${slow.length} call(s) slower than ${Math.round(limit)} ms (${this.s.latencyFactor}× the recipe's p95 of ${Math.round(p95)} ms over ${hist.length} calls, floor ${this.s.latencyFloorMs} ms); slowest ${Math.round(Math.max(...slow.map((c) => c.ms)))} ms`,
+          reason: `${slow.length} call(s) slower than ${Math.round(l.limit)} ms (${this.s.latencyFactor}× the recipe's p95 of ${Math.round(l.p95)} ms over ${l.n} calls, floor ${this.s.latencyFloorMs} ms); slowest ${Math.round(Math.max(...slow.map((c) => c.ms)))} ms`,
           calls: slow.slice(0, 5).map(callRef),
         });
     }
-    if (record) {
-      const ms = calls.filter((c) => !c.is_error).map((c) => c.ms);
-      this.samples.set(recipe, [...hist, ...ms]);
-      // a damaged history is left as it is for a person to look at, not added to
-      if (!broken) this.store?.save(recipe, ms);
-    }
     return findings;
+  }
+
+  /**
+   * Add a judged case's samples: its answered calls, except those `check` flags against the
+   * same history (an outlier, confirmed or not, is not what this target normally takes).
+   */
+  record(recipe: string, calls: CallRecord[]): void {
+    for (const [key, of] of this.byKey(recipe, calls)) {
+      const l = this.limit(key);
+      const ms = of.filter((c) => !c.is_error && (!l || c.ms <= l.limit)).map((c) => c.ms);
+      if (!ms.length) continue;
+      this.samples.set(key, [...this.history(key), ...ms]);
+      // a damaged history is left as it is for a person to look at, not added to
+      if (!this.broken.has(key)) this.store?.save(key, ms);
+    }
   }
 }
 
@@ -267,19 +278,31 @@ function allOk(o: CaseOutcome, op: string, about?: string): boolean {
 }
 
 /**
- * A recall step's results as the declaration itemises them: a target whose no-results answer
- * echoes the query (mcp-memory-keeper: `No results found for: "<query>"`) returns no item. An
- * answer the declaration cannot read is unjudged, not a hit and not a miss.
+ * What recall step `e.step` says about `e.text`, by the scenario judges' own rule (`recallFinds`:
+ * the declaration's itemisation, its empty form, the echo of the query). A recall that never
+ * answered, was refused, errored, or answered in a form the declaration cannot read is neither a
+ * hit nor a miss: the expectation is unjudged, and the case says so.
  */
-function recallItems(o: CaseOutcome, decl: TargetDecl, e: Expectation & { step: number }, text: string) {
-  const query = leafSteps(o.fuzzCase.steps).find((s) => s.n === e.step);
-  const r = itemiseRecall(decl, text, query?.op === 'recall' ? query.query : undefined);
-  // without recall_results the whole answer is the one result, as it was before itemising
-  if (r.itemised || !decl.recall_results) return r.items;
-  o.unjudged.push(
-    `${e.claim}: recall step ${e.step} answered in a form the declaration cannot read: ${clip(text, 120)}`,
-  );
+function recallStep(
+  o: CaseOutcome,
+  decl: TargetDecl,
+  e: Expectation & { step: number; text: string },
+): boolean | undefined {
+  const step = leafSteps(o.fuzzCase.steps).find((s) => s.n === e.step);
+  const query = step?.op === 'recall' ? step.query : e.text;
+  const r = o.steps.get(e.step);
+  const f = r
+    ? recallFinds(readRecall(decl, r.ok, r.text, query), query, e.text)
+    : { cannotTell: `recall "${query}" never answered (the case ended before it)` };
+  if ('found' in f) return f.found;
+  claimUnjudged(o, `${e.claim}: recall step ${e.step}: ${f.cannotTell}`);
   return undefined;
+}
+
+/** A claim check that could not judge: shown with the case, and kept apart from a clean run in the flag store. */
+function claimUnjudged(o: CaseOutcome, note: string): void {
+  o.unjudged.push(note);
+  o.unjudgedClaims.push(note);
 }
 
 /** Evaluate one expectation; a message when it is broken, undefined when it holds or cannot be judged. */
@@ -297,7 +320,8 @@ function broken(o: CaseOutcome, e: Expectation, decl: TargetDecl): { why: string
         return { why: `"${e.text}" is ${String(j.actual).replace(/^found in /, 'in ')}`, calls: writesOf(o, e.text) };
       if (j?.outcome === 'error' || j?.outcome === 'abstain') {
         // a file nobody could read is no evidence of absence: say so, flag nothing
-        o.unjudged.push(
+        claimUnjudged(
+          o,
           `${e.claim}: "${clip(e.text, 60)}" could not be looked for everywhere: ${clip(String(j.actual), 300)}`,
         );
         return undefined;
@@ -332,25 +356,19 @@ function broken(o: CaseOutcome, e: Expectation, decl: TargetDecl): { why: string
         : undefined;
     }
     case 'not-recalled': {
-      const r = o.steps.get(e.step);
-      if (!r?.ok) return undefined;
-      const hits = recallItems(o, decl, e, r.text);
-      if (!hits) return undefined;
-      return hits.some((h) => h.includes(e.text))
+      const found = recallStep(o, decl, e);
+      return found
         ? { why: `recall after forgetting still returns "${e.text}"`, calls: callsOfStep(o, e.step) }
         : undefined;
     }
     case 'recalled': {
-      const r = o.steps.get(e.step);
-      if (!r?.ok) return undefined;
-      const hits = recallItems(o, decl, e, r.text);
-      if (!hits) return undefined;
-      return hits.some((h) => h.includes(e.text))
-        ? undefined
-        : {
+      const found = recallStep(o, decl, e);
+      return found === false
+        ? {
             why: `recall for the unique token "${e.text}" just stored does not return it`,
             calls: [...writesOf(o, e.text).filter((c) => !c.stage.endsWith(`:${e.step}`)), ...callsOfStep(o, e.step)],
-          };
+          }
+        : undefined;
     }
   }
 }
@@ -392,7 +410,11 @@ function checkNetwork(o: CaseOutcome): Finding[] {
   ];
 }
 
-/** Every structural check over one case's outcome. None judges correctness beyond the MCP contract and the target's own claims. */
+/**
+ * Every structural check over one case's outcome. None judges correctness beyond the MCP contract
+ * and the target's own claims. Latency is judged, not recorded: the caller records the case's
+ * samples (`LatencyHistory.record`) once it has judged any rerun against the same history.
+ */
 export function runChecks(
   o: CaseOutcome,
   decl: TargetDecl,
@@ -407,7 +429,7 @@ export function runChecks(
     ...checkIntegrity(o, decl),
     ...checkClaims(o, decl, settings.assumeClaims ?? []),
     ...checkNetwork(o),
-    ...latency.check(o.fuzzCase.recipe, o.calls, true, o.unjudged),
+    ...latency.check(o.fuzzCase.recipe, o.calls, o.unjudged),
   ];
 }
 

@@ -62,7 +62,8 @@ export interface FlagRow {
   first_flagged_reason: string | null;
   first_flagged_at: string | null;
   last_run_at: string | null;
-  last_result: 'flagged' | 'clean' | null;
+  /** `unjudged`: no finding, but a claim check could not judge (a refused recall): not a clean run */
+  last_result: 'flagged' | 'clean' | 'unjudged' | null;
   last_reason: string | null;
   currently_flagged: number;
   review_status: ReviewStatus;
@@ -140,14 +141,27 @@ export class FlagStore {
     return this.db.prepare('SELECT fingerprint FROM flags WHERE target = ?').pluck().all(target) as string[];
   }
 
-  /** Record one case's result. A clean run never resets ever_flagged or the first reason. */
-  record(c: FuzzCase, target: string, findings: Finding[], now = new Date().toISOString()): FlagRow {
+  /**
+   * Record one case's result. A clean run never resets ever_flagged or the first reason. A run
+   * without findings whose claim checks could not all judge (`unjudged`) is no clean run: it
+   * leaves currently_flagged as it was, and says why in last_reason.
+   */
+  record(
+    c: FuzzCase,
+    target: string,
+    findings: Finding[],
+    now = new Date().toISOString(),
+    unjudged: string[] = [],
+  ): FlagRow {
     const prev = this.get(c.fingerprint, target);
     const flagged = findings.length > 0;
+    const undecided = !flagged && unjudged.length > 0;
     const sig = flagged ? signature(findings) : null;
     const reason = flagged
       ? findings.map((f) => `${f.check}${f.claim ? ` (${f.claim})` : ''}: ${f.reason}`).join(' | ')
-      : null;
+      : undecided
+        ? `unjudged: ${unjudged.join(' | ')}`
+        : null;
     let status: ReviewStatus = prev?.review_status ?? 'none';
     // a dismissed row comes back only for a flag different from the one dismissed
     if (flagged) status = status === 'dismissed' && prev?.dismissed_signature === sig ? 'dismissed' : 'open';
@@ -155,7 +169,7 @@ export class FlagStore {
       .prepare(
         `INSERT INTO flags (fingerprint, target, recipe, ever_flagged, first_flagged_reason, first_flagged_at, last_run_at, last_result, last_reason,
            currently_flagged, review_status, last_flagged_at, last_signature, last_findings, flagged_case, runs, flagged_runs)
-         VALUES (@fingerprint, @target, @recipe, @flagged, @reason, @flaggedAt, @now, @result, @reason, @flagged, @status, @flaggedAt, @sig, @findings, @caseJson, 1, @flagged)
+         VALUES (@fingerprint, @target, @recipe, @flagged, @firstReason, @flaggedAt, @now, @result, @reason, @current, @status, @flaggedAt, @sig, @findings, @caseJson, 1, @flagged)
          ON CONFLICT (fingerprint, target) DO UPDATE SET
            ever_flagged = max(ever_flagged, excluded.ever_flagged),
            first_flagged_reason = coalesce(first_flagged_reason, excluded.first_flagged_reason),
@@ -178,9 +192,11 @@ export class FlagStore {
         recipe: c.recipe,
         flagged: flagged ? 1 : 0,
         reason,
+        firstReason: flagged ? reason : null,
+        current: flagged ? 1 : undecided ? (prev?.currently_flagged ?? 0) : 0,
         flaggedAt: flagged ? now : null,
         now,
-        result: flagged ? 'flagged' : 'clean',
+        result: flagged ? 'flagged' : undecided ? 'unjudged' : 'clean',
         status,
         sig,
         findings: flagged ? JSON.stringify(findings) : null,

@@ -35,6 +35,8 @@ export interface CaseOutcome {
   evidence?: Evidence;
   /** what a check could not judge (a file it could not read, no latency history): never a pass, never a flag */
   unjudged: string[];
+  /** those of them a claim check could not judge (also in `unjudged`): the case says nothing about that claim */
+  unjudgedClaims: string[];
   /** the cell's `absent` judgments, by text (see caseScenario) */
   absent: Map<string, Judgment>;
   /** a problem of the harness or the declaration, never a flag against the target */
@@ -124,6 +126,7 @@ export class CellRunner implements FuzzRunner {
       toolSchemas: state.toolSchemas,
       guessedIds: state.guessedIds,
       unjudged: [],
+      unjudgedClaims: [],
       absent: new Map(
         c.expects.flatMap((e) => {
           const j = e.kind === 'absent' ? result.assertions.find((a) => a.name === absentName(e.text)) : undefined;

@@ -1,18 +1,23 @@
 import type { Evidence } from '../evidence/open.js';
 import { readRecallProbes, type RecallProbeRecord } from '../evidence/recall-probes.js';
-import type { RecallResult } from '../ops/recall.js';
+import { failedAnswer, type RecallResult } from '../ops/recall.js';
 
 /** Why an evidence DB without the table cannot answer: it predates stored probes. */
 export const NO_PROBES_TABLE =
   "this cell's evidence has no recall_probes table (it was written by a memeval that asked the target again for each judge instead of keeping its probes), so there is no recall result to judge; rejudge replays nothing: run the scenario again with this memeval";
 
-/** The stored probe as judges read it: the result and, when it cannot be read as results, why. */
+/**
+ * The stored probe as judges read it: the result and, when it cannot be read as results, why. A
+ * probe kept by a memeval that read a JSON answer saying the recall failed as "no results" is
+ * read by today's rule, so rejudge does not pass over it.
+ */
 export function probeResult(p: RecallProbeRecord): RecallResult {
+  const unreadable = p.unreadable ?? (p.is_error ? null : failedAnswer(p.result_text));
   return {
     text: p.result_text,
-    items: p.items.map((i) => i.content),
+    items: unreadable ? [] : p.items.map((i) => i.content),
     itemised: p.itemised,
-    ...(p.unreadable !== null ? { unreadable: p.unreadable } : {}),
+    ...(unreadable ? { unreadable } : {}),
   };
 }
 

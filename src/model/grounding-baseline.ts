@@ -2,10 +2,13 @@
  * The scripted judge's answer to a grounded prompt (faithful, hallucination) when its script asks
  * for `grounding`: a lexical baseline, not a model. Every specific token of the answer (one with
  * a digit or a capital letter: names, versions, numbers, identifiers) must occur as a token of
- * the prompts or the recalled results; any that does not is an unsupported claim. It catches an
- * invented version or tool and misses a negation or a paraphrase; the calibration figures say
- * by how much. It reads the blocks the built-in templates write (<prompts>, <recalled>, <answer>).
+ * the prompts or the recalled results, a number or version whole ("2" is not "20"); any that does
+ * not is an unsupported claim. It catches an invented version or tool and misses a negation or a
+ * paraphrase; the calibration figures say by how much. It reads the blocks the built-in templates
+ * write (<prompts>, <recalled>, <answer>).
  */
+
+import { QUOTED_RESULT_CHARS } from './policy.js';
 
 /** Capitalised words that start sentences and claim nothing by themselves. */
 const FILLER = new Set(
@@ -35,9 +38,14 @@ export function unsupportedTokens(answer: string, sources: string): string[] {
   );
   const all = tokens(answer);
   const last = all[all.length - 1]?.toLowerCase();
-  // an answer cut at a length limit (the scripted agent quotes QUOTED_RESULT_CHARS) ends in part of a word
-  const supported = (t: string) =>
-    known.has(t.toLowerCase()) || (t.toLowerCase() === last && [...known].some((k) => k.startsWith(last)));
+  // an answer cut at a length limit (the scripted agent quotes QUOTED_RESULT_CHARS) ends in part of a
+  // word; a figure ("2", "1.2", "v2") is a claim of its own, never taken for the start of a longer one
+  // ("20", "1.22", "v21"), unless the answer is long enough to have been cut there
+  const cut = (t: string) =>
+    t.toLowerCase() === last &&
+    (!/[0-9]/.test(t) || answer.length > QUOTED_RESULT_CHARS) &&
+    [...known].some((k) => k.startsWith(last));
+  const supported = (t: string) => known.has(t.toLowerCase()) || cut(t);
   return [...new Set(claimed.filter((t) => !supported(t)))];
 }
 

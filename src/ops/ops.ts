@@ -5,7 +5,7 @@ import { STEP_OPS } from '../scenario/step-ops.js';
 import type { TargetDecl } from '../targets/schema.js';
 import { TargetError, type TargetSession } from '../mcp/session.js';
 import type { StepRecord } from '../core/results.js';
-import { itemiseRecall, refusedRecall, type RecallResult } from './recall.js';
+import { readRecall, type RecallResult } from './recall.js';
 import { execBounded } from '../util/bounded-regex.js';
 
 export type { StepRecord };
@@ -231,8 +231,7 @@ export function recallProbe(
       try {
         const r = await runOp(await (probe ??= start()), decl, 'recall', { query }, 'probe');
         // a refused recall is not an empty one: its text may hold the very memory a judge looks for
-        const read = r.ok ? itemiseRecall(decl, r.text, query) : refusedRecall(r.text);
-        return { ...read, is_error: !r.ok, ms: roundMs(r.ms) };
+        return { ...readRecall(decl, r.ok, r.text, query), is_error: !r.ok, ms: roundMs(r.ms) };
       } catch (e) {
         if (e instanceof TargetError) failure ??= e;
         throw e;

@@ -43,6 +43,69 @@ export function refusedRecall(text: string): RecallResult {
   return { text, items: [], itemised: true, unreadable: 'the target refused it or answered with an error' };
 }
 
+/** A recall step's answer read as results: refused (`ok` false) or itemised as the target declares. */
+export function readRecall(decl: TargetDecl, ok: boolean, text: string, query?: string): RecallResult {
+  return ok ? itemiseRecall(decl, text, query) : refusedRecall(text);
+}
+
+/** Several calls of one op are joined by newlines; each may be a JSON document. */
+const jsonChunks = (text: string) => text.split(/\n(?=[[{])/);
+
+/**
+ * Why a recall's JSON answer says the recall failed, though the call itself succeeded: a top-level
+ * `success: false`, `ok: false`, `isError: true`, `status: "error"` or a non-empty `error`. Its
+ * empty result list (`{"success":false,"results":[]}`) is no "found nothing".
+ */
+export function failedAnswer(text: string): string | undefined {
+  const why = reportedFailure(text);
+  return why && `its answer says the recall failed (${why})`;
+}
+
+function reportedFailure(text: string): string | undefined {
+  for (const chunk of jsonChunks(text)) {
+    if (!chunk.trim().startsWith('{')) continue;
+    let v: unknown;
+    try {
+      v = JSON.parse(chunk);
+    } catch {
+      continue;
+    }
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) continue;
+    const o = v as Record<string, unknown>;
+    if (o.success === false) return '"success": false';
+    if (o.ok === false) return '"ok": false';
+    if (o.isError === true) return '"isError": true';
+    if (o.status === 'error') return '"status": "error"';
+    const e = o.error;
+    const empty =
+      e === undefined || e === null || e === false || e === '' || (typeof e === 'object' && !Object.keys(e).length);
+    if (!empty) return `"error": ${JSON.stringify(e).slice(0, 120)}`;
+  }
+  return undefined;
+}
+
+const holds = (item: string, text: string) => item.toLowerCase().includes(text.toLowerCase());
+
+/** What one recall says about one text: whether a result holds it, or why that cannot be told. */
+export type RecallFinding = { found: boolean } | { cannotTell: string };
+
+/**
+ * Whether a result of the recall for `query` holds `text` (case-insensitive), the one rule of the
+ * scenario judges and the fuzzer. A refused, errored or unreadable recall cannot tell, whatever
+ * its text holds. Without an itemisation the whole text is the one result, so when the text is
+ * part of the query and the answer holds it, an echo of the query ("No results found for:
+ * <query>") cannot be told from a result; an answer that does not hold it at all is a clear miss.
+ */
+export function recallFinds(r: RecallResult, query: string, text: string): RecallFinding {
+  if (r.unreadable) return { cannotTell: unreadableDetail(query, r) };
+  const found = r.items.some((i) => holds(i, text));
+  if (found && !r.itemised && holds(query, text))
+    return {
+      cannotTell: `"${text}" is part of the query, so an echo of the query cannot be told from a result; declare recall_results in the target to itemise its results`,
+    };
+  return { found };
+}
+
 /**
  * Whether a text that itemised to nothing is the target's declared "found nothing"
  * (`recall_results.empty`): the whole trimmed text equals `text` or matches `regex`, where
@@ -71,17 +134,19 @@ function isDeclaredEmpty(decl: TargetDecl, text: string, query: string | undefin
  * results for <query>" echoes and footers are not results, so they can never satisfy `contains`.
  * Zero items is "no results" only for an empty text, a JSON document whose declared array is
  * empty, or the declared empty form; any other text is `unreadable` (its format drifted from the
- * declaration, and it may well hold the memory a judge looks for).
+ * declaration, and it may well hold the memory a judge looks for), and so is a JSON answer that
+ * says the recall failed, with or without a declaration.
  */
 export function itemiseRecall(decl: TargetDecl, text: string, query?: string): RecallResult {
   const how = decl.recall_results;
+  const failed = failedAnswer(text);
+  if (failed) return { text, items: [], itemised: how !== undefined, unreadable: failed };
   if (!how) return { text, items: text.trim() ? [text] : [], itemised: false };
   const items: string[] = [];
   // with `json`, a document with the declared array (even empty) is a form the declaration recognises
   let unrecognised = false;
   if (how.json !== undefined) {
-    // several calls of one op are joined by newlines; each may be a JSON document
-    for (const chunk of text.split(/\n(?=[[{])/)) {
+    for (const chunk of jsonChunks(text)) {
       if (!chunk.trim()) continue;
       let parsed: unknown;
       try {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { checkCase, handCase, localDecl } from '../fuzz-helpers.ts';
+import { checkCase, handCase, judgeCase, localDecl } from '../fuzz-helpers.ts';
 import { tempDir } from '../helpers.ts';
 import { runCampaign } from '../../src/fuzz/campaign.ts';
 import { FlagStore } from '../../src/fuzz/flags.ts';
@@ -122,12 +122,18 @@ test('broken claim: forget claimed, forgotten text still live and recalled', asy
     b.expect({ kind: 'not-recalled', claim: 'forget', text: 'mmvforgetme1', step: b.recall('mmvforgetme1') });
     b.expect({ kind: 'not-live', claim: 'forget', text: 'mmvforgetme1' });
   });
-  const fs = only(await checkCase(t, localDecl('clingy', 'forget-nothing', { claims: ['forget'] }), c), 'broken-claim');
+  // itemised, so a result holding the token is told from an echo of the query
+  const itemised = (d: ReturnType<typeof localDecl>) =>
+    targetSchema.parse({ ...d, recall_results: { regex: '^#\\d+ .+$', empty: { text: 'no results' } } });
+  const fs = only(
+    await checkCase(t, itemised(localDecl('clingy', 'forget-nothing', { claims: ['forget'] })), c),
+    'broken-claim',
+  );
   assert.equal(fs.length, 2);
   assert.ok(fs.some((f) => /recall after forgetting still returns/.test(f.reason)));
   assert.ok(fs.some((f) => /still a live memory/.test(f.reason)));
   assert.deepEqual(
-    only(await checkCase(t, localDecl('forgetful', '', { claims: ['forget'] }), c), 'broken-claim'),
+    only(await checkCase(t, itemised(localDecl('forgetful', '', { claims: ['forget'] })), c), 'broken-claim'),
     [],
     'a real delete passes',
   );
@@ -162,6 +168,63 @@ test('a no-results answer that echoes the query is no hit: forget holds, and rec
     ['recall-miss'],
     'the echo is not the forgotten memory; it is not the stored one either',
   );
+});
+
+test('without recall_results, an echo of the query is never a hit: recall and forget are unjudged, not passed or flagged', async (t) => {
+  // stores nothing, and answers every search with "No results found for: <query>"
+  const recall = handCase('t', (b) => {
+    b.remember('Fact with mmvechotoken1');
+    b.expect({ kind: 'recalled', claim: 'recall', text: 'mmvechotoken1', step: b.recall('mmvechotoken1') });
+  });
+  const r = await judgeCase(t, localDecl('echo-amnesiac', 'echo-empty,store-nothing', { claims: ['recall'] }), recall);
+  assert.deepEqual(only(r.findings, 'recall-miss'), []);
+  assert.match(
+    r.unjudged.join('\n'),
+    /^recall: recall step 1: "mmvechotoken1" is part of the query, so an echo of the query cannot be told from a result/m,
+  );
+  // a real delete, then the echo: no broken forget either
+  const forget = handCase('t', (b) => {
+    b.forget(b.remember('Token mmvechotoken2'));
+    b.expect({ kind: 'not-recalled', claim: 'forget', text: 'mmvechotoken2', step: b.recall('mmvechotoken2') });
+  });
+  const f = await judgeCase(t, localDecl('echo-forgetter', 'echo-empty', { claims: ['forget'] }), forget);
+  assert.deepEqual(f.findings, []);
+  assert.match(f.unjudged.join('\n'), /^forget: recall step 2: .*an echo of the query cannot be told/m);
+});
+
+test('a refused recall, or a JSON answer saying the recall failed, is neither a hit nor a clean miss: the check is unjudged', async (t) => {
+  const c = handCase('t', (b) => {
+    b.remember('Fact with mmvkepttoken1');
+    b.expect({ kind: 'recalled', claim: 'recall', text: 'mmvkepttoken1', step: b.recall('mmvkepttoken1') });
+    b.forget(b.remember('Token mmvgonetoken1'));
+    b.expect({ kind: 'not-recalled', claim: 'forget', text: 'mmvgonetoken1', step: b.recall('mmvgonetoken1') });
+  });
+  const refused = await judgeCase(t, localDecl('no-search', 'refuse-search', { claims: ['recall', 'forget'] }), c);
+  assert.deepEqual(
+    refused.findings.map((f) => f.check),
+    ['tool-error'],
+    'the refusal itself is reported, no claim is',
+  );
+  assert.match(
+    refused.unjudged.join('\n'),
+    /^recall: recall step 1: recall "mmvkepttoken1" cannot be read as results: the target refused it/m,
+  );
+  assert.match(
+    refused.unjudged.join('\n'),
+    /^forget: recall step 4: recall "mmvgonetoken1" cannot be read as results: the target refused it/m,
+  );
+
+  const decl = targetSchema.parse({
+    ...localDecl('json-failer', 'json-fail-search', { claims: ['recall', 'forget'] }),
+    recall_results: { json: 'results' },
+  });
+  const failed = await judgeCase(t, decl, c);
+  assert.deepEqual(failed.findings, [], '{"success":false,"results":[]} is no miss of the stored token');
+  for (const claim of ['recall', 'forget'])
+    assert.match(
+      failed.unjudged.join('\n'),
+      new RegExp(`^${claim}: recall step \\d: .*its answer says the recall failed \\("success": false\\)`, 'm'),
+    );
 });
 
 test('recall-miss and forget are not held against a write or a forget the target refused', async (t) => {

@@ -82,6 +82,33 @@ test('memeval fuzz: --seed with --no-history runs the same cases; progress is sh
   assert.match(String(r.stderr), /did you mean "exact-duplicate"/);
 });
 
+test('memeval fuzz: a claim check that could not judge (a recall answer saying it failed) is shown, counted and exit 1, never a clean case', async (t) => {
+  const dir = tempDir(t);
+  const decl = writeDecl(dir, {
+    ...localDecl('failing-search', 'json-fail-search', { claims: ['recall', 'forget'] }),
+    recall_results: { json: 'results' },
+  });
+  const r = await memeval(
+    ['fuzz', '--target', decl, '--budget', '1', '--seed', 'u', '--no-history', '--flags', join(dir, 'f.db')].concat([
+      '--out',
+      join(dir, 'out'),
+      '--recipe',
+      'forget-recall',
+    ]),
+    { timeout: timeLimit(120_000), env: { NO_COLOR: '1' } },
+  );
+  assert.equal(r.exitCode, 1, String(r.stderr));
+  assert.match(String(r.stderr), /^\[1\/1\] failing-search forget-recall \S+ .* unjudged$/m);
+  assert.match(
+    String(r.stderr),
+    /unjudged: .*recall: recall step \d+: .*its answer says the recall failed \("success": false\)/,
+  );
+  assert.match(
+    String(r.stdout),
+    /failing-search: 1 case\(s\) .*0 flagged.*1 case\(s\) with something unjudged \(1 with a claim unjudged\)/,
+  );
+});
+
 test('memeval flags: list, --json, dismiss, unknown fingerprint; export writes a scenario that validate accepts and run runs', async (t) => {
   const dir = tempDir(t);
   const db = join(dir, 'flags.db');

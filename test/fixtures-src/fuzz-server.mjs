@@ -69,6 +69,8 @@ server.setRequestHandler(CallToolRequestSchema, async (req) => {
         process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: 987654, result: { content: [] } }) + '\n');
       if (modes.has('refuse-save') || (modes.has('min-length') && a.text === ''))
         return text('Error: database is locked', true);
+      // says it saved, keeps its store file and stores nothing in it
+      if (modes.has('store-nothing')) return (write(read()), text(`Saved #${read().length + 1}`));
       const rows = read();
       if (modes.has('dedupe') && rows.some((r) => r.text === a.text))
         return text(`Saved #${rows.find((r) => r.text === a.text).id}`);
@@ -98,6 +100,9 @@ server.setRequestHandler(CallToolRequestSchema, async (req) => {
     }
     case 'search': {
       if (modes.has('search-empty')) return text('no results');
+      if (modes.has('refuse-search')) return text(`Error: index locked while searching for ${a.query}`, true);
+      // a failure reported in the answer's JSON, the call itself a success
+      if (modes.has('json-fail-search')) return text(JSON.stringify({ success: false, results: [] }));
       const hits = read().filter((r) => String(r.text).includes(String(a.query)));
       // echo-empty: no results echo the query, as mcp-memory-keeper's search does
       const none = modes.has('echo-empty') ? `No results found for: "${a.query}"` : 'no results';

@@ -37,6 +37,26 @@ test('flags are sticky: a clean re-run keeps ever_flagged and the first reason',
   assert.ok(store.seen('tgt').includes(c2.fingerprint));
 });
 
+test('a run whose claim checks could not judge is no clean run: a flag stays current, and the row says why', (t) => {
+  const store = new FlagStore(join(tempDir(t), 'flags.db'));
+  t.after(() => store.close());
+  const miss: Finding[] = [{ check: 'recall-miss', claim: 'recall', reason: 'recall does not return it', calls: [] }];
+  store.record(c1, 'tgt', miss, '2026-01-01T00:00:00Z');
+  const why = 'recall: recall step 1: recall "mmvx" cannot be read as results: the target refused it';
+  const undecided = store.record(c1, 'tgt', [], '2026-01-02T00:00:00Z', [why]);
+  assert.equal(undecided.last_result, 'unjudged');
+  assert.equal(undecided.currently_flagged, 1, 'a refused recall does not clear the flag');
+  assert.equal(undecided.last_reason, `unjudged: ${why}`);
+  assert.equal(undecided.first_flagged_reason, 'recall-miss (recall): recall does not return it');
+  assert.equal(undecided.flagged_runs, 1);
+  assert.equal(store.record(c1, 'tgt', [], '2026-01-03T00:00:00Z').currently_flagged, 0, 'a judged clean run does');
+  // never flagged: unjudged, not in the queue, not clean
+  const c2 = handCase('odd-content', (b) => b.remember('y'));
+  const fresh = store.record(c2, 'tgt', [], undefined, [why]);
+  assert.deepEqual([fresh.last_result, fresh.ever_flagged, fresh.currently_flagged], ['unjudged', 0, 0]);
+  assert.equal(fresh.first_flagged_reason, null);
+});
+
 test('dismissal is the only way out; it keeps history; the same flag stays dismissed, a different one resurfaces', (t) => {
   const store = new FlagStore(join(tempDir(t), 'flags.db'));
   t.after(() => store.close());
