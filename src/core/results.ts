@@ -56,7 +56,7 @@ export const RUN_STATUSES = ['completed', 'interrupted', 'blocked', 'failed'] as
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
 /** Exit codes, as the README documents them. */
-export const EXIT = { ok: 0, failed: 1, blocked: 2, invalid: 3, interrupted: 130 } as const;
+export const EXIT = { ok: 0, failed: 1, blocked: 2, invalid: 3, notProven: 4, interrupted: 130 } as const;
 
 /**
  * What went wrong, for every error memeval raises on purpose (`util/errors.ts` MemevalError),

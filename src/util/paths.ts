@@ -9,6 +9,8 @@ export const BUILTIN_SCENARIOS = join(PROJECT_ROOT, 'scenarios');
 export const BUILTIN_TARGETS = join(PROJECT_ROOT, 'eval', 'targets');
 /** the declarations of `memeval selftest`'s hostile targets */
 export const HOSTILE_DIR = join(PROJECT_ROOT, 'eval', 'hostile');
+/** the declaration of the reference target: a correct memory server every scenario must pass (selftest) */
+export const REFERENCE_TARGET = join(PROJECT_ROOT, 'eval', 'reference', 'reference.json5');
 /** the labelled judge cases shipped with memeval; `judge calibrate` reads these when given no file */
 export const BUILTIN_CALIBRATION = join(PROJECT_ROOT, 'eval', 'calibration', 'memory-hygiene.json5');
 
