@@ -36,16 +36,26 @@ const setupMemory = z.strictObject({
     ),
 });
 
-/** What a `setup.store_sql` statement must change: exactly N rows, at least one (`some`), or anything (`any`). */
-export const EXPECT_ROWS = ['some', 'any'] as const;
+/**
+ * What a `setup.store_sql` statement must change: exactly N rows (N ≥ 1), or at least one
+ * (`some`). A statement may not change nothing: zero rows means the phase would run on a store
+ * the scenario did not describe, so there is no "any" (and no 0).
+ */
+export const EXPECT_ROWS = ['some'] as const;
+type ExpectRows = (typeof EXPECT_ROWS)[number];
 const storeSqlStatement = z.union([
   nonEmpty.describe('one SQL statement; it must change at least one row'),
   z.strictObject({
     sql: nonEmpty.describe('one SQL statement run against the store (the main database, tables unqualified)'),
     expect_rows: z
-      .union([z.number().int().nonnegative(), z.enum(EXPECT_ROWS)])
+      // a refinement, not a narrower type: its message (the fix) survives the union around it
+      .union([z.number().int(), z.string()])
+      .refine((v): v is number | ExpectRows => (typeof v === 'number' ? v >= 1 : v === 'some'), {
+        message:
+          'a number (exactly that many rows, 1 or more) or "some" (at least one); "any" and 0 are refused: a pin that changed no row leaves the scenario on a store it did not describe',
+      })
       .default('some')
-      .describe('rows it must change: a number (exactly), "some" (at least one; the default) or "any"'),
+      .describe('rows it must change: a number (exactly, 1 or more) or "some" (at least one; the default)'),
     note: z.string().optional(),
   }),
 ]);

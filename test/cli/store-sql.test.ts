@@ -170,3 +170,34 @@ test(
     assert.match(String(r.stderr), /pins-jsonl\.json: setup\.store_sql\.memorix\[0\]: near "UPDTE": syntax error/);
   },
 );
+
+test(
+  'expect_rows "any" is refused before anything runs: a pin that changed no row would leave the phase on a store the scenario did not describe',
+  { timeout: timeLimit(60_000) },
+  async (t) => {
+    const dir = tempDir(t);
+    const sc = join(dir, 'scenarios');
+    mkdirSync(sc);
+    writeJson(
+      join(sc, 'pins-any.json'),
+      scenario('pins-any', {
+        setup: {
+          memories: [{ ref: 'm', content: 'User prefers dark mode' }],
+          store_sql: {
+            'hostile-sqlite-honest': [
+              { sql: "UPDATE memories SET trust = 1 WHERE text = 'nothing'", expect_rows: 'any' },
+            ],
+          },
+        },
+      }),
+    );
+    const r = await memeval(['run', '--scenarios', sc, '--target', honestTarget(dir), '--out', join(dir, 'out')], {
+      timeout: timeLimit(55_000),
+    });
+    assert.equal(r.exitCode, 3, `${r.stdout}\n${r.stderr}`);
+    assert.match(
+      String(r.stderr),
+      /pins-any\.json: setup\.store_sql\.hostile-sqlite-honest\[0\]\.expect_rows: a number \(exactly that many rows, 1 or more\) or "some"/,
+    );
+  },
+);
