@@ -122,9 +122,12 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
     if (!driver.usesSession) await live.stop();
     clock.lap('seed');
 
+    // every provider request from here is the phase's (a fault rule of the phase counts only these)
+    prepared.provider?.setStage(driver.kind === 'agent' ? 'agent' : 'step');
     drive = await driver.drive({ ...env, handles: seeded.handles });
     if (drive.network) trail.sawNetwork(drive.network);
     await live.stop();
+    prepared.provider?.setStage('judge');
     // a server process that could not read the clock ran on some other time than the scenario's
     const clockProblem = wall?.problem();
     if (clockProblem) throw new ClockError(clockProblem);

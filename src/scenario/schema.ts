@@ -102,6 +102,8 @@ export const PROVIDER_FAULTS = [
   'empty-embedding',
 ] as const;
 export type ProviderFaultKind = (typeof PROVIDER_FAULTS)[number];
+/** Where in a cell a fault rule is served and must be served: the phase (step or agent), setup, or any stage. */
+export const FAULT_STAGES = ['phase', 'setup', 'any'] as const;
 /** Faults that only an embeddings request can get (they are about the vector). */
 export const EMBEDDING_ONLY_FAULTS: ReadonlySet<ProviderFaultKind> = new Set(['wrong-dimension', 'empty-embedding']);
 
@@ -145,11 +147,17 @@ const providerFault = z.strictObject({
     .optional()
     .describe('wrong-dimension only: the vector size served (default half the size asked for)'),
   phase: z.enum(['both', 'well-behaved', 'violation']).default('both'),
+  stage: z
+    .enum(FAULT_STAGES)
+    .default('phase')
+    .describe(
+      'which requests of the cell it is served to, counted on (skip, times) and must be served to count: the phase (the default), setup (seeding and setup steps), or any',
+    ),
   optional: z
     .boolean()
     .default(false)
     .describe(
-      "a fault that need not be served (e.g. one for another target's request shape); a cell in which a required fault was never served is an error",
+      "a fault that need not be served (e.g. one for another target's request shape); a cell in which a required fault was never served in its stage is an error",
     ),
 });
 export type ProviderFaultRule = z.infer<typeof providerFault>;
