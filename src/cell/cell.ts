@@ -5,7 +5,7 @@ import type { DriveOutcome, Driver } from '../drive/types.js';
 import { guardEnv } from '../fixture/netguard.js';
 import { ClockError, type WallClock } from '../fixture/wall-clock.js';
 import type { JudgePool } from '../judge/llm/pool.js';
-import { proxyStopProblems } from '../mcp/proxy.js';
+import { proxyStopProblems, proxyStoreFailure } from '../mcp/proxy.js';
 import type { Scenario } from '../scenario/schema.js';
 import type { ResolvedBin } from '../targets/resolve-bin.js';
 import type { TargetDecl } from '../targets/schema.js';
@@ -165,7 +165,7 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
   clock.restart();
   await teardown.run();
   clock.lap('teardown');
-  return cellResult(base, storeFailureOutcome(outcome, sessions), clock, trail, teardown.failures);
+  return cellResult(base, storeFailureOutcome(outcome, sessions, callsLog), clock, trail, teardown.failures);
 }
 
 /** The clock the servers ran on, for the result and beside the evidence (clock.json). */
@@ -183,9 +183,14 @@ function keepClock(clock: WallClock, cellDir: string, trail: CellTrail): ClockRe
  * A server that logged that its declared store could not be opened ran on something else (a
  * fallback to memory, a store that is not the one read as evidence): nothing the cell judged
  * is about the declared target, so the cell is `error` with that line, whatever it found.
+ * memeval's own sessions watch their servers; an agent's servers are watched by the proxy.
  */
-function storeFailureOutcome(outcome: Outcome, sessions: CellSessions | undefined): Outcome {
-  const line = sessions?.storeFailure();
+export function storeFailureOutcome(
+  outcome: Outcome,
+  sessions: Pick<CellSessions, 'storeFailure'> | undefined,
+  callsLog: string,
+): Outcome {
+  const line = sessions?.storeFailure() ?? proxyStoreFailure(callsLog);
   if (!line || outcome.verdict === 'skipped') return outcome;
   return {
     ...outcome,

@@ -18,7 +18,7 @@ export function registerProxy(program: Command, cli: CliContext): void {
     .option('--max-calls <n>', 'refuse tools/call past N in this session (noted in <log>.capped)', positiveInt)
     .option(
       '--launch <file>',
-      "JSON {command, args, env, cwd}: start the server exactly so, with that environment and none of the proxy's",
+      "JSON {command, args, env, cwd, store_failure}: start the server exactly so, with that environment and none of the proxy's (store_failure: the declaration's patterns of a store that could not be opened)",
     )
     .argument('[command...]', 'the MCP server command, after -- (it inherits the proxy environment); or use --launch')
     .usage('--log FILE [--session N] (--launch FILE | -- <server command> [args...])')
@@ -47,7 +47,11 @@ export function registerProxy(program: Command, cli: CliContext): void {
                 session: opts.session,
                 maxCalls: opts.maxCalls,
                 maxMessageBytes: opts.maxMessageBytes,
-                ...l,
+                command: l.command,
+                args: l.args,
+                env: l.env,
+                cwd: l.cwd,
+                storeFailures: l.store_failure,
               }
             : {
                 log: opts.log,

@@ -169,7 +169,8 @@ async function prepareAgent(
   // the proxy reads the server's launch and whole environment from this file, never from the
   // agent: agents hand their own env (API keys) to MCP servers, and some strip NODE_OPTIONS
   const launchFile = join(env.cellDir, 'server-launch.json');
-  writeLaunchFile(launchFile, launch);
+  // with the declaration's store-failure patterns: the proxy watches the server for them
+  writeLaunchFile(launchFile, { ...launch, store_failure: env.decl.server.store_failure });
   const maxTurns = o.maxTurns ?? o.scenario.real_model!.max_turns;
   const ctx: AgentContext = {
     fixture: env.fixture,
