@@ -18,6 +18,7 @@ import { openCellDir, prepareFixture } from './prepare.js';
 import { cellBase, cellResult, failedOutcome, type Outcome } from './result.js';
 import { seed } from './seed.js';
 import { pinStore } from './store-sql.js';
+import { PinWatch } from '../mcp/store-pins.js';
 import { storeSqlFor } from '../scenario/store-sql.js';
 import { CellSessions } from './sessions.js';
 import { Teardown } from './teardown.js';
@@ -118,6 +119,8 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
       const pinned = pinStore(storePath, pins);
       trail.storeSql = pinned.records;
       if (pinned.problem) throw new SetupError(pinned.problem);
+      // a server that rebuilds its store at start would run the phase on an unpinned store
+      live.watchPins(new PinWatch(storePath, pinned.pins ?? []));
     }
     if (!driver.usesSession) await live.stop();
     clock.lap('seed');
