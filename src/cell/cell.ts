@@ -5,7 +5,7 @@ import type { DriveOutcome, Driver } from '../drive/types.js';
 import { guardEnv } from '../fixture/netguard.js';
 import { ClockError, type WallClock } from '../fixture/wall-clock.js';
 import type { JudgePool } from '../judge/llm/pool.js';
-import { proxyStopProblems, proxyStoreFailure } from '../mcp/proxy.js';
+import { proxyPinsLost, proxyStopProblems, proxyStoreFailure } from '../mcp/proxy.js';
 import type { Scenario } from '../scenario/schema.js';
 import type { ResolvedBin } from '../targets/resolve-bin.js';
 import type { TargetDecl } from '../targets/schema.js';
@@ -18,7 +18,8 @@ import { openCellDir, prepareFixture } from './prepare.js';
 import { cellBase, cellResult, failedOutcome, type Outcome } from './result.js';
 import { seed } from './seed.js';
 import { pinStore } from './store-sql.js';
-import { PinWatch } from '../mcp/store-pins.js';
+import { PinLostError } from './sessions.js';
+import { PinWatch, pinsFile, writePins } from '../mcp/store-pins.js';
 import { storeSqlFor } from '../scenario/store-sql.js';
 import { CellSessions } from './sessions.js';
 import { Teardown } from './teardown.js';
@@ -119,8 +120,10 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
       const pinned = pinStore(storePath, pins);
       trail.storeSql = pinned.records;
       if (pinned.problem) throw new SetupError(pinned.problem);
-      // a server that rebuilds its store at start would run the phase on an unpinned store
+      // a server that rebuilds its store at start would run the phase on an unpinned store:
+      // memeval's sessions check at every start, an agent's proxy reads the same rows from the file
       live.watchPins(new PinWatch(storePath, pinned.pins ?? []));
+      writePins(pinsFile(cellDir), { store: storePath, rows: pinned.pins ?? [] });
     }
     if (!driver.usesSession) await live.stop();
     clock.lap('seed');
@@ -136,6 +139,9 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
     if (clockProblem) throw new ClockError(clockProblem);
     // the servers an agent started through the proxy: how they ended when it stopped them
     trail.shutdown.push(...proxyStopProblems(callsLog));
+    // and whether one undid setup.store_sql's pins when it started
+    const unpinned = proxyPinsLost(callsLog);
+    if (unpinned) throw new PinLostError(unpinned);
     clock.lap('drive');
 
     if (drive.invalid.length) outcome = { verdict: 'invalid', reason: drive.invalid.join('; '), agent: drive.agent };

@@ -40,6 +40,13 @@ export function registerProxy(program: Command, cli: CliContext): void {
         if (!opts.launch && !command.length)
           throw new InputError('mcp-proxy: missing the server: --launch FILE or -- <command>');
         const l = opts.launch ? readLaunchFile(opts.launch) : undefined;
+        // loaded only when the store was pinned: the proxy starts once per agent session
+        const pins = l?.pins
+          ? await import('../mcp/store-pins.js').then((m) => {
+              const f = m.readPins(l.pins!);
+              return new m.PinWatch(f.store, f.rows);
+            })
+          : undefined;
         const code = await runProxy(
           l
             ? {
@@ -52,6 +59,7 @@ export function registerProxy(program: Command, cli: CliContext): void {
                 env: l.env,
                 cwd: l.cwd,
                 storeFailures: l.store_failure,
+                pins,
               }
             : {
                 log: opts.log,

@@ -19,6 +19,7 @@ import { describeExit, stopProblem } from './child-transport.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, LineFramer, OversizeMessage, type Frame } from './framing.js';
 import { CallRecorder } from './recorder.js';
 import { StoreFailureWatch, storeFailureRegexes } from './store-failure.js';
+import type { PinWatch } from './store-pins.js';
 import { onSignal } from '../util/signals.js';
 import { isolatedCommand, isolationMode, killTagged, newOwnerTag, OWNER_VAR } from '../util/isolation.js';
 import { JsonlError, readJsonl, tornLine } from '../util/jsonl.js';
@@ -39,6 +40,8 @@ export interface ProxyOptions {
   maxCalls?: number;
   /** the declaration's server.store_failure patterns (the built-in ones are always watched for) */
   storeFailures?: string[];
+  /** setup.store_sql's pinned rows: checked before the server starts and once it has answered its first request */
+  pins?: PinWatch;
 }
 
 /** The file beside the calls log where the proxy notes each tools/call refused by the cap. */
@@ -94,6 +97,7 @@ type ExitNote =
   | { session: number; started: true; pid: number; watcher: number }
   | { session: number; asked: string; stopping: true }
   | { session: number; store_failure: string; stream: 'stderr' | 'stdout' }
+  | { session: number; pins_lost: string }
   | { session: number; asked: string | null; took?: Took; code: number | null; signal: string | null; fault?: string };
 
 /**
@@ -108,6 +112,7 @@ const exitNoteSchema = z.union([
   z.object({ session: z.number(), started: z.literal(true), pid: z.number(), watcher: z.number() }),
   z.object({ session: z.number(), asked: z.string(), stopping: z.literal(true) }),
   z.object({ session: z.number(), store_failure: z.string(), stream: z.enum(['stderr', 'stdout']) }),
+  z.object({ session: z.number(), pins_lost: z.string() }),
   z.object({
     session: z.number(),
     asked: z.string().nullable(),
@@ -215,6 +220,12 @@ export function proxyStoreFailure(log: string): string | undefined {
   return n && `the agent's server session ${n.session} ${n.stream}: ${n.store_failure}`;
 }
 
+/** Why a server an agent started undid setup.store_sql's pins (the first the proxy noted); undefined when none did. */
+export function proxyPinsLost(log: string): string | undefined {
+  return readExitNotes(log).notes.find((x): x is Extract<ExitNote, { pins_lost: string }> => 'pins_lost' in x)
+    ?.pins_lost;
+}
+
 /** The file beside the calls log a proxied server writes its stderr to (the proxy reads it from there). */
 export function serverStderrFile(log: string, session: number): string {
   return `${log}.stderr-${session}`;
@@ -300,6 +311,8 @@ const launchSchema = z.object({
   cwd: z.string(),
   /** the declaration's server.store_failure patterns */
   store_failure: z.array(z.string()).optional(),
+  /** the cell's store-pins.json (mcp/store-pins.ts), when setup.store_sql pinned the store */
+  pins: z.string().optional(),
 });
 export type LaunchFile = z.infer<typeof launchSchema>;
 
@@ -349,6 +362,8 @@ export function runProxy(o: ProxyOptions): Promise<number> {
   // how the agent asked the server to stop: its stdin closed, or a signal to the proxy
   let asked: string | undefined;
   const tag = newOwnerTag();
+  // the pins as they are before this server starts; checked again before its first answer is passed on
+  let pinsHeld = o.pins?.before();
   const launch = isolatedCommand(...statusRecorded(o.command, o.args, statusFile(o.log, session)));
   // the server's stderr goes to a file it writes itself, which the proxy follows: a line saying
   // its store could not be opened makes the agent's cell an error, as in memeval's own sessions
@@ -461,6 +476,12 @@ export function runProxy(o: ProxyOptions): Promise<number> {
         continue;
       }
       recorder.incoming(f.message);
+      if (pinsHeld && ('result' in f.message || 'error' in f.message)) {
+        // its first answer (the handshake): a store it rebuilt at start is rebuilt by now, and the agent has written nothing yet
+        const lost = o.pins!.after(`the agent's server session ${session}`, pinsHeld);
+        pinsHeld = undefined;
+        if (lost) note({ session, pins_lost: lost });
+      }
       if (recorder.writeError && !fault) {
         // an agent run without its calls log is no evidence: stop here, loudly
         fault = `cannot write the calls log ${o.log} (${(recorder.writeError as NodeJS.ErrnoException).code ?? recorder.writeError.message})`;

@@ -4,6 +4,7 @@
 // memeval's own sessions (cell/sessions.ts) and the agent's proxy (mcp/proxy.ts) check it at
 // each server start.
 import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { z } from 'zod';
 import { clip } from '../util/text.js';
@@ -43,23 +44,28 @@ const pinnedRowSchema = z.strictObject({
   kind: z.enum(['updated', 'inserted', 'deleted']),
   /** the values that must hold: column → value after the pins */
   values: z.record(z.string(), plainSchema),
+  /** an updated row's changed columns as they were before the pins */
+  before: z.record(z.string(), plainSchema).optional(),
   /** the statements (their index in setup.store_sql) that changed this row's table */
   statements: z.array(z.number()),
 });
 export type PinnedRow = z.infer<typeof pinnedRowSchema>;
 const pinnedRowsSchema = z.array(pinnedRowSchema);
 
-/** The file a cell keeps its pinned rows in, beside its calls log, for the agent's proxy to read. */
+const pinsFileSchema = z.strictObject({ store: z.string(), rows: pinnedRowsSchema });
+export type PinsFile = z.infer<typeof pinsFileSchema>;
+
+/** The file a cell keeps its store's path and pinned rows in, for the agent's proxy to check at each start. */
 export function pinsFile(cellDir: string): string {
-  return `${cellDir}/store-pins.json`;
+  return join(cellDir, 'store-pins.json');
 }
 
-export function writePins(file: string, rows: PinnedRow[]): void {
-  writeFileSync(file, JSON.stringify(rows, null, 2));
+export function writePins(file: string, pins: PinsFile): void {
+  writeFileSync(file, JSON.stringify(pins, null, 2));
 }
 
-export function readPins(file: string): PinnedRow[] {
-  return pinnedRowsSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
+export function readPins(file: string): PinsFile {
+  return pinsFileSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
 }
 
 /** How rows of one table are told apart: its declared primary key, else its rowid. */
@@ -151,6 +157,7 @@ export class PinCapture {
             key: keyOf(now),
             kind: 'updated',
             values: Object.fromEntries(changed.map((c) => [c, now[c] ?? null])),
+            before: Object.fromEntries(changed.map((c) => [c, was[c] ?? null])),
             statements,
           });
       }
@@ -161,11 +168,15 @@ export class PinCapture {
   }
 }
 
-/** Which pinned rows a store holds now; the rows it cannot read are a problem, never "held". */
-export function pinsHeld(
-  storePath: string,
-  pins: readonly PinnedRow[],
-): { held: Set<number>; lost: Map<number, string> } | { problem: string } {
+/**
+ * A pinned row now: `held` (as the pins left it), `undone` (back as it was before the pins: an
+ * updated column has its old value again, an inserted row is gone, a deleted row is back), or
+ * `changed` (something else: the server acted on it, e.g. merged or archived it).
+ */
+type RowState = { state: 'held' } | { state: 'undone' | 'changed'; why: string };
+
+/** How each pinned row stands in a store now; a store that cannot be read is a problem, never "held". */
+export function pinStates(storePath: string, pins: readonly PinnedRow[]): RowState[] | { problem: string } {
   let db: Database.Database;
   try {
     // read-only: the server may be running (a WAL store shows what it committed)
@@ -174,22 +185,15 @@ export function pinsHeld(
     return { problem: `the store ${storePath} cannot be opened to check the pins: ${(e as Error).message}` };
   }
   try {
-    const held = new Set<number>();
-    const lost = new Map<number, string>();
     const tables = new Map<string, Map<string, Record<string, Plain>>>();
-    for (const [i, pin] of pins.entries()) {
+    return pins.map((pin) => {
       let rows = tables.get(pin.table);
       if (!rows) {
-        const id = identity(db, pin.table);
-        rows = readTable(db, pin.table, id);
+        rows = readTable(db, pin.table, identity(db, pin.table));
         tables.set(pin.table, rows);
       }
-      const now = rows.get(JSON.stringify(Object.values(pin.key)));
-      const why = pinLost(pin, now);
-      if (why) lost.set(i, why);
-      else held.add(i);
-    }
-    return { held, lost };
+      return rowState(pin, rows.get(JSON.stringify(Object.values(pin.key))));
+    });
   } catch (e) {
     return { problem: `the store ${storePath} cannot be read to check the pins: ${(e as Error).message}` };
   } finally {
@@ -197,22 +201,30 @@ export function pinsHeld(
   }
 }
 
-/** Why this row no longer holds what the pins gave it (undefined: it does). */
-function pinLost(pin: PinnedRow, now: Record<string, Plain> | undefined): string | undefined {
+function rowState(pin: PinnedRow, now: Record<string, Plain> | undefined): RowState {
   const row = `${pin.table} row ${Object.entries(pin.key)
     .map(([c, v]) => `${c} = ${show(v)}`)
     .join(', ')}`;
-  if (pin.kind === 'deleted') return now ? `${row} is back (the pins deleted it)` : undefined;
-  if (!now) return `${row} is gone (the pins ${pin.kind === 'inserted' ? 'inserted' : 'updated'} it)`;
-  const changed = Object.entries(pin.values).filter(([c, v]) => !same(now[c] ?? null, v));
-  return changed.length
-    ? `${row}: ${changed.map(([c, v]) => `${c} is ${show(now[c] ?? null)}, pinned ${show(v)}`).join('; ')}`
-    : undefined;
+  if (pin.kind === 'deleted')
+    return now ? { state: 'undone', why: `${row} is back (the pins deleted it)` } : { state: 'held' };
+  if (!now)
+    return pin.kind === 'inserted'
+      ? { state: 'undone', why: `${row} is gone (the pins inserted it)` }
+      : { state: 'changed', why: `${row} is gone (the pins updated it)` };
+  const differ = Object.entries(pin.values).filter(([c, v]) => !same(now[c] ?? null, v));
+  if (!differ.length) return { state: 'held' };
+  const why = `${row}: ${differ.map(([c, v]) => `${c} is ${show(now[c] ?? null)}, pinned ${show(v)}`).join('; ')}`;
+  const reverted = pin.before && differ.some(([c]) => c in pin.before! && same(now[c] ?? null, pin.before![c]!));
+  return { state: reverted ? 'undone' : 'changed', why };
 }
 
 /**
- * Checks the pins at every server start: the pins that held just before it must still hold once
- * it has started (a pin the phase itself changed is the phase's business, not a lost pin).
+ * Checks the pins at every server start. A table's pins are lost when every pinned row of it
+ * that held just before the start is back as it was before the pins: the server restored that
+ * table from something else (a journal, a cache, an export), and the phase would run on a store
+ * the scenario did not describe. A server that changed some pinned rows at start (merged
+ * duplicates, archived, bumped a column) acted on the pinned store: that is the phase's to
+ * judge. A pin the phase itself changed before a restart no longer held, so it is not checked.
  */
 export class PinWatch {
   constructor(
@@ -222,20 +234,24 @@ export class PinWatch {
 
   /** Before a server starts: which pins hold now (or why that cannot be told). */
   before(): Set<number> | { problem: string } {
-    const r = pinsHeld(this.storePath, this.pins);
-    return 'problem' in r ? r : r.held;
+    const r = pinStates(this.storePath, this.pins);
+    if ('problem' in r) return r;
+    return new Set(r.flatMap((x, i) => (x.state === 'held' ? [i] : [])));
   }
 
   /** After it started: the pins it undid, as one reason (undefined: none). */
   after(server: string, heldBefore: Set<number> | { problem: string }): string | undefined {
     if (!(heldBefore instanceof Set)) return `setup.store_sql: ${heldBefore.problem}`;
     if (!heldBefore.size) return undefined;
-    const r = pinsHeld(this.storePath, this.pins);
+    const r = pinStates(this.storePath, this.pins);
     if ('problem' in r) return `setup.store_sql: ${r.problem} after ${server} started`;
-    const undone = [...heldBefore].filter((i) => r.lost.has(i));
+    const byTable = new Map<string, number[]>();
+    for (const i of heldBefore) byTable.set(this.pins[i]!.table, [...(byTable.get(this.pins[i]!.table) ?? []), i]);
+    const undone = [...byTable.values()].filter((rows) => rows.every((i) => r[i]!.state === 'undone')).flat();
     if (!undone.length) return undefined;
     const statements = [...new Set(undone.flatMap((i) => this.pins[i]!.statements))].sort((a, b) => a - b);
-    const shown = undone.slice(0, 3).map((i) => r.lost.get(i)!);
-    return `setup.store_sql: ${server} undid the pins of ${statements.map((s) => `setup.store_sql[${s}]`).join(', ')} when it started (as a server that rebuilds its store from a journal, a cache or an export at start does), so the phase would run on a store the scenario did not describe: ${shown.join('; ')}${undone.length > shown.length ? `; and ${undone.length - shown.length} more row(s)` : ''}`;
+    const whys = undone.map((i) => (r[i] as { why: string }).why);
+    const shown = whys.slice(0, 3);
+    return `setup.store_sql: ${server} undid the pins of ${statements.map((s) => `setup.store_sql[${s}]`).join(', ')} when it started: every row they changed is back as it was before them (as when a server rebuilds its store from a journal, a cache or an export at start), so the phase would run on a store the scenario did not describe: ${shown.join('; ')}${whys.length > shown.length ? `; and ${whys.length - shown.length} more row(s)` : ''}`;
   }
 }

@@ -1,11 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { storeFailureOutcome } from '../../src/cell/cell.js';
-import { proxiesSettled, proxyStoreFailure, writeLaunchFile } from '../../src/mcp/proxy.js';
+import { pinStore } from '../../src/cell/store-sql.js';
+import { proxiesSettled, proxyPinsLost, proxyStoreFailure, writeLaunchFile } from '../../src/mcp/proxy.js';
+import { writePins } from '../../src/mcp/store-pins.js';
 import { FAULTY } from '../faulty.js';
 import { memevalArgv, ROOT, tempDir, timeLimit } from '../helpers.js';
 
@@ -125,5 +127,53 @@ test('mcp-proxy watches its server for a store that could not be opened: noted f
     const quiet = await proxied(dir, fault, patterns ? [...patterns] : undefined);
     assert.equal(proxyStoreFailure(quiet.log), undefined, fault);
     assert.equal(storeFailureOutcome(passed, undefined, quiet.log).verdict, 'pass');
+  }
+});
+
+test("mcp-proxy checks setup.store_sql's pins when its server starts: a server that rebuilds its store undoes them, noted for the cell", async (t) => {
+  const dir = tempDir(t);
+  const hostile = join(ROOT, 'eval', 'hostile', 'hostile.mjs');
+  /** one agent session: the hostile server behind the proxy, one call, stopped */
+  const session = async (mode: string, store: string, call?: { name: string; arguments: Record<string, unknown> }) => {
+    const n = ++proxiedRuns;
+    const log = join(dir, `calls-${n}.jsonl`);
+    const launch = join(dir, `launch-${n}.json`);
+    const pins = join(dir, `pins-${mode}.json`);
+    writeLaunchFile(launch, {
+      command: process.execPath,
+      args: [hostile],
+      env: { PATH: process.env.PATH ?? '', HOSTILE: mode, STORE: store },
+      cwd: dir,
+      ...(existsSync(pins) ? { pins } : {}),
+    });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [...memevalArgv(), 'mcp-proxy', '--log', log, '--session', 'auto', '--launch', launch],
+      cwd: ROOT,
+    });
+    const client = new Client({ name: 'test-agent', version: '1.0.0' });
+    await client.connect(transport);
+    if (call) await client.callTool(call);
+    await client.close();
+    await proxiesSettled(log, timeLimit(20_000));
+    return log;
+  };
+  for (const mode of ['rebuild-at-start', 'honest']) {
+    const store = join(dir, `${mode}.db`);
+    // setup: a memory stored through the server, then pinned with the server stopped, as a cell does
+    await session(mode, store, { name: 'remember', arguments: { text: 'The team deploys billing with blue green' } });
+    const pinned = pinStore(store, [
+      { sql: "UPDATE memories SET trust = 0.95 WHERE text LIKE 'The team deploys%'", expect_rows: 1 },
+    ]);
+    assert.equal(pinned.problem, undefined);
+    writePins(join(dir, `pins-${mode}.json`), { store, rows: pinned.pins! });
+    // the phase: the agent starts the server again through the proxy
+    const log = await session(mode, store);
+    if (mode === 'honest') assert.equal(proxyPinsLost(log), undefined);
+    else
+      assert.match(
+        proxyPinsLost(log) ?? '',
+        /^setup\.store_sql: the agent's server session 1 undid the pins of setup\.store_sql\[0\] when it started.*memories row id = 'mem-0001': trust is 0\.5, pinned 0\.95/,
+      );
   }
 });

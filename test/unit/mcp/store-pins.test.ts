@@ -50,8 +50,8 @@ test('pinStore: the pinned rows are the ones the statements changed, by primary 
   );
   // kept as a file for the agent's proxy, read back the same
   const f = pinsFile(tempDir(t));
-  writePins(f, r.pins!);
-  assert.deepEqual(readPins(f), r.pins);
+  writePins(f, { store: file, rows: r.pins! });
+  assert.deepEqual(readPins(f), { store: file, rows: r.pins });
 });
 
 test('pinStore: a statement that writes no ordinary table cannot be checked later, and is refused', (t) => {
@@ -84,16 +84,31 @@ test('PinWatch: a start that undoes a pin is named; a value left NULL may be fil
   const why = watch.after('server session 3', held) ?? '';
   assert.match(
     why,
-    /^setup\.store_sql: server session 3 undid the pins of setup\.store_sql\[0\], setup\.store_sql\[1\], setup\.store_sql\[2\]/,
+    /^setup\.store_sql: server session 3 undid the pins of setup\.store_sql\[0\], setup\.store_sql\[1\], setup\.store_sql\[2\] when it started: every row they changed is back as it was before them/,
   );
   assert.match(why, /m row id = 'a': trust is 0\.5, pinned 0\.95/);
   assert.match(why, /m row id = 'd' is gone \(the pins inserted it\)/);
   assert.match(why, /m row id = 'c' is back \(the pins deleted it\)/);
 
-  // the phase forgot the pinned row before a restart: that restart has nothing of it to keep
+  // pinned again; a server that acts on the pinned rows at start (merges the paraphrase away, bumps
+  // the trust it read) changed the pinned store, it did not undo it: that is the phase's to judge
+  exec(
+    file,
+    "UPDATE m SET trust = 0.95 WHERE id = 'a'; INSERT INTO m (id, text) VALUES ('d', 'a paraphrase'); DELETE FROM m WHERE id = 'c'",
+  );
+  held = watch.before();
+  assert.ok(held instanceof Set && held.size === 3);
+  exec(file, "DELETE FROM m WHERE id = 'd'; UPDATE m SET text = 'kept fact [merged: a paraphrase]' WHERE id = 'a'");
+  assert.equal(watch.after('server session 4', held), undefined);
+  held = watch.before();
+  exec(file, "UPDATE m SET trust = 0.96 WHERE id = 'a'");
+  assert.equal(watch.after('server session 5', held), undefined);
+
+  // the phase forgot the pinned rows before a restart: that restart has nothing of them to keep
+  exec(file, "DELETE FROM m WHERE id = 'a'; INSERT INTO m VALUES ('c', 'gone soon', 0.5, NULL)");
   held = watch.before();
   assert.ok(held instanceof Set && held.size === 0);
-  assert.equal(watch.after('server session 4', held), undefined);
+  assert.equal(watch.after('server session 6', held), undefined);
 });
 
 test('PinWatch: a store that cannot be read is never "held"', (t) => {
