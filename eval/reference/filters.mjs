@@ -55,7 +55,9 @@ const MIN_CHARS = 20;
 export function inWorkspace(text, dir = process.cwd()) {
   const needle = plain(text);
   if (needle.length < MIN_CHARS || !existsSync(dir)) return undefined;
-  for (const name of readdirSync(dir).filter((f) => DOC.test(f)).sort()) {
+  for (const name of readdirSync(dir)
+    .filter((f) => DOC.test(f))
+    .sort()) {
     const file = join(dir, name);
     try {
       if (!statSync(file).isFile() || statSync(file).size > MAX_DOC_BYTES) continue;

@@ -34,8 +34,7 @@ export function rank(memories, query, queryVector) {
   return scored
     .filter((s) => s.score >= best * RELATIVE_CUTOFF)
     .sort(
-      (a, b) =>
-        b.score - a.score || b.m.updated_at.localeCompare(a.m.updated_at) || Number(b.m.id) - Number(a.m.id),
+      (a, b) => b.score - a.score || b.m.updated_at.localeCompare(a.m.updated_at) || Number(b.m.id) - Number(a.m.id),
     )
     .slice(0, LIMIT)
     .map((s) => s.m);

@@ -93,7 +93,12 @@ async function remember(args) {
       return ok({ id: target, status: 'updated', ...note });
     if (decision === 'DELETE' && target) store.retire(target, 'superseded');
     const stored = store.insert({ ...fields, embedding });
-    return ok({ id: stored, status: 'stored', ...(decision === 'DELETE' && target ? { superseded: target } : {}), ...note });
+    return ok({
+      id: stored,
+      status: 'stored',
+      ...(decision === 'DELETE' && target ? { superseded: target } : {}),
+      ...note,
+    });
   });
 }
 
@@ -238,9 +243,7 @@ process.stdin.on('data', (chunk) => {
       send({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error' } });
       continue;
     }
-    queue = queue
-      .then(() => handle(msg))
-      .catch((e) => process.stderr.write(`reference: ${e.message}\n`));
+    queue = queue.then(() => handle(msg)).catch((e) => process.stderr.write(`reference: ${e.message}\n`));
   }
 });
 

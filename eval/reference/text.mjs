@@ -40,11 +40,18 @@ function stem(w) {
 /** The distinct search terms of a text: lower-cased words and numbers, stop words dropped, plurals folded. */
 export function terms(text) {
   const out = new Set();
-  for (const w of String(text).toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) if (!STOP.has(w)) out.add(stem(w));
+  for (const w of String(text)
+    .toLowerCase()
+    .match(/[\p{L}\p{N}]+/gu) ?? [])
+    if (!STOP.has(w)) out.add(stem(w));
   return out;
 }
 
-const numbers = (t) => [...t].filter((w) => /\d/.test(w)).sort().join(' ');
+const numbers = (t) =>
+  [...t]
+    .filter((w) => /\d/.test(w))
+    .sort()
+    .join(' ');
 const NEGATIONS = ['no', 'not', 'never'];
 const negated = (t) => NEGATIONS.some((w) => t.has(w));
 
