@@ -41,10 +41,22 @@ const RULES = [
 ];
 
 const TOKEN = /[A-Za-z0-9_+/=-]+/g;
+/** In a short label field (subject, category, source), any word mixing letters and digits may be a password. */
+const labelSecret = (t) => t.length >= 8 && digits(t) >= 1 && letters(t) >= 2;
+
+// A secret written in parts ("the token, in two parts: part 1: ab12, part 2: cd34") matches no
+// key shape, yet each part is a leak: in a text that announces parts or talks about secrets,
+// every part's value goes.
+const SPLIT = /\bin (?:two|three|four|\d+) (?:parts|pieces|halves)\b/i;
+const PARTS = [
+  /(\bpart \d+\s*[:=]\s*)([^\s,;]+)/gi,
+  /(\b(?:first|second|third|fourth|last|other|next) (?:part|half|piece) is\s+)([^\s,;]+?)(?=[.,;]?(?:\s|$))/gi,
+];
 
 /**
  * The text with every secret it holds replaced by [REDACTED], and how many were. Patterns first,
- * then long mixed tokens anywhere, then shorter mixed tokens in a text that talks about secrets.
+ * then the parts of a split secret, then long mixed tokens anywhere, then shorter mixed tokens in
+ * a text that talks about secrets.
  */
 export function redact(value) {
   let text = String(value);
@@ -56,10 +68,24 @@ export function redact(value) {
       return out;
     });
   const aboutSecrets = SECRET_WORD.test(text);
+  if (aboutSecrets || SPLIT.test(text))
+    for (const re of PARTS)
+      text = text.replace(re, (_m, label, value) => {
+        if (value === MARK) return `${label}${value}`;
+        count++;
+        return `${label}${MARK}`;
+      });
   text = text.replace(TOKEN, (t) => {
     if (!keyLike(t) && !(aboutSecrets && partLike(t))) return t;
     count++;
     return MARK;
   });
   return { text, count };
+}
+
+/** A label field (subject, category, source): redacted as text, and wholly when a word of it looks like a password. */
+export function redactLabel(value) {
+  const r = redact(value);
+  if (r.text === MARK || !(r.text.match(TOKEN) ?? []).some(labelSecret)) return r;
+  return { text: MARK, count: r.count + 1 };
 }

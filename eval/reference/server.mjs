@@ -20,9 +20,9 @@ import { curationPlan } from './curate.mjs';
 import { inWorkspace, tentative, transient } from './filters.mjs';
 import { cosine, Model } from './model.mjs';
 import { rank } from './search.mjs';
-import { redact } from './secrets.mjs';
+import { redact, redactLabel } from './secrets.mjs';
 import { Store } from './store.mjs';
-import { clean, sameText } from './text.mjs';
+import { clean, sameText, unmask } from './text.mjs';
 
 const DAY_MS = 86_400_000;
 /** how close in meaning a stored memory must be for the formation model to be asked about a write */
@@ -39,13 +39,24 @@ const retentionMs = Number(process.env.RETENTION_DAYS ?? 30) * DAY_MS;
 const ok = (value) => ({ content: [{ type: 'text', text: JSON.stringify(value) }] });
 const refuse = (text) => ({ content: [{ type: 'text', text }], isError: true });
 
+/**
+ * A field cleaned and redacted. A secret disguised with look-alike letters is found in the
+ * unmasked text, which is then what is kept (redacted); a text that hides nothing keeps its letters.
+ */
+function scrub(value, label) {
+  const r = label ? redactLabel : redact;
+  const as = r(clean(value));
+  const unmasked = r(unmask(clean(value)));
+  return unmasked.count > as.count ? unmasked : as;
+}
+
 /** Every field of a write, cleaned and redacted, with how many secrets were taken out. */
 function prepare(args) {
   const fields = {};
   let redacted = 0;
   for (const k of ['text', 'category', 'subject', 'source']) {
     if (args[k] === undefined || args[k] === null || args[k] === '') continue;
-    const r = redact(clean(args[k]));
+    const r = scrub(args[k], k !== 'text');
     fields[k] = r.text;
     redacted += r.count;
   }
@@ -158,6 +169,8 @@ function expire() {
 const HANDLERS = { remember, update, forget, recall, curate, expire };
 
 const str = { type: 'string' };
+// a memory of nothing is refused: the schema says so, so a client can tell before it calls
+const text = { type: 'string', pattern: '\\S' };
 const TOOLS = [
   {
     name: 'remember',
@@ -165,14 +178,14 @@ const TOOLS = [
       'Store a durable fact. Secrets are redacted; run output, status chatter, musings and what workspace documents already say are refused; an exact duplicate is stored once.',
     inputSchema: {
       type: 'object',
-      properties: { text: str, category: str, subject: str, source: str },
+      properties: { text, category: str, subject: str, source: str },
       required: ['text'],
     },
   },
   {
     name: 'update',
     description: 'Replace the text of a memory (the old text is not kept).',
-    inputSchema: { type: 'object', properties: { id: str, text: str }, required: ['id', 'text'] },
+    inputSchema: { type: 'object', properties: { id: str, text }, required: ['id', 'text'] },
   },
   {
     name: 'forget',

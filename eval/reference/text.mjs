@@ -14,6 +14,60 @@ export function clean(value) {
     .normalize('NFC');
 }
 
+// Greek and Cyrillic letters drawn like Latin ones: a key written with them looks like the key
+const LOOKALIKES = Object.fromEntries(
+  [
+    ['ΑАA', 'A'],
+    ['ΒВB', 'B'],
+    ['СC', 'C'],
+    ['ΕЕE', 'E'],
+    ['ΗНH', 'H'],
+    ['ΙІI', 'I'],
+    ['ЈJ', 'J'],
+    ['ΚКK', 'K'],
+    ['ΜМM', 'M'],
+    ['ΝN', 'N'],
+    ['ΟОO', 'O'],
+    ['ΡРP', 'P'],
+    ['ЅS', 'S'],
+    ['ΤТT', 'T'],
+    ['ΧХX', 'X'],
+    ['ΥУY', 'Y'],
+    ['ΖZ', 'Z'],
+    ['аa', 'a'],
+    ['сc', 'c'],
+    ['ԁd', 'd'],
+    ['еe', 'e'],
+    ['һh', 'h'],
+    ['іιi', 'i'],
+    ['јj', 'j'],
+    ['κk', 'k'],
+    ['оοo', 'o'],
+    ['рρp', 'p'],
+    ['ԛq', 'q'],
+    ['ѕs', 's'],
+    ['υu', 'u'],
+    ['νv', 'v'],
+    ['ԝw', 'w'],
+    ['хχx', 'x'],
+    ['уy', 'y'],
+  ].flatMap(([from, to]) => [...from].filter((ch) => ch !== to).map((ch) => [ch, to])),
+);
+const LOOKALIKE = new RegExp(`[${Object.keys(LOOKALIKES).join('')}]`, 'u');
+
+/**
+ * The text as it reads: compatibility forms folded (full-width letters), and in every word that
+ * mixes Latin letters or digits with Greek or Cyrillic look-alikes, the look-alikes drawn as the
+ * Latin letters they imitate. A word wholly in another script is left as written.
+ */
+export function unmask(value) {
+  return value
+    .normalize('NFKC')
+    .replace(/[\p{L}\p{N}_]+/gu, (w) =>
+      /[A-Za-z0-9]/.test(w) && LOOKALIKE.test(w) ? [...w].map((ch) => LOOKALIKES[ch] ?? ch).join('') : w,
+    );
+}
+
 /** For exact-duplicate checks: case and spacing do not make a memory new. */
 export function sameText(a, b) {
   const n = (s) => s.toLowerCase().replace(/\s+/g, ' ').trim();
