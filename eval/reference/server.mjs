@@ -132,7 +132,8 @@ function forget(args) {
 }
 
 async function recall(args) {
-  const query = clean(args.query);
+  // a secret in a query goes to the provider no more than one in a memory (and none is stored to find)
+  const query = scrub(String(args.query ?? ''), false).text;
   const found = rank(store.live(), query, await model.embed(query));
   store.write(() => store.countRecalls(found.map((m) => m.id)));
   return ok({ results: found.map((m) => m.text), ids: found.map((m) => m.id) });
