@@ -9,6 +9,8 @@ export const BUILTIN_SCENARIOS = join(PROJECT_ROOT, 'scenarios');
 export const BUILTIN_TARGETS = join(PROJECT_ROOT, 'eval', 'targets');
 /** the declarations of `memeval selftest`'s hostile targets */
 export const HOSTILE_DIR = join(PROJECT_ROOT, 'eval', 'hostile');
+/** memeval's reference memory server and its declaration: `--target reference`, never part of `all` */
+export const REFERENCE_DIR = join(PROJECT_ROOT, 'eval', 'reference');
 /** the labelled judge cases shipped with memeval; `judge calibrate` reads these when given no file */
 export const BUILTIN_CALIBRATION = join(PROJECT_ROOT, 'eval', 'calibration', 'memory-hygiene.json5');
 
