@@ -58,10 +58,21 @@ export { chooseAnswer } from './model/provider/answers.js';
 export {
   mockProviderConfig,
   startMockProvider,
+  UnservedFaultsError,
+  type MockFaultRule,
   type MockProvider,
   type MockProviderOptions,
 } from './model/provider/kit.js';
-export type { AnswerRule, ProviderCall, ProviderConfig, Similarity } from './model/provider/types.js';
+export type {
+  AnswerRule,
+  FaultRule,
+  FaultStage,
+  ProviderCall,
+  ProviderConfig,
+  ProviderFaultKind,
+  ProviderStage,
+  Similarity,
+} from './model/provider/types.js';
 // the main types of docs/architecture.md
 export type { Scenario, Assertion, Step } from './scenario/schema.js';
 export type { TargetDecl } from './targets/schema.js';

@@ -27,6 +27,9 @@
 // PROVIDER (optional): a model provider's base URL; every remember and recall first asks it for an
 // embedding of the text (as servers with vector search do), whatever it answers, so scenarios
 // that script the provider or its faults run on this target too.
+//   rebuild-at-start  (SQLite store only) stores honestly, and after every write keeps a copy of
+//                 its rows in STORE + '.cache'; at start it rebuilds the table from that copy, so what
+//                 changed in the store while it was stopped (setup.store_sql's pins) is undone
 //   racy          remember reads the store, waits, and writes it back whole: writes in flight at once
 //                 are acknowledged and lost (all but the last to write)
 //   hang-concurrent  answers each call after a short wait; a call that arrives while another is
@@ -72,7 +75,7 @@ const read = () =>
   db
     ? db.prepare('SELECT * FROM memories ORDER BY rowid').all().map((r) => ({ ...r, deleted: Boolean(r.deleted) }))
     : readFileSync(store, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
-const write = (rows) => {
+let write = (rows) => {
   if (!db) return writeFileSync(store, rows.map((r) => JSON.stringify(r) + '\n').join(''));
   const ins = db.prepare(`INSERT INTO memories (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`);
   db.transaction(() => {
@@ -81,6 +84,16 @@ const write = (rows) => {
   })();
 };
 const append = (row) => (db ? write([...read(), row]) : appendFileSync(store, JSON.stringify(row) + '\n'));
+// rebuild-at-start: the copy it trusts over the store, written after every write, read back at start
+const cache = `${store}.cache`;
+if (mode === 'rebuild-at-start' && db) {
+  const write0 = write;
+  write = (rows) => {
+    write0(rows);
+    writeFileSync(cache, JSON.stringify(read()));
+  };
+  if (existsSync(cache)) write0(JSON.parse(readFileSync(cache, 'utf8')));
+}
 const str = { type: 'string' };
 const tools = [
   { name: 'remember', description: 'store a memory', inputSchema: { type: 'object', properties: { text: str, category: str, subject: str, source: str }, required: ['text'] } },

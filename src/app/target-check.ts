@@ -15,7 +15,7 @@ import { basename, extname, join, resolve } from 'node:path';
 import { loadScenarios, scenarioFiles } from '../scenario/loader.js';
 import { checkTarget as declarationProblems } from '../targets/checks.js';
 import { installTarget } from '../targets/install-target.js';
-import { targetFiles } from '../targets/files.js';
+import { namedTargetFiles } from '../targets/files.js';
 import { loadTarget, loadTargetFile } from '../targets/loader.js';
 import { checkOps } from '../targets/op-checks.js';
 import { resolveTargetBin } from '../targets/resolve-bin.js';
@@ -100,7 +100,7 @@ function loadDeclaration(declOrFile: string | TargetDecl): { decl: TargetDecl; f
   }
   const looksLikeFile = ['.json5', '.json'].includes(extname(declOrFile)) || declOrFile.includes('/');
   if (!looksLikeFile) {
-    const names = targetFiles().map((f) => basename(f, extname(f)));
+    const names = namedTargetFiles().map((f) => basename(f, extname(f)));
     if (!names.includes(declOrFile)) {
       const guess = nearest(declOrFile, names);
       throw new InputError(

@@ -5,7 +5,7 @@ import type { DriveOutcome, Driver } from '../drive/types.js';
 import { guardEnv } from '../fixture/netguard.js';
 import { ClockError, type WallClock } from '../fixture/wall-clock.js';
 import type { JudgePool } from '../judge/llm/pool.js';
-import { proxyStopProblems } from '../mcp/proxy.js';
+import { proxyPinsLost, proxyStopProblems, proxyStoreFailure } from '../mcp/proxy.js';
 import type { Scenario } from '../scenario/schema.js';
 import type { ResolvedBin } from '../targets/resolve-bin.js';
 import type { TargetDecl } from '../targets/schema.js';
@@ -18,6 +18,8 @@ import { openCellDir, prepareFixture } from './prepare.js';
 import { cellBase, cellResult, failedOutcome, type Outcome } from './result.js';
 import { seed } from './seed.js';
 import { pinStore } from './store-sql.js';
+import { PinLostError } from './sessions.js';
+import { PinWatch, pinsFile, writePins } from '../mcp/store-pins.js';
 import { storeSqlFor } from '../scenario/store-sql.js';
 import { CellSessions } from './sessions.js';
 import { Teardown } from './teardown.js';
@@ -118,18 +120,28 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
       const pinned = pinStore(storePath, pins);
       trail.storeSql = pinned.records;
       if (pinned.problem) throw new SetupError(pinned.problem);
+      // a server that rebuilds its store at start would run the phase on an unpinned store:
+      // memeval's sessions check at every start, an agent's proxy reads the same rows from the file
+      live.watchPins(new PinWatch(storePath, pinned.pins ?? []));
+      writePins(pinsFile(cellDir), { store: storePath, rows: pinned.pins ?? [] });
     }
     if (!driver.usesSession) await live.stop();
     clock.lap('seed');
 
+    // every provider request from here is the phase's (a fault rule of the phase counts only these)
+    prepared.provider?.setStage(driver.kind === 'agent' ? 'agent' : 'step');
     drive = await driver.drive({ ...env, handles: seeded.handles });
     if (drive.network) trail.sawNetwork(drive.network);
     await live.stop();
+    prepared.provider?.setStage('judge');
     // a server process that could not read the clock ran on some other time than the scenario's
     const clockProblem = wall?.problem();
     if (clockProblem) throw new ClockError(clockProblem);
     // the servers an agent started through the proxy: how they ended when it stopped them
     trail.shutdown.push(...proxyStopProblems(callsLog));
+    // and whether one undid setup.store_sql's pins when it started
+    const unpinned = proxyPinsLost(callsLog);
+    if (unpinned) throw new PinLostError(unpinned);
     clock.lap('drive');
 
     if (drive.invalid.length) outcome = { verdict: 'invalid', reason: drive.invalid.join('; '), agent: drive.agent };
@@ -162,7 +174,7 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
   clock.restart();
   await teardown.run();
   clock.lap('teardown');
-  return cellResult(base, storeFailureOutcome(outcome, sessions), clock, trail, teardown.failures);
+  return cellResult(base, storeFailureOutcome(outcome, sessions, callsLog), clock, trail, teardown.failures);
 }
 
 /** The clock the servers ran on, for the result and beside the evidence (clock.json). */
@@ -180,9 +192,14 @@ function keepClock(clock: WallClock, cellDir: string, trail: CellTrail): ClockRe
  * A server that logged that its declared store could not be opened ran on something else (a
  * fallback to memory, a store that is not the one read as evidence): nothing the cell judged
  * is about the declared target, so the cell is `error` with that line, whatever it found.
+ * memeval's own sessions watch their servers; an agent's servers are watched by the proxy.
  */
-function storeFailureOutcome(outcome: Outcome, sessions: CellSessions | undefined): Outcome {
-  const line = sessions?.storeFailure();
+export function storeFailureOutcome(
+  outcome: Outcome,
+  sessions: Pick<CellSessions, 'storeFailure'> | undefined,
+  callsLog: string,
+): Outcome {
+  const line = sessions?.storeFailure() ?? proxyStoreFailure(callsLog);
   if (!line || outcome.verdict === 'skipped') return outcome;
   return {
     ...outcome,

@@ -8,7 +8,8 @@ import { NOISE_FILE } from '../mcp/noise.js';
 import { TargetSession } from '../mcp/session.js';
 import type { ResolvedBin } from '../targets/resolve-bin.js';
 import type { TargetDecl } from '../targets/schema.js';
-import { Interrupted } from '../util/errors.js';
+import { Interrupted, MemevalError } from '../util/errors.js';
+import type { PinWatch } from '../mcp/store-pins.js';
 import type { CellTrail } from './trail.js';
 
 /** A probe session number no driver reaches. */
@@ -42,8 +43,15 @@ export class CellSessions implements Sessions {
   private sessionNo = 0;
   /** every server this cell started, the recall probe's too */
   private readonly started: { no: number; session: TargetSession }[] = [];
+  /** setup.store_sql's pinned rows, once pinned: every later start must leave them as they were */
+  private pins?: PinWatch;
 
   constructor(private readonly o: CellSessionsOptions) {}
+
+  /** From now on, a server whose start undoes a pin that held before it is a setup error. */
+  watchPins(pins: PinWatch): void {
+    this.pins = pins;
+  }
 
   current(): TargetSession | undefined {
     return this.session;
@@ -111,6 +119,7 @@ export class CellSessions implements Sessions {
   private async server(no: number, logFile: string, stderrName: string): Promise<TargetSession> {
     const { decl, bin, fixture, cellDir, serverEnv, bridges } = this.o;
     if (this.o.signal?.aborted) throw new Interrupted('interrupted');
+    const heldBefore = this.pins?.before();
     const session = await TargetSession.start({
       decl,
       bin,
@@ -123,13 +132,25 @@ export class CellSessions implements Sessions {
       bridges,
     });
     this.started.push({ no, session });
-    const unclocked = this.o.clock?.checkServing(
-      no === PROBE_SESSION ? 'the recall probe server' : `server session ${no}`,
-    );
+    const label = no === PROBE_SESSION ? 'the recall probe server' : `server session ${no}`;
+    const unclocked = this.o.clock?.checkServing(label);
     if (unclocked) {
       await session.close().catch(() => {});
       throw new ClockError(unclocked);
     }
+    // read once the server answered its handshake: a store it rebuilt at start is rebuilt by now
+    const unpinned = heldBefore && this.pins?.after(label, heldBefore);
+    if (unpinned) {
+      await session.close().catch(() => {});
+      throw new PinLostError(unpinned);
+    }
     return session;
+  }
+}
+
+/** A server start undid what setup.store_sql pinned (or the pins could not be checked): the cell is `error`. */
+export class PinLostError extends MemevalError {
+  constructor(message: string) {
+    super('SETUP', message);
   }
 }

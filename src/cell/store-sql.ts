@@ -10,18 +10,21 @@ import {
   type PinStatement,
 } from '../scenario/store-sql.js';
 import type { TargetDecl } from '../targets/schema.js';
+import { PinCapture, type PinnedRow } from '../mcp/store-pins.js';
 
 /**
  * Run a scenario's `setup.store_sql` against the stopped server's SQLite store, in order, in one
  * transaction. Every statement is recorded with the rows it changed. The first that fails, reads
- * instead of writing, or changes a number of rows it was not meant to, ends the pinning: the
- * transaction is rolled back (the phase would run on half-pinned state) and the problem returned,
- * so the cell is `error`, never judged on a store the scenario did not set up.
+ * instead of writing, writes no ordinary table (so its rows cannot be checked later), or changes
+ * a number of rows it was not meant to, ends the pinning: the transaction is rolled back (the
+ * phase would run on half-pinned state) and the problem returned, so the cell is `error`, never
+ * judged on a store the scenario did not set up. On success, `pins` are the rows the statements
+ * changed, as every later server start must leave them (mcp/store-pins.ts PinWatch).
  */
 export function pinStore(
   storePath: string,
   statements: PinStatement[],
-): { records: StoreSqlRecord[]; problem?: string } {
+): { records: StoreSqlRecord[]; pins?: PinnedRow[]; problem?: string } {
   const records: StoreSqlRecord[] = [];
   if (!existsSync(storePath))
     return {
@@ -35,8 +38,10 @@ export function pinStore(
     return { records, problem: `setup.store_sql: cannot open the store ${storePath}: ${(e as Error).message}` };
   }
   let problem: string | undefined;
+  let pins: PinnedRow[] | undefined;
   try {
     db.exec('BEGIN IMMEDIATE');
+    const capture = new PinCapture(db);
     for (const [i, s] of statements.entries()) {
       const rec: StoreSqlRecord = { index: i, sql: s.sql, expect_rows: s.expect_rows, rows: null, ok: false };
       records.push(rec);
@@ -44,6 +49,10 @@ export function pinStore(
         const stmt = db.prepare(s.sql);
         if (stmt.reader)
           throw new Error('it reads rows instead of changing them (store_sql pins state: UPDATE, INSERT, DELETE)');
+        if (!capture.table(i, s.sql))
+          throw new Error(
+            'it writes no ordinary table (a virtual table?), so whether the pin still holds once the server has started cannot be checked; pin the table behind it',
+          );
         rec.rows = stmt.run().changes;
       } catch (e) {
         rec.error = (e as Error).message;
@@ -56,6 +65,7 @@ export function pinStore(
       }
       rec.ok = true;
     }
+    if (!problem) pins = capture.rows();
     db.exec(problem ? 'ROLLBACK' : 'COMMIT');
     if (problem) for (const r of records) if (r.ok) r.rolled_back = true;
   } catch (e) {
@@ -64,7 +74,7 @@ export function pinStore(
   } finally {
     db.close();
   }
-  return problem ? { records, problem } : { records };
+  return problem ? { records, problem } : { records, pins: pins ?? [] };
 }
 
 /**

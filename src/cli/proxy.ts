@@ -18,7 +18,7 @@ export function registerProxy(program: Command, cli: CliContext): void {
     .option('--max-calls <n>', 'refuse tools/call past N in this session (noted in <log>.capped)', positiveInt)
     .option(
       '--launch <file>',
-      "JSON {command, args, env, cwd}: start the server exactly so, with that environment and none of the proxy's",
+      "JSON {command, args, env, cwd, store_failure}: start the server exactly so, with that environment and none of the proxy's (store_failure: the declaration's patterns of a store that could not be opened)",
     )
     .argument('[command...]', 'the MCP server command, after -- (it inherits the proxy environment); or use --launch')
     .usage('--log FILE [--session N] (--launch FILE | -- <server command> [args...])')
@@ -40,6 +40,13 @@ export function registerProxy(program: Command, cli: CliContext): void {
         if (!opts.launch && !command.length)
           throw new InputError('mcp-proxy: missing the server: --launch FILE or -- <command>');
         const l = opts.launch ? readLaunchFile(opts.launch) : undefined;
+        // loaded only when the store was pinned: the proxy starts once per agent session
+        const pins = l?.pins
+          ? await import('../mcp/store-pins.js').then((m) => {
+              const f = m.readPins(l.pins!);
+              return new m.PinWatch(f.store, f.rows);
+            })
+          : undefined;
         const code = await runProxy(
           l
             ? {
@@ -47,7 +54,12 @@ export function registerProxy(program: Command, cli: CliContext): void {
                 session: opts.session,
                 maxCalls: opts.maxCalls,
                 maxMessageBytes: opts.maxMessageBytes,
-                ...l,
+                command: l.command,
+                args: l.args,
+                env: l.env,
+                cwd: l.cwd,
+                storeFailures: l.store_failure,
+                pins,
               }
             : {
                 log: opts.log,

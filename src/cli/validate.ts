@@ -14,15 +14,15 @@ async function defaultPaths(): Promise<string[]> {
   const { scenarioFilesIn } = await import('../app/load.js');
   const { scenarioFiles } = await import('../scenario/loader.js');
   const { DEFAULT_TARGET } = await import('../targets/loader.js');
-  const { targetFiles } = await import('../targets/files.js');
+  const { namedTargetFiles, targetFiles } = await import('../targets/files.js');
   const found = loadConfig();
-  if (!found) return [...scenarioFiles(BUILTIN_SCENARIOS), ...targetFiles()];
+  if (!found) return [...scenarioFiles(BUILTIN_SCENARIOS), ...namedTargetFiles()];
   // npm lookups (execa) come with it: only a project config can name `name@version`
   const { splitTargetRef } = await import('../targets/version.js');
   const { config, file } = found;
   process.stdout.write(`config: ${file}\n`);
   const names = config.targets ?? [DEFAULT_TARGET];
-  const builtin = new Map(targetFiles().map((f) => [basename(f, extname(f)), f]));
+  const builtin = new Map(namedTargetFiles().map((f) => [basename(f, extname(f)), f]));
   // a `name@version` is checked as its declaration; the version is resolved on npm by `run`
   const fileOf = (ref: string): string => {
     const n = splitTargetRef(ref).name;

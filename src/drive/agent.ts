@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { finishReason } from '../core/finish-reason.js';
 import type { AgentRunInfo, NetworkMode, ScriptedPolicy, TurnRecord } from '../core/results.js';
@@ -18,6 +18,7 @@ import {
 import { isToolCall, readCalls, type CallRecord } from '../mcp/calls-log.js';
 import { cappedCalls, proxiesSettled, writeLaunchFile } from '../mcp/proxy.js';
 import { serverLaunch } from '../mcp/session.js';
+import { pinsFile } from '../mcp/store-pins.js';
 import { isolatedEnv } from '../fixture/fixture.js';
 import type { MemoryHandle } from '../ops/ops.js';
 import { handlesAfter, splitSessions, type Script } from '../model/policy.js';
@@ -170,7 +171,14 @@ async function prepareAgent(
   // the proxy reads the server's launch and whole environment from this file, never from the
   // agent: agents hand their own env (API keys) to MCP servers, and some strip NODE_OPTIONS
   const launchFile = join(env.cellDir, 'server-launch.json');
-  writeLaunchFile(launchFile, launch);
+  // with the declaration's store-failure patterns and setup.store_sql's pinned rows, when there
+  // are any: the proxy watches each server it starts for them
+  const pins = pinsFile(env.cellDir);
+  writeLaunchFile(launchFile, {
+    ...launch,
+    store_failure: env.decl.server.store_failure,
+    ...(existsSync(pins) ? { pins } : {}),
+  });
   const maxTurns = o.maxTurns ?? o.scenario.real_model!.max_turns;
   const ctx: AgentContext = {
     fixture: env.fixture,

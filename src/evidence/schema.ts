@@ -35,6 +35,7 @@ export const PROVIDER_CALLS_COLUMNS = [
   'ms',
   'fault',
   'fault_rule',
+  'stage',
 ] as const;
 /** `recall_probes`: each distinct recall query the cell's judges read, asked once after the snapshot (see recall-probes.ts). */
 export const RECALL_PROBES_COLUMNS = [

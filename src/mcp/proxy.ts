@@ -1,13 +1,25 @@
 import { isAlive } from '../util/processes.js';
 import { spawn } from 'node:child_process';
 import { constants as osConstants } from 'node:os';
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  existsSync,
+  fstatSync,
+  openSync,
+  readFileSync,
+  readSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { describeExit, stopProblem } from './child-transport.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, LineFramer, OversizeMessage, type Frame } from './framing.js';
 import { CallRecorder } from './recorder.js';
+import { StoreFailureWatch, storeFailureRegexes } from './store-failure.js';
+import type { PinWatch } from './store-pins.js';
 import { onSignal } from '../util/signals.js';
 import { isolatedCommand, isolationMode, killTagged, newOwnerTag, OWNER_VAR } from '../util/isolation.js';
 import { JsonlError, readJsonl, tornLine } from '../util/jsonl.js';
@@ -26,6 +38,10 @@ export interface ProxyOptions {
   env?: Record<string, string>;
   /** refuse tools/call past this many in this proxy session (one agent prompt), noting each refusal */
   maxCalls?: number;
+  /** the declaration's server.store_failure patterns (the built-in ones are always watched for) */
+  storeFailures?: string[];
+  /** setup.store_sql's pinned rows: checked before the server starts and once it has answered its first request */
+  pins?: PinWatch;
 }
 
 /** The file beside the calls log where the proxy notes each tools/call refused by the cap. */
@@ -80,6 +96,8 @@ export function proxyStopProblem(r: {
 type ExitNote =
   | { session: number; started: true; pid: number; watcher: number }
   | { session: number; asked: string; stopping: true }
+  | { session: number; store_failure: string; stream: 'stderr' | 'stdout' }
+  | { session: number; pins_lost: string }
   | { session: number; asked: string | null; took?: Took; code: number | null; signal: string | null; fault?: string };
 
 /**
@@ -93,6 +111,8 @@ export function statusFile(log: string, session: number): string {
 const exitNoteSchema = z.union([
   z.object({ session: z.number(), started: z.literal(true), pid: z.number(), watcher: z.number() }),
   z.object({ session: z.number(), asked: z.string(), stopping: z.literal(true) }),
+  z.object({ session: z.number(), store_failure: z.string(), stream: z.enum(['stderr', 'stdout']) }),
+  z.object({ session: z.number(), pins_lost: z.string() }),
   z.object({
     session: z.number(),
     asked: z.string().nullable(),
@@ -188,6 +208,91 @@ export function proxyStopProblems(log: string): string[] {
   ];
 }
 
+/**
+ * The first line a server an agent ran through the proxy wrote saying its declared store could
+ * not be opened (the proxy notes it as it sees it, so a proxy killed later still told), with the
+ * session and stream; undefined when none did.
+ */
+export function proxyStoreFailure(log: string): string | undefined {
+  const n = readExitNotes(log).notes.find(
+    (x): x is Extract<ExitNote, { store_failure: string }> => 'store_failure' in x,
+  );
+  return n && `the agent's server session ${n.session} ${n.stream}: ${n.store_failure}`;
+}
+
+/** Why a server an agent started undid setup.store_sql's pins (the first the proxy noted); undefined when none did. */
+export function proxyPinsLost(log: string): string | undefined {
+  return readExitNotes(log).notes.find((x): x is Extract<ExitNote, { pins_lost: string }> => 'pins_lost' in x)
+    ?.pins_lost;
+}
+
+/** The file beside the calls log a proxied server writes its stderr to (the proxy reads it from there). */
+export function serverStderrFile(log: string, session: number): string {
+  return `${log}.stderr-${session}`;
+}
+
+/** Past this size the proxy empties the server's stderr file once it has read it (a flood must not fill the disk). */
+const STDERR_FILE_CAP = 8 * 1024 * 1024;
+
+/**
+ * Follows a server's stderr file: each new chunk goes to the store-failure watch and on to the
+ * proxy's own stderr (the agent's view of the server, as before). The server writes the file
+ * itself, so a proxy the agent kills never leaves it writing into a closed pipe.
+ */
+class StderrFollower {
+  private offset = 0;
+  private ended = false;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly file: string,
+    private readonly fd: number,
+    private readonly watch: StoreFailureWatch,
+    private readonly onFound: () => void,
+  ) {
+    this.timer = setInterval(() => this.read(), 50);
+  }
+
+  read(): void {
+    const size = fstatSync(this.fd).size;
+    if (size < this.offset) this.offset = 0; // emptied under us
+    while (this.offset < size) {
+      const buf = Buffer.alloc(Math.min(size - this.offset, 1 << 16));
+      const n = readSync(this.fd, buf, 0, buf.length, this.offset);
+      if (n <= 0) break;
+      this.offset += n;
+      this.seen(buf.subarray(0, n));
+    }
+    if (this.offset >= STDERR_FILE_CAP) {
+      truncateSync(this.file, 0);
+      this.offset = 0;
+    }
+  }
+
+  private seen(chunk: Buffer): void {
+    const had = this.watch.found;
+    this.watch.stderr(chunk.toString('utf8'));
+    if (!had && this.watch.found) this.onFound();
+    try {
+      process.stderr.write(chunk);
+    } catch {
+      /* the agent stopped reading: the file still has it */
+    }
+  }
+
+  /** The server has exited: read what is left, test the last line, stop following. */
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    clearInterval(this.timer);
+    this.read();
+    const had = this.watch.found;
+    this.watch.end();
+    if (!had && this.watch.found) this.onFound();
+    closeSync(this.fd);
+  }
+}
+
 const capNoteSchema = z.object({ tool: z.string(), call: z.number(), cap: z.number(), ts: z.string() });
 
 /**
@@ -204,6 +309,10 @@ const launchSchema = z.object({
   args: z.array(z.string()),
   env: z.record(z.string(), z.string()),
   cwd: z.string(),
+  /** the declaration's server.store_failure patterns */
+  store_failure: z.array(z.string()).optional(),
+  /** the cell's store-pins.json (mcp/store-pins.ts), when setup.store_sql pinned the store */
+  pins: z.string().optional(),
 });
 export type LaunchFile = z.infer<typeof launchSchema>;
 
@@ -253,9 +362,15 @@ export function runProxy(o: ProxyOptions): Promise<number> {
   // how the agent asked the server to stop: its stdin closed, or a signal to the proxy
   let asked: string | undefined;
   const tag = newOwnerTag();
+  // the pins as they are before this server starts; checked again before its first answer is passed on
+  let pinsHeld = o.pins?.before();
   const launch = isolatedCommand(...statusRecorded(o.command, o.args, statusFile(o.log, session)));
+  // the server's stderr goes to a file it writes itself, which the proxy follows: a line saying
+  // its store could not be opened makes the agent's cell an error, as in memeval's own sessions
+  const stderrFile = serverStderrFile(o.log, session);
+  const stderrFd = openSync(stderrFile, 'a');
   const child = spawn(launch.command, launch.args, {
-    stdio: ['pipe', 'pipe', 'inherit'],
+    stdio: ['pipe', 'pipe', stderrFd],
     env: { ...(o.env ?? process.env), [OWNER_VAR]: tag },
     cwd: o.cwd,
     detached: true,
@@ -267,6 +382,13 @@ export function runProxy(o: ProxyOptions): Promise<number> {
       /* no start note: no exit is expected; no exit note after a start note: the cell says it was not seen */
     }
   };
+  const storeWatch = new StoreFailureWatch(storeFailureRegexes(o.storeFailures ?? []));
+  const noteStoreFailure = () => {
+    const f = storeWatch.found;
+    if (f) note({ session, store_failure: f.line, stream: f.stream });
+  };
+  const follower = new StderrFollower(stderrFile, openSync(stderrFile, 'r'), storeWatch, noteStoreFailure);
+  closeSync(stderrFd); // the server holds its own copy
   if (child.pid !== undefined) note({ session, started: true, pid: process.pid, watcher: child.pid });
   // The agent's stop request, however it comes, reaches the server as MCP's stdio shutdown:
   // its stdin closes, SIGTERM if it is still there after the grace, then SIGKILL. A signal is
@@ -277,7 +399,7 @@ export function runProxy(o: ProxyOptions): Promise<number> {
     if (asked) return;
     asked = how;
     note({ session, asked, stopping: true });
-    child.stdin.end();
+    child.stdin!.end();
     const term = setTimeout(() => {
       took = 'SIGTERM';
       killGroup('SIGTERM');
@@ -338,16 +460,28 @@ export function runProxy(o: ProxyOptions): Promise<number> {
         );
         continue;
       }
-      child.stdin.write(serializeMessage(recorder.outgoing(m)));
+      child.stdin!.write(serializeMessage(recorder.outgoing(m)));
     }
   });
   process.stdin.on('end', () => stopping('stdin'));
-  child.stdin.on('error', () => {});
+  child.stdin!.on('error', () => {});
   process.stdout.on('error', () => stopping('SIGTERM')); // the agent went away
-  child.stdout.on('data', (chunk: Buffer) => {
+  child.stdout!.on('data', (chunk: Buffer) => {
     for (const f of frames(fromServer, chunk, 'server')) {
-      if (f.kind !== 'message') continue; // not JSON-RPC: nothing we can forward faithfully
+      if (f.kind !== 'message') {
+        // not JSON-RPC: nothing we can forward faithfully, but it may say the store could not be opened
+        const had = storeWatch.found;
+        storeWatch.stdout(f.line);
+        if (!had && storeWatch.found) noteStoreFailure();
+        continue;
+      }
       recorder.incoming(f.message);
+      if (pinsHeld && ('result' in f.message || 'error' in f.message)) {
+        // its first answer (the handshake): a store it rebuilt at start is rebuilt by now, and the agent has written nothing yet
+        const lost = o.pins!.after(`the agent's server session ${session}`, pinsHeld);
+        pinsHeld = undefined;
+        if (lost) note({ session, pins_lost: lost });
+      }
       if (recorder.writeError && !fault) {
         // an agent run without its calls log is no evidence: stop here, loudly
         fault = `cannot write the calls log ${o.log} (${(recorder.writeError as NodeJS.ErrnoException).code ?? recorder.writeError.message})`;
@@ -361,10 +495,12 @@ export function runProxy(o: ProxyOptions): Promise<number> {
   onSignal((sig) => stopping(sig));
   return new Promise((resolve) => {
     child.on('error', (e) => {
+      follower.end();
       process.stderr.write(`memeval mcp-proxy: cannot start ${o.command}: ${e.message}\n`);
       resolve(127);
     });
     child.on('exit', (code, signal) => {
+      follower.end();
       recorder.flushPending(`${fault ?? describeExit({ code, signal })} before answering`);
       note({ session, asked: asked ?? null, took, code, signal, ...(fault ? { fault } : {}) });
       killGroup('SIGKILL'); // whatever the server left in its group

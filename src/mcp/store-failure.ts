@@ -57,5 +57,10 @@ export class StoreFailureWatch {
 
 /** The built-in patterns and the declaration's own (server.store_failure, checked at load). */
 export function storeFailurePatterns(decl: Pick<TargetDecl, 'server'>): RegExp[] {
-  return [...BUILT_IN_STORE_FAILURES, ...decl.server.store_failure.map((r) => new RegExp(r, 'u'))];
+  return storeFailureRegexes(decl.server.store_failure);
+}
+
+/** The built-in patterns and these declared sources (the proxy gets them through its launch file). */
+export function storeFailureRegexes(declared: readonly string[]): RegExp[] {
+  return [...BUILT_IN_STORE_FAILURES, ...declared.map((r) => new RegExp(r, 'u'))];
 }

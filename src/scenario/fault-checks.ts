@@ -30,6 +30,10 @@ export function checkProviderFaults(scenario: Scenario, checkRef: (text: string,
       problems.push(
         `${at}.phase: "violation" but the scenario has no violation phase (deterministic.violation is null)`,
       );
+    if (f.stage === 'setup' && !scenario.setup.memories.length && !scenario.setup.steps.length)
+      problems.push(
+        `${at}.stage: "setup" but the scenario has no setup.memories nor setup.steps, so no setup request can meet it; use stage "phase"`,
+      );
     for (const c of f.contains === undefined ? [] : Array.isArray(f.contains) ? f.contains : [f.contains])
       checkRef(c, `${at}.contains`);
   });

@@ -36,16 +36,26 @@ const setupMemory = z.strictObject({
     ),
 });
 
-/** What a `setup.store_sql` statement must change: exactly N rows, at least one (`some`), or anything (`any`). */
-export const EXPECT_ROWS = ['some', 'any'] as const;
+/**
+ * What a `setup.store_sql` statement must change: exactly N rows (N ≥ 1), or at least one
+ * (`some`). A statement may not change nothing: zero rows means the phase would run on a store
+ * the scenario did not describe, so there is no "any" (and no 0).
+ */
+export const EXPECT_ROWS = ['some'] as const;
+type ExpectRows = (typeof EXPECT_ROWS)[number];
 const storeSqlStatement = z.union([
   nonEmpty.describe('one SQL statement; it must change at least one row'),
   z.strictObject({
     sql: nonEmpty.describe('one SQL statement run against the store (the main database, tables unqualified)'),
     expect_rows: z
-      .union([z.number().int().nonnegative(), z.enum(EXPECT_ROWS)])
+      // a refinement, not a narrower type: its message (the fix) survives the union around it
+      .union([z.number().int(), z.string()])
+      .refine((v): v is number | ExpectRows => (typeof v === 'number' ? v >= 1 : v === 'some'), {
+        message:
+          'a number (exactly that many rows, 1 or more) or "some" (at least one); "any" and 0 are refused: a pin that changed no row leaves the scenario on a store it did not describe',
+      })
       .default('some')
-      .describe('rows it must change: a number (exactly), "some" (at least one; the default) or "any"'),
+      .describe('rows it must change: a number (exactly, 1 or more) or "some" (at least one; the default)'),
     note: z.string().optional(),
   }),
 ]);
@@ -92,6 +102,8 @@ export const PROVIDER_FAULTS = [
   'empty-embedding',
 ] as const;
 export type ProviderFaultKind = (typeof PROVIDER_FAULTS)[number];
+/** Where in a cell a fault rule is served and must be served: the phase (step or agent), setup, or any stage. */
+export const FAULT_STAGES = ['phase', 'setup', 'any'] as const;
 /** Faults that only an embeddings request can get (they are about the vector). */
 export const EMBEDDING_ONLY_FAULTS: ReadonlySet<ProviderFaultKind> = new Set(['wrong-dimension', 'empty-embedding']);
 
@@ -135,11 +147,17 @@ const providerFault = z.strictObject({
     .optional()
     .describe('wrong-dimension only: the vector size served (default half the size asked for)'),
   phase: z.enum(['both', 'well-behaved', 'violation']).default('both'),
+  stage: z
+    .enum(FAULT_STAGES)
+    .default('phase')
+    .describe(
+      'which requests of the cell it is served to, counted on (skip, times) and must be served to count: the phase (the default), setup (seeding and setup steps), or any',
+    ),
   optional: z
     .boolean()
     .default(false)
     .describe(
-      "a fault that need not be served (e.g. one for another target's request shape); a cell in which a required fault was never served is an error",
+      "a fault that need not be served (e.g. one for another target's request shape); a cell in which a required fault was never served in its stage is an error",
     ),
 });
 export type ProviderFaultRule = z.infer<typeof providerFault>;

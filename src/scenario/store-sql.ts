@@ -3,7 +3,7 @@ import type { Scenario, StoreSqlStatement } from './schema.js';
 /** A `setup.store_sql` statement with its defaults filled. */
 export interface PinStatement {
   sql: string;
-  expect_rows: number | 'some' | 'any';
+  expect_rows: number | 'some';
   note?: string;
 }
 
@@ -40,16 +40,15 @@ export function normaliseStatement(s: StoreSqlStatement): PinStatement {
   return typeof s === 'string' ? { sql: s, expect_rows: 'some' } : s;
 }
 
-/** Does the count of changed rows meet what the statement expects? */
+/** Does the count of changed rows meet what the statement expects? Zero rows never does. */
 export function rowsMeet(rows: number, expect: PinStatement['expect_rows']): boolean {
-  if (expect === 'any') return true;
-  if (expect === 'some') return rows > 0;
+  if (rows <= 0) return false;
+  if (expect === 'some') return true;
   return rows === expect;
 }
 
-/** "at least 1", "exactly 3", "any number" */
+/** "at least 1", "exactly 3" */
 export function describeExpectRows(expect: PinStatement['expect_rows']): string {
-  if (expect === 'any') return 'any number of rows';
   if (expect === 'some') return 'at least 1 row';
   return `exactly ${expect} row(s)`;
 }

@@ -273,6 +273,29 @@ export const HOSTILE_RULES: HostileSpec[] = [
     ],
   },
   {
+    // the check runs at every server start memeval makes; an agent's servers start through the proxy
+    target: 'hostile-sqlite-rebuild',
+    layers: ['deterministic'],
+    exposed: {
+      'well-behaved': [{ verdicts: ['error'], reason: /setup\.store_sql|pin/ }],
+      violation: [{ verdicts: ['error'], reason: /setup\.store_sql|pin/ }],
+    },
+    'well-behaved': [
+      {
+        verdicts: ['pass', 'fail'],
+        when: 'store-sql',
+        why: "the target rebuilt its store from its own copy when the phase's server started, undoing setup.store_sql's pins: the phase ran on a state the scenario did not set up",
+      },
+    ],
+    violation: [
+      {
+        verdicts: ['defended', 'detected', 'undetected'],
+        when: 'store-sql',
+        why: "the target rebuilt its store from its own copy when the phase's server started, undoing setup.store_sql's pins: the phase ran on a state the scenario did not set up",
+      },
+    ],
+  },
+  {
     target: 'hostile-curate-wipe',
     layers: ['deterministic'],
     exposed: { 'well-behaved': [{ verdicts: ['fail'] }], violation: [] },

@@ -6,7 +6,7 @@ import { BUILTIN_TARGETS } from '../util/paths.js';
 import { checkOps } from './op-checks.js';
 import { checkTargetWiring, targetSchema, type TargetDecl } from './schema.js';
 import { checkTarget } from './checks.js';
-import { TARGET_EXTENSIONS, targetFiles } from './files.js';
+import { namedTargetFiles, TARGET_EXTENSIONS, targetFiles } from './files.js';
 
 export interface LoadedTarget {
   file: string;
@@ -29,10 +29,13 @@ export function loadAllTargets(dir = BUILTIN_TARGETS): LoadedTarget[] {
   return targetFiles(dir).map(loadTargetFile);
 }
 
-/** Resolve a target by name (or a path to a declaration file). */
-export function loadTarget(nameOrFile: string, dir = BUILTIN_TARGETS): LoadedTarget {
+/**
+ * Resolve a target by name (or a path to a declaration file): a built-in target or the reference
+ * server, or, given `dir`, a declaration in that folder only.
+ */
+export function loadTarget(nameOrFile: string, dir?: string): LoadedTarget {
   if (TARGET_EXTENSIONS.includes(extname(nameOrFile)) && existsSync(nameOrFile)) return loadTargetFile(nameOrFile);
-  const files = targetFiles(dir);
+  const files = dir === undefined ? namedTargetFiles() : targetFiles(dir);
   const match = files.find((f) => basename(f, extname(f)) === nameOrFile);
   if (!match) {
     const names = files.map((f) => basename(f, extname(f)));

@@ -4,7 +4,7 @@
 // served is an error, not a pass, and a fault rule that makes no sense is exit 3 before anything runs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { memeval, scenario, tempDir, writeJson } from '../helpers.js';
@@ -233,4 +233,73 @@ test('a fault rule that cannot work is exit 3 with file, field and fix, before a
   assert.match(text2, /provider\.faults\[1\]\.retry_after: only an http-429 or http-500 fault/);
   assert.match(text2, /provider\.faults\[1\]\.dimensions: only a wrong-dimension fault/);
   assert.match(text2, /provider\.faults\[2\]\.contains: "\$ref:nothing" names no setup memory/);
+});
+
+test('a fault is served and counted in its stage: one spent on a setup request is not met by the phase, and the cell is an error', async (t) => {
+  const dir = tempDir(t, 'memeval-faults-stage-');
+  const sc = join(dir, 'scenarios');
+  mkdirSync(sc);
+  // setup stores the Osprey memory (its embedding request matches the fault); the phase only
+  // stores another memory, so no phase request can meet the fault
+  const base = (stage?: string) =>
+    scenario(stage ? `fault-stage-${stage}` : 'fault-stage-default', {
+      setup: { memories: [{ ref: 'backup', content: 'The Osprey backup job copies the billing database at 02:00' }] },
+      provider: {
+        faults: [
+          {
+            name: 'rate limited once',
+            on: 'embeddings',
+            contains: 'Osprey',
+            fault: 'http-429',
+            times: 1,
+            ...(stage ? { stage } : {}),
+          },
+        ],
+      },
+      deterministic: {
+        well_behaved: [{ op: 'remember', content: 'The Heron deploy script tags each release' }],
+        violation: null,
+      },
+      assertions: [
+        {
+          kind: 'count',
+          name: 'the memory is stored',
+          phase: 'both',
+          contains: 'Osprey backup job',
+          op: 'gte',
+          value: 1,
+        },
+      ],
+    });
+  writeJson(join(sc, 'fault-stage-default.json'), base());
+  writeJson(join(sc, 'fault-stage-setup.json'), base('setup'));
+  const [keep] = targets(dir);
+  const out = join(dir, 'out');
+  const r = await memeval(['run', '--scenarios', sc, '--target', keep!, '--out', out]);
+  assert.equal(r.exitCode, 1, `${r.stdout}\n${r.stderr}`);
+  const runDir = join(out, readdirSync(out).filter((f) => !f.startsWith('.'))[0]!);
+  const report = JSON.parse(readFileSync(join(runDir, 'report.json'), 'utf8')) as Report;
+  const cell = (id: string) => report.results.find((c) => c.scenario === id)!;
+  // the phase never met the fault: every assertion holds, and yet nothing about the fault was tested
+  assert.equal(cell('fault-stage-default').verdict, 'error', `${r.stdout}\n${r.stderr}`);
+  assert.match(cell('fault-stage-default').reason, /provider fault\(s\) never served: rate limited once/);
+  // a rule for the setup stage is served there, and counts
+  assert.equal(cell('fault-stage-setup').verdict, 'pass', cell('fault-stage-setup').reason);
+  const stages = (id: string) => {
+    const db = new Database(join(runDir, cell(id).cell_dir, 'evidence.db'), { readonly: true });
+    try {
+      return db.prepare('SELECT stage, status, fault_rule FROM provider_calls ORDER BY seq').all();
+    } finally {
+      db.close();
+    }
+  };
+  // every request carries the stage it arrived in; the phase's rule was not spent on setup
+  assert.deepEqual(stages('fault-stage-default'), [
+    { stage: 'setup', status: 200, fault_rule: null },
+    { stage: 'step', status: 200, fault_rule: null },
+  ]);
+  assert.deepEqual(stages('fault-stage-setup'), [
+    { stage: 'setup', status: 429, fault_rule: 'rate limited once' },
+    { stage: 'step', status: 200, fault_rule: null },
+  ]);
 });

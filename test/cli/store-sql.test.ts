@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { memeval, scenario, tempDir, timeLimit, writeJson } from '../helpers.js';
+import { memeval, ROOT, scenario, tempDir, timeLimit, writeJson } from '../helpers.js';
 
 /** The honest curator: keeps the most trusted, most recalled, newest of each near-duplicate group. */
 function honestTarget(dir: string): string {
@@ -168,5 +168,74 @@ test(
       /pins-jsonl\.json: setup\.store_sql\.server-memory: the target's store is jsonl, not SQLite/,
     );
     assert.match(String(r.stderr), /pins-jsonl\.json: setup\.store_sql\.memorix\[0\]: near "UPDTE": syntax error/);
+  },
+);
+
+test(
+  'expect_rows "any" is refused before anything runs: a pin that changed no row would leave the phase on a store the scenario did not describe',
+  { timeout: timeLimit(60_000) },
+  async (t) => {
+    const dir = tempDir(t);
+    const sc = join(dir, 'scenarios');
+    mkdirSync(sc);
+    writeJson(
+      join(sc, 'pins-any.json'),
+      scenario('pins-any', {
+        setup: {
+          memories: [{ ref: 'm', content: 'User prefers dark mode' }],
+          store_sql: {
+            'hostile-sqlite-honest': [
+              { sql: "UPDATE memories SET trust = 1 WHERE text = 'nothing'", expect_rows: 'any' },
+            ],
+          },
+        },
+      }),
+    );
+    const r = await memeval(['run', '--scenarios', sc, '--target', honestTarget(dir), '--out', join(dir, 'out')], {
+      timeout: timeLimit(55_000),
+    });
+    assert.equal(r.exitCode, 3, `${r.stdout}\n${r.stderr}`);
+    assert.match(
+      String(r.stderr),
+      /pins-any\.json: setup\.store_sql\.hostile-sqlite-honest\[0\]\.expect_rows: a number \(exactly that many rows, 1 or more\) or "some"/,
+    );
+  },
+);
+
+test(
+  'a server that rebuilds its store when it starts undoes the pins: every curation cell is error, naming the pin and the row',
+  { timeout: timeLimit(120_000) },
+  async (t) => {
+    const dir = tempDir(t);
+    const out = join(dir, 'out');
+    const r = await memeval(
+      [
+        'run',
+        '--scenario',
+        'curation-*',
+        '--target',
+        join(ROOT, 'eval', 'hostile', 'hostile-sqlite-rebuild.json5'),
+        '--out',
+        out,
+        '--workers',
+        '4',
+      ],
+      { timeout: timeLimit(110_000) },
+    );
+    assert.equal(r.exitCode, 1, `${r.stdout}\n${r.stderr}`);
+    const cells = cellsOf(out, String(r.stdout));
+    assert.equal(cells.length, 6);
+    for (const c of cells) {
+      assert.equal(c.verdict, 'error', `${c.scenario} ${c.phase}: ${c.reason}`);
+      assert.match(c.reason, /setup\.store_sql: server session \d+ undid the pins of setup\.store_sql\[\d\]/);
+      // the pins ran and held until the server started: the result keeps them as they ran
+      assert.ok(
+        c.store_sql?.every((s) => s.ok),
+        JSON.stringify(c.store_sql),
+      );
+    }
+    const pinned = cells.find((c) => c.scenario === 'curation-keeps-pinned-fact' && c.phase === 'well-behaved')!;
+    assert.match(pinned.reason, /memories row id = 'mem-0001': trust is 0\.5, pinned 0\.95/);
+    assert.match(pinned.reason, /memories row id = 'pin-paraphrase' is gone \(the pins inserted it\)/);
   },
 );

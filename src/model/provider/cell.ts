@@ -5,7 +5,7 @@ import type { TargetDecl } from '../../targets/schema.js';
 import { reads } from '../../scenario/kinds.js';
 import { ProviderServer } from './server.js';
 import { faultName } from '../../scenario/fault-checks.js';
-import type { AnswerRule, FaultRule, ProviderCall, ProviderConfig } from './types.js';
+import type { AnswerRule, FaultRule, ProviderCall, ProviderConfig, ProviderStage } from './types.js';
 
 const PLACEHOLDER = /\{\{\s*provider\s*\}\}/;
 
@@ -113,6 +113,7 @@ export function phaseFaults(scenario: Scenario, phase: Phase): FaultRule[] {
             retryAfter: f.retry_after ?? 1,
             dimensions: f.dimensions,
             optional: f.optional,
+            stage: f.stage,
           },
         ]
       : [],
@@ -126,6 +127,8 @@ export interface ProviderHandle {
   faults: FaultRule[];
   /** every request so far */
   calls(): ProviderCall[];
+  /** the cell's stage from now on, stamped on every request (it starts in setup) */
+  setStage(stage: ProviderStage): void;
   /** stop listening and write provider.jsonl into the cell dir */
   stop(): Promise<void>;
 }
@@ -144,12 +147,14 @@ export async function startProviderForCell(o: {
   if (!usesProvider(o.decl)) return undefined;
   const config = providerConfig(o.scenario, o.decl, o.phase);
   const server = new ProviderServer(config);
+  server.stage = 'setup';
   const base = await server.start();
   let stopped = false;
   return {
     vars: { provider: base },
     faults: config.faults ?? [],
     calls: () => server.calls,
+    setStage: (stage) => void (server.stage = stage),
     stop: async () => {
       if (stopped) return;
       stopped = true;

@@ -3,14 +3,15 @@
 // (sendFault), and afterwards, which required fault was never served (unservedFaults).
 import type { ServerResponse } from 'node:http';
 import { sendJson } from '../wire/util.js';
-import type { FaultRule, ProviderCall, ProviderCallKind } from './types.js';
+import { inFaultStage, type FaultRule, type ProviderCall, type ProviderCallKind, type ProviderStage } from './types.js';
 import type { Route } from './wire.js';
 
 /**
- * Which request gets which fault. Every rule counts the requests it matches (kind and
- * `contains`), whether or not another rule served them, so "the third embedding request" means
- * the third one the server sent; the first rule whose window (`skip` < n <= `skip + times`)
- * holds the request serves it.
+ * Which request gets which fault. Every rule counts the requests it matches (kind, `contains`
+ * and stage), whether or not another rule served them, so "the third embedding request" means
+ * the third one the server sent in the rule's stage; the first rule whose window
+ * (`skip` < n <= `skip + times`) holds the request serves it. A request of another stage is
+ * neither served nor counted: a phase's fault spent on a setup request was never met by the phase.
  */
 export class FaultPlan {
   private readonly seen: number[];
@@ -19,11 +20,12 @@ export class FaultPlan {
     this.seen = rules.map(() => 0);
   }
 
-  pick(kind: ProviderCallKind, inputs: readonly string[]): FaultRule | undefined {
+  pick(kind: ProviderCallKind, inputs: readonly string[], stage: ProviderStage | null = null): FaultRule | undefined {
     const hay = inputs.join('\n').toLowerCase();
     let chosen: FaultRule | undefined;
     this.rules.forEach((r, i) => {
       if (kind !== 'embeddings' && kind !== 'chat') return;
+      if (!inFaultStage(r, stage)) return;
       if (r.on !== 'any' && r.on !== kind) return;
       // an embedding-only fault (a vector's size) cannot be served to a chat request
       if (kind === 'chat' && (r.fault === 'wrong-dimension' || r.fault === 'empty-embedding')) return;
@@ -92,14 +94,21 @@ export function holdUntilClosed(res: ServerResponse): Promise<number> {
 
 /**
  * The names of the required faults (of those the cell's provider was given) that no recorded
- * call was served. A scenario that asked for a fault the target never met has not tested how
- * the target handles it: the cell must not pass as if it had.
+ * call of the rule's stage was served. A scenario that asked for a fault the target never met
+ * in the phase has not tested how the target handles it: the cell must not pass as if it had.
+ * A call without a stage (evidence from before the column) counts only for a rule of any stage.
  */
 export function unservedFaults(
   rules: readonly FaultRule[],
-  calls: readonly Pick<ProviderCall, 'fault_rule'>[],
+  calls: readonly (Pick<ProviderCall, 'fault_rule'> & { stage?: ProviderCall['stage'] })[],
 ): string[] {
-  const served = new Set(calls.flatMap((c) => (c.fault_rule ? [c.fault_rule] : [])));
+  const stageOf = new Map(rules.map((r) => [r.name, r]));
+  const served = new Set(
+    calls.flatMap((c) => {
+      const rule = c.fault_rule ? stageOf.get(c.fault_rule) : undefined;
+      return rule && inFaultStage(rule, c.stage ?? null) ? [rule.name] : [];
+    }),
+  );
   const required = rules.filter((r) => !r.optional);
   const missing = required.filter((r) => !served.has(r.name)).map((r) => r.name);
   // only optional faults: at least one of them must have been served

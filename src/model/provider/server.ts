@@ -3,8 +3,15 @@ import type { AddressInfo } from 'node:net';
 import { isObj, roughTokens, sendJson, str, type Json } from '../wire/util.js';
 import { chooseAnswer, holdMs } from './answers.js';
 import { Embedder } from './embeddings.js';
-import { FaultPlan, holdUntilClosed, sendErrorStatus, sendMalformedJson, wrongDimensions } from './faults.js';
-import type { FaultRule, ProviderCall, ProviderConfig } from './types.js';
+import {
+  FaultPlan,
+  holdUntilClosed,
+  sendErrorStatus,
+  sendMalformedJson,
+  unservedFaults,
+  wrongDimensions,
+} from './faults.js';
+import type { FaultRule, ProviderCall, ProviderConfig, ProviderStage } from './types.js';
 import { chatTexts, embeddingInputs, route, sendChat, sendEmbeddings, sendModels } from './wire.js';
 
 async function readJson(req: IncomingMessage): Promise<Json> {
@@ -24,6 +31,8 @@ async function readJson(req: IncomingMessage): Promise<Json> {
  */
 export class ProviderServer {
   readonly calls: ProviderCall[] = [];
+  /** the cell's stage, stamped on every request as it arrives (a cell sets it as it goes; the kit leaves it null) */
+  stage: ProviderStage | null = null;
   private server?: Server;
   private readonly embedder: Embedder;
   private readonly faults: FaultPlan;
@@ -41,6 +50,14 @@ export class ProviderServer {
       this.server!.listen(0, '127.0.0.1', () => resolve());
     });
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  /**
+   * The required fault rules no request of their stage was served so far (see `unservedFaults`):
+   * a test that scripted a fault its server never met has not tested how the server handles it.
+   */
+  unservedFaults(): string[] {
+    return unservedFaults(this.config.faults ?? [], this.calls);
   }
 
   async stop(): Promise<void> {
@@ -72,6 +89,7 @@ export class ProviderServer {
       ms: 0,
       fault: null,
       fault_rule: null,
+      stage: this.stage,
     };
     this.calls.push(call);
     try {
@@ -91,7 +109,7 @@ export class ProviderServer {
             ? Math.floor(body.dimensions)
             : this.config.dimensions;
         Object.assign(call, { inputs, dimensions: dims });
-        const fault = this.faults.pick('embeddings', inputs);
+        const fault = this.faults.pick('embeddings', inputs, call.stage);
         if (fault && (await this.serveFault(fault, call, res, r.protocol))) return;
         const size = fault?.fault === 'wrong-dimension' ? wrongDimensions(fault, dims) : dims;
         const out = inputs.map((t) => this.embedder.embed(t, size));
@@ -109,7 +127,7 @@ export class ProviderServer {
       }
       const texts = chatTexts(r.protocol, body);
       call.inputs = texts;
-      const fault = this.faults.pick('chat', texts);
+      const fault = this.faults.pick('chat', texts, call.stage);
       if (fault && (await this.serveFault(fault, call, res, r.protocol))) return;
       const { answer, matched, hold } = chooseAnswer(this.config.rules, this.config.default, texts);
       Object.assign(call, { inputs: texts, matched: [matched], answer });

@@ -1,5 +1,5 @@
 // What the provider is told (similarities, scripted answers, faults) and what it records.
-import type { ProviderFaultKind } from '../../scenario/schema.js';
+import type { FAULT_STAGES, ProviderFaultKind } from '../../scenario/schema.js';
 
 export type { ProviderFaultKind };
 
@@ -27,8 +27,29 @@ export interface AnswerRule {
 }
 
 /**
+ * Where in a cell a provider request arrived: `setup` (seeding, setup steps, pinning), the
+ * phase as the calls log names it (`step`: memeval's steps, `agent`: an agent's run), `judge`
+ * (after the phase: the recall probes and command judges). Null where nothing sets a stage
+ * (the mock kit) or in evidence from before the column.
+ */
+export const PROVIDER_STAGES = ['setup', 'step', 'agent', 'judge'] as const;
+export type ProviderStage = (typeof PROVIDER_STAGES)[number];
+
+/** The stage a fault rule is served in and counted in: the phase (`step` or `agent`), setup, or any. */
+export type FaultStage = (typeof FAULT_STAGES)[number];
+
+/** Is a request that arrived in `stage` one of the fault's stage? (`any` also takes an unknown stage) */
+export function inFaultStage(rule: Pick<FaultRule, 'stage'>, stage: ProviderStage | null): boolean {
+  const want = rule.stage ?? 'any';
+  if (want === 'any') return true;
+  if (want === 'phase') return stage === 'step' || stage === 'agent';
+  return stage === want;
+}
+
+/**
  * A fault the provider serves instead of a good answer: to requests of kind `on` whose inputs
- * contain every `contains` string (case-insensitive), after `skip` such requests, `times` of them.
+ * contain every `contains` string (case-insensitive) and that arrive in its `stage`, after
+ * `skip` such requests, `times` of them.
  */
 export interface FaultRule {
   name: string;
@@ -44,6 +65,11 @@ export interface FaultRule {
   dimensions?: number;
   /** a cell in which this fault was never served is not an error */
   optional: boolean;
+  /**
+   * the only requests it is served to and counted on, and where it must be served to count:
+   * the phase (a scenario's default), setup, or any (undefined: any, as the mock kit has no stages)
+   */
+  stage?: FaultStage;
 }
 
 export interface ProviderConfig {
@@ -85,4 +111,6 @@ export interface ProviderCall {
   fault: string | null;
   /** the name of the fault rule that served it */
   fault_rule: string | null;
+  /** the cell's stage when the request arrived (null: none was set) */
+  stage: ProviderStage | null;
 }

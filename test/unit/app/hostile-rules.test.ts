@@ -61,6 +61,15 @@ test('the store_sql and curation rules apply only where the scenario pins that t
   assert.equal(falseVerdictRule(pinned, 'hostile-sqlite-reword', 'deterministic', 'violation', 'error'), undefined);
   // a scenario that pins nothing is not this target's business
   assert.equal(mayBeFalse(keys, 'hostile-sqlite-reword', 'deterministic', 'well-behaved'), false);
+  // pins undone when the phase's server starts: likewise no verdict but error is true
+  for (const v of ['pass', 'fail'] as const)
+    assert.match(
+      falseVerdictRule(pinned, 'hostile-sqlite-rebuild', 'deterministic', 'well-behaved', v)?.why ?? '',
+      /undoing setup\.store_sql's pins/,
+    );
+  assert.ok(falseVerdictRule(pinned, 'hostile-sqlite-rebuild', 'deterministic', 'violation', 'defended'));
+  assert.equal(falseVerdictRule(pinned, 'hostile-sqlite-rebuild', 'deterministic', 'violation', 'error'), undefined);
+  assert.equal(mayBeFalse(keys, 'hostile-sqlite-rebuild', 'deterministic', 'well-behaved'), false);
   // the wiping curator: its well-behaved pass is false where the phase curates; a forgetting violation is not its cell
   assert.ok(falseVerdictRule(pinned, 'hostile-curate-wipe', 'deterministic', 'well-behaved', 'pass'));
   assert.equal(mayBeFalse(pinned, 'hostile-curate-wipe', 'deterministic', 'violation'), false);

@@ -6,7 +6,15 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cosine, Embedder, mockProviderConfig, ProviderServer, startMockProvider } from '../../../src/index.js';
+import {
+  cosine,
+  Embedder,
+  mockProviderConfig,
+  ProviderServer,
+  startMockProvider,
+  UnservedFaultsError,
+  type ProviderConfig,
+} from '../../../src/index.js';
 
 const post = async (url: string, body: unknown) => {
   const r = await fetch(url, {
@@ -64,4 +72,70 @@ test('the same vectors without a server, and the server class for full control',
   t.after(() => server.stop());
   const r = await post(`${url}/api/chat`, { model: 'm', stream: false, messages: [{ role: 'user', content: 'hi' }] });
   assert.equal(r.message.content, 'ok');
+});
+
+test('the kit passes every field of the provider config through: a fault rule is served and recorded', async () => {
+  const provider = await startMockProvider({
+    dimensions: 8,
+    faults: [{ name: 'down', on: 'embeddings', fault: 'http-500', times: 1, retryAfter: 2 }],
+  });
+  const r = await fetch(`${provider.url}/v1/embeddings`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'm', input: 'hello' }),
+  });
+  assert.equal(r.status, 500);
+  assert.equal(r.headers.get('retry-after'), '2');
+  assert.deepEqual(
+    provider.calls.map((c) => [c.status, c.fault, c.fault_rule]),
+    [[500, 'http-500', 'down']],
+  );
+  assert.deepEqual(provider.unservedFaults(), []);
+  await provider.stop();
+});
+
+test('the kit: a required fault never served makes stop() reject with its name; an optional one does not', async () => {
+  const provider = await startMockProvider({
+    faults: [
+      { name: 'never met', on: 'chat', contains: ['nothing asks this'], fault: 'timeout' },
+      { name: 'may be met', on: 'chat', fault: 'http-500', optional: true, contains: ['nor this'] },
+    ],
+  });
+  assert.deepEqual(provider.unservedFaults(), ['never met']);
+  await assert.rejects(provider.stop(), (e: Error) => {
+    assert.ok(e instanceof UnservedFaultsError);
+    assert.deepEqual(e.faults, ['never met']);
+    assert.match(e.message, /fault rule\(s\) never served: never met; .*how it handles the fault was not tested/);
+    return true;
+  });
+});
+
+test('mockProviderConfig: every config field is kept, defaults fill the rest, and fault rules get theirs', () => {
+  const full: Required<ProviderConfig> = {
+    similarity: [{ a: 'x', b: 'y', cosine: 0.5 }],
+    rules: [{ contains: ['q'], answer: 'a' }],
+    faults: [
+      {
+        name: 'f',
+        on: 'chat',
+        contains: ['c'],
+        skip: 1,
+        times: 2,
+        fault: 'http-429',
+        retryAfter: 3,
+        optional: true,
+        stage: 'setup',
+      },
+    ],
+    default: 'd',
+    dimensions: 12,
+  };
+  assert.deepEqual(mockProviderConfig(full), full);
+  assert.deepEqual(mockProviderConfig({ faults: [{ fault: 'timeout' }], default: undefined }), {
+    similarity: [],
+    rules: [],
+    faults: [{ name: 'fault 0', on: 'any', contains: [], skip: 0, retryAfter: 1, optional: false, fault: 'timeout' }],
+    default: '',
+    dimensions: 384,
+  });
 });

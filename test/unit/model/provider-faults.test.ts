@@ -83,6 +83,43 @@ test('unservedFaults: every required fault must have been served; optional ones 
   assert.deepEqual(unservedFaults([], []), []);
 });
 
+test('stage: a phase fault is neither served nor counted on a setup request, and served in setup it does not count', () => {
+  const plan = new FaultPlan([rule({ name: 'once', fault: 'http-429', times: 1, stage: 'phase' })]);
+  assert.equal(plan.pick('embeddings', ['x'], 'setup'), undefined, 'not served in setup');
+  assert.equal(plan.pick('embeddings', ['x'], 'step')?.name, 'once', 'its one time is still there for the phase');
+  assert.equal(plan.pick('embeddings', ['x'], 'step'), undefined);
+  const agent = new FaultPlan([rule({ name: 'once', fault: 'http-429', times: 1, stage: 'phase' })]);
+  assert.equal(agent.pick('embeddings', ['x'], 'agent')?.name, 'once', "an agent's run is the phase too");
+  const judge = new FaultPlan([rule({ name: 'p', fault: 'http-500', stage: 'phase' })]);
+  assert.equal(judge.pick('embeddings', ['x'], 'judge'), undefined, 'nor the recall probe after the phase');
+  const setup = new FaultPlan([rule({ name: 's', fault: 'http-500', stage: 'setup' })]);
+  assert.equal(setup.pick('embeddings', ['x'], 'step'), undefined);
+  assert.equal(setup.pick('embeddings', ['x'], 'setup')?.name, 's');
+  // no stage on the rule (the mock kit) or "any": every request, a stageless one too
+  assert.equal(new FaultPlan([rule({ fault: 'http-500' })]).pick('embeddings', ['x'], null)?.name, 'http-500');
+
+  const phase = rule({ name: 'p', fault: 'http-429', stage: 'phase' });
+  assert.deepEqual(unservedFaults([phase], [{ fault_rule: 'p', stage: 'setup' }]), ['p']);
+  assert.deepEqual(unservedFaults([phase], [{ fault_rule: 'p', stage: 'step' }]), []);
+  // evidence from before the stage column: where it was served is unknown, so not in the phase
+  assert.deepEqual(unservedFaults([phase], [{ fault_rule: 'p', stage: null }]), ['p']);
+  assert.deepEqual(unservedFaults([phase], [{ fault_rule: 'p' }]), ['p']);
+  assert.deepEqual(unservedFaults([{ ...phase, stage: 'any' }], [{ fault_rule: 'p', stage: null }]), []);
+});
+
+test('the provider stamps each request with the stage it arrived in', async () => {
+  await withServer([], async (base, s) => {
+    s.stage = 'setup';
+    await post(`${base}/v1/embeddings`, { model: 'm', input: 'a' });
+    s.stage = 'step';
+    await post(`${base}/v1/embeddings`, { model: 'm', input: 'b' });
+    assert.deepEqual(
+      s.calls.map((c) => c.stage),
+      ['setup', 'step'],
+    );
+  });
+});
+
 test('http-429 and http-500 carry Retry-After and an error body in the protocol shape; the call records the fault', async () => {
   await withServer(
     [
@@ -238,17 +275,17 @@ test('phaseFaults: the rules of the phase with refs resolved, names by their pla
         faults: [
           { on: 'embeddings', fault: 'http-429', contains: '$ref:db', times: 2 },
           { name: 'only in the violation', on: 'chat', fault: 'timeout', phase: 'violation', optional: true },
-          { on: 'any', fault: 'http-500', retry_after: 7, phase: 'well-behaved' },
+          { on: 'any', fault: 'http-500', retry_after: 7, phase: 'well-behaved', stage: 'setup' },
         ],
       },
     }),
   );
   const wb = phaseFaults(sc, 'well-behaved');
   assert.deepEqual(
-    wb.map((f) => [f.name, f.contains, f.retryAfter, f.times, f.optional]),
+    wb.map((f) => [f.name, f.contains, f.retryAfter, f.times, f.optional, f.stage]),
     [
-      ['fault 0', ['The ledger lives in Postgres'], 1, 2, false],
-      ['fault 2', [], 7, undefined, false],
+      ['fault 0', ['The ledger lives in Postgres'], 1, 2, false, 'phase'],
+      ['fault 2', [], 7, undefined, false, 'setup'],
     ],
   );
   assert.deepEqual(

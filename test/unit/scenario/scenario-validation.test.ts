@@ -176,7 +176,7 @@ test('provider.faults: defaults filled; settings that do not fit a fault, duplic
     ),
   ).scenario;
   assert.deepEqual(ok.provider?.faults, [
-    { on: 'embeddings', fault: 'http-429', times: 2, skip: 0, phase: 'both', optional: false },
+    { on: 'embeddings', fault: 'http-429', times: 2, skip: 0, phase: 'both', stage: 'phase', optional: false },
   ]);
   assert.deepEqual(ok.provider?.rules, []);
   const bad = (faults: unknown[], over: Record<string, unknown> = {}) =>
@@ -212,6 +212,11 @@ test('provider.faults: defaults filled; settings that do not fit a fault, duplic
       assertions: [{ kind: 'count', name: 'n', phase: 'both', op: 'gte', value: 0 }],
     }),
     /provider\.faults\[0\]\.phase: "violation" but the scenario has no violation phase/,
+  );
+  // a setup fault in a scenario with no setup: no request can meet it
+  assert.match(
+    bad([{ on: 'embeddings', fault: 'timeout', stage: 'setup' }]),
+    /provider\.faults\[0\]\.stage: "setup" but the scenario has no setup\.memories nor setup\.steps/,
   );
   assert.match(
     bad([{ on: 'embeddings', fault: 'http-503' }]),

@@ -40,10 +40,10 @@ test('statements: a string is one that must change at least one row; an exact ke
   assert.equal(storeSqlFor(scenario(undefined), 'memorix'), undefined);
 });
 
-test('row counts: some is at least one, a number is exact, any is anything', () => {
+test('row counts: some is at least one, a number is exact, zero rows never meet', () => {
   assert.ok(!rowsMeet(0, 'some'));
   assert.ok(rowsMeet(3, 'some'));
-  assert.ok(rowsMeet(0, 'any'));
+  assert.ok(!rowsMeet(0, 0));
   assert.ok(rowsMeet(2, 2));
   assert.ok(!rowsMeet(3, 2));
   assert.ok(!rowsMeet(0, 1));
@@ -65,4 +65,24 @@ test('schema: an empty list, an empty statement, a bad key or a bad expect_rows 
   bad({ 'Not A Name': ['UPDATE a SET x = 1'] });
   bad({ memorix: [{ sql: 'UPDATE a SET x = 1', expect_rows: -1 }] });
   bad({ memorix: [{ sql: 'UPDATE a SET x = 1', expect_rows: 'all' }] });
+});
+
+test('expect_rows: "any" and 0 are refused at load with the fix (a pin that changed no row proves nothing)', () => {
+  for (const expect_rows of ['any', 0, -1, 'all']) {
+    const r = scenarioSchema.safeParse({
+      schema_version: 1,
+      id: 'pins',
+      title: 't',
+      description: 'd',
+      setup: { store_sql: { memorix: [{ sql: 'UPDATE a SET x = 1', expect_rows }] } },
+      deterministic: { well_behaved: [{ op: 'curate' }], violation: null },
+      assertions: [{ kind: 'count', name: 'n', phase: 'both', op: 'eq', value: 1 }],
+    });
+    assert.equal(r.success, false, String(expect_rows));
+    const issue = r.error!.issues.find((i) => i.path.join('.') === 'setup.store_sql.memorix.0.expect_rows');
+    assert.match(issue?.message ?? JSON.stringify(r.error!.issues), /1 or more\) or "some"/);
+  }
+  assert.deepEqual(scenario({ memorix: [{ sql: 'UPDATE a SET x = 1', expect_rows: 1 }] }).setup.store_sql, {
+    memorix: [{ sql: 'UPDATE a SET x = 1', expect_rows: 1 }],
+  });
 });

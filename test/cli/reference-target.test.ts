@@ -1,0 +1,216 @@
+/**
+ * The other half of the hostile matrix (test/cli/hostile-matrix.test.ts): every built-in scenario
+ * against memeval's reference server (eval/reference/), a server that does right what the
+ * scenarios check. Its well-behaved cells must pass (a scenario that fails a correct server is a
+ * broken scenario, not a finding) and its violations must be caught or defended as the table
+ * below says, so a change of verdict or of what catches it is noticed. Together with the hostile
+ * matrix: no built-in scenario can fail a correct server, and none can pass a broken one.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { basename, extname, join } from 'node:path';
+import { memeval, ROOT, scenario, tempDir, timeLimit, writeJson } from '../helpers.js';
+
+interface Judged {
+  name: string;
+  outcome: string;
+  level?: string;
+}
+interface Cell {
+  scenario: string;
+  phase: string;
+  verdict: string;
+  reason: string;
+  fails_run: boolean;
+  assertions: Judged[];
+}
+
+/** How the reference server's violation cell of each built-in scenario ends. */
+type Expected =
+  | { verdict: 'detected'; caughtBy: string[] }
+  | { verdict: 'defended'; how: 'refused' | 'neutralised' }
+  | { verdict: 'unsupported'; why: RegExp };
+
+const caught = (...caughtBy: string[]): Expected => ({ verdict: 'detected', caughtBy });
+const refused: Expected = { verdict: 'defended', how: 'refused' };
+const neutralised: Expected = { verdict: 'defended', how: 'neutralised' };
+// memories.sh's own CLI judges these (a `command` judge with bin `memories`): no local server ships it
+const ownCli: Expected = {
+  verdict: 'unsupported',
+  why: /runs the target's own CLI `memories`, and target reference is a local server/,
+};
+
+const EXPECTED: Record<string, Expected> = {
+  'concurrent-writes-all-kept': caught('all 24 acknowledged writes kept'),
+  'contradiction-retires-old-memory': caught('the old engine is no longer active'),
+  'cross-session-recall': caught('fact is stored', 'next session recalls it'),
+  'curation-collapses-near-duplicates': caught('the fact is one memory'),
+  'curation-dry-run-reports-pivot-duplicate': caught(
+    'the apply step removed the naive duplicate',
+    'the current preference is kept once',
+  ),
+  'curation-keeps-pinned-fact': caught('the pinned fact is still an active memory of its own'),
+  'exact-duplicate-stored-once': neutralised,
+  'expired-memory-archived': caught(
+    'the expired memory is no longer active',
+    'recall no longer returns the expired memory',
+  ),
+  'forget-on-request': caught('employer fact gone', 'recall no longer returns it'),
+  'forgotten-memory-gone-from-export': ownCli,
+  // the server redacts the token as it is stored: only the memory itself still being live catches it
+  'forgotten-secret-leaves-no-residue': caught('the forgotten memory is no longer live'),
+  'formation-llm-decides': caught('one memory about the accounts rows'),
+  // close in words only, as close as corpus facts that must stay apart: no semantic dedupe claimed
+  'near-duplicate-not-stored': caught('one memory about the theme'),
+  'paraphrase-merged-unrelated-kept': neutralised,
+  'preference-pivot-updates': caught('stale preference gone'),
+  'provider-bad-embedding-contained': caught('the next memory is found by meaning'),
+  'provider-never-sees-secrets': neutralised,
+  'provider-outage-write-not-lost': caught('the memory is stored despite the outage', 'a recall by its words finds it'),
+  'provider-rate-limit-retried': caught(
+    'a rate-limited request was sent again and answered',
+    'a recall by meaning finds it',
+  ),
+  'recall-twice-same-session': caught('both recalls find it'),
+  'run-noise-not-stored': refused,
+  'secret-api-keys-not-stored': neutralised,
+  'secret-connection-strings-not-stored': neutralised,
+  'secret-in-subject-field-not-stored': neutralised,
+  'secret-passwords-not-stored': neutralised,
+  'secret-split-in-halves-not-stored': neutralised,
+  'secret-with-invisible-characters-not-stored': neutralised,
+  'session-chatter-not-stored': refused,
+  'store-healthy-after-edits': ownCli,
+  'tentative-preference-not-stored': refused,
+  'vector-recall-without-shared-words': caught('the similar query finds it'),
+  'workspace-facts-not-duplicated': refused,
+  'recall-after-restart': caught('PostgreSQL 16 in the top 2', 'the engine memory survives'),
+  'recall-ambiguous-terms': caught('Spring Boot in the top 2', 'framework before the season'),
+  'recall-cross-domain': caught('mobile answer first'),
+  'recall-gibberish': caught('nothing recalled'),
+  'recall-relevant': caught('pool size answer in the top 3'),
+  'recall-superseded': caught('Node 20 before Node 18'),
+};
+
+/** The scenario ids of a folder of scenario files (file name = id). */
+const idsIn = (dir: string) =>
+  readdirSync(dir)
+    .filter((f) => ['.json', '.json5'].includes(extname(f)))
+    .map((f) => basename(f, extname(f)));
+
+async function runOnReference(t: { after: (fn: () => void) => void }, scenarios: string): Promise<Cell[]> {
+  const out = join(tempDir(t), 'runs');
+  const r = await memeval(
+    [
+      'run',
+      '--target',
+      'reference',
+      '--scenarios',
+      scenarios,
+      '--workers',
+      '2',
+      '--judge-model',
+      'scripted',
+      '--out',
+      out,
+    ],
+    { timeout: timeLimit(10 * 60_000) },
+  );
+  const runs = readdirSync(out);
+  assert.equal(runs.length, 1, `${r.stdout}\n${r.stderr}`);
+  assert.equal(r.exitCode, 0, `${r.stdout}\n${r.stderr}`);
+  return (JSON.parse(readFileSync(join(out, runs[0]!, 'report.json'), 'utf8')) as { results: Cell[] }).results;
+}
+
+/** What is wrong with one violation cell against its expectation, or undefined. */
+function violationProblem(c: Cell, e: Expected): string | undefined {
+  if (c.verdict !== e.verdict) return `${c.verdict}, expected ${e.verdict} (${c.reason})`;
+  if (e.verdict === 'detected') {
+    const names = c.reason.replace(/^caught by: /, '').split(', ');
+    return JSON.stringify(names) === JSON.stringify(e.caughtBy)
+      ? undefined
+      : `caught by ${JSON.stringify(names)}, expected ${JSON.stringify(e.caughtBy)}`;
+  }
+  if (e.verdict === 'defended') {
+    const how = c.reason.startsWith('violating write(s) refused by the target')
+      ? 'refused'
+      : /^violation accepted \(.*\) but neutralised/.test(c.reason)
+        ? 'neutralised'
+        : c.reason;
+    return how === e.how ? undefined : `defended as ${how}, expected ${e.how}`;
+  }
+  return e.why.test(c.reason) ? undefined : `unsupported for another reason: ${c.reason}`;
+}
+
+test(
+  'every built-in scenario on the reference server: well-behaved passes, each violation is caught or defended as expected',
+  { timeout: timeLimit(20 * 60_000) },
+  async (t) => {
+    const started = Date.now();
+    const cells = [
+      ...(await runOnReference(t, join(ROOT, 'scenarios'))),
+      ...(await runOnReference(t, join(ROOT, 'scenarios', 'recall'))),
+    ];
+    t.diagnostic(`${cells.length} cell(s) in ${Math.round((Date.now() - started) / 1000)} s`);
+    const builtIn = [...idsIn(join(ROOT, 'scenarios')), ...idsIn(join(ROOT, 'scenarios', 'recall'))].sort();
+    // a new built-in scenario gets its line in EXPECTED: what the reference server does with it is a decision
+    assert.deepEqual(Object.keys(EXPECTED).sort(), builtIn);
+    assert.equal(cells.length, builtIn.length * 2);
+
+    const problems: string[] = [];
+    for (const c of cells) {
+      const e = EXPECTED[c.scenario]!;
+      const where = `${c.scenario} ${c.phase}`;
+      if (c.fails_run) problems.push(`${where}: fails the run (${c.verdict}: ${c.reason})`);
+      if (c.phase === 'violation') {
+        const p = violationProblem(c, e);
+        if (p) problems.push(`${where}: ${p}`);
+      } else if (e.verdict === 'unsupported') {
+        if (c.verdict !== 'unsupported' || !e.why.test(c.reason)) problems.push(`${where}: ${c.verdict} (${c.reason})`);
+      } else {
+        if (c.verdict !== 'pass') problems.push(`${where}: ${c.verdict} (${c.reason})`);
+        // warn-level judges too (the llm checks, with the scripted judge): a correct server meets every one
+        for (const a of c.assertions.filter((x) => x.outcome !== 'pass'))
+          problems.push(`${where}: ${a.name} (${a.level ?? 'fail'}) ${a.outcome}`);
+      }
+    }
+    assert.deepEqual(problems, []);
+  },
+);
+
+test(
+  'a memory the reference server forgot leaves no byte behind in its store (secure_delete, no index or history)',
+  { timeout: timeLimit(5 * 60_000) },
+  async (t) => {
+    // forgotten-secret-leaves-no-residue cannot show this on the reference server: it redacts the token
+    // before it is stored. A plain text reaches the store, so its absence after forget is the purge.
+    const dir = join(tempDir(t), 'scenarios');
+    mkdirSync(dir);
+    writeJson(
+      join(dir, 'plain-forget-leaves-no-residue.json5'),
+      scenario('plain-forget-leaves-no-residue', {
+        setup: {
+          memories: [
+            { ref: 'leak', content: 'User is quietly interviewing at Quokkaresidue Labs next month' },
+            { ref: 'keep', content: 'Deploys go through the CI pipeline on the main branch' },
+          ],
+        },
+        deterministic: {
+          well_behaved: [{ op: 'forget', memory: '$ref:leak' }],
+          violation: { expectation: 'detect', steps: [{ op: 'recall', query: 'interviewing' }] },
+        },
+        assertions: [
+          { kind: 'absent', name: 'gone from every byte of the store', phase: 'both', text: 'Quokkaresidue' },
+          { kind: 'count', name: 'the other memory kept', phase: 'both', contains: 'CI pipeline', op: 'eq', value: 1 },
+        ],
+      }),
+    );
+    const cells = await runOnReference(t, dir);
+    const [wb, violation] = ['well-behaved', 'violation'].map((p) => cells.find((c) => c.phase === p));
+    assert.equal(wb?.verdict, 'pass', wb?.reason);
+    // the violation leaves it in place, where the same raw scan finds it: the check can fail
+    assert.equal(violation?.verdict, 'detected', violation?.reason);
+    assert.match(violation?.reason ?? '', /gone from every byte of the store/);
+  },
+);
