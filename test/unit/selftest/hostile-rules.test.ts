@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ROOT } from '../../helpers.js';
 
 test('the rules: every hostile declaration has rules and every rule a declaration; conditions read the scenario', async () => {
-  const { HOSTILE_RULES, falseVerdictRule, mayBeFalse } = await import('../../../src/app/selftest.js');
+  const { HOSTILE_RULES, falseVerdictRule, mayBeFalse } = await import('../../../src/selftest/rules.js');
   const { hostileTargetNames } = await import('../../../src/targets/files.js');
   const { loadScenario } = await import('../../../src/scenario/loader.js');
   assert.deepEqual(HOSTILE_RULES.map((h) => h.target).sort(), hostileTargetNames().sort());
@@ -46,7 +46,7 @@ test('the rules: every hostile declaration has rules and every rule a declaratio
 });
 
 test('the store_sql and curation rules apply only where the scenario pins that target or its phase curates', async () => {
-  const { falseVerdictRule, mayBeFalse } = await import('../../../src/app/selftest.js');
+  const { falseVerdictRule, mayBeFalse } = await import('../../../src/selftest/rules.js');
   const { loadScenario } = await import('../../../src/scenario/loader.js');
   const load = (f: string) => loadScenario(join(ROOT, 'scenarios', f)).scenario;
   const pinned = load('curation-keeps-pinned-fact.json5');
@@ -77,7 +77,7 @@ test('the store_sql and curation rules apply only where the scenario pins that t
 });
 
 test('the clock rule: only scenarios that set or advance the clock, only in the deterministic layer', async () => {
-  const { falseVerdictRule, mayBeFalse } = await import('../../../src/app/selftest.js');
+  const { falseVerdictRule, mayBeFalse } = await import('../../../src/selftest/rules.js');
   const { loadScenario } = await import('../../../src/scenario/loader.js');
   const expiry = loadScenario(join(ROOT, 'scenarios', 'expired-memory-archived.json5')).scenario;
   const keys = loadScenario(join(ROOT, 'scenarios', 'secret-api-keys-not-stored.json5')).scenario;
