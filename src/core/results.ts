@@ -341,6 +341,8 @@ const verdictCounts = z.partialRecord(z.enum(VERDICTS), z.number());
 /** One cell whose verdict differs between two runs or two columns (report/diff.ts). */
 export const cellChangeSchema = z.object({
   cell_id: z.string(),
+  /** the earlier cell, where its id differs (a `--repeat` cell matched to its base cell) */
+  before_id: z.string().optional(),
   before: z.enum(VERDICTS),
   after: z.enum(VERDICTS),
   reason: z.string(),
@@ -353,6 +355,8 @@ export const versionChangeSchema = z.object({
   from: z.object({ column: z.string(), version: z.string() }),
   to: z.object({ column: z.string(), version: z.string() }),
   regressed: z.array(cellChangeSchema),
+  /** failing in both, but differently (absent in reports from before it was told apart) */
+  failing_differently: z.array(cellChangeSchema).optional(),
   fixed: z.array(cellChangeSchema),
   changed: z.array(cellChangeSchema),
   not_checked: z.array(cellChangeSchema),
