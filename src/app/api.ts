@@ -18,7 +18,7 @@ import { checkReporterNames } from '../report/reporters/index.js';
 import type { LoadedScenario } from '../scenario/loader.js';
 import { selectScenarios } from '../scenario/select.js';
 import { runDeterministic, runRealModel } from './run.js';
-import { lastFailed } from './last-failed.js';
+import { lastFailed, type LastFailed } from './last-failed.js';
 import { checkRunDirs } from './prechecks.js';
 import { resolveJudgeConfig, type JudgeModelConfig } from '../judge/llm/config.js';
 import { openJudgeModel } from '../judge/llm/client.js';
@@ -83,7 +83,7 @@ interface Prepared {
     config: RunConfig;
     exitGate?: GateInput;
     retries: number;
-    cellIds?: string[];
+    lastFailed?: LastFailed;
   };
 }
 
@@ -100,7 +100,8 @@ export async function run(req: RunRequest = {}): Promise<RunResponse> {
   });
   const outDir = resolve(config.outDir);
   checkRunDirs(outDir);
-  const cellIds = config.lastFailed ? lastFailedIds(outDir) : undefined;
+  // read (and refused when it cannot say what failed) before anything runs; compared with this run's plan once planned
+  const last = config.lastFailed ? lastFailed(outDir) : undefined;
   const judge = judgeOf(config);
   const gate = agentGate(config, judge);
   const blocked = (b: { report: Report; reportPath: string }): RunResponse => ({
@@ -124,7 +125,7 @@ export async function run(req: RunRequest = {}): Promise<RunResponse> {
     config,
     exitGate,
     retries: config.retries,
-    cellIds,
+    lastFailed: last,
   };
   const prepared: Prepared = {
     config,
@@ -142,14 +143,6 @@ export async function run(req: RunRequest = {}): Promise<RunResponse> {
       '--shard: the real-model layer cannot be sharded yet; shard by --target or --scenario instead',
     );
   return runRealModelLayer(prepared, gate);
-}
-
-/** --last-failed: the cells that failed the latest run; none is an error here (the CLI says "nothing to rerun" first). */
-function lastFailedIds(outDir: string): string[] {
-  const last = lastFailed(outDir);
-  if (!last.cellIds.length)
-    throw new InputError(`--last-failed: no cell failed the run in the latest run ${last.runId}; nothing to rerun`);
-  return last.cellIds;
 }
 
 /** The shard to run, with the durations of an earlier run to balance it by. */

@@ -22,6 +22,7 @@ import type { LoadedScenario } from '../scenario/loader.js';
 import { mapPool } from '../util/pool.js';
 import { InputError, RunWriteError } from '../util/errors.js';
 import { PartialRun } from './partial.js';
+import { NothingToRerun, planDifference, type LastFailed } from './last-failed.js';
 
 /** Writing the report is the last step; a disk that fails it makes the run an error that names the run dir. */
 function writeReport<T>(runDir: string, write: () => T): T {
@@ -57,8 +58,11 @@ export interface CommonRunOptions {
   exitGate?: GateInput;
   /** reruns of a cell that fails the run (cell/retries.ts) */
   retries?: number;
-  /** run only the planned cells with these ids (--last-failed); one not planned is an input error */
-  cellIds?: string[];
+  /**
+   * --last-failed: the latest run, whose failing cells this run reruns; it must have planned the
+   * cells this run plans (else InputError), and with none failing nothing runs (NothingToRerun)
+   */
+  lastFailed?: LastFailed;
 }
 
 export interface RunResult<X = object> {
@@ -98,7 +102,7 @@ export async function executeRun<X extends object>(
         ),
       )
     : undefined;
-  const wanted = o.cellIds && wantedCells(o.cellIds, o.planned);
+  const wanted = o.lastFailed && wantedCells(o.lastFailed, o.planned);
   const cells = o.planned.filter(
     (c) => (!mine || mine.has(c.id)) && (!o.only || o.only(c)) && (!wanted || wanted.has(c.id)),
   );
@@ -150,15 +154,18 @@ export async function executeRun<X extends object>(
   }
 }
 
-/** The ids to run, each one this run plans: a cell the run would not plan cannot be rerun by id. */
-function wantedCells(ids: string[], planned: CellSpec[]): Set<string> {
-  const have = new Set(planned.map((c) => c.id));
-  const missing = ids.filter((id) => !have.has(id));
-  if (missing.length)
-    throw new InputError(
-      `--last-failed: ${missing.length} failing cell(s) of the latest run are not in this run (${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', …' : ''}); give the same --scenarios, --scenario, --target and --repeat as that run`,
-    );
-  return new Set(ids);
+/**
+ * --last-failed: the ids to run. Only a latest run that planned exactly this run's cells can say
+ * which of them failed, or that none did; before anything runs or is written.
+ */
+function wantedCells(last: LastFailed, planned: CellSpec[]): Set<string> {
+  const differs = planDifference(
+    last,
+    planned.map((c) => c.id),
+  );
+  if (differs) throw new InputError(differs);
+  if (!last.cellIds.length) throw new NothingToRerun(last.runId);
+  return new Set(last.cellIds);
 }
 
 async function runAndReport<X extends object>(

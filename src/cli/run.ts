@@ -168,7 +168,7 @@ Each cell runs in a fresh fixture (project dir + isolated HOME). The report is w
       const { interruptHandler } = await import('./interrupt.js');
       const { colorLevel, Progress } = await import('../report/progress.js');
       const { formatRunEnd } = await import('../report/run-end.js');
-      const { lastFailed } = await import('../app/last-failed.js');
+      const { NothingToRerun } = await import('../app/last-failed.js');
       const config = runConfigOf(flags, cmd);
       // --json is one more reporter; with it, progress goes to stderr and the report to stdout
       if (flags.json) config.reporters = [...(config.reporters ?? RUN_DEFAULTS.reporters), 'json'];
@@ -178,14 +178,6 @@ Each cell runs in a fresh fixture (project dir + isolated HOME). The report is w
       const log = (s: string) => stream.write(s + '\n');
       const tty = Boolean(stream.isTTY);
       let progress: Progress | undefined;
-      if (config.lastFailed) {
-        // like Playwright: nothing failed last time, so nothing runs and the run is not an error
-        const last = lastFailed(config.outDir ?? RUN_DEFAULTS.outDir);
-        if (!last.cellIds.length) {
-          log(`--last-failed: no cell failed the run in the latest run ${last.runId}; nothing to rerun`);
-          return;
-        }
-      }
       const { abort, dispose } = interruptHandler(log, cli.hardExit);
       try {
         const r = await run({
@@ -200,7 +192,13 @@ Each cell runs in a fresh fixture (project dir + isolated HOME). The report is w
             })),
           onResult: (c) => progress?.cell(c),
           log: (s) => log(chalk.dim(s)),
+        }).catch((e: unknown) => {
+          // like Playwright: the latest run planned these cells and none failed, so nothing runs, and that is no error
+          if (!(e instanceof NothingToRerun)) throw e;
+          log(e.message);
+          return undefined;
         });
+        if (!r) return;
         progress?.end();
         const { report, reportPath } = r;
         if (report.status === 'blocked') {

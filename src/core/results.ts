@@ -66,6 +66,8 @@ export const EXIT = { ok: 0, failed: 1, blocked: 2, invalid: 3, interrupted: 130
 export const ERROR_EXITS = {
   /** a scenario, target, flag or report that is not valid; nothing ran */
   INPUT: EXIT.invalid,
+  /** --last-failed: the latest run planned this run's cells and none failed; nothing ran, and that is no failure */
+  NOTHING_TO_RERUN: EXIT.ok,
   /** a target whose package is not installed (and --install was not given) */
   NOT_INSTALLED: EXIT.invalid,
   INSTALL: EXIT.failed,
