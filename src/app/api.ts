@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { AGENT_DEFAULTS, RUN_DEFAULTS, runConfigSchema, type RunConfig, type RunConfigInput } from '../core/config.js';
-import type { CellResult, Report } from '../core/results.js';
+import type { CellResult, Report, ReportOptions } from '../core/results.js';
 import { costGate, SCRIPTED_MODEL, type GateDecision } from '../agent/cost-gate.js';
 import { getAgent, installAgents, resolveAgentBin } from '../agent/registry.js';
 import type { AgentAdapter } from '../agent/types.js';
@@ -84,6 +84,7 @@ interface Prepared {
     exitGate?: GateInput;
     retries: number;
     lastFailed?: LastFailed;
+    intendedTargets?: string[];
   };
 }
 
@@ -126,6 +127,7 @@ export async function run(req: RunRequest = {}): Promise<RunResponse> {
     exitGate,
     retries: config.retries,
     lastFailed: last,
+    ...(config.intendedTargets ? { intendedTargets: targetNames(config.intendedTargets) } : {}),
   };
   const prepared: Prepared = {
     config,
@@ -264,11 +266,18 @@ function strictnessOf(config: RunConfig): JudgeStrictness {
   };
 }
 
-/** The strict settings in the report's flat options (the resolved config keeps them too). */
-function strictOptions(config: RunConfig): Record<string, unknown> {
+/**
+ * The settings that can change a verdict, in the report's flat options (the resolved config keeps
+ * them too), for either layer: `merge` refuses parts that differ in any (report/merge.ts VERDICT_OPTIONS).
+ * --retries makes a cell flaky instead of failing; --fail-on flaky makes a flaky cell fail the run.
+ */
+function verdictOptions(config: RunConfig): ReportOptions {
+  const g = config.gate;
   return {
     ...(config.judge?.level ? { judge_level: config.judge.level } : {}),
     ...(config.judge?.minConfidence !== undefined ? { judge_min_confidence: config.judge.minConfidence } : {}),
+    retries: config.retries,
+    fail_on: g?.failOn ?? (g?.baseline || g?.expectedFailures ? 'regressions' : 'failures'),
   };
 }
 
@@ -311,7 +320,7 @@ async function runDeterministicLayer(p: Prepared, shard: ReturnType<typeof shard
       options: {
         scenarios_dir: resolve(scenariosDirFor(config.scenariosDir)),
         judge_model: p.judge,
-        ...strictOptions(config),
+        ...verdictOptions(config),
         ...(shard ? { shard: `${shard.index}/${shard.count}` } : {}),
         ...(config.agent && config.agent.repeat > 1 ? { repeat: config.agent.repeat } : {}),
       },
@@ -365,8 +374,13 @@ async function runRealModelLayer(
       onPlan: (cells) => p.hooks.onPlan?.(cells.length),
       options: {
         judge_model: p.judge,
-        ...strictOptions(config),
+        ...verdictOptions(config),
         scenarios_dir: resolve(scenariosDirFor(config.scenariosDir)),
+        // how each agent cell is driven: a turn cap or timeout can end a cell in error
+        ...(agent.maxTurns !== undefined ? { max_turns: agent.maxTurns } : {}),
+        prompt_timeout_ms: agent.promptTimeoutMs,
+        mcp_timeout_ms: agent.mcpTimeoutMs,
+        ...(agent.baseUrl !== undefined ? { agent_base_url: agent.baseUrl } : {}),
       },
       gate,
       scenarios: withPrompts,

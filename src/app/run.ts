@@ -63,6 +63,8 @@ export interface CommonRunOptions {
    * cells this run plans (else InputError), and with none failing nothing runs (NothingToRerun)
    */
   lastFailed?: LastFailed;
+  /** --intended-targets: every target (column) of the whole run this run is a part of, recorded in the plan for merge */
+  intendedTargets?: string[];
 }
 
 export interface RunResult<X = object> {
@@ -93,6 +95,7 @@ export async function executeRun<X extends object>(
   o: RunExecution<X>,
 ): Promise<RunResult<X & { judges: JudgeRunSummary }>> {
   const startedAt = new Date().toISOString();
+  const intended = o.intendedTargets && intendedTargets(o.intendedTargets, o.targets);
   const mine = o.shard
     ? new Set(
         shardCells(
@@ -108,12 +111,15 @@ export async function executeRun<X extends object>(
   );
   o.onPlan?.(cells, o.planned);
   const scenarios = [...new Set(o.planned.map((c) => c.scenario))];
-  const plan = runPlan(
-    o.planned.map((c) => c.id),
-    scenarios,
-    o.targets,
-    o.shard ? { index: o.shard.index, count: o.shard.count } : null,
-  );
+  const plan = {
+    ...runPlan(
+      o.planned.map((c) => c.id),
+      scenarios,
+      o.targets,
+      o.shard ? { index: o.shard.index, count: o.shard.count } : null,
+    ),
+    ...(intended ? { intended_targets: intended } : {}),
+  };
   const outcome = (results: CellResult[], interrupted: boolean, warnings: string[] = []): RunOutcome => ({
     runId: o.runId,
     runDir: o.runDir,
@@ -152,6 +158,16 @@ export async function executeRun<X extends object>(
   } finally {
     unmark();
   }
+}
+
+/** --intended-targets, sorted: it must hold every target this run runs, before anything runs. */
+function intendedTargets(intended: string[], targets: RunTarget[]): string[] {
+  const outside = targets.map((t) => t.decl.name).filter((n) => !intended.includes(n));
+  if (outside.length)
+    throw new InputError(
+      `--intended-targets: this run's target(s) ${outside.join(', ')} are not among the intended targets [${intended.join(', ')}]; list every target of the whole run (the columns, e.g. ${outside[0]})`,
+    );
+  return [...new Set(intended)].sort();
 }
 
 /**

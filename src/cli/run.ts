@@ -78,6 +78,10 @@ const FLAGS = {
     '--shard-durations <run-dir|file>',
     'a previous report: balance the shards by its recorded cell durations (give every shard the same one)',
   ),
+  intendedTargets: new Option(
+    '--intended-targets <names>',
+    'this run is one part (e.g. one job of a CI target matrix) of a run over these targets, or "all": recorded in the report, so `memeval merge` refuses the parts when a target has none',
+  ).argParser(collectList),
   outDir: new Option('--out <dir>', 'where run directories are written').default(RUN_DEFAULTS.outDir),
   install: new Option('--install', 'install targets (and the agent) that are not installed yet, instead of stopping'),
   'agent.turn': new Option('--agent-turn', "real-model layer: run the scenarios' prompts through a real agent CLI"),
