@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import type { CellResult, Report } from '../../../src/core/results.js';
 import { diffRuns } from '../../../src/app/diff.js';
-import { diffReports, formatDiff } from '../../../src/report/diff.js';
+import { diffColumns, diffReports, formatDiff, versionChanges } from '../../../src/report/diff.js';
 import { gate } from '../../../src/report/gate.js';
 import { compareModel } from '../../../src/report/html/compare.js';
 import { buildMatrix } from '../../../src/report/matrix.js';
@@ -118,6 +118,16 @@ test('route 9: a cell that still fails, on other assertions, is "failing differe
   const v2 = reportOf('v2', [failing(['copies of dark mode'], { target_version: '2.0.0' })]);
   assert.equal(diffReports(v1, v2).failing_differently.length, 1);
   assert.equal(gate(v2, { baseline: v1 }).regressions.length, 1);
+  // two columns compared as two versions on purpose (diff --columns, the matrix's version changes): the same failure is unchanged
+  const col = (target: string, version: string) =>
+    failing(['copies of dark mode'], { cell_id: `s1/${target}/well-behaved`, target, target_version: version });
+  const both = reportOf('both', [col('t1@1.0.0', '1.0.0'), col('t1', '2.0.0')]);
+  const d2 = diffColumns(both, 't1@1.0.0', both, 't1');
+  assert.deepEqual([d2.unchanged, d2.failing_differently.length], [1, 0]);
+  assert.deepEqual(
+    versionChanges(both.results, { 't1@1.0.0': '1.0.0', t1: '2.0.0' }).map((v) => [v.unchanged, v.failing_differently]),
+    [[1, []]],
+  );
 });
 
 test('route 8: repeats (x-1, x-2) are matched to their base cell x; one failing repeat where x passed is a regression', () => {
