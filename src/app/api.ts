@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { AGENT_DEFAULTS, RUN_DEFAULTS, runConfigSchema, type RunConfig, type RunConfigInput } from '../core/config.js';
-import type { CellResult, Report } from '../core/results.js';
+import type { CellResult, Report, ReportOptions } from '../core/results.js';
 import { costGate, SCRIPTED_MODEL, type GateDecision } from '../agent/cost-gate.js';
 import { getAgent, installAgents, resolveAgentBin } from '../agent/registry.js';
 import type { AgentAdapter } from '../agent/types.js';
@@ -18,7 +18,7 @@ import { checkReporterNames } from '../report/reporters/index.js';
 import type { LoadedScenario } from '../scenario/loader.js';
 import { selectScenarios } from '../scenario/select.js';
 import { runDeterministic, runRealModel } from './run.js';
-import { lastFailed } from './last-failed.js';
+import { lastFailed, type LastFailed } from './last-failed.js';
 import { checkRunDirs } from './prechecks.js';
 import { resolveJudgeConfig, type JudgeModelConfig } from '../judge/llm/config.js';
 import { openJudgeModel } from '../judge/llm/client.js';
@@ -83,7 +83,8 @@ interface Prepared {
     config: RunConfig;
     exitGate?: GateInput;
     retries: number;
-    cellIds?: string[];
+    lastFailed?: LastFailed;
+    intendedTargets?: string[];
   };
 }
 
@@ -100,7 +101,8 @@ export async function run(req: RunRequest = {}): Promise<RunResponse> {
   });
   const outDir = resolve(config.outDir);
   checkRunDirs(outDir);
-  const cellIds = config.lastFailed ? lastFailedIds(outDir) : undefined;
+  // read (and refused when it cannot say what failed) before anything runs; compared with this run's plan once planned
+  const last = config.lastFailed ? lastFailed(outDir) : undefined;
   const judge = judgeOf(config);
   const gate = agentGate(config, judge);
   const blocked = (b: { report: Report; reportPath: string }): RunResponse => ({
@@ -124,7 +126,8 @@ export async function run(req: RunRequest = {}): Promise<RunResponse> {
     config,
     exitGate,
     retries: config.retries,
-    cellIds,
+    lastFailed: last,
+    ...(config.intendedTargets ? { intendedTargets: targetNames(config.intendedTargets) } : {}),
   };
   const prepared: Prepared = {
     config,
@@ -142,14 +145,6 @@ export async function run(req: RunRequest = {}): Promise<RunResponse> {
       '--shard: the real-model layer cannot be sharded yet; shard by --target or --scenario instead',
     );
   return runRealModelLayer(prepared, gate);
-}
-
-/** --last-failed: the cells that failed the latest run; none is an error here (the CLI says "nothing to rerun" first). */
-function lastFailedIds(outDir: string): string[] {
-  const last = lastFailed(outDir);
-  if (!last.cellIds.length)
-    throw new InputError(`--last-failed: no cell failed the run in the latest run ${last.runId}; nothing to rerun`);
-  return last.cellIds;
 }
 
 /** The shard to run, with the durations of an earlier run to balance it by. */
@@ -271,11 +266,18 @@ function strictnessOf(config: RunConfig): JudgeStrictness {
   };
 }
 
-/** The strict settings in the report's flat options (the resolved config keeps them too). */
-function strictOptions(config: RunConfig): Record<string, unknown> {
+/**
+ * The settings that can change a verdict, in the report's flat options (the resolved config keeps
+ * them too), for either layer: `merge` refuses parts that differ in any (report/merge.ts VERDICT_OPTIONS).
+ * --retries makes a cell flaky instead of failing; --fail-on flaky makes a flaky cell fail the run.
+ */
+function verdictOptions(config: RunConfig): ReportOptions {
+  const g = config.gate;
   return {
     ...(config.judge?.level ? { judge_level: config.judge.level } : {}),
     ...(config.judge?.minConfidence !== undefined ? { judge_min_confidence: config.judge.minConfidence } : {}),
+    retries: config.retries,
+    fail_on: g?.failOn ?? (g?.baseline || g?.expectedFailures ? 'regressions' : 'failures'),
   };
 }
 
@@ -318,7 +320,7 @@ async function runDeterministicLayer(p: Prepared, shard: ReturnType<typeof shard
       options: {
         scenarios_dir: resolve(scenariosDirFor(config.scenariosDir)),
         judge_model: p.judge,
-        ...strictOptions(config),
+        ...verdictOptions(config),
         ...(shard ? { shard: `${shard.index}/${shard.count}` } : {}),
         ...(config.agent && config.agent.repeat > 1 ? { repeat: config.agent.repeat } : {}),
       },
@@ -372,8 +374,13 @@ async function runRealModelLayer(
       onPlan: (cells) => p.hooks.onPlan?.(cells.length),
       options: {
         judge_model: p.judge,
-        ...strictOptions(config),
+        ...verdictOptions(config),
         scenarios_dir: resolve(scenariosDirFor(config.scenariosDir)),
+        // how each agent cell is driven: a turn cap or timeout can end a cell in error
+        ...(agent.maxTurns !== undefined ? { max_turns: agent.maxTurns } : {}),
+        prompt_timeout_ms: agent.promptTimeoutMs,
+        mcp_timeout_ms: agent.mcpTimeoutMs,
+        ...(agent.baseUrl !== undefined ? { agent_base_url: agent.baseUrl } : {}),
       },
       gate,
       scenarios: withPrompts,

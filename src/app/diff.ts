@@ -1,11 +1,13 @@
 import { EXIT } from '../core/results.js';
-import { diffColumns, diffReports, versionHints, type ReportDiff } from '../report/diff.js';
+import { diffColumns, diffFailures, diffReports, versionHints, type ReportDiff } from '../report/diff.js';
 import { readReport } from '../report/reader.js';
 import { InputError } from '../util/errors.js';
 
 /**
- * Compare two runs (directories or report.json files): cells that regressed, were fixed,
- * changed verdict or were not checked, new and removed cells. Exit 1 when any regressed.
+ * Compare two runs (directories or report.json files): cells that regressed, fail differently,
+ * were fixed, changed verdict or were not checked, new and removed cells. Exit 1 for what
+ * diffFailures names: a regression, a different failure, a new failing cell, or a cell checked
+ * in the earlier run with no result in the later.
  * With `columns` ("a,b"), column a of the first run against column b of the second (the
  * first again when no second is given): two versions of one target, matched by scenario and phase.
  */
@@ -32,5 +34,5 @@ export function diffRuns(
     const hints = versionHints(a, b);
     diff = { ...diffReports(a, b), ...(hints.length ? { version_hints: hints } : {}) };
   }
-  return { diff, exitCode: diff.regressed.length ? EXIT.failed : EXIT.ok };
+  return { diff, exitCode: diffFailures(diff).length ? EXIT.failed : EXIT.ok };
 }

@@ -2,7 +2,7 @@ import { dirname, join, resolve } from 'node:path';
 import { EXIT, type Report } from '../core/results.js';
 import { openJudgeModel } from '../judge/llm/client.js';
 import type { JudgeModelConfig } from '../judge/llm/config.js';
-import { JudgePool, judgeGateAll } from '../judge/llm/pool.js';
+import { JudgePool, judgeGateAll, type JudgeStrictness } from '../judge/llm/pool.js';
 import { rejudgeRun } from '../judge/rejudge/rejudge.js';
 import { readReport } from '../report/reader.js';
 import { newRunId } from '../report/report.js';
@@ -41,6 +41,18 @@ export type RejudgeResponse = RejudgeBase &
   ({ blocked: true; reason: string } | { blocked: false; report: Report & Record<string, unknown> });
 
 /**
+ * The run's --judge-level and --judge-min-confidence, as it recorded them: re-judged without them,
+ * a warn-level check the strict run let decide would decide nothing, and an unsure judgment the
+ * run made `error` could pass, while the new report still said the run's options.
+ */
+function strictnessOf(options: Report['options']): JudgeStrictness {
+  return {
+    ...(options.judge_level ? { level: options.judge_level } : {}),
+    ...(options.judge_min_confidence !== undefined ? { minConfidence: options.judge_min_confidence } : {}),
+  };
+}
+
+/**
  * Judge a saved run again from its evidence (nothing is replayed) and write a new report naming
  * the run it re-judged. A judge the cost gate refuses writes a blocked report and judges nothing.
  */
@@ -68,7 +80,7 @@ export async function rejudge(req: RejudgeRequest): Promise<RejudgeResponse> {
     });
     return { blocked: true, reason: gate.reason, source, runDir, judge: config, reportPath, exitCode: EXIT.blocked };
   }
-  const pool = new JudgePool(config ? await openJudgeModel(config) : null);
+  const pool = new JudgePool(config ? await openJudgeModel(config) : null, strictnessOf(source.options));
   try {
     const r = await rejudgeRun(source, {
       runDir,

@@ -22,6 +22,7 @@ import type { LoadedScenario } from '../scenario/loader.js';
 import { mapPool } from '../util/pool.js';
 import { InputError, RunWriteError } from '../util/errors.js';
 import { PartialRun } from './partial.js';
+import { NothingToRerun, planDifference, type LastFailed } from './last-failed.js';
 
 /** Writing the report is the last step; a disk that fails it makes the run an error that names the run dir. */
 function writeReport<T>(runDir: string, write: () => T): T {
@@ -57,8 +58,13 @@ export interface CommonRunOptions {
   exitGate?: GateInput;
   /** reruns of a cell that fails the run (cell/retries.ts) */
   retries?: number;
-  /** run only the planned cells with these ids (--last-failed); one not planned is an input error */
-  cellIds?: string[];
+  /**
+   * --last-failed: the latest run, whose failing cells this run reruns; it must have planned the
+   * cells this run plans (else InputError), and with none failing nothing runs (NothingToRerun)
+   */
+  lastFailed?: LastFailed;
+  /** --intended-targets: every target (column) of the whole run this run is a part of, recorded in the plan for merge */
+  intendedTargets?: string[];
 }
 
 export interface RunResult<X = object> {
@@ -89,6 +95,7 @@ export async function executeRun<X extends object>(
   o: RunExecution<X>,
 ): Promise<RunResult<X & { judges: JudgeRunSummary }>> {
   const startedAt = new Date().toISOString();
+  const intended = o.intendedTargets && intendedTargets(o.intendedTargets, o.targets);
   const mine = o.shard
     ? new Set(
         shardCells(
@@ -98,18 +105,21 @@ export async function executeRun<X extends object>(
         ),
       )
     : undefined;
-  const wanted = o.cellIds && wantedCells(o.cellIds, o.planned);
+  const wanted = o.lastFailed && wantedCells(o.lastFailed, o.planned);
   const cells = o.planned.filter(
     (c) => (!mine || mine.has(c.id)) && (!o.only || o.only(c)) && (!wanted || wanted.has(c.id)),
   );
   o.onPlan?.(cells, o.planned);
   const scenarios = [...new Set(o.planned.map((c) => c.scenario))];
-  const plan = runPlan(
-    o.planned.map((c) => c.id),
-    scenarios,
-    o.targets,
-    o.shard ? { index: o.shard.index, count: o.shard.count } : null,
-  );
+  const plan = {
+    ...runPlan(
+      o.planned.map((c) => c.id),
+      scenarios,
+      o.targets,
+      o.shard ? { index: o.shard.index, count: o.shard.count } : null,
+    ),
+    ...(intended ? { intended_targets: intended } : {}),
+  };
   const outcome = (results: CellResult[], interrupted: boolean, warnings: string[] = []): RunOutcome => ({
     runId: o.runId,
     runDir: o.runDir,
@@ -150,15 +160,28 @@ export async function executeRun<X extends object>(
   }
 }
 
-/** The ids to run, each one this run plans: a cell the run would not plan cannot be rerun by id. */
-function wantedCells(ids: string[], planned: CellSpec[]): Set<string> {
-  const have = new Set(planned.map((c) => c.id));
-  const missing = ids.filter((id) => !have.has(id));
-  if (missing.length)
+/** --intended-targets, sorted: it must hold every target this run runs, before anything runs. */
+function intendedTargets(intended: string[], targets: RunTarget[]): string[] {
+  const outside = targets.map((t) => t.decl.name).filter((n) => !intended.includes(n));
+  if (outside.length)
     throw new InputError(
-      `--last-failed: ${missing.length} failing cell(s) of the latest run are not in this run (${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', …' : ''}); give the same --scenarios, --scenario, --target and --repeat as that run`,
+      `--intended-targets: this run's target(s) ${outside.join(', ')} are not among the intended targets [${intended.join(', ')}]; list every target of the whole run (the columns, e.g. ${outside[0]})`,
     );
-  return new Set(ids);
+  return [...new Set(intended)].sort();
+}
+
+/**
+ * --last-failed: the ids to run. Only a latest run that planned exactly this run's cells can say
+ * which of them failed, or that none did; before anything runs or is written.
+ */
+function wantedCells(last: LastFailed, planned: CellSpec[]): Set<string> {
+  const differs = planDifference(
+    last,
+    planned.map((c) => c.id),
+  );
+  if (differs) throw new InputError(differs);
+  if (!last.cellIds.length) throw new NothingToRerun(last.runId);
+  return new Set(last.cellIds);
 }
 
 async function runAndReport<X extends object>(

@@ -1,11 +1,10 @@
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { DriverKind, Phase, RunPlan } from '../core/results.js';
 import type { LoadedScenario } from '../scenario/loader.js';
 import type { LoadedTarget } from '../targets/loader.js';
 import type { VersionedTarget } from '../targets/version.js';
 import type { ResolvedBin } from '../targets/resolve-bin.js';
+import { sha256File } from '../util/file-hash.js';
 
 /** A target ready to run: its declaration (at the version --target asked for) and the installed server it starts. */
 export interface RunTarget extends VersionedTarget {
@@ -95,7 +94,7 @@ export function targetInfo(t: RunTarget) {
 
 const fileHash = (file: string) => ({
   file: resolve(file),
-  sha256: createHash('sha256').update(readFileSync(file)).digest('hex'),
+  sha256: sha256File(file),
 });
 
 /**

@@ -7,7 +7,7 @@ export function registerDiff(program: Command, cli: CliContext): void {
     .argument('<run-a>', 'the earlier run (run directory or report.json)')
     .argument('[run-b]', 'the later run (with --columns: default run-a)')
     .description(
-      'cells that regressed (now failing the run, or checked before and not now), were fixed, changed verdict or were not checked between two runs, and new or removed cells; exit 1 when any regressed',
+      'cells that regressed (now failing the run, or checked before and not now), fail differently (other failing verdict or assertions, other target version), were fixed, changed verdict or were not checked between two runs, and new or removed cells; --repeat cells are matched to their base cell; exit 1 when any regressed or fails differently, a new cell fails the run, or a cell checked in run-a has no result in run-b',
     )
     .option(
       '--columns <a,b>',

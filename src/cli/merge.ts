@@ -9,7 +9,7 @@ export function registerMerge(program: Command, cli: CliContext): void {
     .command('merge')
     .argument('<run-dirs...>', 'partial runs (shards, or one job per target) of the same memeval version and scenarios')
     .description(
-      'combine partial runs into one run: report, scoreboard and HTML page; refuses (exit 3) missing or overlapping cells, other memeval versions, scenario sets or scenario/target files; a blocked or interrupted part exits 2 / 130',
+      'combine partial runs into one run: report, scoreboard and HTML page; refuses (exit 3) missing or overlapping cells, other memeval versions, scenario sets, scenario/target files or options that change verdicts (--judge-level, --retries, --fail-on, ...), and a target of --intended-targets with no part; a blocked or interrupted part exits 2 / 130',
     )
     .option('--out <dir>', 'where the merged run directory is written', 'runs')
     .option('--reporter <names>', 'reporters for the merged run (json, junit, markdown, github)', collectList)

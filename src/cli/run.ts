@@ -78,6 +78,10 @@ const FLAGS = {
     '--shard-durations <run-dir|file>',
     'a previous report: balance the shards by its recorded cell durations (give every shard the same one)',
   ),
+  intendedTargets: new Option(
+    '--intended-targets <names>',
+    'this run is one part (e.g. one job of a CI target matrix) of a run over these targets, or "all": recorded in the report, so `memeval merge` refuses the parts when a target has none',
+  ).argParser(collectList),
   outDir: new Option('--out <dir>', 'where run directories are written').default(RUN_DEFAULTS.outDir),
   install: new Option('--install', 'install targets (and the agent) that are not installed yet, instead of stopping'),
   'agent.turn': new Option('--agent-turn', "real-model layer: run the scenarios' prompts through a real agent CLI"),
@@ -168,7 +172,7 @@ Each cell runs in a fresh fixture (project dir + isolated HOME). The report is w
       const { interruptHandler } = await import('./interrupt.js');
       const { colorLevel, Progress } = await import('../report/progress.js');
       const { formatRunEnd } = await import('../report/run-end.js');
-      const { lastFailed } = await import('../app/last-failed.js');
+      const { NothingToRerun } = await import('../app/last-failed.js');
       const config = runConfigOf(flags, cmd);
       // --json is one more reporter; with it, progress goes to stderr and the report to stdout
       if (flags.json) config.reporters = [...(config.reporters ?? RUN_DEFAULTS.reporters), 'json'];
@@ -178,14 +182,6 @@ Each cell runs in a fresh fixture (project dir + isolated HOME). The report is w
       const log = (s: string) => stream.write(s + '\n');
       const tty = Boolean(stream.isTTY);
       let progress: Progress | undefined;
-      if (config.lastFailed) {
-        // like Playwright: nothing failed last time, so nothing runs and the run is not an error
-        const last = lastFailed(config.outDir ?? RUN_DEFAULTS.outDir);
-        if (!last.cellIds.length) {
-          log(`--last-failed: no cell failed the run in the latest run ${last.runId}; nothing to rerun`);
-          return;
-        }
-      }
       const { abort, dispose } = interruptHandler(log, cli.hardExit);
       try {
         const r = await run({
@@ -200,7 +196,13 @@ Each cell runs in a fresh fixture (project dir + isolated HOME). The report is w
             })),
           onResult: (c) => progress?.cell(c),
           log: (s) => log(chalk.dim(s)),
+        }).catch((e: unknown) => {
+          // like Playwright: the latest run planned these cells and none failed, so nothing runs, and that is no error
+          if (!(e instanceof NothingToRerun)) throw e;
+          log(e.message);
+          return undefined;
         });
+        if (!r) return;
         progress?.end();
         const { report, reportPath } = r;
         if (report.status === 'blocked') {

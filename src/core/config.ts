@@ -54,6 +54,9 @@ export const runFields = {
   failOn: z.enum(FAIL_ON),
   retries: z.number().int().min(0).describe('reruns of a cell that fails the run; one that then passes is flaky'),
   lastFailed: z.boolean().describe('run only the cells that failed the run in the latest run under outDir'),
+  intendedTargets: z
+    .array(z.string())
+    .describe('every target of the whole run this run is one part of (e.g. one job of a CI matrix), or "all"'),
 };
 
 /** The real-model layer: which agent, on which model, and how each cell drives it. */
@@ -108,6 +111,11 @@ export const runConfigSchema = z.strictObject({
   shardDurations: runFields.shardDurations.optional(),
   retries: runFields.retries.default(0),
   lastFailed: runFields.lastFailed.default(false),
+  /**
+   * this run is one part (one job of a target matrix) of a run over these targets: recorded in the
+   * plan, so that `merge` refuses the parts when a target's part is missing
+   */
+  intendedTargets: runFields.intendedTargets.optional(),
   /** absent: the deterministic layer, unless a judge or cost flag asks for more */
   agent: agentConfigSchema.optional(),
   judge: judgeConfigSchema.optional(),

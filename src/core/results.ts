@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { runConfigSchema, SCRIPTED_POLICIES } from './config.js';
+import { FAIL_ON, runConfigSchema, SCRIPTED_POLICIES } from './config.js';
 
 export { SCRIPTED_POLICIES, type ScriptedPolicy } from './config.js';
 
@@ -66,6 +66,8 @@ export const EXIT = { ok: 0, failed: 1, blocked: 2, invalid: 3, notProven: 4, in
 export const ERROR_EXITS = {
   /** a scenario, target, flag or report that is not valid; nothing ran */
   INPUT: EXIT.invalid,
+  /** --last-failed: the latest run planned this run's cells and none failed; nothing ran, and that is no failure */
+  NOTHING_TO_RERUN: EXIT.ok,
   /** a target whose package is not installed (and --install was not given) */
   NOT_INSTALLED: EXIT.invalid,
   INSTALL: EXIT.failed,
@@ -347,6 +349,8 @@ const verdictCounts = z.partialRecord(z.enum(VERDICTS), z.number());
 /** One cell whose verdict differs between two runs or two columns (report/diff.ts). */
 export const cellChangeSchema = z.object({
   cell_id: z.string(),
+  /** the earlier cell, where its id differs (a `--repeat` cell matched to its base cell) */
+  before_id: z.string().optional(),
   before: z.enum(VERDICTS),
   after: z.enum(VERDICTS),
   reason: z.string(),
@@ -359,6 +363,8 @@ export const versionChangeSchema = z.object({
   from: z.object({ column: z.string(), version: z.string() }),
   to: z.object({ column: z.string(), version: z.string() }),
   regressed: z.array(cellChangeSchema),
+  /** failing in both, but differently (absent in reports from before it was told apart) */
+  failing_differently: z.array(cellChangeSchema).optional(),
   fixed: z.array(cellChangeSchema),
   changed: z.array(cellChangeSchema),
   not_checked: z.array(cellChangeSchema),
@@ -461,6 +467,8 @@ export const runPlanSchema = z.looseObject({
   shard: z.object({ index: z.number(), count: z.number() }).nullable(),
   scenarios: z.record(z.string(), fileHashSchema),
   targets: z.record(z.string(), fileHashSchema),
+  /** --intended-targets: every target (column) of the whole run this one is a part of; merge refuses parts missing one */
+  intended_targets: z.array(z.string()).optional(),
 });
 export type RunPlan = z.infer<typeof runPlanSchema>;
 
@@ -488,6 +496,10 @@ export const reportOptionsSchema = z.looseObject({
   judge_level: z.literal('fail').optional(),
   /** --judge-min-confidence: llm judgments less sure than this were `error` */
   judge_min_confidence: z.number().optional(),
+  /** --retries: reruns of a cell that failed the run (a cell passing on one is flaky); absent in reports from before it was recorded */
+  retries: z.number().int().min(0).optional(),
+  /** --fail-on, resolved (with `flaky`, a flaky cell fails the run); absent in reports from before it was recorded */
+  fail_on: z.enum(FAIL_ON).optional(),
   /** "i/n" for one shard of a run */
   shard: z.string().optional(),
   /** the agent, or the agents of a run of several, comma-separated */
@@ -499,6 +511,11 @@ export const reportOptionsSchema = z.looseObject({
   scripted_model: z.boolean().optional(),
   policy: z.enum(SCRIPTED_POLICIES).optional(),
   repeat: z.number().optional(),
+  /** real-model runs: --max-turns (absent: each scenario's own), --prompt-timeout, --mcp-timeout, --base-url */
+  max_turns: z.number().optional(),
+  prompt_timeout_ms: z.number().optional(),
+  mcp_timeout_ms: z.number().optional(),
+  agent_base_url: z.string().optional(),
   agent_turn: z.boolean().optional(),
   i_understand_model_cost: z.boolean().optional(),
   selftest: z.boolean().optional(),

@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { sha256File as sha256 } from '../util/file-hash.js';
 import { EVIDENCE_DB } from './open.js';
 
 /** The folders of a cell's evidence that hold the store: pristine copies, and the working copy judges read. */
@@ -13,10 +13,6 @@ const STORE_DIRS = ['store', 'work'];
  */
 function readerMade(dir: string, name: string): boolean {
   return name.endsWith('-shm') || (name.endsWith('-wal') && statSync(join(dir, name)).size === 0);
-}
-
-function sha256(file: string): string {
-  return createHash('sha256').update(readFileSync(file)).digest('hex');
 }
 
 function storeFiles(cellDir: string): string[] {

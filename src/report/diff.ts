@@ -9,6 +9,7 @@ import {
 } from '../core/results.js';
 import { InputError } from '../util/errors.js';
 import { compareVersions } from '../util/versions.js';
+import { baseKey, byBaseKey, compareCells, type ChangeClass, type CompareOptions } from './cell-compare.js';
 
 export type { CellChange };
 
@@ -17,13 +18,15 @@ export interface ReportDiff {
   b: string;
   /** did not fail the run in a, fails it in b; or checked in a and not checked (unsupported, skipped) in b */
   regressed: CellChange[];
+  /** fails the run in both, but in b in a way it did not in a (another failing verdict or assertions, another target version) */
+  failing_differently: CellChange[];
   /** failed the run in a, does not in b */
   fixed: CellChange[];
-  /** another verdict, same effect on the run (pass -> defended, fail -> error, ...) */
+  /** another verdict, same effect on the run (pass -> defended, ...), or failing in fewer of the ways it did */
   changed: CellChange[];
   added: { cell_id: string; verdict: Verdict; fails_run: boolean }[];
   removed: { cell_id: string; verdict: Verdict; fails_run: boolean }[];
-  /** checked in neither, or failing in both: b's verdict is unsupported, skipped, error or invalid */
+  /** checked in neither: unsupported, skipped, error or invalid on both sides (failing the same way, if at all) */
   not_checked: CellChange[];
   /** the same checked verdict in both */
   unchanged: number;
@@ -33,27 +36,40 @@ export interface ReportDiff {
   version_hints?: string[];
 }
 
-const byId = (rs: CellResult[]) => new Map(rs.map((r) => [r.cell_id, r]));
+/** Where each class of report/cell-compare.ts goes in a diff (new and removed are listed cell by cell). */
+type Section = 'regressed' | 'failing_differently' | 'fixed' | 'changed' | 'not_checked';
+const SECTION: Record<Exclude<ChangeClass, 'new' | 'removed' | 'unchanged'>, Section> = {
+  regressed: 'regressed',
+  'failing-differently': 'failing_differently',
+  fixed: 'fixed',
+  changed: 'changed',
+  'not-checked': 'not_checked',
+};
 
-/** Compare two runs cell by cell (matched by cell id). */
+/** Compare two runs cell by cell (matched by cell id, a `--repeat` cell's repeats by the base cell's: cell-compare.ts baseKey). */
 export function diffReports(a: Report, b: Report): ReportDiff {
-  return diffCells(a.run_id, b.run_id, byId(a.results), byId(b.results));
+  return diffCells(a.run_id, b.run_id, byBaseKey(a.results), byBaseKey(b.results));
 }
 
 /** The version a column ran: its cells' (reports from before cells recorded it: the report's target list). */
 const versionOf = (results: CellResult[], column: string, targets: Report['targets'] = []): string | undefined =>
   results.find((c) => c.target === column)?.target_version ?? targets.find((t) => t.name === column)?.version;
 
-/** A column's cells keyed by their id without the column (scenario//phase), so two columns' cells match. */
-function columnCells(results: CellResult[], col: string): Map<string, CellResult> {
-  return new Map(results.filter((c) => c.target === col).map((c) => [c.cell_id.replace(`/${col}/`, '//'), c]));
+/** A column's cells keyed by their base id without the column (scenario//phase), so two columns' cells match. */
+function columnCells(results: CellResult[], col: string): Map<string, CellResult[]> {
+  return byBaseKey(
+    results.filter((c) => c.target === col),
+    (c) => baseKey(c).replace(`/${col}/`, '//'),
+  );
 }
 
-/** Cells of column `colA` against column `colB`, matched by scenario and phase (and agent repeat), named by b's ids. */
+/**
+ * Cells of column `colA` against column `colB`, matched by scenario and phase (and agent), named
+ * by b's ids. The two columns are two versions compared on purpose: a failure the same way in
+ * both is unchanged here (the gate, matching one column to itself, still tells versions apart).
+ */
 function diffColumnCells(aName: string, a: CellResult[], colA: string, bName: string, b: CellResult[], colB: string) {
-  const before = columnCells(a, colA);
-  const after = columnCells(b, colB);
-  return diffCells(aName, bName, before, after, (k) => after.get(k)?.cell_id ?? before.get(k)!.cell_id);
+  return diffCells(aName, bName, columnCells(a, colA), columnCells(b, colB), { ignoreVersion: true });
 }
 
 /**
@@ -103,6 +119,7 @@ export function versionChanges(results: CellResult[], versions: Record<string, s
         from: { column: from, version: versions[from] },
         to: { column: to, version: versions[to] },
         regressed: d.regressed,
+        failing_differently: d.failing_differently,
         fixed: d.fixed,
         changed: d.changed,
         not_checked: d.not_checked,
@@ -117,28 +134,31 @@ export function formatVersionChanges(changes: VersionChange[]): string[] {
   return changes.flatMap((v) => {
     const rows = [
       ...v.regressed.map((c) => `  regressed ${c.cell_id}: ${c.before} -> ${c.after}`),
+      ...(v.failing_differently ?? []).map((c) => `  failing differently ${c.cell_id}: ${c.before} -> ${c.after}`),
       ...v.fixed.map((c) => `  fixed ${c.cell_id}: ${c.before} -> ${c.after}`),
       ...v.changed.map((c) => `  changed ${c.cell_id}: ${c.before} -> ${c.after}`),
       ...v.not_checked.map((c) => `  not checked ${c.cell_id}: ${c.before} -> ${c.after}`),
     ];
     return [
-      `${v.target} ${v.from.version} (${v.from.column}) -> ${v.to.version} (${v.to.column}): ${v.regressed.length} regressed, ${v.fixed.length} fixed, ${v.changed.length} changed, ${v.not_checked.length} not checked, ${v.unchanged} unchanged`,
+      `${v.target} ${v.from.version} (${v.from.column}) -> ${v.to.version} (${v.to.column}): ${v.regressed.length} regressed, ${(v.failing_differently ?? []).length} failing differently, ${v.fixed.length} fixed, ${v.changed.length} changed, ${v.not_checked.length} not checked, ${v.unchanged} unchanged`,
       ...rows,
     ];
   });
 }
 
+/** Both sides' cells by the key they match on, each pair decided by report/cell-compare.ts compareCells. */
 function diffCells(
   aName: string,
   bName: string,
-  before: Map<string, CellResult>,
-  after: Map<string, CellResult>,
-  idOf: (key: string) => string = (k) => k,
+  before: Map<string, CellResult[]>,
+  after: Map<string, CellResult[]>,
+  o: CompareOptions = {},
 ): ReportDiff {
   const d: ReportDiff = {
     a: aName,
     b: bName,
     regressed: [],
+    failing_differently: [],
     fixed: [],
     changed: [],
     added: [],
@@ -148,29 +168,51 @@ function diffCells(
     versions: [],
   };
   const versions = new Map<string, ReportDiff['versions'][number]>();
+  const listed = (cs: CellResult[]) =>
+    cs.map((c) => ({ cell_id: c.cell_id, verdict: c.verdict, fails_run: c.fails_run }));
   for (const [key, r] of after) {
-    const id = idOf(key);
     const p = before.get(key);
     if (!p) {
-      d.added.push({ cell_id: id, verdict: r.verdict, fails_run: r.fails_run });
+      d.added.push(...listed(r));
       continue;
     }
-    if (p.target_version && r.target_version && p.target_version !== r.target_version)
-      versions.set(r.target, { target: r.target, before: p.target_version, after: r.target_version });
-    const change = { cell_id: id, before: p.verdict, after: r.verdict, reason: r.reason };
-    // a cell that checked nothing in b is never fixed or unchanged: b says nothing about it
-    if (!p.fails_run && r.fails_run) d.regressed.push(change);
-    else if (isChecked(p.verdict) && !isChecked(r.verdict) && !r.fails_run)
-      d.regressed.push({ ...change, reason: `no longer checked: ${r.reason}` });
-    else if (!isChecked(r.verdict)) d.not_checked.push(change);
-    else if (p.fails_run && !r.fails_run) d.fixed.push(change);
-    else if (p.verdict !== r.verdict) d.changed.push(change);
-    else d.unchanged++;
+    const [vp, vr] = [p.find((c) => c.target_version), r.find((c) => c.target_version)];
+    if (vp && vr && vp.target_version !== vr.target_version)
+      versions.set(vr.target, { target: vr.target, before: vp.target_version!, after: vr.target_version! });
+    const c = compareCells(p, r, o);
+    if (c.kind === 'unchanged') d.unchanged++;
+    else if (c.kind !== 'new' && c.kind !== 'removed')
+      d[SECTION[c.kind]].push({
+        cell_id: c.cell_id,
+        ...(c.before_id ? { before_id: c.before_id } : {}),
+        before: c.before!,
+        after: c.after!,
+        reason: c.reason,
+      });
   }
-  for (const [key, p] of before)
-    if (!after.has(key)) d.removed.push({ cell_id: idOf(key), verdict: p.verdict, fails_run: p.fails_run });
+  for (const [key, p] of before) if (!after.has(key)) d.removed.push(...listed(p));
   d.versions = [...versions.values()];
   return d;
+}
+
+/**
+ * Why a diff fails (exit 1; none: exit 0): a cell regressed or fails differently (what a gate with
+ * the earlier run as baseline counts), a new cell fails the run, or a cell checked in the earlier
+ * run has no result in the later one (the later run says nothing about it).
+ */
+export function diffFailures(d: ReportDiff): string[] {
+  const newFailing = d.added.filter((c) => c.fails_run).length;
+  const removedChecked = d.removed.filter((c) => isChecked(c.verdict)).length;
+  return [
+    ...(d.regressed.length ? [`${d.regressed.length} regressed`] : []),
+    ...(d.failing_differently.length ? [`${d.failing_differently.length} failing differently`] : []),
+    ...(newFailing ? [`${newFailing} new cell(s) fail the run`] : []),
+    ...(removedChecked
+      ? [
+          `${removedChecked} cell(s) checked in ${d.a} have no result in ${d.b}, which says nothing about them (compare runs of the same cells)`,
+        ]
+      : []),
+  ];
 }
 
 /**
@@ -188,9 +230,12 @@ export function versionHints(a: Report, b: Report): string[] {
   );
 }
 
+/** A change's cell, with the cell it was matched to where that has another id (a repeat against its base cell). */
+const named = (c: CellChange) => (c.before_id ? `${c.cell_id} (against ${c.before_id})` : c.cell_id);
+
 export function formatDiff(d: ReportDiff): string {
   const lines = [
-    `${d.a} -> ${d.b}: ${d.regressed.length} regressed, ${d.fixed.length} fixed, ${d.changed.length} changed, ${d.added.length} new, ${d.removed.length} removed, ${d.unchanged} unchanged, ${d.not_checked.length} not checked`,
+    `${d.a} -> ${d.b}: ${d.regressed.length} regressed, ${d.failing_differently.length} failing differently, ${d.fixed.length} fixed, ${d.changed.length} changed, ${d.added.length} new, ${d.removed.length} removed, ${d.unchanged} unchanged, ${d.not_checked.length} not checked`,
   ];
   const section = (title: string, rows: string[]) =>
     rows.length && lines.push(`${title}:`, ...rows.map((r) => `  ${r}`));
@@ -200,19 +245,23 @@ export function formatDiff(d: ReportDiff): string {
   );
   section(
     'regressed',
-    d.regressed.map((c) => `${c.cell_id}: ${c.before} -> ${c.after} (${c.reason})`),
+    d.regressed.map((c) => `${named(c)}: ${c.before} -> ${c.after} (${c.reason})`),
+  );
+  section(
+    'failing differently',
+    d.failing_differently.map((c) => `${named(c)}: ${c.before} -> ${c.after} (${c.reason})`),
   );
   section(
     'fixed',
-    d.fixed.map((c) => `${c.cell_id}: ${c.before} -> ${c.after}`),
+    d.fixed.map((c) => `${named(c)}: ${c.before} -> ${c.after}`),
   );
   section(
     'changed',
-    d.changed.map((c) => `${c.cell_id}: ${c.before} -> ${c.after}`),
+    d.changed.map((c) => `${named(c)}: ${c.before} -> ${c.after}`),
   );
   section(
     'not checked',
-    d.not_checked.map((c) => `${c.cell_id}: ${c.before} -> ${c.after} (${c.reason})`),
+    d.not_checked.map((c) => `${named(c)}: ${c.before} -> ${c.after} (${c.reason})`),
   );
   section(
     'new',
@@ -224,5 +273,7 @@ export function formatDiff(d: ReportDiff): string {
   );
   for (const pair of d.version_hints ?? [])
     lines.push(`another version of one target on each side: compare them with --columns ${pair}`);
+  const failures = diffFailures(d);
+  if (failures.length) lines.push(`exit 1: ${failures.join('; ')}`);
   return lines.join('\n');
 }

@@ -10,6 +10,7 @@ import {
   type Report,
 } from '../core/results.js';
 import { nothingChecked } from './report.js';
+import { baseKey, byBaseKey, compareCells, failingAssertions, how } from './cell-compare.js';
 import { InputError, nearest } from '../util/errors.js';
 import { parseWith, readJson5File } from '../util/json5-file.js';
 import { MEMEVAL_VERSION } from '../util/paths.js';
@@ -157,21 +158,8 @@ export interface GateResult {
   nothing_checked?: string;
 }
 
-/** How a cell fails: its verdict and the assertions that decided it. */
-export function failingAssertions(r: CellResult): string[] {
-  return [
-    ...new Set(
-      r.assertions
-        .filter((j) => j.level !== 'warn' && (j.outcome === 'fail' || j.outcome === 'error'))
-        .map((j) => j.name),
-    ),
-  ].sort();
-}
-
 const sameList = (a: string[], b: string[]) =>
   a.length === b.length && [...a].sort().every((x, i) => x === [...b].sort()[i]);
-const how = (verdict: string, assertions: string[]) =>
-  assertions.length ? `${verdict} on [${assertions.join(', ')}]` : `${verdict} with no failing assertion`;
 const expectedHow = (e: ExpectedFailure) =>
   how(e.verdict, e.assertions) + (e.reason_contains ? ` and a reason containing "${e.reason_contains}"` : '');
 const toCell = (r: CellResult): GateCell => ({
@@ -198,25 +186,17 @@ const matches = (e: ExpectedFailure, r: CellResult) =>
   sameList(e.assertions, failingAssertions(r)) &&
   (!e.reason_contains || r.reason.includes(e.reason_contains));
 
-/** A cell that failed in the baseline is known only if it fails the same way now, at the same version of its target. */
-const sameFailure = (a: CellResult, b: CellResult) =>
-  a.verdict === b.verdict && sameList(failingAssertions(a), failingAssertions(b)) && sameVersion(a, b);
-
-/** Reports from before cells recorded their target's version say nothing against one: only two known versions differ. */
-const sameVersion = (a: CellResult, b: CellResult) =>
-  !a.target_version || !b.target_version || a.target_version === b.target_version;
-
-/** Why a baseline's failure at another version of the target is not this cell's known failure. */
-function otherVersion(r: CellResult, baseline: Report): string | undefined {
-  const same = baseline.results.find((b) => b.cell_id === r.cell_id);
-  if (same && !sameVersion(same, r))
-    return `baseline ran ${r.target} ${same.target_version}, this run ${r.target_version}: a failure recorded for another version is not known`;
-  const key = (c: CellResult) => c.cell_id.replace(`/${c.target}/`, `/${declaredTarget(c.target)}/`);
-  const elsewhere = baseline.results.filter(
-    (b) => b.fails_run && b.cell_id !== r.cell_id && key(b) === key(r) && b.target_version !== r.target_version,
+/**
+ * Why a failure the baseline recorded in another column of the same declared target (another
+ * `name@version`) is not this cell's known failure: cells are matched by column, so it never is.
+ */
+function elsewhere(r: CellResult, baseline: Report): string | undefined {
+  const key = (c: CellResult) => baseKey(c).replace(`/${c.target}/`, `/${declaredTarget(c.target)}/`);
+  const other = baseline.results.filter(
+    (b) => b.fails_run && b.target !== r.target && key(b) === key(r) && b.target_version !== r.target_version,
   );
-  if (elsewhere.length)
-    return `baseline failed it at ${elsewhere.map((b) => `${b.target} (${b.target_version ?? 'version not recorded'})`).join(', ')}, not at ${r.target} ${r.target_version ?? ''}: a failure recorded for another version is not known`.trimEnd();
+  if (other.length)
+    return `baseline failed it at ${other.map((b) => `${b.target} (${b.target_version ?? 'version not recorded'})`).join(', ')}, not at ${r.target} ${r.target_version ?? ''}: a failure recorded for another version is not known`.trimEnd();
   return undefined;
 }
 
@@ -225,47 +205,44 @@ function otherVersion(r: CellResult, baseline: Report): string | undefined {
  * interrupted or blocked run keeps its own exit code: a gate never turns those into a pass.
  * Neither does a cell that checked nothing: one the baseline checked and this run did not
  * (now unsupported or skipped) is a regression, and a run that checked no cell at all exits 1.
+ * Each cell is compared with the baseline's (its repeats, or its base cell) by
+ * report/cell-compare.ts, as `diff` compares them: known only when it fails as the baseline did.
  */
 export function gate(report: Report, g: GateInput): GateResult {
   const failOn: FailOn = g.failOn ?? (g.baseline || g.expected ? 'regressions' : 'failures');
-  const baseFailing = new Map((g.baseline?.results ?? []).filter((r) => r.fails_run).map((r) => [r.cell_id, r]));
+  const base = byBaseKey(g.baseline?.results ?? []);
+  const against = (r: CellResult) => {
+    const b = base.get(baseKey(r));
+    return b && compareCells(b, [r], { label: 'baseline', runId: g.baseline!.run_id });
+  };
   const expected = g.expected ?? [];
   const regressions: GateCell[] = [];
   const known: GateResult['known'] = [];
   for (const r of report.results.filter((x) => x.fails_run)) {
     const entries = entriesFor(r, expected);
     const e = entries.find((x) => matches(x, r));
-    const b = baseFailing.get(r.cell_id);
+    const c = against(r);
     const now = how(r.verdict, failingAssertions(r));
     if (failOn === 'regressions' && e) known.push({ ...toCell(r), because: `expected failure: ${e.reason}` });
-    else if (failOn === 'regressions' && b && sameFailure(b, r))
+    else if (failOn === 'regressions' && c?.known)
       known.push({ ...toCell(r), because: `fails in baseline ${g.baseline!.run_id} too (${now})` });
     else {
-      const version = g.baseline && otherVersion(r, g.baseline);
+      const other = g.baseline && !c ? elsewhere(r, g.baseline) : undefined;
       const why = [
         ...(entries.length ? [`expected ${entries.map(expectedHow).join(' or ')}, got ${now}`] : []),
-        ...(version ? [version] : []),
-        ...(b && !version && !sameFailure(b, r)
-          ? [`baseline failed with ${how(b.verdict, failingAssertions(b))}, now ${now}`]
-          : []),
+        ...(c?.kind === 'failing-differently' ? [c.reason] : []),
+        ...(other ? [other] : []),
       ];
       regressions.push({ ...toCell(r), ...(why.length ? { why: why.join('; ') } : {}) });
     }
   }
-  const baseChecked = new Map(
-    (g.baseline?.results ?? []).filter((r) => isChecked(r.verdict)).map((r) => [r.cell_id, r]),
-  );
   for (const r of report.results.filter((x) => !x.fails_run && !isChecked(x.verdict))) {
-    const b = baseChecked.get(r.cell_id);
-    if (b)
-      regressions.push({
-        ...toCell(r),
-        reason: `no longer checked (${b.verdict} in baseline ${g.baseline!.run_id}${sameVersion(b, r) ? '' : ` at ${r.target} ${b.target_version}, this run ran ${r.target_version}`}): ${r.reason}`,
-      });
+    const c = against(r);
+    if (c?.kind === 'regressed') regressions.push({ ...toCell(r), reason: c.reason });
   }
   const listed = (r: CellResult) => entriesFor(r, expected).length > 0;
   const unexpected_passes = report.results.filter((r) => isPassed(r) && listed(r)).map(toCell);
-  const fixed = g.baseline ? report.results.filter((r) => isPassed(r) && baseFailing.has(r.cell_id)).map(toCell) : [];
+  const fixed = g.baseline ? report.results.filter((r) => isPassed(r) && against(r)?.kind === 'fixed').map(toCell) : [];
   const not_checked = report.results.filter((r) => !r.fails_run && !isChecked(r.verdict) && listed(r)).map(toCell);
   const nothing = nothingChecked(report.results);
   const unmatched = unmatchedEntries(expected, report.plan?.cells ?? report.results.map((r) => r.cell_id));

@@ -1,6 +1,13 @@
 import { cpSync, existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import { EXIT, type CellResult, type Report, type RunPlan, type RunStatus } from '../core/results.js';
+import {
+  EXIT,
+  type CellResult,
+  type Report,
+  type reportOptionsSchema,
+  type RunPlan,
+  type RunStatus,
+} from '../core/results.js';
 import { InputError } from '../util/errors.js';
 import { MEMEVAL_VERSION } from '../util/paths.js';
 import { buildMatrix } from './matrix.js';
@@ -12,8 +19,40 @@ const sameSet = (a: string[], b: string[]) =>
   a.length === b.length && [...a].sort().every((x, i) => x === [...b].sort()[i]);
 const short = (sha: string) => sha.slice(0, 12);
 const planOf = (p: ReadRun) => p.report.plan as RunPlan;
-/** Options that change what a cell's verdict means: every part of one run must share them. */
-const SAME_OPTIONS = ['judge_model', 'agent', 'model', 'scripted_model', 'policy', 'repeat'];
+/**
+ * Every option a report records, and for each that can change a cell's verdict the flag that
+ * sets it (null: it cannot). Every part of one run must share the verdict options, and the merged
+ * report keeps them; an option added to the report without a line here does not compile.
+ */
+export const VERDICT_OPTIONS: Record<keyof typeof reportOptionsSchema.shape, string | null> = {
+  judge_model: '--judge-model (with --judge-base-url, --judge-protocol)',
+  judge_level: '--judge-level',
+  judge_min_confidence: '--judge-min-confidence',
+  retries: '--retries',
+  fail_on: '--fail-on',
+  agent: '--agent',
+  agent_version: '--agent (one installed version of each agent)',
+  agents: '--agent (one installed version of each agent)',
+  model: '--model',
+  scripted_model: '--model',
+  policy: '--policy',
+  repeat: '--repeat',
+  max_turns: '--max-turns',
+  prompt_timeout_ms: '--prompt-timeout',
+  mcp_timeout_ms: '--mcp-timeout',
+  agent_base_url: '--base-url',
+  // how the run was executed or where from, not what a verdict means (files are compared by hash)
+  workers: null,
+  keep: null,
+  scenarios_dir: null,
+  shard: null,
+  agent_turn: null,
+  i_understand_model_cost: null,
+  selftest: null,
+  merged_from: null,
+  shards: null,
+};
+const SAME_OPTIONS = Object.entries(VERDICT_OPTIONS).flatMap(([k, flag]) => (flag ? [[k, flag] as const] : []));
 
 /**
  * Why these reports cannot be one run (empty: they can). A blocked part ran nothing and planned
@@ -43,13 +82,19 @@ export function mergeProblems(parts: ReadRun[]): string[] {
       problems.push(
         `${p.file}: scenarios [${p.report.scenarios.join(', ')}] differ from ${lead.file}'s [${lead.report.scenarios.join(', ')}]; shards must select the same scenarios`,
       );
-    for (const k of SAME_OPTIONS)
+    for (const [k, flag] of SAME_OPTIONS)
       if (JSON.stringify(p.report.options[k] ?? null) !== JSON.stringify(lead.report.options[k] ?? null))
         problems.push(
-          `${p.file}: ${k} ${JSON.stringify(p.report.options[k] ?? null)}, but ${lead.file} ran with ${JSON.stringify(lead.report.options[k] ?? null)}`,
+          `${p.file}: ${k} ${JSON.stringify(p.report.options[k] ?? null)}, but ${lead.file} ran with ${JSON.stringify(lead.report.options[k] ?? null)}; ` +
+            `it can change verdicts, so every part of a run is judged alike: rerun the part that differs with the same ${flag}`,
         );
   }
-  problems.push(...fileProblems(ran), ...overlapProblems(parts), ...shardProblems(ran));
+  problems.push(
+    ...fileProblems(ran),
+    ...overlapProblems(parts),
+    ...shardProblems(ran),
+    ...intendedProblems(ran, parts.length > ran.length),
+  );
   const versions = new Map<string, string>();
   for (const p of parts)
     for (const t of p.report.targets) {
@@ -145,6 +190,37 @@ function missingProblems(ran: ReadRun[]): string[] {
   return problems;
 }
 
+/**
+ * --intended-targets: every part must record the same whole set of targets, and (unless a part
+ * was blocked, which makes the merged run blocked anyway) each of them must have a part: a
+ * target whose job wrote nothing, or whose report was not given, is named.
+ */
+function intendedProblems(ran: ReadRun[], someBlocked: boolean): string[] {
+  const recorded = ran.filter((p) => planOf(p).intended_targets);
+  if (!recorded.length) return [];
+  const [lead] = recorded;
+  const whole = planOf(lead).intended_targets!;
+  const problems: string[] = [];
+  for (const p of ran) {
+    const mine = planOf(p).intended_targets;
+    if (!mine)
+      problems.push(
+        `${p.file}: records no --intended-targets, but ${lead.file} is one part of a run over [${whole.join(', ')}]; run every part with the same --intended-targets`,
+      );
+    else if (!sameSet(mine, whole))
+      problems.push(
+        `${p.file}: is one part of a run over targets [${mine.join(', ')}], but ${lead.file} of [${whole.join(', ')}]; run every part with the same --intended-targets`,
+      );
+  }
+  const ranTargets = new Set(ran.flatMap((p) => Object.keys(planOf(p).targets)));
+  const missing = whole.filter((t) => !ranTargets.has(t));
+  if (missing.length && !someBlocked)
+    problems.push(
+      `no part ran target(s) ${missing.join(', ')} of the intended targets [${whole.join(', ')}] (--intended-targets, recorded in ${lead.file}): their job wrote no report, or it was not given; merge every part, or rerun the job of ${missing.join(', ')}`,
+    );
+  return problems;
+}
+
 const STATUS_RANK: RunStatus[] = ['completed', 'failed', 'blocked', 'interrupted'];
 
 /**
@@ -181,11 +257,13 @@ export function mergeReports(parts: ReadRun[], outDir: string): { report: Report
   const blocked = parts.filter((p) => p.report.status === 'blocked');
   const ran = parts.filter((p) => p.report.status !== 'blocked');
   const plans = ran.map(planOf);
+  const intended = plans.find((p) => p.intended_targets)?.intended_targets;
   const plan: RunPlan = {
     cells: [...new Set(plans.flatMap((p) => p.cells))].sort(),
     shard: null,
     scenarios: Object.assign({}, ...plans.map((p) => p.scenarios)),
     targets: Object.assign({}, ...plans.map((p) => p.targets)),
+    ...(intended ? { intended_targets: intended } : {}),
   };
   const report: Report = {
     schema_version: parts[0].report.schema_version,
@@ -205,7 +283,7 @@ export function mergeReports(parts: ReadRun[], outDir: string): { report: Report
       merged_from: parts.map((p) => p.report.run_id),
       shards: parts.map((p) => (p.report as { shard?: unknown }).shard ?? null),
       ...Object.fromEntries(
-        SAME_OPTIONS.filter((k) => k in (ran[0] ?? parts[0]).report.options).map((k) => [
+        SAME_OPTIONS.filter(([k]) => k in (ran[0] ?? parts[0]).report.options).map(([k]) => [
           k,
           (ran[0] ?? parts[0]).report.options[k],
         ]),

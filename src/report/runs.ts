@@ -45,31 +45,55 @@ function dirBytes(dir: string): number {
   return n;
 }
 
-/** Output folders under `runsDir` (runs and rejudge, calibrate and fuzz outputs), oldest first by start time. */
+/** The UTC time a folder's name holds (`2025-01-02T03-04-05Z`, fuzz's `…T03-04-05-678Z`), in ms; NaN when it holds none. */
+function nameTime(time: string): number {
+  const m = /^(\d{4}-\d\d-\d\d)T(\d\d)[-:](\d\d)[-:](\d\d)(?:[.-](\d{3}))?Z/.exec(time);
+  return m ? Date.parse(`${m[1]}T${m[2]}:${m[3]}:${m[4]}.${m[5] ?? '000'}Z`) : NaN;
+}
+
+/**
+ * Output folders under `runsDir` (runs and rejudge, calibrate and fuzz outputs), oldest first by
+ * start time: the `started_at` their report (or a running or cut-off run's live.json) records, to
+ * the millisecond, else the second their name holds. A name has one-second resolution and a random
+ * suffix, so two runs started in one second are told apart by started_at, never by the suffix.
+ */
 export function listRuns(runsDir: string): RunEntry[] {
   const root = resolve(runsDir);
   if (!existsSync(root)) return [];
   return readdirSync(root, { withFileTypes: true })
     .flatMap((e) => {
       const m = e.isDirectory() ? OUTPUT_NAME.exec(e.name) : null;
-      return m ? [{ id: e.name, kind: (m[1] ?? 'run') as RunKind, time: m[2] }] : [];
+      if (!m) return [];
+      const r = entry(join(root, e.name), e.name, (m[1] ?? 'run') as RunKind);
+      const started = r.started_at === null ? NaN : Date.parse(r.started_at);
+      return [{ r, at: Number.isNaN(started) ? nameTime(m[2]) : started }];
     })
-    .sort((a, b) => (a.time === b.time ? a.id.localeCompare(b.id) : a.time < b.time ? -1 : 1))
-    .map(({ id, kind }) => entry(join(root, id), id, kind));
+    .sort((a, b) => (a.at === b.at || Number.isNaN(a.at - b.at) ? a.r.run_id.localeCompare(b.r.run_id) : a.at - b.at))
+    .map(({ r }) => r);
+}
+
+/** A JSON file's object, or null when it is missing or not JSON (a run still writing, a torn file). */
+function readHead<T>(file: string): T | null {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as T;
+  } catch {
+    return null;
+  }
 }
 
 function entry(dir: string, id: string, kind: RunKind): RunEntry {
-  let head: {
-    status?: string;
-    started_at?: string;
-    summary?: { cells?: number; failed?: number; unsupported?: number; by_verdict?: { unsupported?: number } };
-  } | null = null;
   const file = RESULT_FILE[kind];
-  try {
-    head = file ? JSON.parse(readFileSync(join(dir, file), 'utf8')) : null;
-  } catch {
-    head = null;
-  }
+  const head = file
+    ? readHead<{
+        status?: string;
+        started_at?: string;
+        summary?: { cells?: number; failed?: number; unsupported?: number; by_verdict?: { unsupported?: number } };
+      }>(join(dir, file))
+    : null;
+  // a run without its report yet (running, or cut off): its live.json says when it started
+  const started =
+    head?.started_at ??
+    (kind === 'run' ? readHead<{ started_at?: string }>(join(dir, 'live.json'))?.started_at : undefined);
   const live = liveness(dir);
   return {
     run_id: id,
@@ -79,7 +103,7 @@ function entry(dir: string, id: string, kind: RunKind): RunEntry {
     ...(live.live ? { running_why: live.why } : {}),
     // a run whose writer died before its report left its cell log (report/run-log.ts): cut off
     status: head?.status ?? (!live.live && kind === 'run' && existsSync(join(dir, 'live.json')) ? 'cut off' : null),
-    started_at: head?.started_at ?? null,
+    started_at: typeof started === 'string' ? started : null,
     cells: head?.summary?.cells ?? null,
     failed: head?.summary?.failed ?? null,
     unsupported: head?.summary ? (head.summary.unsupported ?? head.summary.by_verdict?.unsupported ?? 0) : null,

@@ -94,7 +94,7 @@ test(
     const laterFile = writeJson(join(dir, 'later.json'), later);
     const cli = await memeval(['diff', run.runDir, laterFile]);
     assert.equal(cli.exitCode, 1, cli.stderr);
-    assert.match(cli.stdout, /1 regressed, 1 fixed, 0 changed, 1 new, 1 removed, 1 unchanged/);
+    assert.match(cli.stdout, /1 regressed, 0 failing differently, 1 fixed, 0 changed, 1 new, 1 removed, 1 unchanged/);
     assert.match(cli.stdout, /regressed:\n {2}good-one\/server-memory\/well-behaved: pass -> error/);
     const json = await memeval(['diff', laterFile, laterFile, '--json']);
     assert.equal(json.exitCode, 0);
@@ -136,13 +136,13 @@ test(
     );
     assert.match(
       formatDiff(d),
-      /^before -> after: 3 regressed, 0 fixed, 0 changed, 0 new, 0 removed, 0 unchanged, 1 not checked\n/,
+      /^before -> after: 3 regressed, 0 failing differently, 0 fixed, 0 changed, 0 new, 0 removed, 0 unchanged, 1 not checked\n/,
     );
     assert.match(
       formatDiff(d),
       /regressed:\n(.*\n)* {2}good-one\/server-memory\/well-behaved: pass -> unsupported \(no longer checked: /,
     );
-    // fail -> error: not fixed, not unchanged; error -> error: not unchanged
+    // fail -> error: not fixed, not unchanged, but failing differently (as the gate says); error -> error: not unchanged
     const errored = withVerdicts(report, { [bad]: ['error', true], [good]: ['error', true] }, 'errored');
     const e1 = diffReports(report, errored);
     assert.deepEqual(
@@ -150,9 +150,10 @@ test(
       [good],
     );
     assert.deepEqual(
-      e1.not_checked.map((c) => c.cell_id),
+      e1.failing_differently.map((c) => c.cell_id),
       [bad],
     );
+    assert.deepEqual(e1.not_checked, []);
     assert.deepEqual(e1.fixed, []);
     const e2 = diffReports(errored, errored);
     assert.deepEqual(e2.not_checked.map((c) => c.cell_id).sort(), [bad, good].sort());

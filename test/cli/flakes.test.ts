@@ -178,3 +178,44 @@ test(
     assert.match(unreadable.stderr, /--last-failed: the latest run .* cannot be read/);
   },
 );
+
+test(
+  '--last-failed refuses (exit 3, naming what differs) when the latest run planned other scenarios or targets, even when none of its cells failed',
+  { timeout: timeLimit(300_000) },
+  async (t) => {
+    const dir = tempDir(t);
+    const target = faultyTarget(dir, 'faulty', 'ok');
+    const one = scenarioDir(join(dir, 'one'), 1);
+    const two = scenarioDir(join(dir, 'two'), 2);
+    const first = await run(t, ['--scenarios', two, '--target', target]);
+    assert.equal(first.exitCode, 0, first.stdout + first.stderr);
+    const out = first.out;
+    const dirs = readdirSync(out).length;
+    // the latest run planned s1 and s2; this one plans s1 only: it cannot say that s1 is all that needs rerunning
+    const fewer = await run(t, ['--scenarios', one, '--target', target, '--last-failed'], out);
+    assert.equal(fewer.exitCode, 3, fewer.stdout + fewer.stderr);
+    assert.match(
+      fewer.stderr,
+      /--last-failed: the latest run \S+ \(.*\) planned 4 cell\(s\), this run plans 2, and they are not the same cells: scenarios only in the latest run: s2\..*give the same --scenarios/,
+    );
+    assert.doesNotMatch(fewer.stdout, /nothing to rerun/);
+    // another target: the latest run says nothing about this one's cells
+    const other = faultyTarget(join(dir, 'one'), 'other', 'ok');
+    const elsewhere = await run(t, ['--scenarios', two, '--target', other, '--last-failed'], out);
+    assert.equal(elsewhere.exitCode, 3, elsewhere.stdout + elsewhere.stderr);
+    assert.match(elsewhere.stderr, /targets only in the latest run: faulty; targets only in this run: other/);
+    // --repeat plans other cells of the same scenarios and targets
+    const repeated = await run(t, ['--scenarios', two, '--target', target, '--repeat', '2', '--last-failed'], out);
+    assert.equal(repeated.exitCode, 3, repeated.stdout + repeated.stderr);
+    assert.match(
+      repeated.stderr,
+      /cells only in the latest run: s1\/faulty\/violation, .*cells only in this run: s1\/faulty\/violation-1/,
+    );
+    assert.equal(readdirSync(out).length, dirs, 'nothing ran');
+    // the same cells, none failed: nothing to rerun, exit 0
+    const same = await run(t, ['--scenarios', two, '--target', target, '--last-failed'], out);
+    assert.equal(same.exitCode, 0, same.stdout + same.stderr);
+    assert.match(same.stdout, /no cell failed the run in the latest run .*; nothing to rerun/);
+    assert.equal(readdirSync(out).length, dirs, 'nothing ran');
+  },
+);

@@ -97,6 +97,18 @@ test(
     assert.match(s.assertions[1].detail, /confidence 0\.65 is below the run's --judge-min-confidence 0\.7/);
     assert.equal(s.verdict, 'error', s.reason);
     assert.equal(strict.exitCode, 1);
+    // rejudge judges under the strictness the run recorded: the unsure judgment stays error, never a pass
+    const strictDir = join(dir, 'strict', readdirSync(join(dir, 'strict'))[0]);
+    const rj = await memeval(['rejudge', strictDir, '--judge-model', 'scripted', '--json'], {
+      env: ENV,
+      timeout: timeLimit(60_000),
+    });
+    assert.equal(rj.exitCode, 1, String(rj.stderr));
+    const [again] = JSON.parse(String(rj.stdout)).results;
+    assert.deepEqual(
+      [again.verdict, again.assertions[1].outcome, again.assertions[1].level],
+      ['error', 'error', 'fail'],
+    );
   },
 );
 

@@ -186,3 +186,39 @@ test('merge with an interrupted part exits 130, as that part did', { timeout: ti
   assert.equal(report.status, 'interrupted');
   assert.equal(report.summary.exit_code, 130);
 });
+
+test(
+  'per-target jobs record the options that can change a verdict and the intended targets; merge refuses a part judged otherwise, or a missing target (exit 3)',
+  { timeout: timeLimit(300_000) },
+  async (t) => {
+    const dir = tempDir(t);
+    const sc = scenarioDir(dir, 1);
+    const a = faultyTarget(dir, 'alpha', 'ok');
+    const b = faultyTarget(dir, 'beta', 'ok');
+    const whole = ['--intended-targets', 'alpha,beta,gamma', '--scenarios', sc];
+    const ja = await runInto(t, [...whole, '--target', a, '--retries', '1', '--judge-level', 'fail']);
+    const jb = await runInto(t, [...whole, '--target', b, '--retries', '2', '--judge-level', 'fail']);
+    const ra = JSON.parse(readFileSync(join(ja.runDir, 'report.json'), 'utf8'));
+    assert.deepEqual(
+      [ra.options.retries, ra.options.fail_on, ra.options.judge_level, ra.plan.intended_targets],
+      [1, 'failures', 'fail', ['alpha', 'beta', 'gamma']],
+    );
+    const m = await merge(t, [ja.runDir, jb.runDir]);
+    assert.equal(m.exitCode, 3, m.stdout + m.stderr);
+    assert.match(m.stderr, /retries 2, but .* ran with 1.*--retries/);
+    assert.match(m.stderr, /no part ran target\(s\) gamma of the intended targets \[alpha, beta, gamma\]/);
+    assert.deepEqual(m.written, [], 'a refused merge writes nothing');
+    // a run whose own target is not in the intended set is refused before anything runs
+    const out = tempDir(t);
+    const bad = await memeval(['run', '--intended-targets', 'alpha', '--scenarios', sc, '--target', b, '--out', out], {
+      env: ENV,
+      timeout: timeLimit(120_000),
+    });
+    assert.equal(bad.exitCode, 3, String(bad.stdout) + String(bad.stderr));
+    assert.match(
+      String(bad.stderr),
+      /--intended-targets: this run's target\(s\) beta are not among the intended targets \[alpha\]/,
+    );
+    assert.deepEqual(readdirSync(out), []);
+  },
+);

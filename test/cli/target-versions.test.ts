@@ -110,7 +110,9 @@ test(
     assert.match(out, new RegExp(`version ${PINNED} +version ${OLD}`));
     assert.match(
       out,
-      new RegExp(`server-memory ${OLD} \\(${OLD_COLUMN}\\) -> ${PINNED} \\(server-memory\\): 0 regressed, 1 fixed`),
+      new RegExp(
+        `server-memory ${OLD} \\(${OLD_COLUMN}\\) -> ${PINNED} \\(server-memory\\): 0 regressed, 0 failing differently, 1 fixed`,
+      ),
     );
 
     // the HTML report: each column's version under its name, and what the upgrade changed

@@ -14,18 +14,22 @@ import { judgeRunSummary } from '../llm/summary.js';
 import { judgeCell, type CellAssertion, type StoredVerdictInput } from '../cell.js';
 import { failsRun } from '../verdict.js';
 import { InputError } from '../../util/errors.js';
+import { sha256File } from '../../util/file-hash.js';
 
 /** A cell the run judged: rejudge judges it again (one whose scenario is not loaded is kept as it was). */
 const judged = (c: CellResult) => c.assertions.length > 0 || c.verdict_input !== undefined;
 
 /**
- * Before anything is judged: every judged cell must carry what its verdict read, and its
- * evidence must be the bytes written at snapshot time. Either fails the whole command (exit 3):
- * a verdict computed from guessed inputs or from changed evidence is not the run's.
+ * Before anything is judged: every judged cell must carry what its verdict read, its evidence
+ * must be the bytes written at snapshot time, and its scenario file the bytes the run read
+ * (the plan's sha256). Any of them fails the whole command (exit 3): a verdict computed from
+ * guessed inputs, changed evidence or an edited scenario is not the run's, whatever report says.
  */
-function refuseUnfaithful(report: Report, runDir: string, loaded: Set<string>): void {
+function refuseUnfaithful(report: Report, runDir: string, loaded: Map<string, LoadedScenario>): void {
   const problems: string[] = [];
-  for (const c of report.results.filter((r) => judged(r) && loaded.has(r.scenario))) {
+  const cells = report.results.filter((r) => judged(r) && loaded.has(r.scenario));
+  problems.push(...scenarioProblems(report, [...new Set(cells.map((c) => c.scenario))], loaded));
+  for (const c of cells) {
     const lacking = (['verdict_input', 'judge_input', 'evidence_sha256'] as const).filter((k) => c[k] === undefined);
     if (lacking.length) {
       problems.push(
@@ -41,6 +45,35 @@ function refuseUnfaithful(report: Report, runDir: string, loaded: Set<string>): 
       );
   }
   if (problems.length) throw new InputError(problems[0], problems);
+}
+
+/**
+ * Each scenario rejudge would judge with must be the file the run read. Rejudging with an edited
+ * scenario would judge the run's evidence by rules it was not run under (a changed setup, steps
+ * or phases make the saved verdict inputs another scenario's) and write a report that still
+ * names the old file's sha256; so it is refused, as changed evidence is, with the fix.
+ */
+function scenarioProblems(report: Report, ids: string[], loaded: Map<string, LoadedScenario>): string[] {
+  const fix = 'restore it (e.g. git checkout), or run the scenario again (memeval run) and rejudge that run';
+  if (!ids.length) return [];
+  if (!report.plan)
+    return [
+      `the report does not record the scenario files its run read (memeval ${report.memeval_version} did not keep a plan), so rejudge cannot show it judges with the same scenarios; run the scenarios again with this memeval (memeval run) and rejudge that run`,
+    ];
+  return ids.flatMap((id) => {
+    const file = loaded.get(id)!.file;
+    const was = report.plan!.scenarios[id];
+    const now = sha256File(file);
+    if (!was)
+      return [
+        `scenario ${id}: the run's plan records no file for it, so ${file} cannot be shown to be what it ran; ${fix}`,
+      ];
+    return now === was.sha256
+      ? []
+      : [
+          `scenario ${id}: ${file} changed since the run (sha256 ${now.slice(0, 12)}; the run read ${was.file}, sha256 ${was.sha256.slice(0, 12)}); refusing to re-judge with another scenario than the run's: ${fix}`,
+        ];
+  });
 }
 
 export interface RejudgeOptions {
@@ -76,7 +109,7 @@ export async function rejudgeRun(
 ): Promise<{ report: Report & Record<string, unknown>; reportPath: string }> {
   const runDir = resolve(o.runDir);
   const byId = new Map(o.scenarios.map((s) => [s.scenario.id, s]));
-  refuseUnfaithful(report, runDir, new Set(byId.keys()));
+  refuseUnfaithful(report, runDir, byId);
   const results: CellResult[] = [];
   for (const old of report.results) {
     const cellDir = resolve(runDir, old.cell_dir);

@@ -4,11 +4,21 @@ import { InputError } from '../../util/errors.js';
 import { pageModel } from './model.js';
 
 /** How a cell differs between the earlier run and this one (report/diff.ts's sections). */
-export const CHANGE_KINDS = ['regressed', 'fixed', 'changed', 'not checked', 'new', 'removed'] as const;
+export const CHANGE_KINDS = [
+  'regressed',
+  'failing differently',
+  'fixed',
+  'changed',
+  'not checked',
+  'new',
+  'removed',
+] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 
 export interface CompareEntry {
   cell_id: string;
+  /** the earlier run's cell, where its id differs (a `--repeat` cell against its base cell) */
+  before_id?: string;
   kind: ChangeKind;
   scenario: string;
   column: string;
@@ -35,7 +45,12 @@ export interface CompareModel {
 
 /** Cells both runs have: what the comparison can speak about. */
 export const commonCells = (d: ReportDiff): number =>
-  d.regressed.length + d.fixed.length + d.changed.length + d.not_checked.length + d.unchanged;
+  d.regressed.length +
+  d.failing_differently.length +
+  d.fixed.length +
+  d.changed.length +
+  d.not_checked.length +
+  d.unchanged;
 
 /**
  * Refuse a comparison that could only say "no changes" by having nothing to compare: two runs
@@ -56,10 +71,11 @@ export function compareModel(a: Report, b: Report, d: ReportDiff): CompareModel 
   const byId = new Map([...a.results, ...b.results].map((r) => [r.cell_id, r]));
   const place = (id: string) => mb.cells[id] ?? ma.cells[id];
   const entries: CompareEntry[] = [];
-  const add = (id: string, kind: ChangeKind, before?: Verdict, after?: Verdict, reason?: string) => {
+  const add = (id: string, kind: ChangeKind, before?: Verdict, after?: Verdict, reason?: string, beforeId?: string) => {
     const p = place(id);
     entries.push({
       cell_id: id,
+      ...(beforeId ? { before_id: beforeId } : {}),
       kind,
       scenario: byId.get(id)?.scenario ?? id.split('/')[0],
       column: p?.column ?? id.split('/')[1],
@@ -71,11 +87,12 @@ export function compareModel(a: Report, b: Report, d: ReportDiff): CompareModel 
   };
   for (const [kind, list] of [
     ['regressed', d.regressed],
+    ['failing differently', d.failing_differently],
     ['fixed', d.fixed],
     ['changed', d.changed],
     ['not checked', d.not_checked],
   ] as const)
-    for (const c of list) add(c.cell_id, kind, c.before, c.after, c.reason);
+    for (const c of list) add(c.cell_id, kind, c.before, c.after, c.reason, c.before_id);
   for (const c of d.added) add(c.cell_id, 'new', undefined, c.verdict);
   for (const c of d.removed) add(c.cell_id, 'removed', c.verdict, undefined);
   const keys = [...mb.columns, ...ma.columns].map((c) => c.key);

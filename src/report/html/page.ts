@@ -50,7 +50,7 @@ tr.totals td { font-size: 12px; color: var(--muted); }
 #compare { margin: 0 0 16px; }
 #compare h2 { font-size: 16px; margin: 0 0 4px; }
 button.change { display: block; width: 100%; margin: 1px 0; padding: 2px 6px; border: 1px solid var(--line); border-radius: 4px; background: #fff; text-align: left; font: 12px ui-monospace, monospace; cursor: pointer; }
-button.change.regressed { background: #fdecea; border-color: var(--fail); color: var(--fail); font-weight: 600; }
+button.change.regressed, button.change.failing-differently { background: #fdecea; border-color: var(--fail); color: var(--fail); font-weight: 600; }
 button.change.fixed { background: #e9f6ee; border-color: var(--ok); color: var(--ok); }
 button.change.removed, button.change.not-checked { color: var(--warn); }
 button.change .kind { display: block; font: 11px system-ui, sans-serif; }
@@ -240,8 +240,8 @@ export const PAGE_JS = `
   // what changed from each version of a target to the next (older -> newer)
   (report.matrix.version_changes || []).forEach(function (v) {
     var rows = [v.target + ' ' + v.from.version + ' (' + v.from.column + ') \\u2192 ' + v.to.version + ' (' + v.to.column + '): ' +
-      v.regressed.length + ' regressed, ' + v.fixed.length + ' fixed, ' + v.changed.length + ' changed, ' + v.not_checked.length + ' not checked, ' + v.unchanged + ' unchanged'];
-    [['regressed', v.regressed], ['fixed', v.fixed], ['changed', v.changed], ['not checked', v.not_checked]].forEach(function (k) {
+      v.regressed.length + ' regressed, ' + (v.failing_differently || []).length + ' failing differently, ' + v.fixed.length + ' fixed, ' + v.changed.length + ' changed, ' + v.not_checked.length + ' not checked, ' + v.unchanged + ' unchanged'];
+    [['regressed', v.regressed], ['failing differently', v.failing_differently || []], ['fixed', v.fixed], ['changed', v.changed], ['not checked', v.not_checked]].forEach(function (k) {
       k[1].forEach(function (c) { rows.push('  ' + k[0] + ' ' + c.cell_id + ': ' + c.before + ' \\u2192 ' + c.after); });
     });
     table.parentNode.parentNode.appendChild(h('pre', { class: 'version-changes', text: rows.join('\\n') }));
@@ -269,7 +269,7 @@ export const PAGE_JS = `
     var other = compare.other;
     var sec = document.getElementById('compare');
     sec.classList.remove('hidden');
-    var kinds = ['regressed', 'fixed', 'changed', 'not checked', 'new', 'removed'];
+    var kinds = Object.keys(cm.counts);
     sec.append(h('h2', { id: 'compare-title', text: 'compared with run ' + cm.earlier.run_id + ' (earlier) \\u2192 ' + cm.later.run_id + ' (this run): ' +
       kinds.map(function (k) { return cm.counts[k] + ' ' + k; }).join(', ') + ', ' + cm.unchanged + ' unchanged of ' + cm.common + ' cells in both' }));
     if (!cm.entries.length) sec.append(h('div', { class: 'meta', text: 'no cell of the ' + cm.common + ' in both runs changed verdict' }));
@@ -284,7 +284,7 @@ export const PAGE_JS = `
         cm.columns.forEach(function (col) {
           var td = h('td');
           cm.entries.filter(function (e) { return e.scenario === sc && e.column === col; }).forEach(function (e) {
-            var before = other.results.find(function (r) { return r.cell_id === e.cell_id; });
+            var before = other.results.find(function (r) { return r.cell_id === (e.before_id || e.cell_id); });
             var after = report.results.find(function (r) { return r.cell_id === e.cell_id; });
             var b = h('button', { class: 'change ' + e.kind.replace(' ', '-'), 'data-cell-id': e.cell_id, 'data-kind': e.kind, title: e.reason || '', type: 'button',
               onclick: function () { if (after) select(after); else select(before, other.extras, cm.earlier.run_id); } },

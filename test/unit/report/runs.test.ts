@@ -87,3 +87,29 @@ test('markLive: the marker goes when the writer is done, and a folder it made th
   assert.equal(existsSync(join(used, '.running')), false);
   assert.equal(existsSync(join(used, 'report.json')), true);
 });
+
+test('route 7: of two runs started in the same second, the latest is the one that started later (started_at, to the ms), whatever their random suffixes', (t) => {
+  const root = tempDir(t);
+  // the suffix sorts the other way: by name, zzzzzz would be "latest"
+  const later = output(root, '2026-01-02T00-00-00Z-aaaaaa', [
+    'report.json',
+    { status: 'completed', started_at: '2026-01-02T00:00:00.900Z' },
+  ]);
+  output(root, '2026-01-02T00-00-00Z-zzzzzz', [
+    'report.json',
+    { status: 'completed', started_at: '2026-01-02T00:00:00.100Z' },
+  ]);
+  assert.equal(latestRunDir(root), later);
+  // one still running (or cut off) has no report yet: its live.json says when it started
+  const running = output(root, '2026-01-02T00-00-00Z-000000', [
+    'live.json',
+    { started_at: '2026-01-02T00:00:00.950Z' },
+  ]);
+  assert.deepEqual(
+    listRuns(root).map((r) => r.dir),
+    [join(root, '2026-01-02T00-00-00Z-zzzzzz'), later, running],
+  );
+  // an older report without started_at still sorts by the second its name holds
+  output(root, '2026-01-01T00-00-00Z-ffffff', ['report.json', { status: 'completed' }]);
+  assert.equal(listRuns(root)[0].run_id, '2026-01-01T00-00-00Z-ffffff');
+});

@@ -13,6 +13,7 @@ import { ScanError } from '../../../src/judge/scan.ts';
 import { EvidenceError } from '../../../src/evidence/open.ts';
 import { TargetError } from '../../../src/mcp/session.ts';
 import { OversizeMessage } from '../../../src/mcp/framing.ts';
+import { NothingToRerun } from '../../../src/app/last-failed.ts';
 
 test('every error memeval raises on purpose has a code, and the exit the README gives it', () => {
   const errors: [MemevalError, string, number][] = [
@@ -21,6 +22,7 @@ test('every error memeval raises on purpose has a code, and the exit the README 
     [new InstallError('npm failed'), 'INSTALL', EXIT.failed],
     [new RunWriteError('/runs/x', Object.assign(new Error('no space'), { code: 'ENOSPC' })), 'RUN_WRITE', EXIT.failed],
     [new Interrupted(), 'INTERRUPTED', EXIT.interrupted],
+    [new NothingToRerun('r'), 'NOTHING_TO_RERUN', EXIT.ok],
     [new CostGateError('no gate'), 'COST_GATE', EXIT.blocked],
     [
       new TargetError('exit', 'save: server exited with code 3', '', { code: 3, signal: null }),
