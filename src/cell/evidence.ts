@@ -9,6 +9,7 @@ import type { TargetDecl } from '../targets/schema.js';
 import type { StoreSqlRecord } from '../core/results.js';
 import type { Teardown } from './teardown.js';
 import { writes } from '../scenario/step-ops.js';
+import { readRecallCall } from '../ops/recall.js';
 
 export interface CollectedEvidence {
   evidence: BuiltEvidence;
@@ -39,12 +40,17 @@ export function collectEvidence(
   const calls = readCalls(o.callsLog);
   const problem = missingStore(o.decl, o.storePath, o.fixture, calls);
   if (problem) return { problem };
+  const opOf = toolToOp(o.decl);
+  // judges that read what a recall answered read it as the declaration itemises it (result_items)
+  const rows = calls.map((c) =>
+    isToolCall(c) && (c.op ?? opOf.get(c.tool)) === 'recall' ? { ...c, recall: readRecallCall(o.decl, c) } : c,
+  );
   // provider_calls holds what the phase asked; the recall probe asks the provider too, later
   const evidence = buildEvidence(
     o.decl,
     o.storePath,
     o.cellDir,
-    calls,
+    rows,
     o.provider ? [...o.provider.calls()] : undefined,
     o.storeSql,
     o.agent,

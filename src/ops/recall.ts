@@ -174,3 +174,35 @@ export function itemiseRecall(decl: TargetDecl, text: string, query?: string): R
     unreadable: `its text holds no result (${form}) and is not the declared empty form${how.empty ? '' : ' (the target declares none: recall_results.empty)'}`,
   };
 }
+
+/** The query a recall call was asked with: the argument the declaration fills with {{query}} alone. */
+export function recallQuery(decl: TargetDecl, args: unknown): string | undefined {
+  if (!args || typeof args !== 'object') return undefined;
+  for (const call of decl.ops.recall ?? [])
+    for (const [key, value] of Object.entries(call.args ?? {}))
+      if (typeof value === 'string' && /^\{\{\s*query\s*\}\}$/.test(value)) {
+        const q = (args as Record<string, unknown>)[key];
+        if (typeof q === 'string') return q;
+      }
+  return undefined;
+}
+
+/**
+ * One recall call's answer as a judge may read it: its items, or why it cannot be read. An answer
+ * of a target that declares no itemisation cannot be told from an echo of its query, so it is
+ * not read as results either.
+ */
+export function readRecallCall(
+  decl: TargetDecl,
+  call: { is_error: boolean; result_text: string; arguments: unknown },
+): { items: string[] | null; unreadable: string | null } {
+  const r = readRecall(decl, !call.is_error, call.result_text, recallQuery(decl, call.arguments));
+  if (r.unreadable) return { items: null, unreadable: r.unreadable };
+  if (!r.itemised)
+    return {
+      items: null,
+      unreadable:
+        'the target declares no recall_results, so its answer cannot be told from an echo of the query (declare recall_results)',
+    };
+  return { items: r.items, unreadable: null };
+}

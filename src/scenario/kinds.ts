@@ -111,7 +111,7 @@ export function sqlSources(sql: string): Source[] {
   const out = new Set<Source>();
   if (/\bmemories\b|\bstore\./i.test(sql)) out.add('store');
   if (/\bcalls\b/i.test(sql)) out.add('calls');
-  if (/\bresult_text\b/i.test(sql)) out.add('recall-text');
+  if (/\bresult_(text|items)\b/i.test(sql)) out.add('recall-text');
   if (/\brecall_probes\b/i.test(sql)) out.add('recall-probe');
   if (/\bagent_usage\b/i.test(sql)) out.add('agent-usage');
   if (/\bprovider_calls\b/i.test(sql)) out.add('provider-calls');
