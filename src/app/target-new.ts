@@ -40,6 +40,8 @@ export interface NewTargetOptions {
   /** where the draft goes (default eval/targets/<name>.json5 under the working dir) */
   out?: string;
   force?: boolean;
+  /** the draft's check passes with points that could not be checked */
+  allowUnchecked?: boolean;
   log: (line: string) => void;
 }
 
@@ -102,14 +104,19 @@ export async function draftTarget(o: NewTargetOptions): Promise<NewTargetResult>
   o.log(`checking the draft: memeval targets check ${file}`);
   let check: TargetCheckReport | string;
   try {
-    check = await checkTarget(file, { log: o.log });
+    check = await checkTarget(file, { log: o.log, allowUnchecked: o.allowUnchecked });
   } catch (e) {
     // the draft was written and loads: a check that cannot finish over it fails the draft, and the draft stays
     if (e instanceof InputError) throw e;
     check = `targets check stopped: ${(e as Error).message}`;
   }
+  // the points that fail the draft: failed ones, and (unless allowed) those that could not be checked
   const failing =
-    typeof check === 'string' ? [check] : check.points.filter((p) => p.status === 'fail').map(formatPoint);
+    typeof check === 'string'
+      ? [check]
+      : check.points
+          .filter((p) => p.status === 'fail' || (p.status === 'unchecked' && !check.allow_unchecked))
+          .map(formatPoint);
   if (failing.length) writeDraft(file, decl, toDecide, failing);
   return { file, decl, toDecide, notes, check };
 }
