@@ -82,12 +82,12 @@ export function pickStore(files: string[]): FoundStore | undefined {
   return files.length ? { format: 'files', file: files[0] } : undefined;
 }
 
-/** A file whose every non-empty line is a JSON object. */
+/** A file whose every non-empty line is a JSON object (a `.json` file of one line is one document, not lines). */
 function jsonLines(file: string): boolean {
   const lines = readFileSync(file, 'utf8')
     .split('\n')
     .filter((l) => l.trim());
-  if (!lines.length) return false;
+  if (!lines.length || (lines.length === 1 && file.endsWith('.json'))) return false;
   try {
     return lines.every((l) => {
       const v: unknown = JSON.parse(l);
