@@ -62,13 +62,9 @@ export function registerTargetsCheck(targets: Command, cli: CliContext): void {
     );
 }
 
-/** The points that could not be checked, and whether they fail the check. */
+/** The points that could not be checked (each is listed above with why), and whether they fail the check. */
 export function uncheckedLines(points: { subject: string; detail: string }[], allowed: boolean): string[] {
   if (!points.length) return [];
-  return [
-    chalk.yellow(
-      `unchecked (${allowed ? 'allowed by --allow-unchecked' : 'these fail the check; --allow-unchecked accepts them'}):`,
-    ),
-    ...points.map((p) => chalk.yellow(`  ? ${p.subject}: ${p.detail}`)),
-  ];
+  const what = allowed ? 'allowed by --allow-unchecked' : 'they fail the check; --allow-unchecked accepts them';
+  return [chalk.yellow(`not checked (${what}): ${points.map((p) => p.subject).join(', ')}`)];
 }

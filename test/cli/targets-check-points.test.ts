@@ -108,7 +108,7 @@ test(
           (d) => (d.ops.forget = [{ tool: 'delete_learnings', args: { agentId: 'memeval' } }]),
         ),
         subject: 'ops.forget scope',
-        detail: /also removed the other \("User waters the begonia/,
+        detail: /also removed the other \("Begonia staging server/,
         fix: /deletes one memory by the id its remember gave/,
       },
       {
@@ -217,7 +217,7 @@ test(
     assert.equal(text.exitCode, 1);
     assert.match(
       String(text.stdout),
-      /unchecked \(these fail the check; --allow-unchecked accepts them\):\n {2}\? views\.memories not a log: no recall/,
+      /\? views\.memories not a log: no recall, forget or update declared[^\n]*\n[\s\S]*not checked \(they fail the check; --allow-unchecked accepts them\): views\.memories not a log\n/,
     );
     assert.match(String(text.stdout), /failed: all \d+ checked point\(s\) hold, 1 could not be checked/);
   },
