@@ -25,6 +25,8 @@ export interface Exercised {
   marker: { token: string; content: string };
   remembered: boolean;
   rememberText?: string;
+  /** a second marker memory written the same way, and the server's answer: an id the same for both names neither */
+  second?: { token: string; text: string; ok: boolean };
   hit?: RecallSample;
   misses: RecallSample[];
   /** a short memory the server refused (a minimum length), and what it answered */
@@ -83,11 +85,17 @@ export async function exercise(
       out.remembered = r.ok;
       if (r.ok) {
         remember.alternatives = [remember.choice, ...remember.alternatives].filter((a) => a !== c);
+        if (remember.choice !== c) pairWith(c.tool, schemas, mapping, live, log);
         remember.choice = c;
         break;
       }
     }
-    if (!out.remembered || !live.ops.recall) return out;
+    if (!out.remembered) return out;
+    const second = markerMemory();
+    const w = await runOp(session, live, 'remember', { ...handleFor(live, { content: second.content }) }, 'step');
+    log(`remember a second marker "${second.content}": ${w.ok ? 'accepted' : 'refused'}: ${clipLine(w.text)}`);
+    out.second = { token: second.token, text: w.text, ok: w.ok };
+    if (!live.ops.recall) return out;
     const recall = async (query: string): Promise<RecallSample> => {
       const x = await runOp(session, live, 'recall', { query }, 'step');
       log(`recall "${query}": ${x.ok ? '' : 'refused: '}${clipLine(x.text)}`);
@@ -107,6 +115,28 @@ export async function exercise(
     throw e;
   } finally {
     await session.close();
+  }
+}
+
+/**
+ * The remember the server accepted is not the first choice: map the other ops again, preferring
+ * tools about what it stores (create_entities accepted: delete_entities, not delete_observations).
+ */
+function pairWith(
+  tool: string,
+  schemas: Map<string, JsonSchema>,
+  mapping: OpMapping[],
+  live: TargetDecl,
+  log: (line: string) => void,
+): void {
+  for (const m of mapOps(schemas, tool)) {
+    if (m.op === 'remember') continue;
+    const at = mapping.findIndex((x) => x.op === m.op);
+    if (mapping[at].choice?.tool === m.choice?.tool) continue;
+    mapping[at] = m;
+    if (m.choice) live.ops[m.op] = [{ tool: m.choice.tool, args: m.choice.args }];
+    else delete live.ops[m.op];
+    log(`  ${m.op} → ${m.choice ? `${m.choice.tool} ${JSON.stringify(m.choice.args)}` : '(none)'} (beside ${tool})`);
   }
 }
 

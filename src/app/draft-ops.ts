@@ -332,15 +332,54 @@ export function scoreTool(name: string, schema: JsonSchema, op: DraftOp): number
   return score;
 }
 
-/** Map each op to the tool that fits it best, with arguments filled from its schema. */
-export function mapOps(tools: Map<string, JsonSchema>): OpMapping[] {
+/** A noun's singular, so "learnings" and "learning", "memories" and "memory" pair. */
+function singular(word: string): string {
+  if (word.endsWith('ies') && word.length > 4) return `${word.slice(0, -3)}y`;
+  if (word.endsWith('s') && !word.endsWith('ss') && word.length > 3) return word.slice(0, -1);
+  return word;
+}
+
+/** The words of a tool's name that are not any op's verb: what it acts on ("store_learning" → learning). */
+export function toolNouns(name: string): Set<string> {
+  const verbs = new Set(Object.values(OP_VERBS).flat());
+  return new Set(
+    nameWords(name)
+      .filter((w) => !verbs.has(w))
+      .map(singular),
+  );
+}
+
+/**
+ * How much more a tool fits forget, update or recall for acting on what the remember tool stores:
+ * `delete_learning` beside `store_learning` over `delete_fact`, whose facts the remember never writes.
+ */
+const SAME_NOUN = 3;
+
+/**
+ * Map each op to the tool that fits it best, with arguments filled from its schema. `remember`
+ * fixes the remember tool (the one the server accepted); the other ops prefer tools about the
+ * same thing as it.
+ */
+export function mapOps(tools: Map<string, JsonSchema>, remember?: string): OpMapping[] {
   const taken = new Set<string>();
+  let stored = new Set<string>();
   return DRAFT_OPS.map((op) => {
+    const paired = (name: string) =>
+      op !== 'remember' && [...toolNouns(name)].some((n) => stored.has(n)) ? SAME_NOUN : 0;
     const ranked = [...tools]
-      .map(([name, schema]) => ({ name, schema, score: scoreTool(name, schema, op) }))
+      .map(([name, schema]) => {
+        const score = scoreTool(name, schema, op);
+        return { name, schema, score: score === undefined ? undefined : score + paired(name) };
+      })
       .filter((t): t is { name: string; schema: JsonSchema; score: number } => t.score !== undefined)
       .filter((t) => !taken.has(t.name))
-      .sort((a, b) => b.score - a.score || a.name.length - b.name.length || a.name.localeCompare(b.name));
+      .sort(
+        (a, b) =>
+          Number(b.name === remember) - Number(a.name === remember) ||
+          b.score - a.score ||
+          a.name.length - b.name.length ||
+          a.name.localeCompare(b.name),
+      );
     const best = ranked[0];
     if (!best) {
       const verbs = OP_VERBS[op].join('/');
@@ -352,6 +391,7 @@ export function mapOps(tools: Map<string, JsonSchema>): OpMapping[] {
       };
     }
     taken.add(best.name);
+    if (op === 'remember') stored = toolNouns(best.name);
     const [choice, ...alternatives] = ranked
       .slice(0, 4)
       .map((t) => ({ tool: t.name, ...fillArgs(t.schema, op), score: t.score }));

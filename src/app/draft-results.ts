@@ -12,17 +12,23 @@ const ID_KEYS = ['id', 'memoryId', 'memory_id', 'uuid', 'entryId', 'entry_id', '
 const isIdKey = (k: string) =>
   ID_KEYS.includes(k) || (/(?:[a-z]Id|_id)$/.test(k) && !/^(session|project|parent|user|actor|source)/i.test(k));
 
-/** The first value at a key named like an id, depth-first, in a JSON value. */
-function idInJson(value: unknown, depth = 0): { key: string; value: string } | undefined {
-  if (depth > 6 || !value || typeof value !== 'object') return undefined;
-  const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value);
-  for (const [k, v] of entries)
-    if (isIdKey(k) && (typeof v === 'string' || typeof v === 'number')) return { key: k, value: String(v) };
-  for (const [, v] of entries) {
-    const found = idInJson(v, depth + 1);
-    if (found) return found;
-  }
-  return undefined;
+/**
+ * The values at keys named like an id in a JSON value: the memory's own names (`id`, `memoryId`)
+ * before any other `…Id` (an `agentId` the call itself passed), each depth-first.
+ */
+function idsInJson(value: unknown): { key: string; value: string }[] {
+  const own: { key: string; value: string }[] = [];
+  const other: { key: string; value: string }[] = [];
+  const walk = (v: unknown, depth: number) => {
+    if (depth > 6 || !v || typeof v !== 'object') return;
+    const entries = Array.isArray(v) ? v.map((x, i) => [String(i), x] as const) : Object.entries(v);
+    for (const [k, x] of entries)
+      if (isIdKey(k) && (typeof x === 'string' || typeof x === 'number'))
+        (ID_KEYS.includes(k) ? own : other).push({ key: k, value: String(x) });
+    for (const [, x] of entries) walk(x, depth + 1);
+  };
+  walk(value, 0);
+  return [...own, ...other];
 }
 
 /** The first key whose value is `id`, depth-first, in a JSON value. */
@@ -55,12 +61,19 @@ function idClass(id: string): string {
 /**
  * A `capture_id` regex that takes `id` out of a remember's result text. With no known id, a JSON
  * result's id-named key. The regex is built from the literal text before the id (`"id": `,
- * `Saved memory #`) and checked by applying it as a run would.
+ * `Saved memory #`) and checked by applying it as a run would: to this text it must give the id,
+ * and to `other` (the answer to a second, different memory) an id of its own. A regex that takes
+ * the same value from both, or a value the call itself passed (`constants`: an agent id), takes
+ * no memory's id.
  */
-export function inferCaptureId(text: string, knownIds: string[]): { capture_id?: string; id?: string } {
+export function inferCaptureId(
+  text: string,
+  knownIds: string[],
+  other?: string,
+  constants: string[] = [],
+): { capture_id?: string; id?: string; refused?: string } {
   const json = parseJson(text.trim());
   const candidates: { pattern: string; id: string }[] = [];
-  const jsonId = json !== undefined ? idInJson(json) : undefined;
   // a JSON result: the key that holds the id, wherever the server's formatter puts it
   for (const id of knownIds.filter(Boolean)) {
     const key = json !== undefined ? keyHolding(json, id) : undefined;
@@ -85,12 +98,27 @@ export function inferCaptureId(text: string, knownIds: string[]): { capture_id?:
     const before = text.slice(labelled.index, at);
     candidates.push({ pattern: `${escapeRegex(before)}(${idClass(labelled[1])})`, id: labelled[1] });
   }
-  if (jsonId) {
-    const quoted = /^\d+$/.test(jsonId.value) ? `(\\d+)` : `"([^"]+)"`;
-    candidates.push({ pattern: `"${escapeRegex(jsonId.key)}"\\s*:\\s*${quoted}`, id: jsonId.value });
+  for (const j of json !== undefined ? idsInJson(json) : []) {
+    const quoted = /^\d+$/.test(j.value) ? `(\\d+)` : `"([^"]+)"`;
+    candidates.push({ pattern: `"${escapeRegex(j.key)}"\\s*:\\s*${quoted}`, id: j.value });
   }
-  const ok = candidates.find((c) => captureId(c.pattern, text) === c.id);
-  return ok ? { capture_id: ok.pattern, id: ok.id } : {};
+  const refused: string[] = [];
+  const ok = candidates.find((c) => {
+    if (captureId(c.pattern, text) !== c.id) return false;
+    if (constants.includes(c.id)) {
+      refused.push(`/${c.pattern}/ takes "${c.id}", a value the remember call itself passes`);
+      return false;
+    }
+    if (other === undefined) return true;
+    const second = captureId(c.pattern, other);
+    if (second !== undefined && second !== c.id) return true;
+    refused.push(
+      `/${c.pattern}/ takes ${second === undefined ? `nothing from the second memory's answer` : `"${c.id}" from the answers to two different memories`}`,
+    );
+    return false;
+  });
+  if (ok) return { capture_id: ok.pattern, id: ok.id };
+  return refused.length ? { refused: [...new Set(refused)].join('; ') } : {};
 }
 
 export type RecallResults = NonNullable<TargetDecl['recall_results']>;
@@ -164,14 +192,17 @@ function emptyForm(misses: RecallSample[]): RecallResults['empty'] | 'differs' |
 
 /**
  * How a recall's text splits into results, tried against real results: a recall for the marker
- * must itemise to exactly the memory written, and every unrelated recall to none (its text the
- * declared empty form). The first candidate that does is the draft's; none: say why.
+ * must itemise to the memory written as one result (with, from a server of nearest matches, the
+ * `others` written beside it as results of their own, and nothing else), and every unrelated
+ * recall to none (its text the declared empty form). The first candidate that does is the
+ * draft's; none: say why.
  */
 export function inferRecallResults(
   hit: RecallSample,
   misses: RecallSample[],
   marker: string,
   decl: TargetDecl,
+  others: string[] = [],
 ): { recall_results?: RecallResults; notes: string[] } {
   if (!hit.ok) return { notes: [`the recall for "${hit.query}" was refused: ${hit.text.slice(0, 200)}`] };
   if (!hit.text.includes(marker))
@@ -182,8 +213,10 @@ export function inferRecallResults(
     };
   const refused = misses.find((m) => !m.ok);
   if (refused) return { notes: [`the recall for "${refused.query}" was refused: ${refused.text.slice(0, 200)}`] };
-  const nearest = misses.filter((m) => m.text.includes(marker));
-  const empty = emptyForm(misses.filter((m) => !m.text.includes(marker)));
+  const markers = [marker, ...others];
+  const holdsAny = (text: string) => markers.some((mk) => text.includes(mk));
+  const nearest = misses.filter((m) => holdsAny(m.text));
+  const empty = emptyForm(misses.filter((m) => !holdsAny(m.text)));
   const notes: string[] = [];
   if (empty === 'differs')
     notes.push(
@@ -204,11 +237,15 @@ export function inferRecallResults(
   const fits = (r: RecallResults) => {
     const d = { ...decl, recall_results: r };
     const h = itemiseRecall(d, hit.text, hit.query);
-    if (h.unreadable || h.items.length !== 1 || !h.items[0].includes(marker)) return false;
+    const own = h.items.filter((i) => i.includes(marker));
+    // each result one memory written: the marker's alone, any other a memory of its own (no header line)
+    if (h.unreadable || own.length !== 1 || others.some((o) => own[0].includes(o))) return false;
+    if (h.items.some((i) => !markers.some((mk) => i.includes(mk)))) return false;
     return misses.every((m) => {
       const x = itemiseRecall(d, m.text, m.query);
-      // a server that answers every query with its nearest matches returns the marker here too
-      return !x.unreadable && (m.text.includes(marker) ? x.items.some((i) => i.includes(marker)) : !x.items.length);
+      // a server that answers every query with its nearest matches returns the markers here too
+      const near = markers.filter((mk) => m.text.includes(mk));
+      return !x.unreadable && (near.length ? near.every((mk) => x.items.some((i) => i.includes(mk))) : !x.items.length);
     });
   };
   const found = candidates.find(fits);

@@ -51,7 +51,7 @@ export function filesHolding(dir: string, marker: string): string[] {
   });
 }
 
-function isSqlite(file: string): boolean {
+export function isSqlite(file: string): boolean {
   const head = Buffer.alloc(16);
   let fd: number | undefined;
   try {
@@ -82,12 +82,12 @@ export function pickStore(files: string[]): FoundStore | undefined {
   return files.length ? { format: 'files', file: files[0] } : undefined;
 }
 
-/** A file whose every non-empty line is a JSON object. */
+/** A file whose every non-empty line is a JSON object (a `.json` file of one line is one document, not lines). */
 function jsonLines(file: string): boolean {
   const lines = readFileSync(file, 'utf8')
     .split('\n')
     .filter((l) => l.trim());
-  if (!lines.length) return false;
+  if (!lines.length || (lines.length === 1 && file.endsWith('.json'))) return false;
   try {
     return lines.every((l) => {
       const v: unknown = JSON.parse(l);
@@ -121,6 +121,8 @@ const COLUMN_NAMES: Record<string, string[]> = {
 /** Tables that keep history or indexes of memories rather than the memories themselves. */
 const SIDE_TABLE =
   /(history|change|audit|log|event|fts|queue|vec|embedding|index|_data|_idx|_content|_docsize|_config)/i;
+/** A file named like a log of what happened rather than the memories (audit.json, activity.log). */
+export const LOG_NAME = /(history|audit|log|event|activity|journal)/i;
 
 const q = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
@@ -139,7 +141,12 @@ export interface SqliteDraft {
  * the table holding the marker, and draft the `memories` view from its columns' names.
  * `capturedId` (the id the remember's result named) picks the id column where one holds it.
  */
-export function draftSqliteView(file: string, marker: string, content: string): SqliteDraft | undefined {
+export function draftSqliteView(
+  file: string,
+  marker: string,
+  content: string,
+  reads: string[] = [],
+): SqliteDraft | undefined {
   const dir = mkdtempSync(join(tmpdir(), 'memeval-draft-db-'));
   try {
     const copy = join(dir, basename(file));
@@ -147,7 +154,7 @@ export function draftSqliteView(file: string, marker: string, content: string): 
       if (existsSync(file + suffix)) copyFileSync(file + suffix, copy + suffix);
     const db = new Database(copy, { fileMustExist: true });
     try {
-      return findMarkerTable(db, marker, content);
+      return findMarkerTable(db, marker, content, reads);
     } finally {
       db.close();
     }
@@ -156,11 +163,38 @@ export function draftSqliteView(file: string, marker: string, content: string): 
   }
 }
 
-function findMarkerTable(db: Database.Database, marker: string, content: string): SqliteDraft | undefined {
+/** Whether any column of a table holds one of `texts`: the queries recalls sent, which only a log of calls keeps. */
+function holdsAny(db: Database.Database, table: string, columns: string[], texts: string[]): boolean {
+  return texts.some((text) =>
+    columns.some((c) => {
+      try {
+        return Boolean(
+          db.prepare(`SELECT 1 FROM ${q(table)} WHERE instr(CAST(${q(c)} AS TEXT), ?) > 0 LIMIT 1`).get(text),
+        );
+      } catch {
+        return false;
+      }
+    }),
+  );
+}
+
+function findMarkerTable(
+  db: Database.Database,
+  marker: string,
+  content: string,
+  reads: string[],
+): SqliteDraft | undefined {
   const tables = db
     .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
     .all() as { name: string; sql: string | null }[];
-  const hits: { table: string; column: string; exact: boolean; row: Record<string, unknown>; virtual: boolean }[] = [];
+  const hits: {
+    table: string;
+    column: string;
+    exact: boolean;
+    row: Record<string, unknown>;
+    virtual: boolean;
+    log: boolean;
+  }[] = [];
   for (const t of tables) {
     const virtual = /^\s*CREATE\s+VIRTUAL/i.test(t.sql ?? '');
     let cols: { name: string }[];
@@ -174,18 +208,39 @@ function findMarkerTable(db: Database.Database, marker: string, content: string)
         const row = db
           .prepare(`SELECT * FROM ${q(t.name)} WHERE instr(CAST(${q(c.name)} AS TEXT), ?) > 0 LIMIT 1`)
           .get(marker) as Record<string, unknown> | undefined;
-        if (row) hits.push({ table: t.name, column: c.name, exact: row[c.name] === content, row, virtual });
+        if (row)
+          hits.push({
+            table: t.name,
+            column: c.name,
+            exact: row[c.name] === content,
+            row,
+            virtual,
+            log: holdsAny(
+              db,
+              t.name,
+              cols.map((x) => x.name),
+              reads,
+            ),
+          });
       } catch {
         // a virtual table whose module is not loaded here cannot be read; its shadow tables can
       }
     }
   }
+  // a table that grows on reads (it holds the recall queries) is a log of calls: last
   const rank = (h: (typeof hits)[number]) =>
-    (h.virtual ? 4 : 0) + (SIDE_TABLE.test(h.table) ? 2 : 0) + (h.exact ? 0 : 1);
+    (h.log ? 8 : 0) + (h.virtual ? 4 : 0) + (SIDE_TABLE.test(h.table) ? 2 : 0) + (h.exact ? 0 : 1);
   const best = [...hits].sort((a, b) => rank(a) - rank(b))[0];
   if (!best) return undefined;
   const columns = Object.keys(best.row);
   const notes: string[] = [];
+  const logs = [...new Set(hits.filter((h) => h.log).map((h) => h.table))];
+  if (logs.length && !best.log)
+    notes.push(`not the memories: ${logs.join(', ')} (it holds the recall queries too: a log of calls)`);
+  if (best.log)
+    notes.push(
+      `${best.table} holds the recall queries as well as the marker: it may be a log of calls; check that it is the memories`,
+    );
   const pick = (role: string, exclude: string[] = []) =>
     columns.find((c) => COLUMN_NAMES[role].includes(c.toLowerCase()) && !exclude.includes(c));
   const idColumn = pick('id', [best.column]);
@@ -312,4 +367,68 @@ export function draftJsonlView(file: string, marker: string): JsonlDraft | undef
     .filter((k): k is string => k !== undefined && (typeof rec[k] === 'string' || typeof rec[k] === 'number'))
     .map((k) => String(rec[k]));
   return { view, rowIds, notes };
+}
+
+/**
+ * Draft the `memories` view over a JSON file in a files store (loaded as `store.files(path, dir,
+ * name, content, size)`) that keeps many memories: one row per record of the object or array
+ * that holds the marker's record (json_each), not one row for the whole file, which would make
+ * every memory in it one memory. Undefined for a file that is not one JSON document.
+ */
+export function draftJsonFileView(file: string, rel: string, marker: string): JsonlDraft | undefined {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return undefined;
+  }
+  const path = markerPath(doc, marker);
+  if (!path?.length) return undefined;
+  // the whole file is one record ({ "id": …, "content": … }): one row per such file
+  if (path.length === 1 && typeof path[0] === 'string') return jsonRecordFiles(doc as Record<string, unknown>, path[0]);
+  // the marker is a record's field ({ "lrn-1": { content } }, [{ text }]) or the record itself ([ "text" ])
+  const inRecord = path.length >= 2 && typeof path.at(-1) === 'string';
+  const container = path.slice(0, inRecord ? -2 : -1);
+  let rec: unknown = doc;
+  for (const p of path.slice(0, inRecord ? -1 : path.length)) rec = (rec as Record<string | number, unknown>)[p];
+  const record = inRecord && rec && typeof rec === 'object' ? (rec as Record<string, unknown>) : {};
+  const own = (names: string[]) =>
+    names.map((n) => Object.keys(record).find((k) => k.toLowerCase() === n)).find(Boolean);
+  const field = (k: string | undefined, as: string) =>
+    k ? `json_extract(j.value, '$.${k}') AS ${as}` : `NULL AS ${as}`;
+  const idKey = own(['id', 'uuid', 'memory_id', 'memoryid']);
+  const subjectKey = own(['subject', 'title', 'name', 'key', 'topic', 'entityname']);
+  const deletedKey = own(['deleted_at', 'deletedat']);
+  const content = inRecord ? `json_extract(j.value, '$.${String(path.at(-1))}')` : 'j.value';
+  const view =
+    `SELECT ${idKey ? `json_extract(j.value, '$.${idKey}')` : 'j.key'} AS id, ${content} AS content, ` +
+    `${field(own(COLUMN_NAMES.category), 'category')}, ${field(own(COLUMN_NAMES.source), 'source')}, ` +
+    `${field(subjectKey, 'subject')}, ${field(own([...COLUMN_NAMES.created_at, 'createdat']), 'created_at')}, ` +
+    `${deletedKey ? `(json_extract(j.value, '$.${deletedKey}') IS NOT NULL)` : '0'} AS is_deleted ` +
+    `FROM store.files f, json_each(f.content, '${jsonPath(container)}') j WHERE f.path = '${rel.replace(/'/g, "''")}'`;
+  const key = container.length < path.length ? path[container.length] : undefined;
+  const rowIds = [idKey !== undefined ? record[idKey] : key, subjectKey !== undefined ? record[subjectKey] : undefined]
+    .filter((v): v is string | number => typeof v === 'string' || typeof v === 'number')
+    .map(String);
+  return { view, rowIds, notes: idKey ? [] : ['the record names no id; the view uses its key in the file'] };
+}
+
+/** A files store of one JSON record per file: one row per `.json` file, its fields as the columns. */
+function jsonRecordFiles(record: Record<string, unknown>, contentKey: string): JsonlDraft {
+  const own = (names: string[]) =>
+    names.map((n) => Object.keys(record).find((k) => k.toLowerCase() === n)).find(Boolean);
+  const field = (k: string | undefined, as: string) =>
+    k ? `json_extract(f.content, '$.${k}') AS ${as}` : `NULL AS ${as}`;
+  const idKey = own(['id', 'uuid', 'memory_id', 'memoryid']);
+  const subjectKey = own(['subject', 'title', 'name', 'key', 'topic', 'entityname']);
+  const view =
+    `SELECT ${idKey ? `json_extract(f.content, '$.${idKey}')` : 'f.path'} AS id, json_extract(f.content, '$.${contentKey}') AS content, ` +
+    `${field(own(COLUMN_NAMES.category), 'category')}, ${field(own(COLUMN_NAMES.source), 'source')}, ` +
+    `${field(subjectKey, 'subject')}, ${field(own(COLUMN_NAMES.created_at), 'created_at')}, 0 AS is_deleted ` +
+    "FROM store.files f WHERE f.name LIKE '%.json' AND json_valid(f.content)";
+  const rowIds = [idKey, subjectKey]
+    .map((k) => (k !== undefined ? record[k] : undefined))
+    .filter((v): v is string | number => typeof v === 'string' || typeof v === 'number')
+    .map(String);
+  return { view, rowIds, notes: [] };
 }

@@ -9,7 +9,8 @@ import { buildVocabulary } from '../fuzz/vocabulary.js';
 import { FlagStore } from '../fuzz/flags.js';
 import { loadScenarios, scenarioFiles, type LoadedScenario } from '../scenario/loader.js';
 import type { TargetDecl } from '../targets/schema.js';
-import { DEFAULT_TARGET, loadAllTargets } from '../targets/loader.js';
+import { targetNames } from '../targets/install-many.js';
+import { DEFAULT_TARGET } from '../targets/loader.js';
 import { InputError, nearest } from '../util/errors.js';
 import { markLive } from '../util/live-run.js';
 import { BUILTIN_SCENARIOS } from '../util/paths.js';
@@ -66,7 +67,7 @@ export async function runFuzz(config: FuzzConfig): Promise<FuzzResult> {
   }
   const scenarios = loadScenarios(scenarioFiles(config.scenariosDir ?? BUILTIN_SCENARIOS));
   const asked = config.targets?.length ? config.targets : [DEFAULT_TARGET];
-  const targets = resolveTargets(asked.includes('all') ? loadAllTargets().map((t) => t.decl.name) : asked).map((t) => ({
+  const targets = resolveTargets(targetNames(asked)).map((t) => ({
     decl: config.callTimeoutMs
       ? { ...t.decl, server: { ...t.decl.server, call_timeout_ms: config.callTimeoutMs } }
       : t.decl,

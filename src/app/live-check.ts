@@ -18,7 +18,7 @@ import type { TargetDecl } from '../targets/schema.js';
 import { Interrupted } from '../util/errors.js';
 import { fillString } from '../util/template.js';
 import { clip } from '../util/text.js';
-import { fail, pass, skip, type CheckPoint } from './check-points.js';
+import { fail, pass, skip, unchecked, type CheckPoint } from './check-points.js';
 import {
   emptyFormFix,
   forgetFix,
@@ -28,15 +28,28 @@ import {
   REFUSED_RECALL,
   updateFix,
 } from './check-fixes.js';
+import { rankVerdict } from './recall-rank.js';
 import { toolPoints } from './tool-points.js';
 import { runViews, type StoreViews } from './store-views.js';
 
-/** The memory the check writes, a word of it to recall it by, and a query that matches nothing. */
+/**
+ * The memories the check writes and the queries it asks. Two memories, each with a word of its
+ * own, so a forget that removes more than its memory, ids that are the same for every write and
+ * a recall that ignores its query each show; `unrelated` is asked but never written, so a
+ * memories view that shows it reads a log of calls, not the memories.
+ */
 export const PROBE = {
   memory: 'User keeps the heliotrope build cache on the quartz volume',
   word: 'heliotrope',
+  /**
+   * the second memory: it must survive the forget of the first, and get an id of its own. No word
+   * in common with the others, and a technical one, so no server files it as a duplicate of the
+   * first (memorix) or as no knowledge at all (cipher).
+   */
+  other: 'Begonia staging server redeploys nightly',
+  otherWord: 'begonia',
   unrelated: 'zeppelin marmalade',
-  /** a second memory for `update` (the first one is forgotten by then) and what it becomes */
+  /** a third memory for `update` (the first one is forgotten by then) and what it becomes */
   before: 'User schedules the tangerine release train every Thursday',
   after: 'User schedules the tangerine release train every Monday',
 } as const;
@@ -57,7 +70,9 @@ function checkScenario(): Scenario {
     deterministic: {
       well_behaved: [
         { op: 'remember', ref: 'probe', content: PROBE.memory },
+        { op: 'remember', ref: 'other', content: PROBE.other },
         { op: 'recall', query: PROBE.word },
+        { op: 'recall', query: PROBE.otherWord },
         { op: 'recall', query: PROBE.unrelated },
         { op: 'forget', memory: '$ref:probe' },
         { op: 'remember', ref: 'changed', content: PROBE.before },
@@ -189,16 +204,22 @@ class LiveCheck {
       return;
     }
 
-    const { memory, accepted } = await this.remember(first, PROBE.memory, true);
+    const a = await this.remember(first, PROBE.memory, true);
+    const b = a.accepted ? await this.remember(first, PROBE.other, false) : undefined;
     await this.pause();
-    const stored = this.storePoint(accepted);
+    const stored = this.storePoint(a.accepted);
     const views = this.viewPoints(stored);
-    const seen = this.memoriesPoint(views, memory, stored);
+    const seen = this.memoriesPoints(views, a, b?.accepted ? b : undefined, stored);
+    this.idsPoint(a, b, seen.apart);
 
     const second = await this.session();
-    await this.recallPoints(second);
-    await this.forgetPoint(second, memory, seen);
-    await this.updatePoint();
+    const recalled = await this.recallPoints(second, seen.replaced);
+    const forgot = await this.forget(second, a.memory, seen.a, seen.replaced);
+    await this.pause();
+    const rows = recalled || forgot ? this.memoryRows() : undefined;
+    this.logPoint(recalled, rows, views !== undefined);
+    if (forgot) this.forgetPoints(forgot, rows, a.memory, b?.memory, seen.b);
+    await this.updatePoints();
     await this.sessions.stop();
     this.shutdownPoints();
   }
@@ -212,16 +233,24 @@ class LiveCheck {
     return this.sessions.current() ?? this.sessions.start();
   }
 
-  /** Remember one memory; the remember (and capture_id) points only for the first. */
-  private async remember(
-    session: TargetSession,
-    content: string,
-    report: boolean,
-  ): Promise<{ memory: MemoryHandle; accepted: boolean }> {
+  /** Remember one memory; the remember (and capture_id) points for the first, a refusal for any other. */
+  private async remember(session: TargetSession, content: string, first: boolean): Promise<Written> {
     const handle = handleFor(this.decl, { content });
     const r = await runOp(session, this.decl, 'remember', { ...handle }, 'step');
     handle.id = r.id ?? handle.key;
-    if (!report) return { memory: handle, accepted: r.ok };
+    const written = { memory: handle, accepted: r.ok, captured: r.id };
+    if (!first) {
+      if (!r.ok)
+        this.points.push(
+          fail(
+            'remember',
+            'ops.remember (another memory)',
+            `the first memory was accepted, another one (${JSON.stringify(content)}) refused: ${quote(r.text)}`,
+            'make ops.remember store any memory it is given, not only the first (a fixed key or name in its arguments makes the second write clash)',
+          ),
+        );
+      return written;
+    }
     this.points.push(
       r.ok
         ? pass('remember', 'ops.remember', `accepted: ${quote(r.text)}`)
@@ -235,7 +264,7 @@ class LiveCheck {
     (this.decl.ops.remember ?? []).forEach((call, i) => {
       if (call.capture_id === undefined) return;
       const subject = `ops.remember[${i}].capture_id`;
-      if (!r.ok) this.points.push(skip('capture_id', subject, 'not reached: the remember was refused'));
+      if (!r.ok) this.points.push(unchecked('capture_id', subject, 'not reached: the remember was refused'));
       else if (r.id === undefined)
         this.points.push(
           fail(
@@ -247,7 +276,56 @@ class LiveCheck {
         );
       else this.points.push(pass('capture_id', subject, `captured id "${r.id}"`));
     });
-    return { memory: handle, accepted: r.ok };
+    return written;
+  }
+
+  /**
+   * Two different memories get two different captured ids: an id the same for every write names
+   * no memory. Judged only when the view shows the server kept them as two memories (`apart`): a
+   * server that filed the second as a duplicate of the first rightly names the first.
+   */
+  private idsPoint(a: Written, b: Written | undefined, apart: boolean): void {
+    const subject = 'ops.remember ids';
+    const calls = this.decl.ops.remember ?? [];
+    if (!calls.some((c) => c.capture_id !== undefined)) {
+      this.points.push(
+        skip('ids', subject, "no capture_id: a memory's id is its key, made from its text, so two memories differ"),
+      );
+      return;
+    }
+    if (!b?.accepted || a.captured === undefined || b.captured === undefined) {
+      this.points.push(
+        unchecked(
+          'ids',
+          subject,
+          `not reached: ${!a.accepted ? 'the remember was refused' : !b?.accepted ? 'the second memory was refused' : 'capture_id matched nothing'}`,
+        ),
+      );
+      return;
+    }
+    if (a.captured !== b.captured) {
+      this.points.push(pass('ids', subject, `two memories captured two ids ("${a.captured}", "${b.captured}")`));
+      return;
+    }
+    const constant = constantArgument(calls, a.captured);
+    if (!apart && !constant) {
+      this.points.push(
+        unchecked(
+          'ids',
+          subject,
+          `both memories captured the id "${a.captured}", and the memories view does not show them as two rows: the server may have filed the second as the first (a duplicate), and then that id is right`,
+        ),
+      );
+      return;
+    }
+    this.points.push(
+      fail(
+        'ids',
+        subject,
+        `two different memories both captured the id "${a.captured}"${constant ? `, the constant argument ${constant} of the remember` : ''}: forget and update would name neither`,
+        "make capture_id's first group the id the server gives this memory (a value that differs per write), or drop capture_id to use {{key}}",
+      ),
+    );
   }
 
   /** The store file exists where declared once a remember was accepted; false when it does not. */
@@ -261,7 +339,7 @@ class LiveCheck {
       return true;
     }
     if (!accepted) {
-      this.points.push(skip('store', 'store.path', 'not reached: the remember was refused, so no write was made'));
+      this.points.push(unchecked('store', 'store.path', 'not reached: the remember was refused, so no write was made'));
       return false;
     }
     const model = this.decl.fixture.embedding_model;
@@ -293,14 +371,16 @@ class LiveCheck {
     return `{{fixture}}/${relative(this.fixture.root, file)}`;
   }
 
-  private readViews(): StoreViews {
-    return runViews(this.decl, this.storePath, readCalls(join(this.o.dir, 'calls.jsonl')), this.o.dir);
+  /** The views over the store as it is now; `withCalls: false` leaves the calls table empty. */
+  private readViews(withCalls = true): StoreViews {
+    const calls = withCalls ? readCalls(join(this.o.dir, 'calls.jsonl')) : [];
+    return runViews(this.decl, this.storePath, calls, this.o.dir);
   }
 
   private viewPoints(stored: boolean): StoreViews | undefined {
     if (!stored) {
       for (const field of ['views.memories', ...Object.keys(this.decl.views.extra).map((n) => `views.extra.${n}`)])
-        this.points.push(skip('view', field, 'not reached: no store file to run it over'));
+        this.points.push(unchecked('view', field, 'not reached: no store file to run it over'));
       return undefined;
     }
     const read = this.readViews();
@@ -327,14 +407,24 @@ class LiveCheck {
     return read;
   }
 
-  /** Whether the memories view returned the written memory as live. */
-  private memoriesPoint(read: StoreViews | undefined, memory: MemoryHandle, stored: boolean): boolean {
+  /**
+   * The memories view returns both written memories as live rows, each with an id of its own,
+   * and (for a target with a store) from the store: the calls log left out, they are still there.
+   */
+  private memoriesPoints(
+    read: StoreViews | undefined,
+    first: Written,
+    second: Written | undefined,
+    stored: boolean,
+  ): Seen {
     const subject = 'views.memories';
     const view = read?.views.find((v) => v.name === 'memories');
     if (!stored || !view || view.error !== undefined) {
-      this.points.push(skip('memories', `${subject} rows`, 'not reached: the view does not run'));
-      return false;
+      this.points.push(unchecked('memories', `${subject} rows`, 'not reached: the view does not run'));
+      return { a: false, b: false, apart: false };
     }
+    const a = first.memory;
+    const b = second?.memory;
     const missing = MEMORY_COLUMNS.filter((c) => !view.columns!.includes(c));
     if (missing.length)
       this.points.push(
@@ -347,35 +437,91 @@ class LiveCheck {
       );
     else this.points.push(pass('memories', `${subject} columns`, `yields ${MEMORY_COLUMNS.join(', ')}`));
     const live = liveRows(view.rows!);
-    const seen = holdsMemory(live, memory);
-    this.points.push(
-      seen
-        ? pass('memories', `${subject} rows`, `returns the written memory as a live row (id ${liveIdOf(live, memory)})`)
-        : fail(
-            'memories',
-            `${subject} rows`,
-            `no live row (is_deleted 0) carries the written memory ${JSON.stringify(memory.content)}; rows: ${quoteRows(view.rows!)}`,
-            'select the column that holds the text as content, and 0 AS is_deleted for rows the server still serves',
-          ),
-    );
+    const seen: Seen = { a: holdsMemory(live, a), b: b !== undefined && holdsMemory(live, b), apart: false };
+    const lost = [...(seen.a ? [] : [a]), ...(b && !seen.b ? [b] : [])];
+    seen.replaced = second && replacedBy(view.rows!, first, second, seen);
+    if (seen.replaced)
+      this.points.push(
+        unchecked(
+          'memories',
+          `${subject} rows`,
+          `${seen.replaced}: the server keeps one memory per id and its ids collide (a defect of the server, not of the declaration); the points that need the first memory are not checked`,
+        ),
+      );
+    else
+      this.points.push(
+        !lost.length
+          ? pass(
+              'memories',
+              `${subject} rows`,
+              `returns the written ${b ? 'memories' : 'memory'} as live rows (id ${[a, ...(b ? [b] : [])].map((m) => liveIdOf(live, m)).join(', ')})`,
+            )
+          : fail(
+              'memories',
+              `${subject} rows`,
+              `no live row (is_deleted 0) carries the written memory ${lost.map((m) => JSON.stringify(m.content)).join(' or ')}; rows: ${quoteRows(view.rows!)}`,
+              'select the column that holds the text as content, and 0 AS is_deleted for rows the server still serves',
+            ),
+      );
+    if (seen.a && b && seen.b) {
+      const ids = [liveIdOf(live, a), liveIdOf(live, b)];
+      seen.apart = ids[0] !== ids[1];
+      this.points.push(
+        ids[0] !== ids[1]
+          ? pass('ids', `${subject} ids`, `the two memories are two rows with ids "${ids[0]}" and "${ids[1]}"`)
+          : fail(
+              'ids',
+              `${subject} ids`,
+              `both memories are in the row with id "${ids[0]}": judges cannot tell one memory from the other`,
+              'select one row per memory (json_each over a file or array that holds several), with the id the server gives that memory',
+            ),
+      );
+    } else this.points.push(unchecked('ids', `${subject} ids`, 'not reached: the view did not return both memories'));
+    if (seen.a) this.fromStorePoint(a);
     return seen;
   }
 
-  private async recallPoints(session: TargetSession): Promise<void> {
-    if (!this.decl.ops.recall) {
-      this.points.push(skip('recall', 'ops.recall', 'no recall op declared: scenarios with recall are unsupported'));
+  /** A target with a store is read from its store: a view of the calls log only echoes what was sent. */
+  private fromStorePoint(memory: MemoryHandle): void {
+    const subject = 'views.memories source';
+    if (this.inProcess) {
+      this.points.push(
+        skip('memories', subject, 'store.format none: the view reads the calls log, where the memories are'),
+      );
       return;
     }
-    // a vector search may rank one word below its threshold: then the whole text, which cannot miss
-    let query: string = PROBE.word;
-    let r = await this.recall(session, query);
-    if (r.found && !r.found.unreadable && !r.found.items.length) {
-      query = PROBE.memory;
-      r = await this.recall(session, query);
+    const rows = this.readViews(false).views.find((v) => v.name === 'memories' && v.error === undefined)?.rows;
+    if (rows && holdsMemory(liveRows(rows), memory))
+      this.points.push(pass('memories', subject, `the memory is read from the ${this.decl.store.format} store`));
+    else
+      this.points.push(
+        fail(
+          'memories',
+          subject,
+          `with the calls log left out the view ${rows ? 'no longer returns the memory' : 'does not run'}: it reads what was sent to the server, not what the ${this.decl.store.format} store holds`,
+          `select the memories from the store's tables (store.<table>), not from calls`,
+        ),
+      );
+  }
+
+  /**
+   * Recall each memory by its own word, then a query that matches nothing written: the first
+   * must find its memory, each must rank its own memory above the other, and the last must read
+   * as no results (or nearest matches). True when the recalls were made (the unrelated query was sent).
+   */
+  private async recallPoints(session: TargetSession, replaced: string | undefined): Promise<boolean> {
+    if (!this.decl.ops.recall) {
+      this.points.push(skip('recall', 'ops.recall', 'no recall op declared: scenarios with recall are unsupported'));
+      return false;
     }
-    const { found, text } = r;
-    const word = PROBE.word.toLowerCase();
+    const own = await this.recallBy(session, PROBE.word, PROBE.memory);
+    const other = await this.recallBy(session, PROBE.otherWord, PROBE.other);
+    // the server replaced the first memory with the second: the format is read off the second
+    const probe = replaced ? { ...other, word: PROBE.otherWord } : { ...own, word: PROBE.word };
+    const { found, text, query } = probe;
+    const word = probe.word.toLowerCase();
     const asked = `recall "${query}"${this.inProcess ? '' : ' on a new server'}`;
+    const unsupported = this.decl.fixture.embedding_model?.recall_unsupported;
     if (!found) this.points.push(fail('recall', 'ops.recall', `${asked} was refused: ${quote(text)}`, REFUSED_RECALL));
     else if (found.unreadable)
       this.points.push(
@@ -386,13 +532,13 @@ class LiveCheck {
           recallFormatFix(this.decl, text),
         ),
       );
-    else if (!found.items.length && this.decl.fixture.embedding_model?.recall_unsupported)
+    else if (!found.items.length && unsupported)
       // the declaration already says its search cannot find things on the stand-in model
       this.points.push(
-        skip(
+        unchecked(
           'recall',
           'recall_results',
-          `${asked} found nothing, as declared (fixture.embedding_model.recall_unsupported: ${this.decl.fixture.embedding_model.recall_unsupported})`,
+          `${asked} found nothing, as declared (fixture.embedding_model.recall_unsupported: ${unsupported})`,
         ),
       );
     else if (!found.items.some((i) => i.toLowerCase().includes(word)))
@@ -409,13 +555,54 @@ class LiveCheck {
         pass(
           'recall',
           'recall_results',
-          `${asked} itemises to ${found.items.length} result(s), the written memory among them${query === PROBE.word ? '' : ` (by "${PROBE.word}" alone: none)`}`,
+          `${asked} itemises to ${found.items.length} result(s), the written memory among them${query === probe.word ? '' : ` (by "${probe.word}" alone: none)`}`,
         ),
       );
 
-    const u = await runOp(session, this.decl, 'recall', { query: PROBE.unrelated }, 'step');
-    const none = u.ok ? itemiseRecall(this.decl, u.text, PROBE.unrelated) : undefined;
+    const u = await this.recall(session, PROBE.unrelated);
+    this.emptyPoint(u);
+    const items = (r: { found?: RecallResult }) => (r.found && !r.found.unreadable ? r.found.items : undefined);
+    const rank = replaced
+      ? ({ status: 'unchecked', detail: `not reached: ${replaced}` } as const)
+      : !found?.items.length && unsupported
+        ? ({ status: 'unchecked', detail: 'not reached: the recall found nothing, as declared' } as const)
+        : rankVerdict(
+            { a: PROBE.word, b: PROBE.otherWord },
+            { query, items: items(own) },
+            { query: other.query, items: items(other) },
+            { query: PROBE.unrelated, items: items(u) },
+          );
+    const subject = 'recall_results ranking';
+    if (rank.status === 'pass') this.points.push(pass('recall-rank', subject, rank.detail));
+    else if (rank.status === 'unchecked') this.points.push(unchecked('recall-rank', subject, rank.detail));
+    else
+      this.points.push(
+        fail(
+          'recall-rank',
+          subject,
+          rank.detail,
+          "map ops.recall to the server's search with {{query}} (a tool that lists every memory is not a recall), and make recall_results split its text into one result per memory",
+        ),
+      );
+    return true;
+  }
+
+  /** A recall by a word; a vector search may rank one word below its threshold: then the whole text, which cannot miss. */
+  private async recallBy(
+    session: TargetSession,
+    word: string,
+    whole: string,
+  ): Promise<{ found?: RecallResult; text: string; query: string }> {
+    const r = await this.recall(session, word);
+    if (r.found && !r.found.unreadable && !r.found.items.length)
+      return { ...(await this.recall(session, whole)), query: whole };
+    return { ...r, query: word };
+  }
+
+  /** The unrelated recall reads as the declared "no results" form (or, for a server of nearest matches, as results). */
+  private emptyPoint(u: { found?: RecallResult; text: string }): void {
     const subject = 'recall_results.empty';
+    const none = u.found;
     if (!none)
       this.points.push(
         fail('recall-empty', subject, `recall "${PROBE.unrelated}" was refused: ${quote(u.text)}`, REFUSED_RECALL),
@@ -431,11 +618,17 @@ class LiveCheck {
       );
     else if (none.items.length)
       this.points.push(
-        skip(
-          'recall-empty',
-          subject,
-          `an unrelated recall ("${PROBE.unrelated}") returned ${none.items.length} result(s) (nearest matches), so the empty form was not seen`,
-        ),
+        this.decl.recall_results?.empty
+          ? unchecked(
+              'recall-empty',
+              subject,
+              `an unrelated recall ("${PROBE.unrelated}") returned ${none.items.length} result(s) (nearest matches), so the declared empty form was not seen`,
+            )
+          : skip(
+              'recall-empty',
+              subject,
+              `an unrelated recall ("${PROBE.unrelated}") returned ${none.items.length} result(s) (nearest matches), and no empty form is declared`,
+            ),
       );
     else
       this.points.push(
@@ -448,45 +641,130 @@ class LiveCheck {
     return { found: r.ok ? itemiseRecall(this.decl, r.text, query) : undefined, text: r.text };
   }
 
-  /** Forget the memory the view returned above, then look: no live row may still carry it. */
-  private async forgetPoint(session: TargetSession, memory: MemoryHandle, seen: boolean): Promise<void> {
+  /**
+   * The memories view is not a log of calls: a query that was sent but never written must not
+   * show as a memory. Without a recall no such query is sent; forget and update still see a view
+   * that keeps every write.
+   */
+  private logPoint(recalled: boolean, rows: Record<string, unknown>[] | undefined, viewRan: boolean): void {
+    const subject = 'views.memories not a log';
+    if (!recalled) {
+      const covered = this.decl.ops.forget || this.decl.ops.update;
+      this.points.push(
+        covered
+          ? skip(
+              'memories',
+              subject,
+              'no recall declared to send a text that is never written; the forget and update points see a view that keeps every call',
+            )
+          : unchecked(
+              'memories',
+              subject,
+              'no recall, forget or update declared: nothing but writes is sent, so a view of the calls cannot be told from the memories',
+            ),
+      );
+      return;
+    }
+    if (!rows || !viewRan) {
+      this.points.push(unchecked('memories', subject, 'not reached: the memories view does not run'));
+      return;
+    }
+    const needle = PROBE.unrelated.toLowerCase();
+    const logged = rows.find((r) =>
+      String(r.content ?? '')
+        .toLowerCase()
+        .includes(needle),
+    );
+    this.points.push(
+      logged
+        ? fail(
+            'memories',
+            subject,
+            `a row (id ${String(logged.id)}) carries "${PROBE.unrelated}", which was only ever a recall query, never written: the view reads a log of calls, not the memories`,
+            `select views.memories from the table or file that holds the memories themselves (a row appears on a write and goes on a forget), not an audit or activity log`,
+          )
+        : pass('memories', subject, `no row carries the recall query "${PROBE.unrelated}" (never written)`),
+    );
+  }
+
+  /** Forget the first memory; undefined when there is nothing to forget or it is not declared. */
+  private async forget(
+    session: TargetSession,
+    memory: MemoryHandle,
+    seen: boolean,
+    replaced: string | undefined,
+  ): Promise<{ ok: boolean; text: string } | undefined> {
     if (!this.decl.ops.forget) {
       this.points.push(skip('forget', 'ops.forget', 'no forget op declared: scenarios that forget are unsupported'));
-      return;
+      return undefined;
     }
     // a memory never seen in the view cannot be seen to go
     if (!seen) {
-      this.points.push(skip('forget', 'ops.forget', 'not reached: the memories view never returned the memory'));
-      return;
+      this.points.push(
+        unchecked('forget', 'ops.forget', `not reached: ${replaced ?? 'the memories view never returned the memory'}`),
+      );
+      return undefined;
     }
-    const r = await runOp(session, this.decl, 'forget', { memory: { ...memory } }, 'step');
-    await this.pause();
+    return runOp(session, this.decl, 'forget', { memory: { ...memory } }, 'step');
+  }
+
+  /** After the forget: the memory is no longer live, and the other memory still is. */
+  private forgetPoints(
+    r: { ok: boolean; text: string },
+    rows: Record<string, unknown>[] | undefined,
+    memory: MemoryHandle,
+    other: MemoryHandle | undefined,
+    otherSeen: boolean,
+  ): void {
     if (!r.ok) {
       this.points.push(fail('forget', 'ops.forget', `refused: ${quote(r.text)}`, forgetFix(this.decl)));
       return;
     }
-    const rows = this.memoryRows();
-    if (!rows) this.points.push(skip('forget', 'ops.forget', 'not reached: the memories view does not run'));
-    else if (holdsMemory(liveRows(rows), memory))
+    if (!rows) {
+      this.points.push(unchecked('forget', 'ops.forget', 'not reached: the memories view does not run'));
+      return;
+    }
+    const live = liveRows(rows);
+    this.points.push(
+      holdsMemory(live, memory)
+        ? fail(
+            'forget',
+            'ops.forget',
+            `accepted (${quote(r.text)}) but the memories view still returns the memory as live`,
+            forgetFix(this.decl),
+          )
+        : pass('forget', 'ops.forget', 'the memories view no longer returns the memory as live'),
+    );
+    const subject = 'ops.forget scope';
+    if (!other || !otherSeen)
+      this.points.push(
+        unchecked('forget', subject, 'not reached: the view never returned a second memory to see survive'),
+      );
+    else if (holdsMemory(live, other))
+      this.points.push(pass('forget', subject, 'the other memory is still live: the forget removed only its own'));
+    else
       this.points.push(
         fail(
           'forget',
-          'ops.forget',
-          `accepted (${quote(r.text)}) but the memories view still returns the memory as live`,
-          forgetFix(this.decl),
+          subject,
+          `forgetting one memory also removed the other (${JSON.stringify(other.content)}): the forget removes more than the memory it names; rows: ${quoteRows(rows)}`,
+          `map ops.forget to a tool that deletes one memory by the id its remember gave; a tool that clears a store, scope or entity is not a forget`,
         ),
       );
-    else this.points.push(pass('forget', 'ops.forget', 'the memories view no longer returns the memory as live'));
   }
 
-  /** Remember another memory, update it, then look: a live row must carry the new text. */
-  private async updatePoint(): Promise<void> {
+  /** Remember another memory, update it, then look: a live row carries the new text, none the old. */
+  private async updatePoints(): Promise<void> {
     if (!this.decl.ops.update) {
       this.points.push(skip('update', 'ops.update', 'no update op declared: scenarios that update are unsupported'));
       return;
     }
     const session = await this.session();
-    const { memory } = await this.remember(session, PROBE.before, false);
+    const { memory, accepted } = await this.remember(session, PROBE.before, false);
+    if (!accepted) {
+      this.points.push(unchecked('update', 'ops.update', 'not reached: the memory to update was refused'));
+      return;
+    }
     const r = await runOp(session, this.decl, 'update', { memory: { ...memory }, content: PROBE.after }, 'step');
     await this.pause();
     if (!r.ok) {
@@ -494,15 +772,17 @@ class LiveCheck {
       return;
     }
     const rows = this.memoryRows();
-    const needle = PROBE.after.toLowerCase();
-    if (!rows) this.points.push(skip('update', 'ops.update', 'not reached: the memories view does not run'));
-    else if (
-      !liveRows(rows).some((row) =>
+    if (!rows) {
+      this.points.push(unchecked('update', 'ops.update', 'not reached: the memories view does not run'));
+      return;
+    }
+    const holding = (text: string) =>
+      liveRows(rows).filter((row) =>
         String(row.content ?? '')
           .toLowerCase()
-          .includes(needle),
-      )
-    )
+          .includes(text.toLowerCase()),
+      );
+    if (!holding(PROBE.after).length) {
       this.points.push(
         fail(
           'update',
@@ -511,7 +791,20 @@ class LiveCheck {
           updateFix(this.decl),
         ),
       );
-    else this.points.push(pass('update', 'ops.update', 'the memories view returns the new text as a live row'));
+      return;
+    }
+    this.points.push(pass('update', 'ops.update', 'the memories view returns the new text as a live row'));
+    const old = holding(PROBE.before);
+    this.points.push(
+      old.length
+        ? fail(
+            'update',
+            'ops.update replaces',
+            `the old text ${JSON.stringify(PROBE.before)} is still live beside the new one (row id ${String(old[0].id)}): the update added a memory instead of replacing it`,
+            `map ops.update to a tool that replaces the memory's text (or forget the old memory first, as a second call); if the server keeps old versions, views.memories must mark them is_deleted`,
+          )
+        : pass('update', 'ops.update replaces', 'the old text is no longer live'),
+    );
   }
 
   private memoryRows(): Record<string, unknown>[] | undefined {
@@ -523,6 +816,61 @@ class LiveCheck {
     for (const problem of this.trail.shutdown)
       this.points.push(fail('server', 'server stop', problem, 'see the server stderr in the check dir'));
   }
+}
+
+/** What the memories view showed of the two memories written first. */
+interface Seen {
+  a: boolean;
+  b: boolean;
+  /** two live rows with two ids */
+  apart: boolean;
+  /** why the first memory is gone: the server filed the second under its id (cipher's ids are the second they were made in) */
+  replaced?: string;
+}
+
+/**
+ * The first memory is not live, the second is, and both carry one id (the view's or the captured
+ * one): the server replaced the first with the second. Undefined when that is not what happened.
+ */
+function replacedBy(rows: Record<string, unknown>[], first: Written, second: Written, seen: Seen): string | undefined {
+  if (seen.a || !seen.b) return undefined;
+  const live = liveRows(rows);
+  const secondId = liveIdOf(live, second.memory);
+  const firstRow = rows.find((r) => holdsMemory([r as { id: unknown; content: unknown }], first.memory));
+  const id =
+    firstRow && String(firstRow.id) === secondId
+      ? secondId
+      : first.captured !== undefined && first.captured === second.captured
+        ? first.captured
+        : undefined;
+  return id === undefined
+    ? undefined
+    : `the server gave the second memory (${JSON.stringify(second.memory.content)}) the first one's id "${id}", and the first is no longer live`;
+}
+
+/** One memory the check wrote: its handle, whether the server took it, and the id capture_id took from the answer. */
+interface Written {
+  memory: MemoryHandle;
+  accepted: boolean;
+  captured?: string;
+}
+
+/** The remember argument (path=value) whose constant value is `id`, if any: where a same-for-every-write id came from. */
+function constantArgument(calls: NonNullable<TargetDecl['ops']['remember']>, id: string): string | undefined {
+  const walk = (v: unknown, path: string): string | undefined => {
+    if (typeof v === 'string' || typeof v === 'number') return String(v) === id ? path : undefined;
+    if (v && typeof v === 'object')
+      for (const [k, x] of Object.entries(v)) {
+        const found = walk(x, Array.isArray(v) ? `${path}[${k}]` : `${path}.${k}`);
+        if (found) return found;
+      }
+    return undefined;
+  };
+  for (const [i, c] of calls.entries()) {
+    const at = walk(c.args, `ops.remember[${i}].args`);
+    if (at) return `${at}=${JSON.stringify(id)}`;
+  }
+  return undefined;
 }
 
 function liveRows(rows: Record<string, unknown>[]): { id: unknown; content: unknown }[] {

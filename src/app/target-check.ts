@@ -22,12 +22,12 @@ import { resolveTargetBin } from '../targets/resolve-bin.js';
 import { checkTargetWiring, type TargetDecl } from '../targets/schema.js';
 import { InputError, nearest } from '../util/errors.js';
 import { BUILTIN_SCENARIOS } from '../util/paths.js';
-import { type CheckPoint } from './check-points.js';
+import { pointsHold, type CheckPoint } from './check-points.js';
 import { claimPoints } from './claim-coverage.js';
 import { liveCheck } from './live-check.js';
 
 export type { CheckPoint, CheckPointKind } from './check-points.js';
-export { formatPoint, summaryLine } from './check-points.js';
+export { formatPoint, pointsHold, summaryLine } from './check-points.js';
 
 export interface TargetCheckOptions {
   /** install the target's pinned package into the cache first (default: it must be installed) */
@@ -41,6 +41,8 @@ export interface TargetCheckOptions {
   signal?: AbortSignal;
   /** progress lines (installs) */
   log?: (line: string) => void;
+  /** a point that could not be checked does not fail the declaration (it is still reported) */
+  allowUnchecked?: boolean;
 }
 
 export interface TargetCheckReport {
@@ -49,9 +51,12 @@ export interface TargetCheckReport {
   file?: string;
   /** "<npm package>@<installed version>", or "local: <command>" */
   package: string;
-  /** every point checked has status `pass` or `skip`, none `fail` */
+  /** no point failed, and none could not be checked (unless `allow_unchecked`) */
   ok: boolean;
   points: CheckPoint[];
+  /** the points that apply but could not be checked, and why: they fail the check unless allowed */
+  unchecked: { subject: string; detail: string }[];
+  allow_unchecked: boolean;
   ms: number;
   /** the check's dir, when kept */
   dir?: string;
@@ -80,8 +85,10 @@ export async function checkTarget(
     target: decl.name,
     ...(file ? { file } : {}),
     package: decl.package ? `${decl.package.npm}@${bin.version}` : `local: ${decl.server.command}`,
-    ok: !points.some((p) => p.status === 'fail'),
+    ok: pointsHold(points, options.allowUnchecked ?? false),
     points,
+    unchecked: points.filter((p) => p.status === 'unchecked').map((p) => ({ subject: p.subject, detail: p.detail })),
+    allow_unchecked: options.allowUnchecked ?? false,
     ms: Math.round(performance.now() - t0),
     ...(options.keep ? { dir } : {}),
   };

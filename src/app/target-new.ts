@@ -40,6 +40,8 @@ export interface NewTargetOptions {
   /** where the draft goes (default eval/targets/<name>.json5 under the working dir) */
   out?: string;
   force?: boolean;
+  /** the draft's check passes with points that could not be checked */
+  allowUnchecked?: boolean;
   log: (line: string) => void;
 }
 
@@ -102,14 +104,19 @@ export async function draftTarget(o: NewTargetOptions): Promise<NewTargetResult>
   o.log(`checking the draft: memeval targets check ${file}`);
   let check: TargetCheckReport | string;
   try {
-    check = await checkTarget(file, { log: o.log });
+    check = await checkTarget(file, { log: o.log, allowUnchecked: o.allowUnchecked });
   } catch (e) {
     // the draft was written and loads: a check that cannot finish over it fails the draft, and the draft stays
     if (e instanceof InputError) throw e;
     check = `targets check stopped: ${(e as Error).message}`;
   }
+  // the points that fail the draft: failed ones, and (unless allowed) those that could not be checked
   const failing =
-    typeof check === 'string' ? [check] : check.points.filter((p) => p.status === 'fail').map(formatPoint);
+    typeof check === 'string'
+      ? [check]
+      : check.points
+          .filter((p) => p.status === 'fail' || (p.status === 'unchecked' && !check.allow_unchecked))
+          .map(formatPoint);
   if (failing.length) writeDraft(file, decl, toDecide, failing);
   return { file, decl, toDecide, notes, check };
 }
@@ -207,8 +214,15 @@ async function attempt(
   const fixture = await createFixture(`new-${base.name}`);
   try {
     const seen = await exercise(decl, bin, fixture, work, log);
+    // the unrelated queries were sent but never written: a table or file holding them logs calls
     const found = seen.remembered
-      ? locateStore(fixture, bin.packageDir, before, seen.marker)
+      ? locateStore(
+          fixture,
+          bin.packageDir,
+          before,
+          seen.marker,
+          seen.misses.map((m) => m.query),
+        )
       : { store: { format: 'none' as const }, rowIds: [], outside: [], notes: [], toDecide: [] };
     if (found.store.format !== 'none') log(`the marker is in ${found.store.path} (${found.store.format})`);
     return { seen, found };
@@ -258,18 +272,23 @@ function compose(
       `server.env: the package reads ${envNames.join(', ')}; the draft sets none (the store is where the server puts it by default)`,
     );
   if (ops.remember && seen.remembered && seen.rememberText !== undefined) {
-    const cap = inferCaptureId(seen.rememberText, found.rowIds);
+    const remember = seen.mapping.find((m) => m.op === 'remember')?.choice;
+    const constants = (remember?.notes ?? []).filter((n) => n.kind === 'constant').map((n) => String(n.value));
+    const second = seen.second?.ok ? seen.second.text : undefined;
+    const cap = inferCaptureId(seen.rememberText, found.rowIds, second, constants);
     if (cap.capture_id) ops.remember[0].capture_id = cap.capture_id;
     else if (/\{\{memory\.id\}\}/.test(JSON.stringify([ops.forget, ops.update])))
       toDecide.push(
-        `ops.remember[0].capture_id: the remember's result names no id memeval could find (${JSON.stringify(seen.rememberText.slice(0, 120))}); forget and update use {{memory.id}}, which is then the content's key`,
+        `ops.remember[0].capture_id: the remember's result names no id memeval could find (${JSON.stringify(seen.rememberText.slice(0, 120))})${cap.refused ? `; refused: ${cap.refused}` : ''}; forget and update use {{memory.id}}, which is then the content's key`,
       );
+    else if (cap.refused) notes.push(`ops.remember[0].capture_id: none drafted; refused: ${cap.refused}`);
   }
   const views = { memories: found.view ?? CALLS_VIEW };
   let recall_results: TargetDecl['recall_results'];
   if (seen.hit && seen.misses.length) {
     const draft = targetSchema.parse({ ...base, store: found.store, views, ops });
-    const r = inferRecallResults(seen.hit, seen.misses, seen.marker.token, draft);
+    const others = seen.second?.ok ? [seen.second.token] : [];
+    const r = inferRecallResults(seen.hit, seen.misses, seen.marker.token, draft, others);
     recall_results = r.recall_results;
     (recall_results ? notes : toDecide).push(...r.notes.map((n) => `recall_results: ${n}`));
   }

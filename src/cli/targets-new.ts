@@ -3,12 +3,14 @@ import chalk from 'chalk';
 import type { CheckPoint } from '../app/target-check.js';
 import { EXIT } from '../core/results.js';
 import { InputError } from '../util/errors.js';
+import { uncheckedLines } from './targets-check.js';
 import type { CliContext } from './options.js';
 
 const COLOR: Record<CheckPoint['status'], (s: string) => string> = {
   pass: chalk.green,
   fail: chalk.red,
   skip: chalk.dim,
+  unchecked: chalk.yellow,
 };
 
 /** `--env KEY=VALUE`, repeatable. */
@@ -32,6 +34,7 @@ export function registerTargetsNew(targets: Command, cli: CliContext): void {
     .option('--env <KEY=VALUE>', 'environment for the server, repeatable; values may use {{data}}, {{home}}', envPair)
     .option('--out <file>', 'where to write the draft (default: eval/targets/<name>.json5)')
     .option('--force', 'overwrite an existing file')
+    .option('--allow-unchecked', "exit 0 even when a point of the draft's check could not be checked")
     .addHelpText(
       'after',
       '\nExamples:\n' +
@@ -39,14 +42,22 @@ export function registerTargetsNew(targets: Command, cli: CliContext): void {
         '  memeval targets new @ai-devkit/memory --out my/ai-devkit-memory.json5   (the latest version, pinned)\n' +
         '  memeval targets new agentdb@1.6.1 --env AGENTDB_PATH={{data}}/agentdb.db -- mcp start\n' +
         '  memeval targets new ./my-server              (a package folder on disk: a local command)\n' +
-        '\nExit codes: 0 the draft passes `targets check`, 1 it does not (the draft is still written, its\n' +
-        'header lists the failing points), 3 bad input (package, flags, an existing file without --force).',
+        '\nExit codes: 0 the draft passes `targets check`, 1 it does not, or a point could not be checked (the\n' +
+        'draft is still written, its header lists those points), 3 bad input (package, flags, an existing\n' +
+        'file without --force).',
     )
     .action(
       async (
         spec: string,
         args: string[],
-        opts: { name?: string; bin?: string; env?: Record<string, string>; out?: string; force?: boolean },
+        opts: {
+          name?: string;
+          bin?: string;
+          env?: Record<string, string>;
+          out?: string;
+          force?: boolean;
+          allowUnchecked?: boolean;
+        },
       ) => {
         const log = (line: string) => process.stdout.write(chalk.dim(line) + '\n');
         const { formatPoint, summaryLine } = await import('../app/target-check.js');
@@ -59,6 +70,7 @@ export function registerTargetsNew(targets: Command, cli: CliContext): void {
         if (typeof r.check === 'string') out(chalk.red(r.check));
         else {
           for (const p of r.check.points) out(COLOR[p.status](formatPoint(p)));
+          for (const line of uncheckedLines(r.check.unchecked, r.check.allow_unchecked)) out(line);
           out(`${ok ? chalk.green('ok') : chalk.red('failed')}: ${summaryLine(r.check.points)}`);
         }
         if (r.notes.length) {

@@ -31,7 +31,8 @@ async function defaultPaths(): Promise<string[]> {
     const guess = nearest(n, [...builtin.keys()]);
     throw new InputError(`${file}: targets: no target "${n}"${guess ? ` (did you mean "${guess}"?)` : ''}`);
   };
-  const targets = names.includes('all') ? targetFiles() : names.map(fileOf);
+  // `all` beside other names adds the built-in targets to them, never in place of them
+  const targets = [...(names.includes('all') ? targetFiles() : []), ...names.filter((n) => n !== 'all').map(fileOf)];
   return [...scenarioFilesIn(config.scenarios ?? BUILTIN_SCENARIOS), ...new Set(targets)];
 }
 

@@ -14,7 +14,7 @@ import { memeval, ROOT, tempDir, timeLimit, writeJson } from '../helpers.ts';
 interface Point {
   kind: string;
   subject: string;
-  status: 'pass' | 'fail' | 'skip';
+  status: 'pass' | 'fail' | 'skip' | 'unchecked';
   detail: string;
   fix?: string;
 }
@@ -22,8 +22,11 @@ interface Point {
 /** Two checks at a time: each starts a real server (and some a model provider) on a 2-core machine. */
 const CONCURRENCY = 2;
 
-async function check(target: string): Promise<{ exitCode: number | undefined; out: string; points: Point[] }> {
-  const r = await memeval(['targets', 'check', target, '--json'], { timeout: timeLimit(240_000) });
+async function check(
+  target: string,
+  extra: string[] = [],
+): Promise<{ exitCode: number | undefined; out: string; points: Point[] }> {
+  const r = await memeval(['targets', 'check', target, '--json', ...extra], { timeout: timeLimit(240_000) });
   const out = String(r.stdout) + String(r.stderr);
   let points: Point[] = [];
   try {
@@ -40,10 +43,12 @@ test('targets check: every built-in declaration holds on every point', { timeout
   assert.ok(files.length >= 7, `built-in declarations: ${files.length}`);
   for (const f of files) await installTarget(loadTargetFile(f).decl, (s) => t.diagnostic(s));
   const t0 = performance.now();
+  // a point a built-in declaration cannot have checked (a recall the stand-in model cannot serve,
+  // a server that loses a memory) is reported with why, and allowed here; none may fail
   const results = await mapPool(files, CONCURRENCY, async (f) => ({
     name: basename(f, '.json5'),
     decl: loadTargetFile(f).decl,
-    ...(await check(f)),
+    ...(await check(f, ['--allow-unchecked'])),
   }));
   t.diagnostic(`${files.length} checks in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   for (const r of results) {
@@ -53,6 +58,10 @@ test('targets check: every built-in declaration holds on every point', { timeout
       [],
       r.name,
     );
+    for (const p of r.points.filter((x) => x.status === 'unchecked')) {
+      t.diagnostic(`${r.name}: unchecked ${p.subject}: ${p.detail}`);
+      assert.ok(p.detail.length > 20, `${r.name}: ${p.subject} says why it was not checked`);
+    }
     // something was really checked: the server, a write, the store as the views read it, and a
     // recall unless the declaration has none or says it cannot find things on memeval's stand-in model
     const recalls = r.decl.ops.recall && !r.decl.fixture.embedding_model?.recall_unsupported;

@@ -44,6 +44,29 @@ test(
 );
 
 test(
+  'targets new drafts draft-lures: the tools about what remember stores, its own id, the memories table not the log; check passes',
+  opts,
+  async (t) => {
+    // named as agent-orchestrator-mcp names them: delete_fact beside store_learning, an agentId first in
+    // the answer, an activity log of every call (reads too) created before the learnings table
+    const out = join(tempDir(t), 'draft-lures.json5');
+    const r = await memeval(['targets', 'new', join(ROOT, 'test', 'servers', 'draft-lures'), '--out', out]);
+    const all = r.stdout + r.stderr;
+    assert.equal(r.exitCode, 0, all);
+    const decl = JSON5.parse(readFileSync(out, 'utf8'));
+    assert.equal(decl.ops.remember[0].tool, 'store_learning');
+    assert.equal(decl.ops.remember[0].capture_id, '"id"\\s*:\\s*"?([^",}\\s]+)', "the learning's id, not agentId");
+    assert.equal(decl.ops.recall[0].tool, 'search_learnings', 'not find_learnings, which lists everything');
+    assert.equal(decl.ops.forget[0].tool, 'delete_learning', 'not delete_fact, nor delete_learnings (every learning)');
+    assert.equal(decl.ops.update[0].tool, 'update_learning', 'not revise_learning, which appends');
+    assert.match(decl.views.memories, /FROM store\."learnings"/, 'not the activity log');
+    assert.match(all, /not the memories: activity \(it holds the recall queries too: a log of calls\)/);
+    for (const subject of ['ops.remember ids', 'views.memories not a log', 'ops.forget scope', 'ops.update replaces'])
+      assert.match(all, new RegExp(`✓ ${subject.replace(/\./g, '\\.')}:`), subject);
+  },
+);
+
+test(
   'targets new: a draft that fails check is still written, exit 1, with the failing points in its header',
   opts,
   async (t) => {

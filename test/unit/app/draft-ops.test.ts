@@ -1,7 +1,15 @@
 // The heuristics `targets new` maps ops to tools with: names, argument roles, filled arguments.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fillArgs, mapOps, nameWords, propertyRole, scoreTool, type JsonSchema } from '../../../src/app/draft-ops.ts';
+import {
+  fillArgs,
+  mapOps,
+  nameWords,
+  propertyRole,
+  scoreTool,
+  toolNouns,
+  type JsonSchema,
+} from '../../../src/app/draft-ops.ts';
 
 const obj = (properties: Record<string, JsonSchema>, required: string[] = []): JsonSchema => ({
   type: 'object',
@@ -121,4 +129,37 @@ test('fillArgs: a schema whose anyOf only adds required names keeps its properti
     targetActorId: 'memeval',
     actor: 'memeval',
   });
+});
+
+test('mapOps: forget and update act on what the remember stores (delete_learning beside store_learning, not delete_fact)', () => {
+  // agent-orchestrator-mcp's names: "fact" is a memory noun, "learning" is not, so delete_fact won alone
+  const tools = new Map<string, JsonSchema>([
+    ['store_learning', obj({ agentId: str, title: str, content: str }, ['agentId', 'title', 'content'])],
+    ['store_project_fact', obj({ key: str, value: str }, ['key', 'value'])],
+    ['search_learnings', obj({ query: str }, ['query'])],
+    ['delete_fact', obj({ id: str }, ['id'])],
+    ['delete_learning', obj({ id: str }, ['id'])],
+    ['update_fact', obj({ id: str, value: str }, ['id', 'value'])],
+    ['update_learning', obj({ id: str, content: str }, ['id', 'content'])],
+  ]);
+  const m = Object.fromEntries(mapOps(tools).map((x) => [x.op, x]));
+  assert.equal(m.remember.choice?.tool, 'store_learning');
+  assert.equal(m.forget.choice?.tool, 'delete_learning');
+  assert.deepEqual(
+    m.forget.alternatives.map((a) => a.tool),
+    ['delete_fact'],
+  );
+  assert.equal(m.update.choice?.tool, 'update_learning');
+  // the remember the server accepted fixes the pairing: facts stored, facts deleted
+  const facts = Object.fromEntries(mapOps(tools, 'store_project_fact').map((x) => [x.op, x]));
+  assert.equal(facts.remember.choice?.tool, 'store_project_fact');
+  assert.equal(facts.forget.choice?.tool, 'delete_fact');
+  assert.equal(facts.update.choice?.tool, 'update_fact');
+});
+
+test('toolNouns: the words of a name that are no op verb, singular', () => {
+  assert.deepEqual([...toolNouns('store_learning')], ['learning']);
+  assert.deepEqual([...toolNouns('get_learnings')], ['get', 'learning']);
+  assert.deepEqual([...toolNouns('delete_memories')], ['memory']);
+  assert.deepEqual([...toolNouns('create_entities')], ['entity']);
 });

@@ -2,8 +2,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { inferCaptureId, inferRecallResults } from '../../../src/app/draft-results.ts';
-import { markerPath, pickStore, placeholderPath } from '../../../src/app/draft-store.ts';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { draftJsonFileView, markerPath, pickStore, placeholderPath } from '../../../src/app/draft-store.ts';
+import { locateStore } from '../../../src/app/draft-locate.ts';
+import type { Fixture } from '../../../src/fixture/fixture.ts';
+import Database from 'better-sqlite3';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { draftName, parsePackageSpec } from '../../../src/app/draft-package.ts';
@@ -118,4 +121,104 @@ test('pickStore: JSON lines over plain files; a plain file alone is a files stor
   assert.deepEqual(pickStore([md, jl]), { format: 'jsonl', file: jl });
   assert.deepEqual(pickStore([md]), { format: 'files', file: md });
   assert.equal(pickStore([]), undefined);
+});
+
+test('inferCaptureId: the memory id over a constant the call passed, and never one two memories share', () => {
+  // agent-orchestrator-mcp's answer: the agent id the call passed comes first, the learning's own id later
+  const answer = (id: string) =>
+    JSON.stringify({ success: true, learning: { agentId: 'memeval', title: 't', content: 'c', id } }, null, 2);
+  assert.deepEqual(inferCaptureId(answer('learn_1'), [], answer('learn_2'), ['memeval']), {
+    capture_id: '"id"\\s*:\\s*"([^"]+)"',
+    id: 'learn_1',
+  });
+  // only ids named like another thing's: refused, and said why
+  const agentOnly = (n: number) => JSON.stringify({ ok: true, agentId: 'memeval', n });
+  const r = inferCaptureId(agentOnly(1), [], agentOnly(2), ['memeval']);
+  assert.equal(r.capture_id, undefined);
+  assert.match(r.refused ?? '', /"memeval", a value the remember call itself passes/);
+  // the same id for two memories though no argument passed it (a fixed slot number)
+  const slot = inferCaptureId('Saved to slot #1', [], 'Saved to slot #1');
+  assert.equal(slot.capture_id, undefined);
+  assert.match(slot.refused ?? '', /from the answers to two different memories/);
+});
+
+test('inferRecallResults: a server of nearest matches may return the other marker as a result of its own, never in the same one', () => {
+  const O = 'mkffffffffff';
+  const answer = JSON.stringify({ results: [{ content: `x ${M}` }, { content: `y ${O}` }] });
+  const misses = [{ query: 'a b', text: answer, ok: true }];
+  assert.deepEqual(inferRecallResults({ query: M, text: answer, ok: true }, misses, M, decl, [O]).recall_results, {
+    json: 'results',
+  });
+  // both markers in one result: it does not split memories
+  const blob = `Memories:\nx ${M} y ${O}`;
+  assert.equal(
+    inferRecallResults({ query: M, text: blob, ok: true }, [{ query: 'a b', text: '', ok: true }], M, decl, [O])
+      .recall_results,
+    undefined,
+  );
+});
+
+test('draftJsonFileView: one row per record of the JSON file that holds the marker', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'memeval-json-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'learnings.json');
+  const rec = (id: string, content: string) => ({ id, agentId: 'memeval', title: `t-${id}`, content, createdAt: 'x' });
+  writeFileSync(file, JSON.stringify({ learn_1: rec('learn_1', `a ${M}`), learn_2: rec('learn_2', 'b') }, null, 2));
+  const d = draftJsonFileView(file, 'learnings.json', M)!;
+  assert.deepEqual(d.rowIds, ['learn_1', 't-learn_1']);
+  const db = new Database(':memory:');
+  t.after(() => db.close());
+  db.exec("ATTACH ':memory:' AS store");
+  db.exec('CREATE TABLE store.files (path TEXT PRIMARY KEY, dir TEXT, name TEXT, content TEXT, size INTEGER)');
+  db.prepare('INSERT INTO store.files VALUES (?, ?, ?, ?, ?)').run(
+    'learnings.json',
+    '',
+    'learnings.json',
+    readFileSync(file, 'utf8'),
+    0,
+  );
+  db.prepare('INSERT INTO store.files VALUES (?, ?, ?, ?, ?)').run('audit.json', '', 'audit.json', `["${M}"]`, 0);
+  const rows = db.prepare(d.view).all() as Record<string, unknown>[];
+  assert.deepEqual(
+    rows.map((r) => [r.id, r.content, r.subject]),
+    [
+      ['learn_1', `a ${M}`, 't-learn_1'],
+      ['learn_2', 'b', 't-learn_2'],
+    ],
+  );
+  // an array of texts: each text a memory, its index the id
+  writeFileSync(file, JSON.stringify({ memories: ['b', `a ${M}`] }));
+  assert.match(draftJsonFileView(file, 'learnings.json', M)!.view, /json_each\(f\.content, '\$\.memories'\) j/);
+  // not JSON: no view here (the file is a memory of its own)
+  writeFileSync(file, `# note ${M}`);
+  assert.equal(draftJsonFileView(file, 'learnings.json', M), undefined);
+});
+
+test('locateStore: a file that also holds the recall queries, or is named like a log, is not the store', (t) => {
+  const root = mkdtempSync(join(tmpdir(), 'memeval-locate-'));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  const vars = Object.fromEntries(
+    ['data', 'home', 'project', 'tmp'].map((v) => [v, join(root, v)] as const).concat([['fixture', root]]),
+  );
+  const store = join(vars.project, '.agent-mcp');
+  mkdirSync(store, { recursive: true });
+  const fixture = { root, vars } as unknown as Fixture;
+  const content = `memeval draft marker ${M}: tabs`;
+  // the log sorts first and holds the marker as well
+  writeFileSync(
+    join(store, 'activity.json'),
+    JSON.stringify([
+      { tool: 'store', text: content },
+      { tool: 'search', text: 'quartz xylophone' },
+    ]),
+  );
+  // one line: a JSON document, not JSON lines
+  writeFileSync(join(store, 'memories.json'), JSON.stringify({ m1: { id: 'm1', content } }));
+  const found = locateStore(fixture, join(root, 'pkg'), new Set(), { token: M, content }, ['quartz xylophone']);
+  assert.deepEqual(found.store, { format: 'files', path: '{{project}}/.agent-mcp' });
+  assert.match(found.view ?? '', /WHERE f\.path = 'memories\.json'/);
+  assert.match(
+    found.notes.join('\n'),
+    /not the store: \{\{project\}\}\/\.agent-mcp\/activity\.json \(it holds the recall queries too/,
+  );
 });

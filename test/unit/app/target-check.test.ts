@@ -2,7 +2,17 @@
 // input schema, one line per point, the summary, JSON array paths, and which claims a scenario checks.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fail, formatPoint, jsonArrayPaths, pass, skip, summaryLine } from '../../../src/app/check-points.js';
+import {
+  fail,
+  formatPoint,
+  jsonArrayPaths,
+  pass,
+  pointsHold,
+  skip,
+  summaryLine,
+  unchecked,
+} from '../../../src/app/check-points.js';
+import { rankVerdict } from '../../../src/app/recall-rank.js';
 import { argumentProblems, toolPoints } from '../../../src/app/tool-points.js';
 import { claimPoints } from '../../../src/app/claim-coverage.js';
 import { loadScenarios, scenarioFiles } from '../../../src/scenario/loader.js';
@@ -53,12 +63,81 @@ test('formatPoint: one line each, a mark, the subject, what was seen, and the fi
   );
 });
 
-test('summaryLine: failures first; a skipped point is never counted as holding', () => {
+test('summaryLine: failures first; a skipped or unchecked point is never counted as holding', () => {
   const ok = pass('server', 's', 'd');
   const no = fail('view', 'v', 'd', 'f');
   const na = skip('forget', 'f', 'd');
-  assert.equal(summaryLine([ok, ok, na]), 'all 2 checked point(s) hold, 1 not checked');
-  assert.equal(summaryLine([ok, no, na]), '1 of 3 point(s) failed, 1 not checked');
+  const un = unchecked('recall', 'r', 'd');
+  assert.equal(summaryLine([ok, ok, na]), 'all 2 checked point(s) hold, 1 do not apply');
+  assert.equal(summaryLine([ok, no, na]), '1 of 3 point(s) failed, 1 do not apply');
+  assert.equal(summaryLine([ok, un, na]), 'all 1 checked point(s) hold, 1 could not be checked, 1 do not apply');
+  assert.equal(formatPoint(un), '? r: d');
+});
+
+test('pointsHold: a failed point fails; an unchecked one fails unless allowed; a skipped one does not', () => {
+  const ok = pass('server', 's', 'd');
+  assert.equal(pointsHold([ok, skip('forget', 'f', 'd')], false), true);
+  assert.equal(pointsHold([ok, unchecked('recall', 'r', 'd')], false), false);
+  assert.equal(pointsHold([ok, unchecked('recall', 'r', 'd')], true), true);
+  assert.equal(pointsHold([ok, fail('view', 'v', 'd', 'f')], true), false);
+});
+
+test('rankVerdict: each memory recalled by its own word ranks above the other; a recall that ignores the query fails', () => {
+  const words = { a: 'heliotrope', b: 'begonia' };
+  const A = 'keeps the heliotrope cache';
+  const B = 'waters the begonia pots';
+  const none = { query: 'zeppelin', items: [] };
+  // a keyword search: each query finds its own
+  assert.equal(
+    rankVerdict(words, { query: 'heliotrope', items: [A] }, { query: 'begonia', items: [B] }, none).status,
+    'pass',
+  );
+  // nearest matches, ranked by the query
+  const near = { query: 'zeppelin', items: [B, A] };
+  assert.equal(
+    rankVerdict(words, { query: 'heliotrope', items: [A, B] }, { query: 'begonia', items: [B, A] }, near).status,
+    'pass',
+  );
+  // every memory in insertion order, whatever the query
+  const all = rankVerdict(
+    words,
+    { query: 'heliotrope', items: [A, B] },
+    { query: 'begonia', items: [A, B] },
+    { query: 'zeppelin', items: [A, B] },
+  );
+  assert.equal(all.status, 'fail');
+  assert.match(all.detail, /recall "begonia" ranks the other memory \(result 1\) above/);
+  // one blob holding everything for every query, the unrelated one too: nothing follows the query
+  const blob = rankVerdict(
+    words,
+    { query: 'heliotrope', items: [A + B] },
+    { query: 'begonia', items: [A + B] },
+    { query: 'zeppelin', items: [A + B] },
+  );
+  assert.equal(blob.status, 'fail');
+  assert.match(blob.detail, /do not depend on the query/);
+  // one entity holding both (server-memory, one subject): the unrelated query finding neither shows the query counts
+  assert.equal(
+    rankVerdict(words, { query: 'heliotrope', items: [A + B] }, { query: 'begonia', items: [A + B] }, none).status,
+    'pass',
+  );
+  // the same, with the unrelated recall unreadable: cannot tell
+  assert.equal(
+    rankVerdict(
+      words,
+      { query: 'heliotrope', items: [A + B] },
+      { query: 'begonia', items: [A + B] },
+      { query: 'zeppelin' },
+    ).status,
+    'unchecked',
+  );
+  // the second memory not found by its own word
+  assert.equal(
+    rankVerdict(words, { query: 'heliotrope', items: [A] }, { query: 'begonia', items: [] }, none).status,
+    'fail',
+  );
+  // a recall that could not be read: not checked here (its own point fails)
+  assert.equal(rankVerdict(words, { query: 'heliotrope' }, { query: 'begonia', items: [B] }, none).status, 'unchecked');
 });
 
 test('jsonArrayPaths: the arrays a recall_results.json path could name', () => {
