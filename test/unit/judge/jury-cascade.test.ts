@@ -335,7 +335,7 @@ test('cascade schema: the last tier is final, only the last, and deterministic t
 
 test('jurors with their own models: each is opened once from the pool; an unreachable one casts an error vote', async (t) => {
   const { JudgePool } = await import('../../../src/judge/llm/pool.ts');
-  const pool = new JudgePool(model);
+  const pool = new JudgePool(model, {}, { maxRetries: 0 });
   t.after(() => pool.closeOpened());
   const a = jury(
     [
