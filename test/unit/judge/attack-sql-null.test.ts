@@ -45,7 +45,11 @@ test('an sql query returning text compared with a number (a wrong column) is err
 });
 
 test('a command JSON check over null, compared with a number, cannot be judged', () => {
-  const v = judgeText('{"summary":{"failed":null}}', { json: { path: '$.summary.failed', op: 'lt', value: 1 } }, 'stdout');
+  const v = judgeText(
+    '{"summary":{"failed":null}}',
+    { json: { path: '$.summary.failed', op: 'lt', value: 1 } },
+    'stdout',
+  );
   // "null" < "1" is false as text: a fail, which in a violation phase reads as the problem found
   assert.ok('unjudgeable' in v, `null compared with 1 as text judged: ${JSON.stringify(v)}`);
 });
