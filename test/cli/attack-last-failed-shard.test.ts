@@ -23,7 +23,7 @@ function honestTarget(dir: string): string {
     store: { format: 'jsonl', path: '{{data}}/store.jsonl' },
     views: {
       memories:
-        "SELECT json_extract(json, '$.id') AS id, json_extract(json, '$.text') AS content, CASE WHEN json_extract(json, '$.deleted') THEN 1 ELSE 0 END AS is_deleted FROM store.records",
+        "SELECT json_extract(json, '$.id') AS id, json_extract(json, '$.text') AS content, NULL AS category, NULL AS source, CASE WHEN json_extract(json, '$.deleted') THEN 1 ELSE 0 END AS is_deleted FROM store.records",
     },
     ops: {
       remember: [{ tool: 'remember', args: { text: '{{content}}' }, capture_id: 'stored (mem-\\d+)' }],
