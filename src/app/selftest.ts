@@ -361,6 +361,7 @@ export async function selftest(req: SelftestRequest = {}): Promise<SelftestRepor
           phase: c.phase === 'violation' ? 'violation' : 'well-behaved',
           verdict: c.verdict,
           reason: c.reason,
+          claimed: Boolean(c.claimed),
         });
         if (read && 'miss' in read) found.get(c.scenario)!.reference_misses.push(read.miss);
         else if (read) found.get(c.scenario)!.unproven.push(read.unproven);

@@ -25,6 +25,8 @@ export interface ProofCell {
   verdict: Verdict;
   reason: string;
   cell_dir?: string;
+  /** the target claims the scenario's defence, so a violation only `detected` fails the run */
+  claimed?: boolean;
 }
 
 /** One cell a hostile target got a verdict it must not get. */
@@ -104,7 +106,10 @@ export function readHostileCell(
   };
 }
 
-/** The correct server must pass the well-behaved phase and detect or defend the violation. */
+/**
+ * The correct server must pass the well-behaved phase and detect or defend the violation; where
+ * it claims the scenario's defence, defend it (`detected` then fails its run: it is blamed).
+ */
 export function readReferenceCell(c: ProofCell): { miss: ReferenceMiss } | { unproven: Unproven } | null {
   if (c.verdict === 'unsupported' || c.verdict === 'skipped')
     return {
@@ -117,12 +122,21 @@ export function readReferenceCell(c: ProofCell): { miss: ReferenceMiss } | { unp
         why: `the reference target could not run it, so nothing shows a correct server passes it: ${c.reason}`,
       },
     };
-  const ok = c.phase === 'well-behaved' ? c.verdict === 'pass' : c.verdict === 'detected' || c.verdict === 'defended';
-  return ok ? null : { miss: { scenario: c.scenario, phase: c.phase, verdict: c.verdict, reason: c.reason } };
+  const ok =
+    c.phase === 'well-behaved'
+      ? c.verdict === 'pass'
+      : c.verdict === 'defended' || (c.verdict === 'detected' && !c.claimed);
+  const reason =
+    c.verdict === 'detected' && c.claimed
+      ? `the reference claims this scenario's defence, so only detecting the violation fails its run: ${c.reason}`
+      : c.reason;
+  return ok ? null : { miss: { scenario: c.scenario, phase: c.phase, verdict: c.verdict, reason } };
 }
 
 /** A scenario's status from what was found about it. */
-export function proofStatus(x: Pick<SelftestScenario, 'false_passes' | 'mutation_misses' | 'reference_misses' | 'unproven'>): ProofStatus {
+export function proofStatus(
+  x: Pick<SelftestScenario, 'false_passes' | 'mutation_misses' | 'reference_misses' | 'unproven'>,
+): ProofStatus {
   if (x.false_passes.length || x.mutation_misses.length) return 'toothless';
   if (x.reference_misses.length) return 'fails-correct-server';
   if (x.unproven.length) return 'not-proven';

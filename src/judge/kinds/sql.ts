@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import type { Assertion } from '../../scenario/schema.js';
-import { compare, describeExpected } from '../compare.js';
+import { compare, describeExpected, incomparable } from '../compare.js';
 import type { JudgeContext } from '../context.js';
 import { decided, judgment, type Judgment } from '../judgment.js';
 import { sqlSources } from '../../scenario/kinds.js';
@@ -53,6 +53,8 @@ export function judgeSql(a: Sql, ctx: JudgeContext): Judgment {
       `${a.query}: the query returned no row, so there is no value to compare (return one row, e.g. SELECT count(*) …)`,
     );
   const actual = row[0] ?? null;
+  const why = incomparable(actual, a.value);
+  if (why) return judgment(a, 'error', actual, describeExpected(a.op, a.value), `${a.query}: ${why}`);
   return decided(a, compare(actual, a.op, a.value), {
     actual,
     expected: describeExpected(a.op, a.value),

@@ -25,8 +25,22 @@ const judged = (c: CellResult) => c.assertions.length > 0 || c.verdict_input !==
  * (the plan's sha256). Any of them fails the whole command (exit 3): a verdict computed from
  * guessed inputs, changed evidence or an edited scenario is not the run's, whatever report says.
  */
-function refuseUnfaithful(report: Report, runDir: string, loaded: Map<string, LoadedScenario>): void {
+function refuseUnfaithful(
+  report: Report,
+  runDir: string,
+  loaded: Map<string, LoadedScenario>,
+  scenariosDir?: string,
+): void {
   const problems: string[] = [];
+  // a judged cell whose scenario is not loaded would be kept as it was: a rejudge that judged
+  // nothing would read as one that confirmed the verdict
+  const unloaded = [
+    ...new Set(report.results.filter((r) => judged(r) && !loaded.has(r.scenario)).map((r) => r.scenario)),
+  ];
+  if (unloaded.length)
+    problems.push(
+      `scenario(s) ${unloaded.join(', ')} of the run are not among the loaded scenarios${scenariosDir ? ` (${scenariosDir})` : ''}, so their cells cannot be re-judged: pass the folder the run used with --scenarios, or restore the file(s)`,
+    );
   const cells = report.results.filter((r) => judged(r) && loaded.has(r.scenario));
   problems.push(...scenarioProblems(report, [...new Set(cells.map((c) => c.scenario))], loaded));
   for (const c of cells) {
@@ -79,6 +93,8 @@ function scenarioProblems(report: Report, ids: string[], loaded: Map<string, Loa
 export interface RejudgeOptions {
   runDir: string;
   scenarios: LoadedScenario[];
+  /** the folder the scenarios were loaded from, for messages */
+  scenariosDir?: string;
   /** the judge models (the caller closes them); no default model: llm judges abstain */
   judgePool: JudgePool;
   /** re-judge only assertions that call a model (llm, and juries/cascades holding one) */
@@ -109,7 +125,7 @@ export async function rejudgeRun(
 ): Promise<{ report: Report & Record<string, unknown>; reportPath: string }> {
   const runDir = resolve(o.runDir);
   const byId = new Map(o.scenarios.map((s) => [s.scenario.id, s]));
-  refuseUnfaithful(report, runDir, byId);
+  refuseUnfaithful(report, runDir, byId, o.scenariosDir);
   const results: CellResult[] = [];
   for (const old of report.results) {
     const cellDir = resolve(runDir, old.cell_dir);
