@@ -2,11 +2,14 @@ import type { Assertion } from '../../scenario/schema.js';
 import { compare, describeExpected } from '../compare.js';
 import type { JudgeContext } from '../context.js';
 import { clip } from '../../util/text.js';
+import { memoriesViewProblem } from '../store-view.js';
 import { decided, judgment, type Judgment } from '../judgment.js';
 
 type Count = Extract<Assertion, { kind: 'count' }>;
 
 export function judgeCount(a: Count, ctx: JudgeContext): Judgment {
+  const unreadable = memoriesViewProblem(ctx.evidence.db);
+  if (unreadable) return judgment(a, 'error', null, describeExpected(a.op, a.value), unreadable);
   const where: string[] = [];
   const params: string[] = [];
   const cmp = (col: string) =>

@@ -4,6 +4,7 @@ import { compare, describeExpected, incomparable } from '../compare.js';
 import type { JudgeContext } from '../context.js';
 import { decided, judgment, type Judgment } from '../judgment.js';
 import { sqlSources } from '../../scenario/kinds.js';
+import { memoriesViewProblem } from '../store-view.js';
 import { clip } from '../../util/text.js';
 import {
   AGENT_USAGE_COLUMNS,
@@ -38,6 +39,8 @@ export function judgeSql(a: Sql, ctx: JudgeContext): Judgment {
   const stmt = ctx.evidence.db.prepare(a.query);
   if (!stmt.reader || !stmt.readonly)
     return judgment(a, 'error', null, describeExpected(a.op, a.value), 'the query must be a read-only SELECT');
+  const unreadable = sqlSources(a.query).includes('store') ? memoriesViewProblem(ctx.evidence.db) : undefined;
+  if (unreadable) return judgment(a, 'error', null, describeExpected(a.op, a.value), `${a.query}: ${unreadable}`);
   if (sqlSources(a.query).includes('recall-text')) {
     const why = unreadableRecalls(ctx.evidence.db);
     if (why) return judgment(a, 'error', null, describeExpected(a.op, a.value), `${a.query}: ${why}`);
