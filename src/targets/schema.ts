@@ -15,6 +15,9 @@ const opCall = z.strictObject({
 });
 export type OpCall = z.infer<typeof opCall>;
 
+/** How a program of a local target's `cli` is named: as a package names its bins. */
+export const PROGRAM_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
 export const targetSchema = z.strictObject({
   $schema: z.string().optional(),
   name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lowercase letters, digits and -, equal to the file name'),
@@ -129,12 +132,7 @@ export const targetSchema = z.strictObject({
     .prefault({}),
   cli: z
     .record(
-      z
-        .string()
-        .regex(
-          /^[A-Za-z0-9][A-Za-z0-9._-]*$/,
-          'a program name as a package bin is named: letters, digits, ".", "_", "-"',
-        ),
+      z.string(),
       z.strictObject({
         command: z
           .string()
@@ -148,9 +146,19 @@ export const targetSchema = z.strictObject({
           .describe("arguments before the command judge's own `run` arguments, e.g. the script file"),
       }),
     )
+    .superRefine((cli, ctx) => {
+      for (const k of Object.keys(cli))
+        if (!PROGRAM_NAME.test(k))
+          ctx.addIssue({
+            code: 'custom',
+            path: [k],
+            message:
+              'not a program name; name it as the command judges\' `bin` does (letters, digits, ".", "_", "-", e.g. "memories")',
+          });
+    })
     .optional()
     .describe(
-      "a local target's own command-line programs by the name a `command` judge's `bin` gives, as an npm package names its bins; each runs as `command args… <the judge's run>` in the fixture with the server's env. Only without `package` (a package's CLI is its bin)",
+      "a local target's own command-line programs, by the name a `command` judge's `bin` gives, as an npm package names its bins: each runs as `command args… <the judge's run>` in the fixture, with the server's env. Only without `package` (a package's CLI is its bin)",
     ),
   fixture: z
     .strictObject({
