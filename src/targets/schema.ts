@@ -132,7 +132,7 @@ export const targetSchema = z.strictObject({
     .prefault({}),
   cli: z
     .record(
-      z.string(),
+      z.string().regex(PROGRAM_NAME),
       z.strictObject({
         command: z
           .string()
@@ -145,17 +145,14 @@ export const targetSchema = z.strictObject({
           .default([])
           .describe("arguments before the command judge's own `run` arguments, e.g. the script file"),
       }),
+      {
+        // zod's own words for a bad key ("Invalid key in record") name no fix
+        error: (issue) =>
+          issue.code === 'invalid_key'
+            ? 'not a program name; name it as the command judges\' `bin` does (letters, digits, ".", "_", "-", e.g. "memories")'
+            : undefined,
+      },
     )
-    .superRefine((cli, ctx) => {
-      for (const k of Object.keys(cli))
-        if (!PROGRAM_NAME.test(k))
-          ctx.addIssue({
-            code: 'custom',
-            path: [k],
-            message:
-              'not a program name; name it as the command judges\' `bin` does (letters, digits, ".", "_", "-", e.g. "memories")',
-          });
-    })
     .optional()
     .describe(
       "a local target's own command-line programs, by the name a `command` judge's `bin` gives, as an npm package names its bins: each runs as `command args… <the judge's run>` in the fixture, with the server's env. Only without `package` (a package's CLI is its bin)",
