@@ -34,6 +34,9 @@ export function parseSelftest(stdout: string, stderr: string) {
       by_verdict: Record<string, number>;
       false_passes: FalsePass[];
       toothless: string[];
+      proven: string[];
+      not_proven: string[];
+      fails_correct_server: string[];
       duration_ms: number;
     };
   } catch {

@@ -48,7 +48,7 @@ export const commandFields = {
     .min(1)
     .optional()
     .describe(
-      "a bin the target's npm package declares (its own CLI), run with `run` as its arguments; a target whose package declares another bin makes the cell `unsupported`",
+      "a bin the target's npm package declares, or a program a local target's declaration names under `cli` (its own CLI), run with `run` as its arguments; a target without that program makes the cell `unsupported`",
     ),
   run: z
     .array(z.string())

@@ -1,5 +1,5 @@
 import type { Verdict } from '../core/results.js';
-import { absentTexts, needsRecallHit, readsRecall } from '../scenario/kinds.js';
+import { absentTexts, needsRecallHit, reads, readsRecall } from '../scenario/kinds.js';
 import { assertionApplies, flatSteps, type Scenario, type Step } from '../scenario/schema.js';
 import { callsTarget, STEP_OPS, writes } from '../scenario/step-ops.js';
 import { storeSqlFor } from '../scenario/store-sql.js';
@@ -20,8 +20,10 @@ export type JudgedAs = 'well-behaved' | 'violation';
  * - always: every cell
  * - calls: the cell makes a memory call (setup memories or steps, phase steps, a recall probe)
  * - writes: the cell writes (setup memories, remember/update/forget/curate in setup or phase steps)
- * - reads-recall: an assertion that judges the cell reads a recall (recall, rank, llm on recall,
- *   sql over a call's result_text), also inside a jury or cascade
+ * - reads-recall: an assertion that judges the cell reads a recall (recall, rank, llm on recall),
+ *   also inside a jury or cascade; or reads what calls answered (sql over result_text or
+ *   result_items, a grounded llm check) in a cell whose calls hold a recall (its setup or phase
+ *   steps recall; an agent may recall on its own) — the report of a curator's dry run is no recall
  * - recall-hit: an assertion that judges the cell needs a recall to find something (recall
  *   `contains`, rank `top_k` or `before`), also inside a jury or cascade
  * - recall-step: the phase's own steps recall
@@ -83,7 +85,10 @@ export const HOSTILE_RULES: HostileSpec[] = [
   {
     target: 'hostile-refuse',
     layers: ALL,
-    exposed: { 'well-behaved': [{ verdicts: ['fail'] }, { verdicts: ['error'], reason: /refused|was not stored by the target/ }], violation: [] },
+    exposed: {
+      'well-behaved': [{ verdicts: ['fail'] }, { verdicts: ['error'], reason: /refused|was not stored by the target/ }],
+      violation: [],
+    },
     'well-behaved': [
       { verdicts: ['pass'], when: 'always', why: 'the target refuses every call, so it cannot have behaved well' },
     ],
@@ -95,7 +100,10 @@ export const HOSTILE_RULES: HostileSpec[] = [
   {
     target: 'hostile-blackhole',
     layers: ALL,
-    exposed: { 'well-behaved': [{ verdicts: ['fail'] }, { verdicts: ['error'], reason: /was not stored by the target/ }], violation: [] },
+    exposed: {
+      'well-behaved': [{ verdicts: ['fail'] }, { verdicts: ['error'], reason: /was not stored by the target/ }],
+      violation: [],
+    },
     'well-behaved': [{ verdicts: ['pass'], when: 'writes', why: 'the target stored nothing of what the phase wrote' }],
     // A violating write accepted and kept out of the store is neutralised (`defended`), and an
     // assertion that fails on the empty store does fail: caught by the well-behaved cell instead.
@@ -104,7 +112,10 @@ export const HOSTILE_RULES: HostileSpec[] = [
   {
     target: 'hostile-echo',
     layers: ALL,
-    exposed: { 'well-behaved': [{ verdicts: ['fail'] }, { verdicts: ['error'], reason: /echo of the query/ }], violation: [{ verdicts: ['detected'] }, { verdicts: ['error'], reason: /echo of the query/ }] },
+    exposed: {
+      'well-behaved': [{ verdicts: ['fail'] }, { verdicts: ['error'], reason: /echo of the query/ }],
+      violation: [{ verdicts: ['detected'] }, { verdicts: ['error'], reason: /echo of the query/ }],
+    },
     'well-behaved': [
       {
         verdicts: ['pass'],
@@ -123,7 +134,10 @@ export const HOSTILE_RULES: HostileSpec[] = [
   {
     target: 'hostile-misformat',
     layers: ALL,
-    exposed: { 'well-behaved': [{ verdicts: ['error'], reason: /cannot be read as results/ }], violation: [{ verdicts: ['error'], reason: /cannot be read as results/ }] },
+    exposed: {
+      'well-behaved': [{ verdicts: ['error'], reason: /cannot be read as results/ }],
+      violation: [{ verdicts: ['error'], reason: /cannot be read as results/ }],
+    },
     'well-behaved': [
       {
         verdicts: ['pass'],
@@ -142,7 +156,10 @@ export const HOSTILE_RULES: HostileSpec[] = [
   {
     target: 'hostile-recall-error',
     layers: ALL,
-    exposed: { 'well-behaved': [{ verdicts: ['error'], reason: /refused it or answered with an error/ }], violation: [{ verdicts: ['detected'] }, { verdicts: ['error'], reason: /refused it or answered with an error/ }] },
+    exposed: {
+      'well-behaved': [{ verdicts: ['error'], reason: /refused it or answered with an error/ }],
+      violation: [{ verdicts: ['detected'] }, { verdicts: ['error'], reason: /refused it or answered with an error/ }],
+    },
     'well-behaved': [
       { verdicts: ['pass'], when: 'reads-recall', why: 'every recall errors: nothing recalled was checked' },
     ],
@@ -158,7 +175,10 @@ export const HOSTILE_RULES: HostileSpec[] = [
   {
     target: 'hostile-crash-exit',
     layers: ALL,
-    exposed: { 'well-behaved': [{ verdicts: ['fail'] }, { verdicts: ['error'], reason: /exited with code 70/ }], violation: [{ verdicts: ['error'], reason: /exited with code 70/ }] },
+    exposed: {
+      'well-behaved': [{ verdicts: ['fail'] }, { verdicts: ['error'], reason: /exited with code 70/ }],
+      violation: [{ verdicts: ['error'], reason: /exited with code 70/ }],
+    },
     'well-behaved': [
       { verdicts: ['pass'], when: 'calls', why: 'the target crashed at shutdown: its store may be incomplete' },
     ],
@@ -220,7 +240,10 @@ export const HOSTILE_RULES: HostileSpec[] = [
   {
     target: 'hostile-hang-concurrent',
     layers: ['deterministic'],
-    exposed: { 'well-behaved': [{ verdicts: ['error'], reason: /never returned/ }], violation: [{ verdicts: ['error'], reason: /never returned/ }] },
+    exposed: {
+      'well-behaved': [{ verdicts: ['error'], reason: /never returned/ }],
+      violation: [{ verdicts: ['error'], reason: /never returned/ }],
+    },
     'well-behaved': [
       {
         verdicts: ['pass'],
@@ -256,7 +279,10 @@ export const HOSTILE_RULES: HostileSpec[] = [
     // the pinning runs in the cell lifecycle before any driver, the same code for both layers
     target: 'hostile-sqlite-reword',
     layers: ['deterministic'],
-    exposed: { 'well-behaved': [{ verdicts: ['error'], reason: /setup\.store_sql/ }], violation: [{ verdicts: ['error'], reason: /setup\.store_sql/ }] },
+    exposed: {
+      'well-behaved': [{ verdicts: ['error'], reason: /setup\.store_sql/ }],
+      violation: [{ verdicts: ['error'], reason: /setup\.store_sql/ }],
+    },
     'well-behaved': [
       {
         verdicts: ['pass', 'fail'],
@@ -323,7 +349,10 @@ export const HOSTILE_RULES: HostileSpec[] = [
     target: 'hostile-clock-respawn',
     // the agent layer runs no clock scenario (unsupported): only replay places advances between calls
     layers: ['deterministic'],
-    exposed: { 'well-behaved': [{ verdicts: ['error'], reason: /without the clock preload/ }], violation: [{ verdicts: ['error'], reason: /without the clock preload/ }] },
+    exposed: {
+      'well-behaved': [{ verdicts: ['error'], reason: /without the clock preload/ }],
+      violation: [{ verdicts: ['error'], reason: /without the clock preload/ }],
+    },
     'well-behaved': [
       {
         verdicts: ['pass'],
@@ -399,7 +428,10 @@ export function conditionHolds(
     case 'writes':
       return s.setup.memories.length > 0 || [...setupSteps, ...steps].some((st) => writes(st.op));
     case 'reads-recall':
-      return applied.some(readsRecall);
+      return (
+        applied.some((a) => reads(a, 'recall-probe')) ||
+        (applied.some(readsRecall) && (realModel || [...setupSteps, ...steps].some((st) => st.op === 'recall')))
+      );
     case 'recall-hit':
       return applied.some(needsRecallHit);
     case 'recall-step':

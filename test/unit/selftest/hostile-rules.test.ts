@@ -90,3 +90,27 @@ test('the clock rule: only scenarios that set or advance the clock, only in the 
   assert.equal(mayBeFalse(keys, 'hostile-clock-respawn', 'deterministic', 'well-behaved'), false);
   assert.equal(mayBeFalse(expiry, 'hostile-clock-respawn', 'agent', 'well-behaved'), false);
 });
+
+test('the recall rules: an sql judge over calls.result_text reads recall answers only where the cell recalls', async () => {
+  const { falseVerdictRule, mayBeFalse } = await import('../../../src/selftest/rules.js');
+  const { loadScenario } = await import('../../../src/scenario/loader.js');
+  // its judge reads the curator's dry-run report from calls.result_text; no step recalls and no judge probes
+  const dryRun = loadScenario(join(ROOT, 'scenarios', 'curation-dry-run-reports-pivot-duplicate.json5')).scenario;
+  for (const target of ['hostile-misformat', 'hostile-recall-error'])
+    for (const phase of ['well-behaved', 'violation'] as const) {
+      assert.equal(mayBeFalse(dryRun, target, 'deterministic', phase), false, `${target} ${phase}`);
+      // an agent may recall on its own: there the calls log can hold recall answers
+      assert.equal(mayBeFalse(dryRun, target, 'agent', phase), true, `${target} ${phase} (agent)`);
+    }
+  // the same judge in a phase that recalls reads those answers too
+  const recalling = {
+    ...dryRun,
+    deterministic: {
+      ...dryRun.deterministic,
+      well_behaved: [...dryRun.deterministic.well_behaved, { op: 'recall' as const, query: 'indentation' }],
+    },
+  };
+  assert.ok(falseVerdictRule(recalling, 'hostile-misformat', 'deterministic', 'well-behaved', 'pass'));
+  const inSetup = { ...dryRun, setup: { ...dryRun.setup, steps: [{ op: 'recall' as const, query: 'tabs' }] } };
+  assert.ok(falseVerdictRule(inSetup, 'hostile-recall-error', 'deterministic', 'violation', 'detected'));
+});
