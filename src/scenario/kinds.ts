@@ -266,7 +266,8 @@ export const KINDS: Traits = {
   },
   plugin: {
     ...simple,
-    reads: () => ['store', 'calls', 'agent-usage', 'provider-calls', 'transcript'],
+    // what every cell has; agent_usage, provider_calls and files reach it as null where the cell has none
+    reads: () => ['store', 'calls', 'transcript'],
     composable:
       'a plugin judge cannot sit inside a jury or cascade (it runs in the time-limited judge process); give it as an assertion of its own',
     phaseProblem: fine,
