@@ -89,6 +89,8 @@ export interface KindTraits<A extends Assertion> {
    * judge process and rejudge read the same file) and say what is wrong with them, as "field: message".
    */
   prepare?(a: A, scenarioDir: string): string[];
+  /** the tools it names by the target's own name (a `called` count of one tool): a target lacking one makes the cell unsupported */
+  tools(a: A): readonly string[];
   /** the scenario refs it names, as [field, value] */
   refs(a: A): readonly [field: string, value: string | undefined][];
   /** how rejudge treats it once the fixture is gone */
@@ -122,7 +124,15 @@ export function sqlSources(sql: string): Source[] {
 const none = () => [] as const;
 const no = () => false;
 const fine = () => undefined;
-const simple = { members: none, composable: true, bounded: no, probes: none, absentTexts: none, refs: none } as const;
+const simple = {
+  members: none,
+  composable: true,
+  bounded: no,
+  probes: none,
+  absentTexts: none,
+  refs: none,
+  tools: none,
+} as const;
 const realModelOnly = (what: string) => `${what}; set phase to "real-model"`;
 
 export const KINDS: Traits = {
@@ -177,6 +187,7 @@ export const KINDS: Traits = {
   called: {
     ...simple,
     reads: () => ['calls'],
+    tools: (a) => (a.tool !== undefined ? [a.tool] : []),
     phaseProblem: fine,
     needsRecallHit: no,
     holdsOnEmptyRecall: no,
@@ -387,6 +398,11 @@ export function isBounded(a: Assertion): boolean {
  */
 export function probeQueries(assertions: readonly Assertion[]): string[] {
   return [...new Set(withMembers(assertions).flatMap((a) => traitsOf(a).probes(a)))];
+}
+
+/** The tools the assertions (and members) name by the target's own name. */
+export function namedTools(assertions: readonly Assertion[]): string[] {
+  return [...new Set(withMembers(assertions).flatMap((a) => traitsOf(a).tools(a)))];
 }
 
 /** Texts some assertion (or member) expects nowhere, deduplicated. */
