@@ -112,6 +112,8 @@ export interface SelftestReport {
   /** scenarios some cell that could expose them tested nothing */
   not_proven: string[];
   proven: string[];
+  /** the parts of the proof this selftest left out (then no scenario is proven) */
+  narrowed?: string[];
   /** the reference target's cells (absent when it was not run) */
   reference?: { cells: number; by_verdict: Partial<Record<Verdict, number>> };
   /** broken inputs applied to the scenarios' assertions (absent when not applied) */
@@ -400,8 +402,26 @@ export async function selftest(req: SelftestRequest = {}): Promise<SelftestRepor
   const falsePasses = [...found.values()].flatMap((f) => f.false_passes);
   // a temp run dir is gone: its cell dirs would point at nothing
   if (ownOut && !req.keep) for (const f of falsePasses) delete (f as Partial<FalsePass>).cell_dir;
+  // proven is a claim over the whole matrix: a part left out leaves every scenario not proven
+  const allHostile = hostileTargetNames();
+  const narrowed = [
+    ...(targets.length < allHostile.length
+      ? [`only ${targets.length} of ${allHostile.length} hostile targets (--target)`]
+      : []),
+    ...(reference.length ? [] : ['without the reference target (--no-reference)']),
+    ...(req.mutations === false ? ["without memeval's broken inputs (--no-mutations)"] : []),
+  ];
   const out: SelftestScenario[] = scenarios.map((s) => {
     const f = found.get(s.scenario.id)!;
+    if (narrowed.length)
+      f.unproven.push({
+        scenario: s.scenario.id,
+        target: 'selftest',
+        layer: layers[0],
+        phase: 'well-behaved',
+        verdict: 'not run',
+        why: `selftest ran ${narrowed.join(', ')}: a scenario is proven only over all of them`,
+      });
     const exposedTo = coverageOf(s.scenario.id);
     if (!exposedTo)
       f.unproven.push({
@@ -438,6 +458,7 @@ export async function selftest(req: SelftestRequest = {}): Promise<SelftestRepor
     fails_correct_server: named('fails-correct-server'),
     not_proven: named('not-proven'),
     proven: named('proven'),
+    ...(narrowed.length ? { narrowed } : {}),
     ...(referenceReport ? { reference: referenceReport } : {}),
     ...(mutationCount ? { mutations: mutationCount } : {}),
     run_dirs: ownOut && !req.keep ? [] : runDirs,

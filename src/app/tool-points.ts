@@ -62,8 +62,7 @@ function enumProblems(schema: InputSchema, args: Record<string, unknown>, values
     const allowed = props[name]?.enum;
     if (!Array.isArray(allowed) || typeof template !== 'string') continue;
     const field = /^\{\{\s*(?:memory\.)?(category|subject|source)\s*\}\}$/.exec(template)?.[1] as
-      | keyof FieldValues
-      | undefined;
+      keyof FieldValues | undefined;
     if (!field) continue;
     const refused = [...values[field]].filter((v) => !allowed.includes(v));
     if (refused.length)

@@ -66,12 +66,12 @@ export function registerSelftest(program: Command, cli: CliContext): void {
     .option('--judge-base-url <url>', 'a loopback OpenAI-compatible or Anthropic endpoint for --judge-model')
     .option('--judge-protocol <p>', 'openai-chat or anthropic-messages')
     .option('--no-reference', 'skip the reference target (a correct server every scenario must pass)')
-    .option("--no-mutations", "skip the broken inputs of memeval's own applied to the scenarios' assertions")
+    .option('--no-mutations', "skip the broken inputs of memeval's own applied to the scenarios' assertions")
     .addHelpText(
       'after',
       '\nEach scenario is proven in both directions, or says why not:\n' +
         '  toothless             a hostile target got a verdict false for it (a well-behaved `pass`, a violation\n' +
-        '                        `defended`/`detected` its hostility makes impossible), or a broken input of memeval\'s\n' +
+        "                        `defended`/`detected` its hostility makes impossible), or a broken input of memeval's\n" +
         '                        own (a judge program that exits with its usage, a plug-in that saw nothing) decided\n' +
         '  fails-correct-server  the reference target (eval/reference/, a correct server) does not pass the\n' +
         '                        well-behaved phase, or its violation is neither detected nor defended\n' +
@@ -163,12 +163,11 @@ export function formatSelftest(r: SelftestReport): string {
         `  ${m.kind} "${m.assertion}" under ${m.mutation} (${INPUT_MUTATIONS[m.mutation]}): ${chalk.bold(m.outcome)}, a decision on a broken input ${chalk.dim(`(${m.detail})`)}`,
       );
     for (const m of s.reference_misses)
-      lines.push(
-        `  reference ${m.phase}: ${chalk.bold(m.verdict)} on a correct server ${chalk.dim(`(${m.reason})`)}`,
-      );
+      lines.push(`  reference ${m.phase}: ${chalk.bold(m.verdict)} on a correct server ${chalk.dim(`(${m.reason})`)}`);
     for (const u of s.unproven.slice(0, 5))
       lines.push(`  ${u.target} ${u.layer} ${u.phase}: ${u.verdict}: ${chalk.dim(u.why)}`);
-    if (s.unproven.length > 5) lines.push(chalk.dim(`  … and ${s.unproven.length - 5} more cell(s) that tested nothing`));
+    if (s.unproven.length > 5)
+      lines.push(chalk.dim(`  … and ${s.unproven.length - 5} more cell(s) that tested nothing`));
   }
   const counts = Object.entries(r.by_verdict)
     .map(([v, n]) => `${n} ${v}`)
@@ -184,13 +183,16 @@ export function formatSelftest(r: SelftestReport): string {
         .join(', ')}`,
     );
   if (r.mutations)
-    lines.push(`broken inputs: ${r.mutations.applied} applied to the scenarios' assertions, ${r.mutations.false} decided`);
+    lines.push(
+      `broken inputs: ${r.mutations.applied} applied to the scenarios' assertions, ${r.mutations.false} decided`,
+    );
   const n = r.scenarios.length;
   lines.push(
     `${r.proven.length} of ${n} scenario(s) proven, ${r.toothless.length} toothless, ${r.fails_correct_server.length} fail a correct server, ${r.not_proven.length} not proven`,
   );
   if (r.toothless.length) lines.push(chalk.red(`without teeth: ${r.toothless.join(', ')}`));
-  if (r.fails_correct_server.length) lines.push(chalk.red(`fail a correct server: ${r.fails_correct_server.join(', ')}`));
+  if (r.fails_correct_server.length)
+    lines.push(chalk.red(`fail a correct server: ${r.fails_correct_server.join(', ')}`));
   if (r.not_proven.length) lines.push(chalk.yellow(`not proven: ${r.not_proven.join(', ')}`));
   if (r.run_dirs.length) lines.push(`runs: ${r.run_dirs.join(', ')}`);
   return lines.join('\n') + '\n';

@@ -171,7 +171,8 @@ test(
     assert.equal(f.verdict, 'error', 'a cell whose fail-level judges could not judge is error');
     const why: Record<string, RegExp> = {
       'missing program': /could not start.*ENOENT/,
-      'rejects its arguments': /exit 2 is not an exit the scenario declares meaningful.*stderr: error: unknown option --json/,
+      'rejects its arguments':
+        /exit 2 is not an exit the scenario declares meaningful.*stderr: error: unknown option --json/,
       'too slow': /timed out after 500 ms/,
       'not JSON': /stdout is not JSON/,
       'no file written': /wrote no file at never\.json/,

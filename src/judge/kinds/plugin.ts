@@ -56,11 +56,35 @@ function deepFreeze<T>(v: T): T {
   return v;
 }
 
+/** Keys a row is read by that are not columns (serialising, awaiting, inspecting). */
+const NOT_COLUMNS = new Set(['toJSON', 'then', 'inspect']);
+
+/**
+ * A frozen row that throws when read by a column it does not have: a plug-in that reads `text`
+ * where the view has `content` reads undefined on every row and would decide on nothing.
+ */
+function strictRows(table: string, rows: Record<string, unknown>[]): Record<string, unknown>[] {
+  return rows.map(
+    (row) =>
+      new Proxy(deepFreeze(row), {
+        get(t, k, r) {
+          if (typeof k === 'string' && !(k in t) && !NOT_COLUMNS.has(k))
+            throw new Error(`${table} has no column "${k}" (its columns: ${Object.keys(t).join(', ')})`);
+          return Reflect.get(t, k, r);
+        },
+      }),
+  );
+}
+
+function rowsOf(ev: Evidence, table: string): Record<string, unknown>[] {
+  return strictRows(table, ev.db.prepare(`SELECT * FROM "${table}"`).all() as Record<string, unknown>[]);
+}
+
 function tableOrNull(ev: Evidence, name: string): Record<string, unknown>[] | null {
   const known = ev.db
     .prepare('SELECT 1 FROM sqlite_master WHERE name = ? UNION ALL SELECT 1 FROM sqlite_temp_master WHERE name = ?')
     .get(name, name);
-  return known ? (ev.db.prepare(`SELECT * FROM "${name}"`).all() as Record<string, unknown>[]) : null;
+  return known ? rowsOf(ev, name) : null;
 }
 
 /**
@@ -71,8 +95,8 @@ function tableOrNull(ev: Evidence, name: string): Record<string, unknown>[] | nu
 export function pluginEvidence(ctx: JudgeContext): Record<string, unknown> {
   const ev = ctx.evidence;
   return {
-    memories: deepFreeze(ev.db.prepare('SELECT * FROM memories').all()),
-    calls: deepFreeze(ev.db.prepare('SELECT * FROM calls').all()),
+    memories: deepFreeze(rowsOf(ev, 'memories')),
+    calls: deepFreeze(rowsOf(ev, 'calls')),
     recall_probes: deepFreeze(tableOrNull(ev, 'recall_probes')),
     agent_usage: deepFreeze(tableOrNull(ev, 'agent_usage')),
     provider_calls: deepFreeze(tableOrNull(ev, 'provider_calls')),
