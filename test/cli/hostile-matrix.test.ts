@@ -278,14 +278,18 @@ test(
       String(r.stdout),
       /hostile-blackhole deterministic well-behaved: pass, but the target stored nothing of what the phase wrote/,
     );
-    assert.match(String(r.stdout), /proven\s+with-teeth/);
+    // one hostile target of them all: nothing false was seen, but nothing is proven either
+    assert.match(String(r.stdout), /not proven\s+with-teeth/);
 
     const teeth = await memeval(
       ['selftest', '--scenarios', dir, '--scenario', 'with-teeth', '--target', 'hostile-blackhole', '--json'],
       { env: ENV, timeout: timeLimit(5 * 60_000) },
     );
-    assert.equal(teeth.exitCode, 0, `${teeth.stdout}\n${teeth.stderr}`);
-    assert.deepEqual(parseSelftest(String(teeth.stdout), String(teeth.stderr)).toothless, []);
+    assert.equal(teeth.exitCode, 4, `${teeth.stdout}\n${teeth.stderr}`);
+    const rep = parseSelftest(String(teeth.stdout), String(teeth.stderr));
+    assert.deepEqual(rep.toothless, []);
+    assert.deepEqual(rep.not_proven, ['with-teeth']);
+    assert.match(JSON.stringify(rep.scenarios), /only 1 of \d+ hostile targets \(--target\)/);
   },
 );
 
