@@ -17,6 +17,7 @@
 //   curate-wipe   stores honestly; its curator deletes every memory (its dry run lists them all)
 //   clock-respawn stores honestly, but serves from a copy of itself started without NODE_OPTIONS,
 //                 so a preloaded clock (assets/clock.cjs) never reaches the process that answers
+// Its command-line program (export, doctor, stats) is hostile-cli.mjs, reading the same STORE.
 // STORE is a JSONL file of {id, text, category, subject, source, at, deleted}; SIDECAR the sidecar
 // file's path. `at` is the wall clock at the write; `expire` archives (deleted: true) every memory
 // older than EXPIRE_AFTER_MS (default 30 days) by the wall clock.

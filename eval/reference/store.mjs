@@ -14,7 +14,8 @@ import { dirname } from 'node:path';
 // memeval's own dependency, resolved from the package this file ships in
 const { default: Database } = await import('better-sqlite3');
 
-const SCHEMA = `CREATE TABLE IF NOT EXISTS memories (
+/** the one table, as the server creates it (its CLI's doctor compares a store against it) */
+export const SCHEMA = `CREATE TABLE IF NOT EXISTS memories (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   text TEXT NOT NULL,
   category TEXT,
@@ -29,6 +30,9 @@ const SCHEMA = `CREATE TABLE IF NOT EXISTS memories (
   updated_at TEXT NOT NULL,
   embedding BLOB
 )`;
+
+/** every status a row may have; only 'active' is live */
+export const STATUSES = ['active', 'expired', 'superseded', 'merged'];
 
 const now = () => new Date().toISOString();
 const blob = (v) => (v ? Buffer.from(v.buffer, v.byteOffset, v.byteLength) : null);

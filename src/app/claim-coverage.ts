@@ -14,13 +14,17 @@ import { fail, pass, type CheckPoint } from './check-points.js';
 export function claimPoints(decl: TargetDecl, scenarios: LoadedScenario[]): CheckPoint[] {
   return decl.claims.map((claim) => {
     const subject = `claims: ${claim}`;
-    const probing = scenarios.filter((s) => s.scenario.deterministic.violation?.defence === claim);
+    const naming = scenarios.filter((s) => s.scenario.deterministic.violation?.defence === claim);
+    // only a violation a server could defend tests a claim (see cell/result.ts `claimed`)
+    const probing = naming.filter((s) => s.scenario.deterministic.violation?.expectation === 'defend-or-detect');
     if (!probing.length)
       return fail(
         'claim',
         subject,
-        'no scenario probes this defence (no violation phase names it as its `defence`)',
-        `remove "${claim}" from claims, or add a scenario whose violation has defence: "${claim}"`,
+        naming.length
+          ? `no scenario tests it as a defence: ${naming.map((s) => s.scenario.id).join(', ')} name it, but their violations expect detection only (nothing a server could refuse)`
+          : 'no scenario probes this defence (no violation phase names it as its `defence`)',
+        `remove "${claim}" from claims, or add a scenario whose violation has defence: "${claim}" and expectation "defend-or-detect"`,
       );
     const why = probing.map((s) => ({
       id: s.scenario.id,

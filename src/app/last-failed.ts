@@ -42,6 +42,16 @@ export function lastFailed(outDir: string): LastFailed {
     throw new InputError(
       `--last-failed: the latest run ${runDir} does not record which cells it planned (memeval ${report.memeval_version} did not), so it cannot show it ran the cells this run would; run without --last-failed`,
     );
+  // a shard ran part of its plan: the cells of the other shards never ran in it, failed or not
+  // (a --last-failed rerun runs part of its plan too, but the run before it judged the rest)
+  const shard = report.plan.shard;
+  if (shard) {
+    const ran = new Set(report.results.map((r) => r.cell_id));
+    const notRun = report.plan.cells.filter((id) => !ran.has(id));
+    throw new InputError(
+      `--last-failed: the latest run ${runDir} is shard ${shard.index}/${shard.count} of a run: it ran ${ran.size} of the ${report.plan.cells.length} cell(s) planned${notRun.length ? `, so it does not say whether ${few(notRun)} failed` : ''}; merge the shards (memeval merge) into --out, or run without --last-failed`,
+    );
+  }
   return {
     runDir,
     runId: report.run_id,

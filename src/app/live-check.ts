@@ -29,7 +29,7 @@ import {
   updateFix,
 } from './check-fixes.js';
 import { rankVerdict } from './recall-rank.js';
-import { toolPoints } from './tool-points.js';
+import { toolPoints, type FieldValues } from './tool-points.js';
 import { runViews, type StoreViews } from './store-views.js';
 
 /**
@@ -91,6 +91,8 @@ export interface LiveCheckOptions {
   dir: string;
   keep: boolean;
   signal?: AbortSignal;
+  /** the memory fields the scenarios write, for arguments with a fixed list of values */
+  fieldValues?: FieldValues;
 }
 
 /**
@@ -191,7 +193,7 @@ class LiveCheck {
     this.points.push(
       pass('server', 'server', `started in ${Math.round(first.startMs)} ms and lists ${schemas.size} tool(s)`),
     );
-    this.points.push(...toolPoints(decl, schemas));
+    this.points.push(...toolPoints(decl, schemas, this.o.fieldValues));
     if (!decl.ops.remember?.length) {
       this.points.push(
         fail(

@@ -85,6 +85,7 @@ export async function rejudge(req: RejudgeRequest): Promise<RejudgeResponse> {
     const r = await rejudgeRun(source, {
       runDir,
       scenarios,
+      scenariosDir,
       judgePool: pool,
       onlyLlm: Boolean(req.onlyLlm),
       outDir,

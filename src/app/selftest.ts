@@ -10,466 +10,46 @@ import { openJudgeModel } from '../judge/llm/client.js';
 import { JudgePool } from '../judge/llm/pool.js';
 import type { RunTarget } from '../cell/plan.js';
 import type { LoadedScenario } from '../scenario/loader.js';
-import { assertionApplies, flatSteps, type Assertion, type Scenario, type Step } from '../scenario/schema.js';
-import { readsRecall } from '../scenario/judge-checks.js';
-import { storeSqlFor } from '../scenario/store-sql.js';
+import { flatSteps } from '../scenario/schema.js';
+import { withMembers } from '../scenario/kinds.js';
 import { hostileTargetNames } from '../targets/files.js';
+import { judgeTimeoutMs } from '../judge/bounded.js';
+import { mutate } from '../selftest/mutations.js';
+import {
+  proofStatus,
+  readHostileCell,
+  readReferenceCell,
+  type FalsePass,
+  type MutationMiss,
+  type ProofCell,
+  type ReferenceMiss,
+  type SelftestScenario,
+  type Unproven,
+} from '../selftest/proof.js';
+import { mayBeFalse, type JudgedAs, type SelftestLayer } from '../selftest/rules.js';
 import { selectScenarios } from '../scenario/select.js';
 import { InputError } from '../util/errors.js';
-import { BUILTIN_SCENARIOS, HOSTILE_DIR } from '../util/paths.js';
+import { BUILTIN_SCENARIOS, HOSTILE_DIR, REFERENCE_TARGET } from '../util/paths.js';
 import { checkAgainstTargets, loadScenarioDir, resolveTargets } from './load.js';
 import { runDeterministic, runRealModel } from './run.js';
 import type { CellSpec } from '../cell/plan.js';
 import { splitSessions } from '../model/policy.js';
 
 /**
- * `memeval selftest`: every scenario against a family of hostile targets (eval/hostile/: one
- * small server, bent one way per declaration). A scenario that some hostile target passes,
- * defends or is "caught" on, where that verdict is false for that target, has no teeth (or
- * memeval has a route that fails open). Which verdicts are false for which target is data
- * (HOSTILE_RULES), each with the reason the report gives.
+ * `memeval selftest`: proves each scenario in both directions. Against the hostile targets
+ * (eval/hostile/: one small server, bent one way per declaration) no verdict may be false and
+ * each hostility the scenario is exposed to must be met; against the reference target (a
+ * correct server, eval/reference/) the well-behaved phase must pass and the violation be
+ * detected or defended; and broken inputs of memeval's own (src/selftest/mutations.ts) applied
+ * to the scenario's assertions must never decide. The rules are data (src/selftest/rules.ts),
+ * the conclusions src/selftest/proof.ts.
  */
+
+export type { SelftestLayer, SelftestScenario, FalsePass };
+export { HOSTILE_RULES } from '../selftest/rules.js';
 
 /** The built-in scenarios: the top folder and its recall-quality folder. */
 export const BUILTIN_SCENARIO_DIRS = [BUILTIN_SCENARIOS, join(BUILTIN_SCENARIOS, 'recall')];
-
-export type SelftestLayer = 'deterministic' | 'agent';
-type JudgedAs = 'well-behaved' | 'violation';
-
-/**
- * When a rule applies, read from the scenario alone (so it holds for every layer):
- * - always: every cell
- * - calls: the cell makes a memory call (setup memories or steps, phase steps, a recall probe)
- * - writes: the cell writes (setup memories, remember/update/forget/curate in setup or phase steps)
- * - reads-recall: an assertion that judges the cell reads a recall (recall, rank, llm on recall,
- *   sql over a call's result_text), also inside a jury or cascade
- * - recall-hit: an assertion that judges the cell needs a recall to find something (recall
- *   `contains`, rank `top_k` or `before`), also inside a jury or cascade
- * - recall-step: the phase's own steps recall
- * - recall-repeat: the phase's own steps recall one query twice in one server session
- * - forgets: the phase's own steps forget
- * - absent-written: an `absent` assertion that judges the cell looks for a text the cell wrote
- * - store-sql: the scenario pins this target's store with SQL (setup.store_sql names it)
- * - curates: the phase's own steps curate
- * - clock: the scenario sets the servers' clock (setup.clock) or advances it (advance_clock)
- * - parallel: the phase (or setup.steps) has a `parallel` step
- * - writes-concurrently: the phase (or setup.steps) has a `parallel` step with two or more writes
- */
-export type RuleCondition =
-  | 'always'
-  | 'calls'
-  | 'writes'
-  | 'reads-recall'
-  | 'recall-hit'
-  | 'recall-step'
-  | 'recall-repeat'
-  | 'forgets'
-  | 'absent-written'
-  | 'store-sql'
-  | 'curates'
-  | 'clock'
-  | 'parallel'
-  | 'writes-concurrently';
-
-export interface FalseVerdictRule {
-  verdicts: Verdict[];
-  when: RuleCondition;
-  why: string;
-}
-
-export interface HostileSpec {
-  target: string;
-  /** the layers where the rules apply (a hostility only an agent can meet applies to the agent layer only) */
-  layers: SelftestLayer[];
-  'well-behaved': FalseVerdictRule[];
-  violation: FalseVerdictRule[];
-}
-
-const ALL: SelftestLayer[] = ['deterministic', 'agent'];
-
-/** Which verdicts are false for which hostile target, and why. `detected` is "caught as designed". */
-export const HOSTILE_RULES: HostileSpec[] = [
-  {
-    target: 'hostile-refuse',
-    layers: ALL,
-    'well-behaved': [
-      { verdicts: ['pass'], when: 'always', why: 'the target refuses every call, so it cannot have behaved well' },
-    ],
-    // A refused violating write is what `defended` means, and an assertion that fails on the empty
-    // store does fail: neither verdict is false here. This target is caught by its well-behaved
-    // cell, which the rule above requires to fail (and which fails the run).
-    violation: [],
-  },
-  {
-    target: 'hostile-blackhole',
-    layers: ALL,
-    'well-behaved': [{ verdicts: ['pass'], when: 'writes', why: 'the target stored nothing of what the phase wrote' }],
-    // A violating write accepted and kept out of the store is neutralised (`defended`), and an
-    // assertion that fails on the empty store does fail: caught by the well-behaved cell instead.
-    violation: [],
-  },
-  {
-    target: 'hostile-echo',
-    layers: ALL,
-    'well-behaved': [
-      {
-        verdicts: ['pass'],
-        when: 'recall-hit',
-        why: "the target's recall only echoes the query back: it found nothing",
-      },
-    ],
-    violation: [
-      {
-        verdicts: ['defended'],
-        when: 'recall-hit',
-        why: "the target's recall only echoes the query back: it found nothing",
-      },
-    ],
-  },
-  {
-    target: 'hostile-misformat',
-    layers: ALL,
-    'well-behaved': [
-      {
-        verdicts: ['pass'],
-        when: 'reads-recall',
-        why: 'the recall answers in a format the declaration does not match: it cannot be read, so it cannot pass',
-      },
-    ],
-    violation: [
-      {
-        verdicts: ['defended', 'detected'],
-        when: 'reads-recall',
-        why: 'the recall answers in a format the declaration does not match: an unreadable recall is an error, not a result',
-      },
-    ],
-  },
-  {
-    target: 'hostile-recall-error',
-    layers: ALL,
-    'well-behaved': [
-      { verdicts: ['pass'], when: 'reads-recall', why: 'every recall errors: nothing recalled was checked' },
-    ],
-    violation: [
-      {
-        verdicts: ['defended', 'detected'],
-        when: 'reads-recall',
-        why: 'every recall errors: an erroring recall is an error, not "no results"',
-      },
-      { verdicts: ['defended'], when: 'recall-step', why: 'every recall errors: a failed search is no defence' },
-    ],
-  },
-  {
-    target: 'hostile-crash-exit',
-    layers: ALL,
-    'well-behaved': [
-      { verdicts: ['pass'], when: 'calls', why: 'the target crashed at shutdown: its store may be incomplete' },
-    ],
-    violation: [
-      {
-        verdicts: ['defended', 'detected'],
-        when: 'calls',
-        why: 'the target crashed at shutdown: its store may be incomplete',
-      },
-    ],
-  },
-  {
-    target: 'hostile-sidecar',
-    layers: ALL,
-    'well-behaved': [
-      {
-        verdicts: ['pass'],
-        when: 'absent-written',
-        why: 'the target keeps every written text in a sidecar file, so an `absent` text it was given is not absent',
-      },
-    ],
-    violation: [
-      {
-        verdicts: ['defended'],
-        when: 'absent-written',
-        why: 'the target keeps every written text in a sidecar file, so an `absent` text it was given is not absent',
-      },
-    ],
-  },
-  {
-    target: 'hostile-soft-forget',
-    layers: ALL,
-    'well-behaved': [
-      {
-        verdicts: ['pass'],
-        when: 'forgets',
-        why: 'the target only marks a forgotten memory deleted: recall still returns it',
-      },
-    ],
-    violation: [],
-  },
-  // an agent makes one call at a time, so the agent layer plays a parallel step in order: no race
-  {
-    target: 'hostile-racy',
-    layers: ['deterministic'],
-    'well-behaved': [
-      {
-        verdicts: ['pass'],
-        when: 'writes-concurrently',
-        why: 'the target loses writes that are in flight at once, after acknowledging them',
-      },
-    ],
-    // the violation phase of such a scenario drops a write on purpose: a store missing writes catches it either way
-    violation: [],
-  },
-  {
-    target: 'hostile-hang-concurrent',
-    layers: ['deterministic'],
-    'well-behaved': [
-      {
-        verdicts: ['pass'],
-        when: 'parallel',
-        why: 'the target never answers a call that arrives while another is in flight: a parallel step with calls that never returned was not checked',
-      },
-    ],
-    violation: [
-      {
-        verdicts: ['defended', 'detected'],
-        when: 'parallel',
-        why: 'the target never answers a call that arrives while another is in flight: a parallel step with calls that never returned was not checked',
-      },
-    ],
-  },
-  {
-    // Judges read one stored probe per query (asked on a server of its own), so this target's
-    // probes are honest; test/cli/hostile-matrix.test.ts shows two assertions over one query
-    // judge that one answer. What it cannot hide is a phase that asks one query twice.
-    target: 'hostile-fickle',
-    layers: ['deterministic'],
-    'well-behaved': [
-      {
-        verdicts: ['pass'],
-        when: 'recall-repeat',
-        why: 'the target answers a query asked again in one session with nothing: the phase recalled it twice',
-      },
-    ],
-    violation: [],
-  },
-  {
-    // the pinning runs in the cell lifecycle before any driver, the same code for both layers
-    target: 'hostile-sqlite-reword',
-    layers: ['deterministic'],
-    'well-behaved': [
-      {
-        verdicts: ['pass', 'fail'],
-        when: 'store-sql',
-        why: "the target reworded what it stored, so setup.store_sql's statements pinned nothing: the phase ran on a state the scenario did not set up",
-      },
-    ],
-    violation: [
-      {
-        verdicts: ['defended', 'detected', 'undetected'],
-        when: 'store-sql',
-        why: "the target reworded what it stored, so setup.store_sql's statements pinned nothing: the phase ran on a state the scenario did not set up",
-      },
-    ],
-  },
-  {
-    // the check runs at every server start memeval makes; an agent's servers start through the proxy
-    target: 'hostile-sqlite-rebuild',
-    layers: ['deterministic'],
-    'well-behaved': [
-      {
-        verdicts: ['pass', 'fail'],
-        when: 'store-sql',
-        why: "the target rebuilt its store from its own copy when the phase's server started, undoing setup.store_sql's pins: the phase ran on a state the scenario did not set up",
-      },
-    ],
-    violation: [
-      {
-        verdicts: ['defended', 'detected', 'undetected'],
-        when: 'store-sql',
-        why: "the target rebuilt its store from its own copy when the phase's server started, undoing setup.store_sql's pins: the phase ran on a state the scenario did not set up",
-      },
-    ],
-  },
-  {
-    target: 'hostile-curate-wipe',
-    layers: ['deterministic'],
-    'well-behaved': [
-      { verdicts: ['pass'], when: 'curates', why: 'the curator deleted every memory, the pinned and current ones too' },
-    ],
-    violation: [],
-  },
-  {
-    target: 'hostile-no-list',
-    layers: ['agent'],
-    'well-behaved': [
-      { verdicts: ['pass'], when: 'always', why: 'the target lists no tools, so an agent cannot have used it' },
-    ],
-    violation: [
-      {
-        verdicts: ['defended', 'detected'],
-        when: 'always',
-        why: 'the target lists no tools, so an agent cannot have used it',
-      },
-    ],
-  },
-  {
-    target: 'hostile-clock-respawn',
-    // the agent layer runs no clock scenario (unsupported): only replay places advances between calls
-    layers: ['deterministic'],
-    'well-behaved': [
-      {
-        verdicts: ['pass'],
-        when: 'clock',
-        why: "the target answers from a process without the clock preload: it ran on the machine's clock, not the scenario's",
-      },
-    ],
-    violation: [
-      {
-        verdicts: ['defended', 'detected'],
-        when: 'clock',
-        why: "the target answers from a process without the clock preload: what it did was never measured on the scenario's clock",
-      },
-    ],
-  },
-];
-
-const WRITES = new Set(['remember', 'update', 'forget', 'curate', 'expire']);
-
-function phaseSteps(s: Scenario, judgedAs: JudgedAs): Step[] {
-  return judgedAs === 'well-behaved' ? s.deterministic.well_behaved : (s.deterministic.violation?.steps ?? []);
-}
-
-/** Two or more writes in one `parallel` step of the phase (or of setup.steps). */
-function writesConcurrently(s: Scenario, judgedAs: JudgedAs): boolean {
-  return [...s.setup.steps, ...phaseSteps(s, judgedAs)].some(
-    (st) => st.op === 'parallel' && st.steps.filter((x) => WRITES.has(x.op)).length >= 2,
-  );
-}
-
-function members(a: Assertion): Assertion[] {
-  if (a.kind === 'jury') return [a, ...a.judges.flatMap(members)];
-  if (a.kind === 'cascade') return [a, ...a.tiers.flatMap((t) => t.judges.flatMap(members))];
-  return [a];
-}
-
-/** Do the steps recall one query twice with no restart (a new server session) between? */
-function repeatsRecall(steps: Step[]): boolean {
-  let asked = new Set<string>();
-  for (const st of steps) {
-    if (st.op === 'restart') asked = new Set();
-    else if (st.op === 'recall') {
-      if (asked.has(st.query)) return true;
-      asked.add(st.query);
-    }
-  }
-  return false;
-}
-
-/** Does the condition hold for this scenario's cell judged as `judgedAs` (real-model: an agent cell)? */
-export function conditionHolds(
-  when: RuleCondition,
-  s: Scenario,
-  judgedAs: JudgedAs,
-  realModel: boolean,
-  target = '',
-): boolean {
-  const steps = flatSteps(phaseSteps(s, judgedAs));
-  const setupSteps = flatSteps(s.setup.steps);
-  const applied = s.assertions.filter((a) => assertionApplies(a, judgedAs, realModel));
-  // every text a write hands the target: content, and a remember's subject and source
-  const written = [
-    ...s.setup.memories.flatMap((m) => [m.content, m.subject ?? '', m.source ?? '']),
-    ...[...setupSteps, ...steps].flatMap((st) =>
-      st.op === 'remember' ? [st.content, st.subject ?? '', st.source ?? ''] : st.op === 'update' ? [st.content] : [],
-    ),
-  ].filter(Boolean);
-  switch (when) {
-    case 'always':
-      return true;
-    case 'calls':
-      return (
-        s.setup.memories.length > 0 ||
-        [...setupSteps, ...steps].some((st) => st.op !== 'restart' && st.op !== 'advance_clock') ||
-        applied.some(readsRecall)
-      );
-    case 'clock':
-      return s.setup.clock !== undefined || [...s.setup.steps, ...steps].some((st) => st.op === 'advance_clock');
-    case 'writes':
-      return s.setup.memories.length > 0 || [...setupSteps, ...steps].some((st) => WRITES.has(st.op));
-    case 'reads-recall':
-      return applied.some(readsRecall);
-    case 'recall-hit':
-      return applied
-        .flatMap(members)
-        .some(
-          (a) =>
-            (a.kind === 'recall' && a.contains !== undefined) ||
-            (a.kind === 'rank' && ((a.top_k !== undefined && !a.absent) || a.before !== undefined)),
-        );
-    case 'recall-step':
-      return steps.some((st) => st.op === 'recall');
-    case 'recall-repeat':
-      return repeatsRecall(steps);
-    case 'forgets':
-      return steps.some((st) => st.op === 'forget');
-    case 'store-sql':
-      return Boolean(storeSqlFor(s, target)?.length);
-    case 'curates':
-      return steps.some((st) => st.op === 'curate');
-    case 'parallel':
-      return [...s.setup.steps, ...phaseSteps(s, judgedAs)].some((st) => st.op === 'parallel');
-    case 'writes-concurrently':
-      return writesConcurrently(s, judgedAs);
-    case 'absent-written':
-      return applied
-        .flatMap(members)
-        .some(
-          (a) =>
-            a.kind === 'absent' &&
-            written.some((w) =>
-              a.case_sensitive ? w.includes(a.text) : w.toLowerCase().includes(a.text.toLowerCase()),
-            ),
-        );
-  }
-}
-
-/** One cell a hostile target got a verdict it must not get. */
-export interface FalsePass {
-  scenario: string;
-  target: string;
-  layer: SelftestLayer;
-  /** the phase the cell was judged as */
-  phase: JudgedAs;
-  verdict: Verdict;
-  /** why that verdict is false for this target */
-  why: string;
-  /** the cell's own reason */
-  cell_reason: string;
-  /** the cell's folder, when the run directories are kept (--out, --keep) */
-  cell_dir?: string;
-}
-
-/** Can this cell get a verdict false for its target? Cells that cannot are not run. */
-export function mayBeFalse(s: Scenario, target: string, layer: SelftestLayer, judgedAs: JudgedAs): boolean {
-  const spec = HOSTILE_RULES.find((h) => h.target === target);
-  return Boolean(
-    spec?.layers.includes(layer) &&
-    spec[judgedAs].some((r) => conditionHolds(r.when, s, judgedAs, layer === 'agent', target)),
-  );
-}
-
-/** The rule a cell's verdict breaks, if any. */
-export function falseVerdictRule(
-  s: Scenario,
-  target: string,
-  layer: SelftestLayer,
-  judgedAs: JudgedAs,
-  verdict: Verdict,
-): FalseVerdictRule | undefined {
-  const spec = HOSTILE_RULES.find((h) => h.target === target);
-  if (!spec || !spec.layers.includes(layer)) return undefined;
-  return spec[judgedAs].find(
-    (r) => r.verdicts.includes(verdict) && conditionHolds(r.when, s, judgedAs, layer === 'agent', target),
-  );
-}
 
 export interface SelftestRequest {
   /** one folder of scenarios (default: the built-in ones, scenarios/ and scenarios/recall/) */
@@ -493,16 +73,13 @@ export interface SelftestRequest {
   judgeBaseUrl?: string;
   judgeProtocol?: string;
   promptTimeoutMs?: number;
+  /** run the scenarios on the reference target (a correct server) too (default: true) */
+  reference?: boolean;
+  /** apply memeval's input mutations to the scenarios' assertions (default: true) */
+  mutations?: boolean;
   signal?: AbortSignal;
   onResult?: (r: CellResult) => void;
   log?: (line: string) => void;
-}
-
-export interface SelftestScenario {
-  id: string;
-  file: string;
-  toothless: boolean;
-  false_passes: FalsePass[];
 }
 
 /**
@@ -528,7 +105,19 @@ export interface SelftestReport {
   /** cells by verdict, over every layer */
   by_verdict: Partial<Record<Verdict, number>>;
   false_passes: FalsePass[];
+  /** scenarios with a false verdict (a hostile target's, or a broken input's decision) */
   toothless: string[];
+  /** scenarios a correct server does not pass */
+  fails_correct_server: string[];
+  /** scenarios some cell that could expose them tested nothing */
+  not_proven: string[];
+  proven: string[];
+  /** the parts of the proof this selftest left out (then no scenario is proven) */
+  narrowed?: string[];
+  /** the reference target's cells (absent when it was not run) */
+  reference?: { cells: number; by_verdict: Partial<Record<Verdict, number>> };
+  /** broken inputs applied to the scenarios' assertions (absent when not applied) */
+  mutations?: { applied: number; false: number };
   run_dirs: string[];
   duration_ms: number;
 }
@@ -596,9 +185,9 @@ function judgeConfig(req: SelftestRequest): JudgeModelConfig | null {
 }
 
 /**
- * Run every scenario against every hostile target in the chosen layers and report the cells
- * whose verdict is false for their target. Bad input (scenarios, targets, flags) is an
- * InputError before anything runs.
+ * Run every scenario against every hostile target in the chosen layers, against the reference
+ * target, and under broken inputs, and say of each scenario whether it is proven. Bad input
+ * (scenarios, targets, flags) is an InputError before anything runs.
  */
 export async function selftest(req: SelftestRequest = {}): Promise<SelftestReport> {
   const t0 = performance.now();
@@ -606,7 +195,8 @@ export async function selftest(req: SelftestRequest = {}): Promise<SelftestRepor
   const layers = req.layers?.length ? req.layers : (['deterministic'] as SelftestLayer[]);
   const scenarios = selectScenarios(loadScenarios(req.scenariosDir), { ids: req.scenarioIds });
   const targets = hostileTargets(req.targets);
-  checkAgainstTargets(scenarios, targets);
+  const reference = req.reference === false ? [] : resolveTargets([REFERENCE_TARGET]);
+  checkAgainstTargets(scenarios, [...targets, ...reference]);
   const judge = judgeConfig(req);
   let agentSetup: { driver: ReturnType<typeof getAgent>; bin: { file: string; version: string } } | undefined;
   if (layers.includes('agent')) {
@@ -622,13 +212,28 @@ export async function selftest(req: SelftestRequest = {}): Promise<SelftestRepor
   }
   const ownOut = req.outDir === undefined;
   const outDir = req.outDir ?? mkdtempSync(join(tmpdir(), 'memeval-selftest-'));
-  const pool = new JudgePool(judge ? await openJudgeModel(judge) : null);
+  const judgeModel = judge ? await openJudgeModel(judge) : null;
+  const pool = new JudgePool(judgeModel);
   const workers = req.workers ?? 2;
   const byId = new Map(scenarios.map((s) => [s.scenario.id, s]));
-  const falsePasses: FalsePass[] = [];
+  const found = new Map(
+    scenarios.map((s) => [
+      s.scenario.id,
+      {
+        false_passes: [] as FalsePass[],
+        mutation_misses: [] as MutationMiss[],
+        reference_misses: [] as ReferenceMiss[],
+        unproven: [] as Unproven[],
+      },
+    ]),
+  );
   const byVerdict: Partial<Record<Verdict, number>> = {};
   const runDirs: string[] = [];
   let cells = 0;
+  // hostile cells some rule applies to: each must end exposed (or false); one that never ran proves nothing
+  const awaited = new Map<string, Omit<Unproven, 'verdict' | 'why'>>();
+  const key = (c: { scenario: string; target: string; layer: string; phase: string }) =>
+    `${c.scenario}\u0000${c.target}\u0000${c.layer}\u0000${c.phase}`;
   const crossProduct = targets.length * scenarios.reduce((n, s) => n + (s.scenario.deterministic.violation ? 2 : 1), 0);
   const coverage = layers.map((layer): SelftestCoverage => ({
     layer,
@@ -637,31 +242,40 @@ export async function selftest(req: SelftestRequest = {}): Promise<SelftestRepor
     ran: 0,
     cannot_be_false: crossProduct,
   }));
-  const plannedIn = (layer: SelftestLayer, n: number) => {
+  const plannedIn = (layer: SelftestLayer, planned: CellSpec[], judgedAs?: JudgedAs) => {
     const c = coverage.find((x) => x.layer === layer)!;
-    c.planned += n;
-    c.cannot_be_false -= n;
+    c.planned += planned.length;
+    c.cannot_be_false -= planned.length;
+    for (const p of planned) {
+      const cell = {
+        scenario: p.scenario.scenario.id,
+        target: p.target.decl.name,
+        layer,
+        phase: judgedAs ?? (p.phase === 'violation' ? 'violation' : 'well-behaved'),
+      } as const;
+      awaited.set(key(cell), cell);
+    }
   };
-  const judgeCell = (layer: SelftestLayer, judgedAs: JudgedAs) => (r: CellResult) => {
+  const readCell = (layer: SelftestLayer, judgedAs: JudgedAs) => (r: CellResult) => {
     cells++;
     coverage.find((x) => x.layer === layer)!.ran++;
     byVerdict[r.verdict] = (byVerdict[r.verdict] ?? 0) + 1;
-    const s = byId.get(r.scenario)!.scenario;
-    const rule = falseVerdictRule(s, r.target, layer, judgedAs, r.verdict);
-    if (rule)
-      falsePasses.push({
-        scenario: r.scenario,
-        target: r.target,
-        layer,
-        phase: judgedAs,
-        verdict: r.verdict,
-        why: rule.why,
-        cell_reason: r.reason,
-        cell_dir: r.cell_dir,
-      });
+    const cell: ProofCell = {
+      scenario: r.scenario,
+      target: r.target,
+      layer,
+      phase: judgedAs,
+      verdict: r.verdict,
+      reason: r.reason,
+      cell_dir: r.cell_dir,
+    };
+    awaited.delete(key(cell));
+    const f = found.get(r.scenario)!;
+    const read = readHostileCell(byId.get(r.scenario)!.scenario, cell);
+    if ('false' in read) f.false_passes.push(read.false);
+    else if ('unproven' in read) f.unproven.push(read.unproven);
   };
   const common = {
-    targets,
     workers,
     keep: Boolean(req.keep),
     outDir,
@@ -669,25 +283,28 @@ export async function selftest(req: SelftestRequest = {}): Promise<SelftestRepor
     judgePool: pool,
     onResult: req.onResult,
   };
+  let referenceReport: SelftestReport['reference'];
+  let mutationCount: SelftestReport['mutations'];
   try {
     if (layers.includes('deterministic')) {
       const only = (c: CellSpec) =>
         mayBeFalse(c.scenario.scenario, c.target.decl.name, 'deterministic', c.phase as JudgedAs);
       const r = await runDeterministic({
         ...common,
+        targets,
         scenarios,
         only,
-        onPlan: (cells) => {
-          plannedIn('deterministic', cells.length);
+        onPlan: (planned) => {
+          plannedIn('deterministic', planned);
           log(
-            `memeval selftest: ${scenarios.length} scenario(s) × ${targets.length} hostile target(s), deterministic layer: ${cells.length} cell(s) that could pass falsely, ${workers} worker(s)`,
+            `memeval selftest: ${scenarios.length} scenario(s) × ${targets.length} hostile target(s), deterministic layer: ${planned.length} cell(s) that could pass falsely, ${workers} worker(s)`,
           );
         },
         options: { selftest: true, judge_model: judge },
       });
       runDirs.push(r.runDir);
       for (const c of r.report.results)
-        judgeCell('deterministic', c.phase === 'violation' ? 'violation' : 'well-behaved')(c);
+        readCell('deterministic', c.phase === 'violation' ? 'violation' : 'well-behaved')(c);
     }
     if (agentSetup) {
       for (const policy of ['well-behaved', 'violation'] as ScriptedPolicy[]) {
@@ -701,11 +318,12 @@ export async function selftest(req: SelftestRequest = {}): Promise<SelftestRepor
         if (!played.some((s) => targets.some((t) => mayBeFalse(s.scenario, t.decl.name, 'agent', judgedAs)))) continue;
         const r = await runRealModel({
           ...common,
+          targets,
           only,
-          onPlan: (cells) => {
-            plannedIn('agent', cells.length);
+          onPlan: (planned) => {
+            plannedIn('agent', planned, judgedAs);
             log(
-              `memeval selftest: agent layer (${agentSetup!.driver.name}, scripted model, policy ${policy}): ${cells.length} cell(s), ${workers} worker(s)`,
+              `memeval selftest: agent layer (${agentSetup!.driver.name}, scripted model, policy ${policy}): ${planned.length} cell(s), ${workers} worker(s)`,
             );
           },
           scenarios: played,
@@ -721,19 +339,113 @@ export async function selftest(req: SelftestRequest = {}): Promise<SelftestRepor
           mcpTimeoutMs: AGENT_DEFAULTS.mcpTimeoutMs,
         });
         runDirs.push(r.runDir);
-        for (const c of r.report.results) judgeCell('agent', judgedAs)(c);
+        for (const c of r.report.results) readCell('agent', judgedAs)(c);
+      }
+    }
+    if (reference.length && !req.signal?.aborted) {
+      // the other direction: a correct server, every cell of every scenario
+      const r = await runDeterministic({
+        ...common,
+        targets: reference,
+        scenarios,
+        onPlan: (planned) =>
+          log(`memeval selftest: the reference target (a correct server): ${planned.length} cell(s)`),
+        options: { selftest: true, judge_model: judge },
+      });
+      runDirs.push(r.runDir);
+      const refVerdicts: Partial<Record<Verdict, number>> = {};
+      for (const c of r.report.results) {
+        refVerdicts[c.verdict] = (refVerdicts[c.verdict] ?? 0) + 1;
+        const read = readReferenceCell({
+          scenario: c.scenario,
+          target: c.target,
+          layer: 'deterministic',
+          phase: c.phase === 'violation' ? 'violation' : 'well-behaved',
+          verdict: c.verdict,
+          reason: c.reason,
+          claimed: Boolean(c.claimed),
+        });
+        if (read && 'miss' in read) found.get(c.scenario)!.reference_misses.push(read.miss);
+        else if (read) found.get(c.scenario)!.unproven.push(read.unproven);
+      }
+      referenceReport = { cells: r.report.results.length, by_verdict: refVerdicts };
+    }
+    if (req.mutations !== false && !req.signal?.aborted) {
+      // memeval's own inputs broken under each assertion (and member) of each scenario
+      const root = mkdtempSync(join(tmpdir(), 'memeval-mutations-'));
+      try {
+        let applied = 0;
+        for (const s of scenarios) {
+          for (const [i, a] of withMembers(s.scenario.assertions).entries()) {
+            if (req.signal?.aborted) break;
+            for (const m of await mutate(a, join(root, `${s.scenario.id}-${i}`), judgeModel, judgeTimeoutMs())) {
+              applied++;
+              if (m.false) found.get(s.scenario.id)!.mutation_misses.push({ ...m, scenario: s.scenario.id });
+            }
+          }
+        }
+        mutationCount = {
+          applied,
+          false: [...found.values()].reduce((n, f) => n + f.mutation_misses.length, 0),
+        };
+        log(`memeval selftest: ${applied} broken input(s) applied to the scenarios' assertions`);
+      } finally {
+        rmSync(root, { recursive: true, force: true });
       }
     }
   } finally {
-    await pool.close();
+    await pool.close(); // closes judgeModel too
     if (ownOut && !req.keep) rmSync(outDir, { recursive: true, force: true });
   }
+  for (const cell of awaited.values())
+    found.get(cell.scenario)!.unproven.push({ ...cell, verdict: 'not run', why: 'the cell did not run (interrupted)' });
+  const falsePasses = [...found.values()].flatMap((f) => f.false_passes);
   // a temp run dir is gone: its cell dirs would point at nothing
   if (ownOut && !req.keep) for (const f of falsePasses) delete (f as Partial<FalsePass>).cell_dir;
+  // proven is a claim over the whole matrix: a part left out leaves every scenario not proven
+  const allHostile = hostileTargetNames();
+  const narrowed = [
+    ...(targets.length < allHostile.length
+      ? [`only ${targets.length} of ${allHostile.length} hostile targets (--target)`]
+      : []),
+    ...(reference.length ? [] : ['without the reference target (--no-reference)']),
+    ...(req.mutations === false ? ["without memeval's broken inputs (--no-mutations)"] : []),
+  ];
   const out: SelftestScenario[] = scenarios.map((s) => {
-    const fp = falsePasses.filter((f) => f.scenario === s.scenario.id);
-    return { id: s.scenario.id, file: s.file, toothless: fp.length > 0, false_passes: fp };
+    const f = found.get(s.scenario.id)!;
+    if (narrowed.length)
+      f.unproven.push({
+        scenario: s.scenario.id,
+        target: 'selftest',
+        layer: layers[0],
+        phase: 'well-behaved',
+        verdict: 'not run',
+        why: `selftest ran ${narrowed.join(', ')}: a scenario is proven only over all of them`,
+      });
+    const exposedTo = coverageOf(s.scenario.id);
+    if (!exposedTo)
+      f.unproven.push({
+        scenario: s.scenario.id,
+        target: targets.map((t) => t.decl.name).join(', '),
+        layer: layers[0],
+        phase: 'well-behaved',
+        verdict: 'not run',
+        why: 'no hostile target here could expose it (no rule of theirs applies)',
+      });
+    const status = proofStatus(f);
+    return { id: s.scenario.id, file: s.file, status, toothless: status === 'toothless', ...f };
   });
+  function coverageOf(id: string): boolean {
+    const s = byId.get(id)!.scenario;
+    return layers.some((layer) =>
+      targets.some(
+        (t) =>
+          mayBeFalse(s, t.decl.name, layer, 'well-behaved') ||
+          (s.deterministic.violation !== null && mayBeFalse(s, t.decl.name, layer, 'violation')),
+      ),
+    );
+  }
+  const named = (st: SelftestScenario['status']) => out.filter((x) => x.status === st).map((x) => x.id);
   return {
     scenarios: out,
     targets: targets.map((t) => t.decl.name),
@@ -742,7 +454,13 @@ export async function selftest(req: SelftestRequest = {}): Promise<SelftestRepor
     coverage,
     by_verdict: byVerdict,
     false_passes: falsePasses,
-    toothless: out.filter((s) => s.toothless).map((s) => s.id),
+    toothless: named('toothless'),
+    fails_correct_server: named('fails-correct-server'),
+    not_proven: named('not-proven'),
+    proven: named('proven'),
+    ...(narrowed.length ? { narrowed } : {}),
+    ...(referenceReport ? { reference: referenceReport } : {}),
+    ...(mutationCount ? { mutations: mutationCount } : {}),
     run_dirs: ownOut && !req.keep ? [] : runDirs,
     duration_ms: Math.round(performance.now() - t0),
   };

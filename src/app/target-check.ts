@@ -24,6 +24,7 @@ import { InputError, nearest } from '../util/errors.js';
 import { BUILTIN_SCENARIOS } from '../util/paths.js';
 import { pointsHold, type CheckPoint } from './check-points.js';
 import { claimPoints } from './claim-coverage.js';
+import { scenarioFieldValues } from './tool-points.js';
 import { liveCheck } from './live-check.js';
 
 export type { CheckPoint, CheckPointKind } from './check-points.js';
@@ -75,7 +76,14 @@ export async function checkTarget(
   let points: CheckPoint[];
   try {
     points = [
-      ...(await liveCheck({ decl, bin, dir, keep: options.keep ?? false, signal: options.signal })),
+      ...(await liveCheck({
+        decl,
+        bin,
+        dir,
+        keep: options.keep ?? false,
+        signal: options.signal,
+        fieldValues: scenarioFieldValues(decl, scenarios),
+      })),
       ...claimPoints(decl, scenarios),
     ];
   } finally {

@@ -6,7 +6,7 @@ import { packageInstallDir } from '../targets/cache.js';
 import { installPackage } from '../targets/install.js';
 import { loadTargetFile } from '../targets/loader.js';
 import { resolveBin, targetPrefix, type ResolvedBin } from '../targets/resolve-bin.js';
-import { targetSchema, type TargetDecl } from '../targets/schema.js';
+import { PROGRAM_NAME, targetSchema, type TargetDecl } from '../targets/schema.js';
 import { InputError } from '../util/errors.js';
 import { redirectEnv, storageEnvNames } from './draft-env.js';
 import { exercise, type Exercised } from './draft-exercise.js';
@@ -60,7 +60,7 @@ const packageSchema = targetSchema.shape.package.unwrap();
 
 /** The package's side of a draft: what is started, and how. */
 type Base = Pick<TargetDecl, 'name' | 'description'> &
-  Partial<Pick<TargetDecl, 'homepage' | 'package'>> & {
+  Partial<Pick<TargetDecl, 'homepage' | 'package' | 'cli'>> & {
     server: { command?: string; args: string[]; env: Record<string, string> };
   };
 
@@ -128,20 +128,26 @@ function localServer(
   o: NewTargetOptions,
 ): { base: Base; resolved: ResolvedBin; notes: string[] } {
   const { bin, note } = chooseBin(pkg, o.bin);
-  const file = resolve(pkg.dir, pkg.bins[bin]);
-  const node = /\.(c|m)?js$/.test(file);
+  const started = (rel: string) => {
+    const file = resolve(pkg.dir, rel);
+    return /\.(c|m)?js$/.test(file) ? { command: '{{node}}', args: [file] } : { command: file, args: [] };
+  };
+  const server = started(pkg.bins[bin]);
   o.log(`${pkg.npm}@${pkg.version} from ${pkg.dir}: started as a local command, nothing to install`);
+  // its bins stay its own CLI, as an installed package's do: command judges naming one run it
+  const cli = Object.fromEntries(
+    Object.entries(pkg.bins)
+      .filter(([b]) => PROGRAM_NAME.test(b))
+      .map(([b, rel]) => [b, started(rel)]),
+  );
   return {
     base: {
       name,
       description: `${pkg.npm} ${pkg.version} from ${pkg.dir} (draft by memeval targets new)`,
-      server: {
-        command: node ? '{{node}}' : file,
-        args: [...(node ? [file] : []), ...(o.args ?? [])],
-        env: o.env ?? {},
-      },
+      server: { command: server.command, args: [...server.args, ...(o.args ?? [])], env: o.env ?? {} },
+      ...(Object.keys(cli).length ? { cli } : {}),
     },
-    resolved: { packageDir: pkg.dir, file, version: pkg.version },
+    resolved: { packageDir: pkg.dir, file: resolve(pkg.dir, pkg.bins[bin]), version: pkg.version },
     notes: note ? [note] : [],
   };
 }

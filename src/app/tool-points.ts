@@ -1,4 +1,5 @@
-import { MEMORY_OPS } from '../scenario/schema.js';
+import type { LoadedScenario } from '../scenario/loader.js';
+import { flatSteps, MEMORY_OPS } from '../scenario/schema.js';
 import type { TargetDecl } from '../targets/schema.js';
 import { nearest } from '../util/errors.js';
 import { fail, pass, skip, type CheckPoint } from './check-points.js';
@@ -29,8 +30,55 @@ export function argumentProblems(
   return { problems, listed };
 }
 
-/** Each declared call's tool is in `tools/list`, with argument names its input schema lists. */
-export function toolPoints(decl: TargetDecl, schemas: Map<string, InputSchema>): CheckPoint[] {
+/** The memory fields a scenario fills and a declaration may pass to an argument with a fixed list of values. */
+const LISTED_FIELDS = ['category', 'subject', 'source'] as const;
+export type FieldValues = Record<(typeof LISTED_FIELDS)[number], Set<string>>;
+
+/** Every category, subject and source the scenarios write with (the declaration's defaults where they give none). */
+export function scenarioFieldValues(decl: TargetDecl, scenarios: LoadedScenario[]): FieldValues {
+  const out: FieldValues = { category: new Set(), subject: new Set(), source: new Set() };
+  for (const { scenario: s } of scenarios) {
+    const steps = flatSteps([
+      ...s.setup.steps,
+      ...s.deterministic.well_behaved,
+      ...(s.deterministic.violation?.steps ?? []),
+    ]);
+    const written = [...s.setup.memories, ...steps.flatMap((st) => (st.op === 'remember' ? [st] : []))];
+    for (const m of written) for (const f of LISTED_FIELDS) out[f].add(m[f] ?? decl.defaults[f]);
+  }
+  return out;
+}
+
+/**
+ * A call's arguments whose input-schema property lists its values (`enum`) and that the
+ * declaration fills with a memory field the scenarios give values outside that list: the server
+ * would refuse those writes, and a run would blame it (or count the refusal as a defence) for
+ * the declaration's mapping.
+ */
+function enumProblems(schema: InputSchema, args: Record<string, unknown>, values: FieldValues): string[] {
+  const props = (schema.properties ?? {}) as Record<string, { enum?: unknown[] }>;
+  const problems: string[] = [];
+  for (const [name, template] of Object.entries(args)) {
+    const allowed = props[name]?.enum;
+    if (!Array.isArray(allowed) || typeof template !== 'string') continue;
+    const field = /^\{\{\s*(?:memory\.)?(category|subject|source)\s*\}\}$/.exec(template)?.[1] as
+      keyof FieldValues | undefined;
+    if (!field) continue;
+    const refused = [...values[field]].filter((v) => !allowed.includes(v));
+    if (refused.length)
+      problems.push(
+        `argument "${name}" is filled with {{${field}}}, and the scenarios write ${field} values its input schema's enum refuses: ${refused.slice(0, 6).join(', ')}${refused.length > 6 ? ', …' : ''} (enum: ${allowed.join(', ')})`,
+      );
+  }
+  return problems;
+}
+
+/**
+ * Each declared call's tool is in `tools/list`, with argument names its input schema lists, and
+ * (given the values the scenarios write) no argument with a fixed list of values filled with one
+ * outside it.
+ */
+export function toolPoints(decl: TargetDecl, schemas: Map<string, InputSchema>, values?: FieldValues): CheckPoint[] {
   const points: CheckPoint[] = [];
   const listed = [...schemas.keys()];
   for (const op of MEMORY_OPS)
@@ -61,6 +109,15 @@ export function toolPoints(decl: TargetDecl, schemas: Map<string, InputSchema>):
             subject,
             fit.problems.join('; '),
             `use the names of its input schema in ops.${op}[${i}].args: ${fit.listed.join(', ') || '(none)'}`,
+          ),
+        );
+      else if (values && enumProblems(schema, call.args, values).length)
+        points.push(
+          fail(
+            'tool',
+            subject,
+            enumProblems(schema, call.args, values).join('; '),
+            `give ops.${op}[${i}].args a value its enum allows (a constant such as the target's own kind for notes), or leave the argument out`,
           ),
         );
       else

@@ -15,8 +15,9 @@ export const COMMAND_STDOUT_MAX = 1 << 20;
 
 /**
  * Why a `command` judge that names `bin` cannot run on this target (none: it can): the
- * command is the target's own CLI, so a target whose package declares another bin has nothing
- * to run, and the cell is `unsupported` with that reason rather than judged by another program.
+ * command is the target's own CLI (its package's bin, or for a local server a program its
+ * declaration names under `cli`), so a target without that program has nothing to run, and the
+ * cell is `unsupported` with that reason rather than judged by another program.
  */
 export function commandUnsupported(
   assertions: { kind: string; name: string; bin?: string }[],
@@ -24,12 +25,20 @@ export function commandUnsupported(
 ): string | undefined {
   for (const a of assertions) {
     if (a.kind !== 'command' || a.bin === undefined) continue;
-    if (!decl.package)
-      return `command judge "${a.name}" runs the target's own CLI \`${a.bin}\`, and target ${decl.name} is a local server (server.command), not an npm package`;
+    if (!decl.package) {
+      if (localProgram(decl, a.bin)) continue;
+      const named = Object.keys(decl.cli ?? {});
+      return `command judge "${a.name}" runs the target's own CLI \`${a.bin}\`, and target ${decl.name} is a local server (server.command) whose declaration names ${named.length ? `only ${named.map((n) => `\`${n}\``).join(', ')}` : 'no program'} under \`cli\``;
+    }
     if (decl.package.bin !== a.bin)
       return `command judge "${a.name}" runs the target's own CLI \`${a.bin}\`, which target ${decl.name}'s package ${decl.package.npm} does not ship (its bin is \`${decl.package.bin}\`)`;
   }
   return undefined;
+}
+
+/** A local target's program of that name, declared under `cli` (a package target has none: its CLI is its bin). */
+function localProgram(decl: TargetDecl, bin: string): NonNullable<TargetDecl['cli']>[string] | undefined {
+  return !decl.package && decl.cli && Object.hasOwn(decl.cli, bin) ? decl.cli[bin] : undefined;
 }
 
 /** The file a bin of the installed package points at. */
@@ -58,7 +67,8 @@ export interface CommandRunnerOptions {
  * Run a command judge's command as the target's servers run: in the fixture, with its
  * isolated HOME/XDG, the declaration's env (so the CLI finds the same store), the network
  * guard, in a network namespace with only loopback where the machine allows one, stdin closed,
- * and killed (its whole process group) at the time limit.
+ * and killed (its whole process group) at the time limit. A `bin` is the package's bin of that
+ * name, or for a local server the program its declaration names under `cli`.
  */
 export function commandRunner(o: CommandRunnerOptions): (r: CommandRequest) => Promise<CommandRun> {
   const vars = {
@@ -74,7 +84,15 @@ export function commandRunner(o: CommandRunnerOptions): (r: CommandRequest) => P
   return async (r) => {
     const args = r.run.map((a) => fillString(a, vars));
     let cmd: { command: string; args: string[] };
-    if (r.bin !== undefined) {
+    const local = r.bin !== undefined ? localProgram(o.decl, r.bin) : undefined;
+    if (local)
+      cmd = {
+        command: fillString(local.command, vars),
+        args: [...local.args.map((a) => fillString(a, vars)), ...args],
+      };
+    else if (r.bin !== undefined && !o.decl.package)
+      return notRun([r.bin, ...args], `target ${o.decl.name} names no program \`${r.bin}\` under \`cli\``);
+    else if (r.bin !== undefined) {
       const file = binFile(o.bin, r.bin);
       const argv = [r.bin, ...args];
       if (!file) return notRun(argv, `the installed package at ${o.bin.packageDir} declares no bin \`${r.bin}\``);

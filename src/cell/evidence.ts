@@ -8,8 +8,8 @@ import type { ProviderHandle } from '../model/provider/cell.js';
 import type { TargetDecl } from '../targets/schema.js';
 import type { StoreSqlRecord } from '../core/results.js';
 import type { Teardown } from './teardown.js';
-
-const WRITE_OPS = new Set(['remember', 'update', 'forget', 'curate', 'expire']);
+import { writes } from '../scenario/step-ops.js';
+import { readRecallCall } from '../ops/recall.js';
 
 export interface CollectedEvidence {
   evidence: BuiltEvidence;
@@ -40,12 +40,17 @@ export function collectEvidence(
   const calls = readCalls(o.callsLog);
   const problem = missingStore(o.decl, o.storePath, o.fixture, calls);
   if (problem) return { problem };
+  const opOf = toolToOp(o.decl);
+  // judges that read what a recall answered read it as the declaration itemises it (result_items)
+  const rows = calls.map((c) =>
+    isToolCall(c) && (c.op ?? opOf.get(c.tool)) === 'recall' ? { ...c, recall: readRecallCall(o.decl, c) } : c,
+  );
   // provider_calls holds what the phase asked; the recall probe asks the provider too, later
   const evidence = buildEvidence(
     o.decl,
     o.storePath,
     o.cellDir,
-    calls,
+    rows,
     o.provider ? [...o.provider.calls()] : undefined,
     o.storeSql,
     o.agent,
@@ -61,12 +66,10 @@ export function collectEvidence(
 function missingStore(decl: TargetDecl, storePath: string, fixture: Fixture, calls: CallRecord[]): string | undefined {
   if (decl.store.format === 'none' || existsSync(storePath)) return undefined;
   const opOf = toolToOp(decl);
-  const writes = calls.filter(
-    (c) => isToolCall(c) && !c.is_error && WRITE_OPS.has(c.op ?? opOf.get(c.tool) ?? ''),
-  ).length;
-  if (!writes) return undefined;
+  const accepted = calls.filter((c) => isToolCall(c) && !c.is_error && writes(c.op ?? opOf.get(c.tool))).length;
+  if (!accepted) return undefined;
   const found = listFiles(fixture.data, 40).map((f) => relative(fixture.root, f));
-  return `store ${storePath} does not exist after ${writes} accepted write call(s); files in the data dir: ${found.length ? found.join(', ') : 'none'} (check store.path in the target declaration)`;
+  return `store ${storePath} does not exist after ${accepted} accepted write call(s); files in the data dir: ${found.length ? found.join(', ') : 'none'} (check store.path in the target declaration)`;
 }
 
 /** Up to `max` files under `dir`, depth first. */

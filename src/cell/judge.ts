@@ -6,10 +6,12 @@ import { fixtureScanPlan } from '../judge/fixture-files.js';
 import type { JudgeContext } from '../judge/context.js';
 import type { JudgePool } from '../judge/llm/pool.js';
 import { FixtureScan } from '../judge/scan.js';
-import { VIOLATING_WRITE_OPS, type JudgedAs, type VerdictInput } from '../judge/verdict.js';
+import type { JudgedAs, VerdictInput } from '../judge/verdict.js';
+import { DEFENDING_REFUSALS } from '../scenario/step-ops.js';
 import { isToolCall, type CallRecord } from '../mcp/calls-log.js';
 import { storeRecallProbes } from '../evidence/recall-probes.js';
-import { probeQueries, recallProbe } from '../ops/ops.js';
+import { recallProbe } from '../ops/ops.js';
+import { absentTexts, probeQueries } from '../scenario/kinds.js';
 import { runRecallProbes } from './probes.js';
 import { unservedFaults } from '../model/provider/faults.js';
 import { assertionApplies, type Scenario } from '../scenario/schema.js';
@@ -59,9 +61,7 @@ export async function judgeLive(o: LiveJudgeOptions, teardown: Teardown): Promis
   });
   const fileScan = new FixtureScan(plan.files, plan.leftOut);
   const assertions = scenario.assertions.filter((a) => assertionApplies(a, o.driver.judgedAs, o.driver.realModel));
-  fileScan.prescan(
-    assertions.flatMap((a) => (a.kind === 'absent' ? [{ text: a.text, caseSensitive: a.case_sensitive }] : [])),
-  );
+  fileScan.prescan(absentTexts(assertions));
   // each distinct query once, after the snapshot, kept in the evidence: every judge reads that one answer
   const probe = recallProbe(decl, () => o.sessions.probe());
   teardown.add('stop recall probe', probe.close);
@@ -131,7 +131,8 @@ export function storedVerdictInput(o: {
   // seq: the row of the evidence `calls` table (the call's place in the log, 1-based)
   const writes = o.calls.flatMap((c, i) => {
     const op = c.op ?? opOf.get(c.tool);
-    return inPhase(c) && op && VIOLATING_WRITE_OPS.has(op)
+    // only a call that would have carried the violation into the store defends when refused (scenario/step-ops.ts)
+    return inPhase(c) && op && DEFENDING_REFUSALS.has(op)
       ? [{ seq: i + 1, op, tool: c.tool, refused: c.is_error }]
       : [];
   });

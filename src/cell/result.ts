@@ -36,7 +36,8 @@ export function cellBase(
   driver: Driver,
   cellDir: string,
 ): CellBase {
-  const defence = driver.judgedAs === 'violation' ? scenario.deterministic.violation?.defence : undefined;
+  const violation = driver.judgedAs === 'violation' ? scenario.deterministic.violation : undefined;
+  const defence = violation?.defence;
   return {
     cell_id: cellId,
     scenario: scenario.id,
@@ -45,7 +46,13 @@ export function cellBase(
     phase: driver.phase,
     driver: driver.kind,
     defence,
-    claimed: defence !== undefined && (decl.claims as string[]).includes(defence),
+    // a claimed defence that is only detected fails the run, but only where the violation could
+    // be defended: under `detect` it has no write a server could refuse (an agent that never
+    // called forget), so a correct server that claims it would fail for what no server can do
+    claimed:
+      defence !== undefined &&
+      violation?.expectation === 'defend-or-detect' &&
+      (decl.claims as string[]).includes(defence),
     cell_dir: cellDir,
   };
 }

@@ -1,7 +1,7 @@
 import type { Driver } from '../drive/types.js';
 import { providerUnsupported } from '../model/provider/cell.js';
 import { missingOps, opsNeeded } from '../ops/ops.js';
-import { walkAssertions } from '../scenario/judge-checks.js';
+import { namedTools, withMembers } from '../scenario/kinds.js';
 import type { Scenario } from '../scenario/schema.js';
 import { storeSqlUnsupported } from '../scenario/store-sql.js';
 import { commandUnsupported } from './command.js';
@@ -26,9 +26,20 @@ export function unsupportedReason(
     storeSqlUnsupported(scenario, decl.name, decl.store.format) ??
     clockUnsupported(scenario, decl, driver, binFile) ??
     modelUnsupported(scenario, decl) ??
-    commandUnsupported(
-      walkAssertions(scenario.assertions).map((x) => x.a),
-      decl,
-    )
+    commandUnsupported(withMembers(scenario.assertions), decl) ??
+    toolsUnsupported(scenario, decl)
   );
+}
+
+/**
+ * A judge that counts calls of a tool by its name (`called` `tool`) says nothing on a target
+ * that declares no such tool: memeval's steps call only the declared ones, so the count would be
+ * 0 by construction (a fail of a correct server, or a defence of one that did nothing).
+ */
+function toolsUnsupported(scenario: Scenario, decl: TargetDecl): string | undefined {
+  const declared = new Set(Object.values(decl.ops).flatMap((calls) => (calls ?? []).map((c) => c.tool)));
+  const missing = namedTools(scenario.assertions).filter((t) => !declared.has(t));
+  return missing.length
+    ? `a called assertion counts calls of tool(s) ${missing.join(', ')}, which target ${decl.name} does not declare (its tools: ${[...declared].join(', ') || 'none'}); the tool names one server's tools`
+    : undefined;
 }

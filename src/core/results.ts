@@ -56,7 +56,7 @@ export const RUN_STATUSES = ['completed', 'interrupted', 'blocked', 'failed'] as
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
 /** Exit codes, as the README documents them. */
-export const EXIT = { ok: 0, failed: 1, blocked: 2, invalid: 3, interrupted: 130 } as const;
+export const EXIT = { ok: 0, failed: 1, blocked: 2, invalid: 3, notProven: 4, interrupted: 130 } as const;
 
 /**
  * What went wrong, for every error memeval raises on purpose (`util/errors.ts` MemevalError),
@@ -105,6 +105,12 @@ export const judgmentSchema = z.looseObject({
   actual: z.unknown(),
   expected: z.unknown(),
   detail: z.string(),
+  /**
+   * A decided judgment (pass or fail): the positive evidence it read and decided on (rows,
+   * items, an exit, a model's answer). A decision without it was made on nothing: the verdict
+   * treats it as `error` (judge/verdict.ts), so a fail counts as caught only when it observed.
+   */
+  observed: z.string().optional(),
   /** `warn` judgments are reported but never decide a verdict; absent means `fail` */
   level: z.enum(['warn', 'fail']).optional(),
   /** boolean, numeric (with bounds and threshold) or categorical */

@@ -24,6 +24,7 @@ import type { MemoryHandle } from '../ops/ops.js';
 import { handlesAfter, splitSessions, type Script } from '../model/policy.js';
 import { ScriptedModelServer } from '../model/server.js';
 import { flatSteps, type Scenario, type Step } from '../scenario/schema.js';
+import { callsTarget } from '../scenario/step-ops.js';
 import { Interrupted } from '../util/errors.js';
 import type { CellEnv, DriveOutcome, Driver } from './types.js';
 
@@ -365,7 +366,7 @@ function turnInvalid(
 /** Why a well-behaved run proves nothing: the agent made no memory call where the scenario's script makes some. */
 function vacuousReason(scenario: Scenario, judgedAs: Driver['judgedAs'], calls: CallRecord[]): string | undefined {
   const agentCalls = calls.filter((c) => c.stage === 'agent' && isToolCall(c)).length;
-  const scriptedCalls = flatSteps(scenario.deterministic.well_behaved).filter((s) => s.op !== 'restart').length;
+  const scriptedCalls = flatSteps(scenario.deterministic.well_behaved).filter(callsTarget).length;
   return judgedAs === 'well-behaved' && agentCalls === 0 && scriptedCalls > 0
     ? `the agent made no memory call, though the scenario's well-behaved script makes ${scriptedCalls}: nothing it did was checked`
     : undefined;

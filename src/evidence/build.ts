@@ -177,7 +177,7 @@ export function buildEvidence(
   decl: TargetDecl,
   storePath: string,
   cellDir: string,
-  calls: CallRecord[],
+  calls: CallRow[],
   providerCalls?: ProviderCall[],
   storeSql?: PinRecord[],
   agent?: AgentUsageInput,
@@ -249,10 +249,19 @@ export function writeStoreSqlTable(db: Database.Database, records: PinRecord[]):
   for (const r of records) ins.run(r.index, r.sql, String(r.expect_rows), r.rows, r.ok ? 1 : 0, r.error ?? null);
 }
 
+/** A recall call's answer read as results (cell/evidence.ts reads it; evidence/ does not itemise). */
+export interface RecallReading {
+  items: string[] | null;
+  unreadable: string | null;
+}
+
+/** A call with, for a recall, how its answer reads as results. */
+export type CallRow = CallRecord & { recall?: RecallReading };
+
 /** The `calls` table: every MCP message that crossed the recording point. */
-export function writeCallsTable(db: Database.Database, decl: TargetDecl, calls: CallRecord[]): void {
+export function writeCallsTable(db: Database.Database, decl: TargetDecl, calls: CallRow[]): void {
   db.exec(`CREATE TABLE calls (seq INTEGER PRIMARY KEY, session INTEGER, stage TEXT, method TEXT, op TEXT, op_call INTEGER, tool TEXT,
-    arguments TEXT, result_text TEXT, is_error INTEGER, ms REAL, ts TEXT)`);
+    arguments TEXT, result_text TEXT, is_error INTEGER, ms REAL, ts TEXT, result_items TEXT, result_unreadable TEXT)`);
   const ins = db.prepare(
     `INSERT INTO calls (${CALLS_COLUMNS.join(', ')}) VALUES (${CALLS_COLUMNS.map(() => '?').join(',')})`,
   );
@@ -272,6 +281,8 @@ export function writeCallsTable(db: Database.Database, decl: TargetDecl, calls: 
         c.is_error ? 1 : 0,
         c.ms,
         c.ts,
+        c.recall?.items ? JSON.stringify(c.recall.items) : null,
+        c.recall?.unreadable ?? null,
       ),
     );
   })();

@@ -12,6 +12,10 @@ export const CALLS_COLUMNS = [
   'is_error',
   'ms',
   'ts',
+  // a recall call's answer read as the target declares its results (ops/recall.ts): the items
+  // as a JSON array, or why it cannot be read (refused, an error, another format, no itemisation)
+  'result_items',
+  'result_unreadable',
 ] as const;
 /** Every canonical `memories` view yields these; the first five are required of a target. */
 export const MEMORIES_COLUMNS = ['id', 'content', 'category', 'source', 'is_deleted', 'subject', 'created_at'] as const;

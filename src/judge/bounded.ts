@@ -15,11 +15,6 @@ export function judgeTimeoutMs(): number {
   return Number.isInteger(n) && n > 0 ? n : DEFAULT_JUDGE_TIMEOUT_MS;
 }
 
-/** Judges whose work a scenario controls (its SQL, its regex, its plug-in module) and so may never end. */
-function unbounded(a: Assertion): boolean {
-  return a.kind === 'sql' || a.kind === 'plugin' || (a.kind === 'transcript' && a.regex !== undefined);
-}
-
 /** What the judge process gets besides the evidence it opens itself. */
 export interface ChildContext {
   transcript?: string;
@@ -136,9 +131,11 @@ class JudgeProcess {
 const judgeProcess = new JudgeProcess();
 
 /**
- * Judge like runJudges, but every judge that runs scenario-written SQL or a regex does so in a
- * child process with a time limit: a judge that runs past it is `error` "judge timed out after
- * N ms", and memeval stays responsive to Ctrl-C meanwhile. The rest run here, as before.
+ * Judge like runJudges, but every judge whose work the scenario writes (its SQL, a regex, a
+ * plug-in: the kind's record says which, scenario/kinds.ts `bounded`) runs in a child process
+ * with a time limit, whether it is an assertion of its own or a juror or cascade tier inside
+ * one: a judge that runs past it is `error` "judge timed out after N ms", and memeval stays
+ * responsive to Ctrl-C meanwhile. The rest run here.
  */
 export async function runJudgesBounded(
   assertions: Assertion[],
@@ -146,17 +143,8 @@ export async function runJudgesBounded(
   cellDir: string,
   ms = judgeTimeoutMs(),
 ): Promise<Judgment[]> {
-  const inline = assertions.filter((a) => !unbounded(a));
-  const byInline = new Map(inline.map((a, i) => [a, i]));
-  const inlineResults = await runJudges(inline, ctx);
-  const out: Judgment[] = [];
-  for (const a of assertions) {
-    const i = byInline.get(a);
-    out.push(
-      i !== undefined
-        ? inlineResults[i]
-        : await judgeProcess.judge(a, cellDir, { transcript: ctx.transcript, files: ctx.files }, ms),
-    );
-  }
-  return out;
+  return runJudges(assertions, {
+    ...ctx,
+    bounded: (a) => judgeProcess.judge(a, cellDir, { transcript: ctx.transcript, files: ctx.files }, ms),
+  });
 }

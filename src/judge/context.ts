@@ -1,4 +1,5 @@
-import type { AnswerContext } from '../core/results.js';
+import type { AnswerContext, Judgment } from '../core/results.js';
+import type { Assertion } from '../scenario/schema.js';
 import type { Evidence } from '../evidence/open.js';
 import type { RecallResult } from '../ops/recall.js';
 import type { FixtureFile, FixtureView } from './fixture-files.js';
@@ -55,6 +56,11 @@ export interface JudgeContext {
   fixtureDir?: string;
   /** runs a `command` judge's command in the live fixture; absent once the fixture is gone (rejudge) */
   command?: (r: CommandRequest) => Promise<CommandRun>;
+  /**
+   * Judges an assertion whose kind runs in the time-limited judge process (bounded.ts). Absent
+   * in that process itself, where such judges run directly.
+   */
+  bounded?: (a: Assertion) => Promise<Judgment>;
   /** a scenario ref's memory: its captured id (may be empty) and the content it was written with */
   memory?: (ref: string) => { id: string; content: string } | undefined;
 }

@@ -1,4 +1,5 @@
 import type { Assertion } from '../scenario/schema.js';
+import { isBounded } from '../scenario/kinds.js';
 import type { JudgeContext } from './context.js';
 import { judgment, type Judgment } from './judgment.js';
 import { judgeAbsent } from './kinds/absent.js';
@@ -10,7 +11,7 @@ import { checkTranscript, judgeTranscript } from './kinds/transcript.js';
 import { checkFile, judgeFile } from './kinds/file.js';
 import { judgeLlmKind } from './kinds/llm.js';
 import { judgeRankKind } from './kinds/rank.js';
-import { cascadeKind, juryKind } from './kinds/compose.js';
+import { cascadeKind, checkCascade, juryKind } from './kinds/compose.js';
 import { checkCommand, judgeCommand } from './kinds/command.js';
 import { judgePlugin } from './kinds/plugin.js';
 import { judgeBudget } from './kinds/budget.js';
@@ -55,17 +56,22 @@ export const JUDGES: { [K in Kind]: JudgeModule<Of<K>> } = {
   cascade: {
     order: 2,
     judge: cascadeKind((a, ctx) => judgeOne(a, ctx)),
-    check: (a, env) =>
-      a.tiers.flatMap((t, k) =>
+    check: (a, env) => [
+      ...checkCascade(a),
+      ...a.tiers.flatMap((t, k) =>
         t.judges.flatMap((m, i) => checkAssertion(m, env).map((p) => `tiers[${k}].judges[${i}].${p}`)),
       ),
+    ],
   },
   llm: { order: 3, judge: judgeLlmKind },
 };
 
-/** Judge one assertion of any kind (jury and cascade members come back through here). */
+/**
+ * Judge one assertion of any kind (jury and cascade members come back through here). A kind
+ * whose work the scenario writes goes to the time-limited judge process when the caller has one.
+ */
 export async function judgeOne(a: Assertion, ctx: JudgeContext): Promise<Judgment> {
-  return moduleFor(a).judge(a, ctx);
+  return ctx.bounded && isBounded(a) ? ctx.bounded(a) : moduleFor(a).judge(a, ctx);
 }
 
 function moduleFor<K extends Kind>(a: Of<K>): JudgeModule<Of<K>> {
@@ -85,7 +91,7 @@ export async function runJudges(assertions: Assertion[], ctx: JudgeContext): Pro
   const out: Judgment[] = new Array(assertions.length);
   for (const { a, i } of sorted) {
     try {
-      out[i] = await moduleFor(a).judge(a, ctx);
+      out[i] = await judgeOne(a, ctx);
     } catch (e) {
       out[i] = judgment(a, 'error', null, null, (e as Error).message);
     }

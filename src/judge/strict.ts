@@ -1,4 +1,5 @@
-import { needsModel, type Assertion } from '../scenario/schema.js';
+import type { Assertion } from '../scenario/schema.js';
+import { needsModel } from '../scenario/kinds.js';
 import type { JudgeStrictness } from './llm/pool.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { TextCheck } from '../scenario/judge-kinds-schema.js';
 import { execBounded } from '../util/bounded-regex.js';
-import { compare, describeExpected } from './compare.js';
+import { compare, describeExpected, incomparable } from './compare.js';
 import { textMatch } from './context.js';
 
 /** How a text held up against its checks: every check's result, or why it could not be judged. */
@@ -50,6 +50,8 @@ export function judgeText(text: string, c: Partial<TextCheck>, what: string): Te
       return {
         unjudgeable: `${what}: JSON path ${c.json.path} is ${Array.isArray(v) ? 'an array' : 'an object'}, not a value (add .length to count it)`,
       };
+    const why = typeof c.json.value === 'number' ? incomparable(v, c.json.value) : undefined;
+    if (why) return { unjudgeable: `${what}: JSON path ${c.json.path}: ${why}` };
     if (!compare(actual, c.json.op, expected))
       failed.push(
         `${what} JSON ${c.json.path} is ${JSON.stringify(v)}, expected ${describeExpected(c.json.op, c.json.value)}`,

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { flatSteps, type Assertion, type MemoryOp, type Scenario, type Step } from '../scenario/schema.js';
-import { walkAssertions } from '../scenario/judge-checks.js';
+import { flatSteps, type MemoryOp, type Scenario, type Step } from '../scenario/schema.js';
+import { probeQueries } from '../scenario/kinds.js';
+import { STEP_OPS } from '../scenario/step-ops.js';
 import type { TargetDecl } from '../targets/schema.js';
 import { TargetError, type TargetSession } from '../mcp/session.js';
 import type { StepRecord } from '../core/results.js';
@@ -32,21 +33,6 @@ export const roundMs = (ms: number): number => Math.round(ms * 100) / 100;
 /** How much of a target's answer a step record keeps. */
 export const RESULT_CHARS = 300;
 
-/** A judge that reads a recall probe asked through the target's recall op after the phase. */
-const probesRecall = (a: Assertion): boolean =>
-  a.kind === 'recall' || a.kind === 'rank' || (a.kind === 'llm' && a.subject === 'recall');
-
-/**
- * The distinct queries the assertions' judges read (in a jury or cascade too), in the order
- * first named: each is probed once per cell, so two assertions over one query judge one result.
- */
-export function probeQueries(assertions: Assertion[]): string[] {
-  const queries = walkAssertions(assertions).flatMap(({ a }) =>
-    probesRecall(a) && 'query' in a && typeof a.query === 'string' ? [a.query] : [],
-  );
-  return [...new Set(queries)];
-}
-
 /**
  * Ops a scenario needs from a target: setup seeds with remember, and every judge that probes
  * recall (in a jury or cascade too) needs recall; without it the probe could only fail.
@@ -55,7 +41,7 @@ export function opsNeeded(scenario: Scenario, steps: Step[]): Set<MemoryOp> {
   const need = new Set<MemoryOp>();
   if (scenario.setup.memories.length) need.add('remember');
   for (const s of flatSteps(steps)) if (isMemoryStep(s)) need.add(s.op);
-  if (walkAssertions(scenario.assertions).some(({ a }) => probesRecall(a))) need.add('recall');
+  if (probeQueries(scenario.assertions).length) need.add('recall');
   return need;
 }
 
@@ -93,7 +79,7 @@ export type MemoryStep = Exclude<
 >;
 
 export function isMemoryStep(s: Step): s is MemoryStep {
-  return s.op !== 'tool' && s.op !== 'restart' && s.op !== 'advance_clock' && s.op !== 'parallel';
+  return s.op !== 'parallel' && STEP_OPS[s.op].declared;
 }
 
 /** The op and template values a memory step runs with. */

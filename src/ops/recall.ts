@@ -52,16 +52,36 @@ export function readRecall(decl: TargetDecl, ok: boolean, text: string, query?: 
 const jsonChunks = (text: string) => text.split(/\n(?=[[{])/);
 
 /**
- * Why a recall's JSON answer says the recall failed, though the call itself succeeded: a top-level
- * `success: false`, `ok: false`, `isError: true`, `status: "error"` or a non-empty `error`. Its
- * empty result list (`{"success":false,"results":[]}`) is no "found nothing".
+ * Why a recall's JSON answer says the recall failed, though the call itself succeeded: a
+ * `success: false`, `ok: false`, `isError: true`, a failure `status` ("error", "failed",
+ * "failure", "fail") or a non-empty `error`, at the top level or in any object on the way to the
+ * declared results array (`path`, e.g. `data.results`). Its empty result list
+ * (`{"success":false,"results":[]}`, `{"data":{"results":[],"error":"…"}}`) is no "found nothing".
  */
-export function failedAnswer(text: string): string | undefined {
-  const why = reportedFailure(text);
+export function failedAnswer(text: string, path?: string): string | undefined {
+  const why = reportedFailure(text, path);
   return why && `its answer says the recall failed (${why})`;
 }
 
-function reportedFailure(text: string): string | undefined {
+const FAILED_STATUS = new Set(['error', 'failed', 'failure', 'fail']);
+
+/** The failure marker an object of a JSON answer carries, if any. */
+function failureMarker(o: Record<string, unknown>, at: string): string | undefined {
+  if (o.success === false) return `${at}"success": false`;
+  if (o.ok === false) return `${at}"ok": false`;
+  if (o.isError === true) return `${at}"isError": true`;
+  if (typeof o.status === 'string' && FAILED_STATUS.has(o.status.toLowerCase()))
+    return `${at}"status": ${JSON.stringify(o.status)}`;
+  const e = o.error;
+  const empty =
+    e === undefined || e === null || e === false || e === '' || (typeof e === 'object' && !Object.keys(e).length);
+  return empty ? undefined : `${at}"error": ${JSON.stringify(e).slice(0, 120)}`;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+function reportedFailure(text: string, path?: string): string | undefined {
+  const parts = (path ?? '').split('.').filter(Boolean);
   for (const chunk of jsonChunks(text)) {
     if (!chunk.trim().startsWith('{')) continue;
     let v: unknown;
@@ -70,16 +90,14 @@ function reportedFailure(text: string): string | undefined {
     } catch {
       continue;
     }
-    if (v === null || typeof v !== 'object' || Array.isArray(v)) continue;
-    const o = v as Record<string, unknown>;
-    if (o.success === false) return '"success": false';
-    if (o.ok === false) return '"ok": false';
-    if (o.isError === true) return '"isError": true';
-    if (o.status === 'error') return '"status": "error"';
-    const e = o.error;
-    const empty =
-      e === undefined || e === null || e === false || e === '' || (typeof e === 'object' && !Object.keys(e).length);
-    if (!empty) return `"error": ${JSON.stringify(e).slice(0, 120)}`;
+    // the root, then each object on the way to the results array (not the array itself)
+    let cur: unknown = v;
+    for (let i = 0; isObject(cur); i++) {
+      const why = failureMarker(cur, i ? `${parts.slice(0, i).join('.')}: ` : '');
+      if (why) return why;
+      if (i >= parts.length - 1) break;
+      cur = cur[parts[i]];
+    }
   }
   return undefined;
 }
@@ -139,7 +157,7 @@ function isDeclaredEmpty(decl: TargetDecl, text: string, query: string | undefin
  */
 export function itemiseRecall(decl: TargetDecl, text: string, query?: string): RecallResult {
   const how = decl.recall_results;
-  const failed = failedAnswer(text);
+  const failed = failedAnswer(text, how?.json);
   if (failed) return { text, items: [], itemised: how !== undefined, unreadable: failed };
   if (!how) return { text, items: text.trim() ? [text] : [], itemised: false };
   const items: string[] = [];
@@ -173,4 +191,36 @@ export function itemiseRecall(decl: TargetDecl, text: string, query?: string): R
     itemised: true,
     unreadable: `its text holds no result (${form}) and is not the declared empty form${how.empty ? '' : ' (the target declares none: recall_results.empty)'}`,
   };
+}
+
+/** The query a recall call was asked with: the argument the declaration fills with {{query}} alone. */
+export function recallQuery(decl: TargetDecl, args: unknown): string | undefined {
+  if (!args || typeof args !== 'object') return undefined;
+  for (const call of decl.ops.recall ?? [])
+    for (const [key, value] of Object.entries(call.args ?? {}))
+      if (typeof value === 'string' && /^\{\{\s*query\s*\}\}$/.test(value)) {
+        const q = (args as Record<string, unknown>)[key];
+        if (typeof q === 'string') return q;
+      }
+  return undefined;
+}
+
+/**
+ * One recall call's answer as a judge may read it: its items, or why it cannot be read. An answer
+ * of a target that declares no itemisation cannot be told from an echo of its query, so it is
+ * not read as results either.
+ */
+export function readRecallCall(
+  decl: TargetDecl,
+  call: { is_error: boolean; result_text: string; arguments: unknown },
+): { items: string[] | null; unreadable: string | null } {
+  const r = readRecall(decl, !call.is_error, call.result_text, recallQuery(decl, call.arguments));
+  if (r.unreadable) return { items: null, unreadable: r.unreadable };
+  if (!r.itemised)
+    return {
+      items: null,
+      unreadable:
+        'the target declares no recall_results, so its answer cannot be told from an echo of the query (declare recall_results)',
+    };
+  return { items: r.items, unreadable: null };
 }

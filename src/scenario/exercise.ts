@@ -1,9 +1,6 @@
-import { assertionApplies, type Assertion, type Comparator, type Scenario } from './schema.js';
-
-/** Does 0 (what a count over an empty store gives) satisfy `op value`? */
-function zeroSatisfies(op: Comparator, value: number): boolean {
-  return { eq: 0 === value, ne: 0 !== value, gt: 0 > value, gte: 0 >= value, lt: 0 < value, lte: 0 <= value }[op];
-}
+import { assertionApplies, type Scenario } from './schema.js';
+import { holdsOnEmptyStore } from './kinds.js';
+import { callsTarget } from './step-ops.js';
 
 /**
  * A well-behaved phase must give the target something to do. A phase with no call at all (no
@@ -13,7 +10,7 @@ function zeroSatisfies(op: Comparator, value: number): boolean {
  * through its refused calls, and seeded memories are checked after seeding.)
  */
 export function checkWellBehavedExercises(scenario: Scenario): string[] {
-  const calls = (steps: { op: string }[]) => steps.some((st) => st.op !== 'restart' && st.op !== 'advance_clock');
+  const calls = (steps: { op: string }[]) => steps.some(callsTarget);
   if (calls(scenario.deterministic.well_behaved) || calls(scenario.setup.steps) || scenario.setup.memories.length)
     return [];
   return [
@@ -21,40 +18,6 @@ export function checkWellBehavedExercises(scenario: Scenario): string[] {
       'add a write a well-behaved target must store and an assertion that it was, e.g. { op: "remember", content: "User prefers vitest" } with ' +
       '{ kind: "count", name: "kept", phase: "well-behaved", contains: "vitest", op: "eq", value: 1 }',
   ];
-}
-
-/**
- * Does this assertion hold whatever the target does when nothing is stored? Such an assertion
- * cannot tell a target that keeps what it is given from one that drops it. Judges whose result
- * cannot be known without running (llm, sql other than a count that 0 satisfies) count as able
- * to fail.
- */
-export function holdsOnEmptyStore(a: Assertion): boolean {
-  switch (a.kind) {
-    case 'absent':
-      return true;
-    case 'count':
-    case 'sql':
-      return typeof a.value === 'number' && zeroSatisfies(a.op, a.value);
-    case 'recall':
-      return a.contains === undefined;
-    case 'rank':
-      return a.memory === undefined;
-    case 'file':
-      return a.exists === false;
-    case 'called':
-    case 'budget':
-      return true; // calls and the agent's spend are counted whether or not anything was kept
-    case 'transcript':
-    case 'llm':
-    case 'command':
-    case 'plugin':
-      return false;
-    case 'jury':
-      return a.judges.every(holdsOnEmptyStore);
-    case 'cascade':
-      return a.tiers.every((t) => t.judges.every(holdsOnEmptyStore));
-  }
 }
 
 /** Would a target that accepts every write and keeps nothing fail this scenario's well-behaved phase? */

@@ -48,7 +48,7 @@ export const commandFields = {
     .min(1)
     .optional()
     .describe(
-      "a bin the target's npm package declares (its own CLI), run with `run` as its arguments; a target whose package declares another bin makes the cell `unsupported`",
+      "a bin the target's npm package declares, or a program a local target's declaration names under `cli` (its own CLI), run with `run` as its arguments; a target without that program makes the cell `unsupported`",
     ),
   run: z
     .array(z.string())
@@ -62,7 +62,13 @@ export const commandFields = {
     .union([z.number().int().min(0).max(255), z.literal('any')])
     .default(0)
     .describe(
-      'the exit status it must end with ("any": not judged); a command that cannot start, times out or is killed is `error`',
+      'the exit status of a run that read what it judges (then its stdout or file checks decide); "any": the exit decides nothing, so a positive stdout or file check (contains, regex, json) must. Any exit not declared here or in failing_exit_codes is `error`, as is a command that cannot start, times out or is killed',
+    ),
+  failing_exit_codes: z
+    .array(z.number().int().min(0).max(255))
+    .default([])
+    .describe(
+      'exits that mean the program found what the check looks for (e.g. a health check that exits 1 on a damaged store): a `fail` that observed it. A usage error (exit 2 for most programs) belongs here only if the program really means it so',
     ),
   stdout: textCheck.optional(),
   output_file: z

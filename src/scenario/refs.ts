@@ -1,9 +1,10 @@
 import type { Scenario, Step } from './schema.js';
+import { actedOnRef, createdRef, MEMORY_FIELDS } from './step-ops.js';
 
 export const REF_PREFIX = '$ref:';
 
 /** What `$ref:name.<field>` may pick from a stored memory. */
-export const REF_FIELDS = ['id', 'key', 'content', 'subject', 'category', 'source'];
+export const REF_FIELDS: readonly string[] = MEMORY_FIELDS;
 
 function getAt(value: unknown, path: string): unknown {
   let cur = value;
@@ -70,18 +71,23 @@ export function checkRefs(scenario: Scenario): string[] {
           problems.push(`${at}.${r.path}: unknown ref "${r.name}"${hint}`);
         }
       }
-      if ((step.op === 'update' || step.op === 'forget') && refName(step.memory) === undefined)
+      const acted = actedOnRef(step);
+      if (acted !== undefined && refName(acted) === undefined)
         problems.push(`${at}.memory: expected "$ref:<name>" naming a setup memory or an earlier remember step`);
     };
     steps.forEach((step, i) => {
       if (step.op === 'parallel') {
         // the steps of a parallel step race: one cannot use a memory another of them stores
         step.steps.forEach((inner, j) => checkStep(inner, `${where}[${i}].steps[${j}]`));
-        for (const inner of step.steps) if (inner.op === 'remember' && inner.ref) known.add(inner.ref);
+        for (const inner of step.steps) {
+          const ref = createdRef(inner);
+          if (ref) known.add(ref);
+        }
         return;
       }
       checkStep(step, `${where}[${i}]`);
-      if (step.op === 'remember' && step.ref) known.add(step.ref);
+      const ref = createdRef(step);
+      if (ref) known.add(ref);
     });
   };
   checkSteps(scenario.deterministic.well_behaved, 'deterministic.well_behaved');

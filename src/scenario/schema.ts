@@ -480,24 +480,8 @@ const cascadeAssertion = z
         path: ['tiers'],
         message: 'the last tier must have policy "final" so the cascade always decides',
       });
-    const usesModel = a.tiers.map((t) => t.judges.some(needsModel));
-    const firstModel = usesModel.indexOf(true);
-    if (firstModel >= 0 && usesModel.slice(firstModel).includes(false))
-      ctx.addIssue({
-        code: 'custom',
-        path: ['tiers'],
-        message:
-          'deterministic tiers must come before tiers with llm judges (tokens are spent only when cheap checks cannot decide)',
-      });
+    // the order of deterministic and llm tiers is checked at load (judge/kinds/compose.ts checkCascade)
   });
-
-/** Does this judge (or any judge inside it) call a model? */
-export function needsModel(a: Assertion): boolean {
-  if (a.kind === 'llm') return true;
-  if (a.kind === 'jury') return a.judges.some(needsModel);
-  if (a.kind === 'cascade') return a.tiers.some((t) => t.judges.some(needsModel));
-  return false;
-}
 
 export const assertionSchema = z.discriminatedUnion('kind', [
   countAssertion,

@@ -1,6 +1,7 @@
-import { GROUNDED_CHECKS } from './llm-schema.js';
 import { checkProviderFaults } from './fault-checks.js';
+import { traitsOf } from './kinds.js';
 import { flatSteps, type Scenario } from './schema.js';
+import { createdRef } from './step-ops.js';
 
 /**
  * Cross-field checks zod cannot express: every assertion must be able to run in some
@@ -18,14 +19,8 @@ export function checkWiring(scenario: Scenario): string[] {
       );
     if (a.phase === 'real-model' && !scenario.real_model)
       problems.push(`assertions[${i}].phase: "real-model" but the scenario has no real_model block`);
-    if (a.kind === 'transcript' && a.phase !== 'real-model')
-      problems.push(
-        `assertions[${i}].phase: a transcript assertion reads an agent's answer; set phase to "real-model"`,
-      );
-    if (a.kind === 'llm' && GROUNDED_CHECKS.has(a.check) && a.phase !== 'real-model')
-      problems.push(
-        `assertions[${i}].phase: check "${a.check}" reads an agent's answer and what it recalled; set phase to "real-model"`,
-      );
+    const wrongPhase = traitsOf(a).phaseProblem(a);
+    if (wrongPhase) problems.push(`assertions[${i}].phase: ${wrongPhase}`);
   });
   if (
     scenario.deterministic.violation &&
@@ -58,7 +53,7 @@ export function checkWiring(scenario: Scenario): string[] {
   const refs = new Set([
     ...scenario.setup.memories.map((m) => m.ref),
     ...flatSteps([...scenario.deterministic.well_behaved, ...(scenario.deterministic.violation?.steps ?? [])]).flatMap(
-      (st) => (st.op === 'remember' && st.ref ? [st.ref] : []),
+      (st) => createdRef(st) ?? [],
     ),
   ]);
   const checkRef = (text: string, field: string) => {

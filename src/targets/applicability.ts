@@ -1,23 +1,24 @@
-import { readsRecall } from '../scenario/judge-checks.js';
+import { holdsOnEmptyRecall, probeQueries, readsRecall, withMembers } from '../scenario/kinds.js';
 import type { Scenario } from '../scenario/schema.js';
 import type { TargetDecl } from './schema.js';
 
 /**
- * A `recall` assertion asks a server started after the phase. A target that keeps memories in
- * its process only (store.format none) forgets everything on exit. When memeval chose that (a
- * server run with an in-memory store), such an assertion would fail for a reason that is not the
- * scenario's: the cell is `unsupported` (in-session recall steps are still judged, through the
- * calls log). When the server forgets as its users run it (`store.forgets_on_exit`), forgetting is
- * the finding: recall assertions are judged, except one that must not find something, which a
+ * A judge that reads a recall probe (recall, rank, llm over recall, in a jury or cascade too)
+ * asks a server started after the phase. A target that keeps memories in its process only
+ * (store.format none) forgets everything on exit. When memeval chose that (a server run with an
+ * in-memory store), such an assertion would fail for a reason that is not the scenario's: the
+ * cell is `unsupported` (in-session recall steps are still judged, through the calls log). When
+ * the server forgets as its users run it (`store.forgets_on_exit`), forgetting is the finding:
+ * probing assertions are judged, except one that holds when a recall finds nothing, which a
  * server that forgot everything passes without checking.
  */
 export function storeUnsupported(scenario: Scenario, decl: TargetDecl): string | undefined {
   if (decl.store.format !== 'none') return undefined;
-  const recalls = scenario.assertions.filter((a) => a.kind === 'recall');
-  if (!recalls.length) return undefined;
+  if (!probeQueries(scenario.assertions).length) return undefined;
   if (!decl.store.forgets_on_exit)
     return 'recall assertions ask a fresh server, and this target keeps memories in its process only (store.format none)';
-  return recalls.some((a) => a.not_contains !== undefined)
+  const probing = withMembers(scenario.assertions).filter((a) => probeQueries([a]).length);
+  return probing.some(holdsOnEmptyRecall)
     ? 'a recall that must not find something asks a fresh server, and this target forgets everything on exit (store.forgets_on_exit): it would hold without checking anything'
     : undefined;
 }

@@ -63,6 +63,11 @@ export function checkPlaceholders(decl: TargetDecl): string[] {
     ...strings(s.cwd, 'server.cwd'),
   ])
     out.push(...placeholderProblems(path, text, server));
+  // a local target's own CLI: no package_dir (it has none), and no provider (started for the server only)
+  const cli = [...FIXTURE_VARS, 'node', 'memeval_dir'];
+  for (const [bin, c] of Object.entries(decl.cli ?? {}))
+    for (const { path, text } of [...strings(c.command, `cli.${bin}.command`), ...strings(c.args, `cli.${bin}.args`)])
+      out.push(...placeholderProblems(path, text, cli));
   if (decl.store.path !== undefined) out.push(...placeholderProblems('store.path', decl.store.path, FIXTURE_VARS));
   return out;
 }

@@ -1,18 +1,8 @@
-import { MEMORY_OPS, type MemoryOp } from '../scenario/schema.js';
+import { MEMORY_OPS } from '../scenario/schema.js';
+import { STEP_OPS } from '../scenario/step-ops.js';
 import type { TargetDecl } from './schema.js';
 import { emptyPattern } from './recall-empty.js';
 
-const MEMORY_FIELDS = ['id', 'key', 'content', 'subject', 'category', 'source'];
-/** The values each op's argument templates are filled with (ops/ops.ts stepCall). */
-const OP_VARS: Record<MemoryOp, string[]> = {
-  remember: MEMORY_FIELDS,
-  update: ['content', ...MEMORY_FIELDS.map((f) => `memory.${f}`)],
-  forget: MEMORY_FIELDS.map((f) => `memory.${f}`),
-  recall: ['query'],
-  curate: [],
-  curate_dry_run: [],
-  expire: [],
-};
 const FILTERS = ['number', 'json'];
 const PLACEHOLDER = /\{\{\s*([^}|]*?)\s*(?:\|\s*([^}]*?)\s*)?\}\}/g;
 
@@ -44,8 +34,8 @@ export function checkOps(decl: TargetDecl): string[] {
       for (const s of strings(call.args, `${where}.args`))
         for (const m of s.text.matchAll(PLACEHOLDER)) {
           const [, name, filter] = m;
-          if (!OP_VARS[op].includes(name)) {
-            const known = OP_VARS[op].length ? OP_VARS[op].map((v) => `{{${v}}}`).join(', ') : 'none';
+          if (!STEP_OPS[op].vars.includes(name)) {
+            const known = STEP_OPS[op].vars.length ? STEP_OPS[op].vars.map((v) => `{{${v}}}`).join(', ') : 'none';
             problems.push(`${s.path}: {{${name}}} is not a value of the ${op} op (known: ${known})`);
           }
           if (filter !== undefined && !FILTERS.includes(filter))

@@ -15,6 +15,9 @@ const opCall = z.strictObject({
 });
 export type OpCall = z.infer<typeof opCall>;
 
+/** How a program of a local target's `cli` is named: as a package names its bins. */
+export const PROGRAM_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
 export const targetSchema = z.strictObject({
   $schema: z.string().optional(),
   name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lowercase letters, digits and -, equal to the file name'),
@@ -127,6 +130,33 @@ export const targetSchema = z.strictObject({
         ),
     })
     .prefault({}),
+  cli: z
+    .record(
+      z.string().regex(PROGRAM_NAME),
+      z.strictObject({
+        command: z
+          .string()
+          .min(1)
+          .describe(
+            'the program to start, e.g. {{node}}; placeholders: {{node}}, {{memeval_dir}} and the fixture dirs',
+          ),
+        args: z
+          .array(z.string())
+          .default([])
+          .describe("arguments before the command judge's own `run` arguments, e.g. the script file"),
+      }),
+      {
+        // zod's own words for a bad key ("Invalid key in record") name no fix
+        error: (issue) =>
+          issue.code === 'invalid_key'
+            ? 'not a program name; name it as the command judges\' `bin` does (letters, digits, ".", "_", "-", e.g. "memories")'
+            : undefined,
+      },
+    )
+    .optional()
+    .describe(
+      "a local target's own command-line programs, by the name a `command` judge's `bin` gives, as an npm package names its bins: each runs as `command args… <the judge's run>` in the fixture, with the server's env. Only without `package` (a package's CLI is its bin)",
+    ),
   fixture: z
     .strictObject({
       git_init: z.boolean().default(false),
@@ -267,6 +297,10 @@ export function checkTargetWiring(decl: TargetDecl): string[] {
     decl.package || decl.server.command
       ? []
       : ['package: missing; declare the npm package (or server.command for a local server)'];
+  if (decl.package && decl.cli)
+    problems.push(
+      `cli: only for a local target (server.command, no package); a package target's command judges run its own bin \`${decl.package.bin}\`, so remove cli`,
+    );
   if (decl.store.format !== 'none' && !decl.store.path)
     problems.push(`store.path: missing; a ${decl.store.format} store needs its file path`);
   if (decl.store.format !== 'none' && decl.store.forgets_on_exit !== undefined)

@@ -11,6 +11,8 @@ export const BUILTIN_TARGETS = join(PROJECT_ROOT, 'eval', 'targets');
 export const HOSTILE_DIR = join(PROJECT_ROOT, 'eval', 'hostile');
 /** memeval's reference memory server and its declaration: `--target reference`, never part of `all` */
 export const REFERENCE_DIR = join(PROJECT_ROOT, 'eval', 'reference');
+/** the declaration of the reference target: a correct memory server every scenario must pass (selftest) */
+export const REFERENCE_TARGET = join(REFERENCE_DIR, 'reference.json5');
 /** the labelled judge cases shipped with memeval; `judge calibrate` reads these when given no file */
 export const BUILTIN_CALIBRATION = join(PROJECT_ROOT, 'eval', 'calibration', 'memory-hygiene.json5');
 

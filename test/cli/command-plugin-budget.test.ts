@@ -86,7 +86,14 @@ test(
             run: node("fetch('http://192.0.2.1/').then(() => console.log('reached'), () => console.log('refused'))"),
             stdout: { contains: 'refused' },
           },
-          { kind: 'command', name: 'exit 3 is a fail', phase: 'violation', run: node('process.exit(3)') },
+          // an exit decides only where the scenario declares what it means
+          {
+            kind: 'command',
+            name: 'exit 3 is a fail',
+            phase: 'violation',
+            run: node('process.exit(3)'),
+            failing_exit_codes: [3],
+          },
           plugin('honest plug-in', 'count.mjs', { text: 'dark mode', expect: 1 }),
           {
             ...plugin('honest plug-in sees the violation', 'count.mjs', { text: 'sk_test', expect: 0 }),
@@ -102,6 +109,12 @@ test(
         assertions: [
           { kind: 'count', name: 'dark mode once', phase: 'both', contains: 'dark mode', op: 'eq', value: 1 },
           { kind: 'command', name: 'missing program', phase: 'both', run: ['no-such-program-memeval'] },
+          {
+            kind: 'command',
+            name: 'rejects its arguments',
+            phase: 'both',
+            run: node("process.stderr.write('error: unknown option --json\\n'); process.exit(2)"),
+          },
           {
             kind: 'command',
             name: 'too slow',
@@ -158,10 +171,12 @@ test(
     assert.equal(f.verdict, 'error', 'a cell whose fail-level judges could not judge is error');
     const why: Record<string, RegExp> = {
       'missing program': /could not start.*ENOENT/,
+      'rejects its arguments':
+        /exit 2 is not an exit the scenario declares meaningful.*stderr: error: unknown option --json/,
       'too slow': /timed out after 500 ms/,
       'not JSON': /stdout is not JSON/,
       'no file written': /wrote no file at never\.json/,
-      'passes on nothing': /passed without saying what it saw/,
+      'passes on nothing': /answered pass without saying what it saw/,
       'answers garbage': /not a judgment: outcome/,
       'mutates the evidence': /threw: .*not extensible/,
       hangs: /judge timed out after 3000 ms/,
@@ -194,7 +209,7 @@ test(
     const wb2 = again.results.find((c) => c.scenario === 'judges-hold' && c.phase === 'well-behaved')!;
     const cmd = wb2.assertions.find((a) => a.name === 'writes an export')!;
     assert.equal(cmd.rejudge?.rejudged, false);
-    assert.match(cmd.rejudge?.why ?? '', /runs in the fixture/);
+    assert.match(cmd.rejudge?.why ?? '', /reads the fixture, which is removed after a run/);
     assert.equal(wb2.verdict, 'pass');
   },
 );

@@ -27,6 +27,12 @@ test(
     t.diagnostic(`${rep.cells} cell(s) in ${Math.round(rep.duration_ms / 1000)} s: ${JSON.stringify(rep.by_verdict)}`);
     await assertCoverage(rep, 'deterministic');
     assert.deepEqual(rep.false_passes.map(falsePassLine), []);
+    // exit 0 is every scenario proven: none toothless, none failing the reference server, none untested
+    assert.deepEqual(
+      { toothless: rep.toothless, fails_correct_server: rep.fails_correct_server, not_proven: rep.not_proven },
+      { toothless: [], fails_correct_server: [], not_proven: [] },
+    );
+    assert.deepEqual([...rep.proven].sort(), rep.scenarios.map((s) => s.id).sort());
     assert.equal(r.exitCode, 0, String(r.stderr));
   },
 );
@@ -267,19 +273,23 @@ test(
       timeout: timeLimit(5 * 60_000),
     });
     assert.equal(r.exitCode, 1, `${r.stdout}\n${r.stderr}`);
-    assert.match(String(r.stdout), /TOOTHLESS toothless/);
+    assert.match(String(r.stdout), /TOOTHLESS\s+toothless/);
     assert.match(
       String(r.stdout),
       /hostile-blackhole deterministic well-behaved: pass, but the target stored nothing of what the phase wrote/,
     );
-    assert.match(String(r.stdout), /ok\s+with-teeth/);
+    // one hostile target of them all: nothing false was seen, but nothing is proven either
+    assert.match(String(r.stdout), /not proven\s+with-teeth/);
 
     const teeth = await memeval(
       ['selftest', '--scenarios', dir, '--scenario', 'with-teeth', '--target', 'hostile-blackhole', '--json'],
       { env: ENV, timeout: timeLimit(5 * 60_000) },
     );
-    assert.equal(teeth.exitCode, 0, `${teeth.stdout}\n${teeth.stderr}`);
-    assert.deepEqual(parseSelftest(String(teeth.stdout), String(teeth.stderr)).toothless, []);
+    assert.equal(teeth.exitCode, 4, `${teeth.stdout}\n${teeth.stderr}`);
+    const rep = parseSelftest(String(teeth.stdout), String(teeth.stderr));
+    assert.deepEqual(rep.toothless, []);
+    assert.deepEqual(rep.not_proven, ['with-teeth']);
+    assert.match(JSON.stringify(rep.scenarios), /only 1 of \d+ hostile targets \(--target\)/);
   },
 );
 

@@ -137,6 +137,19 @@ const TARGET_CASES: [string, (d: Record<string, any>) => void, RegExp][] = [
     /store\.path: "\/etc\/passwd" must name a file inside the fixture/,
   ],
   [
+    'a cli program whose command has a placeholder typo',
+    (d) => (d.cli = { memories: { command: '{{nod}}', args: ['{{memeval_dir}}/cli.mjs'] } }),
+    /cli\.memories\.command: unknown placeholder \{\{nod\}\} \(did you mean \{\{node\}\}\?\)/,
+  ],
+  [
+    'a cli program beside a package',
+    (d) => (
+      (d.package = { npm: 'p', version: '1.0.0', bin: 'p' }),
+      (d.cli = { memories: { command: '{{node}}', args: ['{{memeval_dir}}/cli.mjs'] } })
+    ),
+    /cli: only for a local target \(server\.command, no package\); .* so remove cli/,
+  ],
+  [
     'store.path climbing out of the fixture',
     (d) => (d.store.path = '{{data}}/../../../etc/passwd'),
     /store\.path: .* inside the fixture/,

@@ -35,12 +35,6 @@ type Expected =
 const caught = (...caughtBy: string[]): Expected => ({ verdict: 'detected', caughtBy });
 const refused: Expected = { verdict: 'defended', how: 'refused' };
 const neutralised: Expected = { verdict: 'defended', how: 'neutralised' };
-// memories.sh's own CLI judges these (a `command` judge with bin `memories`): no local server ships it
-const ownCli: Expected = {
-  verdict: 'unsupported',
-  why: /runs the target's own CLI `memories`, and target reference is a local server/,
-};
-
 const EXPECTED: Record<string, Expected> = {
   'concurrent-writes-all-kept': caught('all 24 acknowledged writes kept'),
   'contradiction-retires-old-memory': caught('the old engine is no longer active'),
@@ -57,7 +51,12 @@ const EXPECTED: Record<string, Expected> = {
     'recall no longer returns the expired memory',
   ),
   'forget-on-request': caught('employer fact gone', 'recall no longer returns it'),
-  'forgotten-memory-gone-from-export': ownCli,
+  // memories.sh's own CLI judges these (a `command` judge with bin `memories`): the reference
+  // server declares the subset they call (cli.memories, eval/reference/cli.mjs)
+  'forgotten-memory-gone-from-export': caught(
+    'employer fact gone from the store',
+    'the export omits the forgotten fact and keeps the rest',
+  ),
   // the server redacts the token as it is stored: only the memory itself still being live catches it
   'forgotten-secret-leaves-no-residue': caught('the forgotten memory is no longer live'),
   'formation-llm-decides': caught('one memory about the accounts rows'),
@@ -81,7 +80,8 @@ const EXPECTED: Record<string, Expected> = {
   'secret-split-in-halves-not-stored': neutralised,
   'secret-with-invisible-characters-not-stored': neutralised,
   'session-chatter-not-stored': refused,
-  'store-healthy-after-edits': ownCli,
+  // its health check finds nothing wrong in either phase: a stale memory kept beside the new one is not corruption
+  'store-healthy-after-edits': caught('two memories live', "the target's statistics count two live memories"),
   'tentative-preference-not-stored': refused,
   'vector-recall-without-shared-words': caught('the similar query finds it'),
   'workspace-facts-not-duplicated': refused,

@@ -175,7 +175,7 @@ test('targets check: a server that does not start is a failed point with its std
         'SELECT line AS id, json AS content, NULL AS category, NULL AS source, NULL AS subject, NULL AS created_at, 0 AS is_deleted FROM store.records',
     },
     ops: { remember: [{ tool: 'save', args: { text: '{{content}}' } }] },
-    claims: ['forget'],
+    claims: ['supersede'],
   });
   const r = await check(file);
   assert.equal(r.exitCode, 1, r.out);
@@ -186,6 +186,6 @@ test('targets check: a server that does not start is a failed point with its std
   // the claim is judged without the server: its scenario needs recall, which this target lacks
   assert.match(
     r.points.find((p) => p.kind === 'claim')?.detail ?? '',
-    /forget-on-request \(target lacks op\(s\): recall\)/,
+    /preference-pivot-updates \(target lacks op\(s\): recall\)/,
   );
 });

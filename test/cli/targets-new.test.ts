@@ -38,6 +38,8 @@ test(
     assert.equal(decl.ops.remember[0].capture_id, '^Stored memory #(\\d+)');
     assert.deepEqual(decl.recall_results.empty, { text: 'No memories match "{{query}}".' });
     assert.deepEqual(decl.claims, []);
+    // a package folder is a local target: its bins are declared as its own CLI, as an installed package's are
+    assert.deepEqual(decl.cli, { 'draft-memory': { command: '{{node}}', args: [join(SERVER, 'server.mjs')] } });
     const v = await memeval(['validate', out]);
     assert.equal(v.exitCode, 0, v.stdout + v.stderr);
   },

@@ -1,5 +1,5 @@
 // Runs the test files of the tiers named on the command line (unit, cli, agents) with node's test
-// runner. Node 20's --test takes file names, not ** patterns, and npm runs scripts with sh (no
+// runner; the unit tier in two processes that import its files (unit-shards.ts). Node 20's --test takes file names, not ** patterns, and npm runs scripts with sh (no
 // globstar), so this lists every *.test.ts under test/<tier>/ at any depth: a file added to any
 // folder of a tier runs without touching package.json. Other arguments go to node (e.g.
 // --test-name-pattern=...); the default concurrency is one file per core of a 2-core machine.
@@ -28,7 +28,13 @@ if (tiers.length === 0 || unknown.length > 0) {
   );
   process.exit(2);
 }
-const files = tiers.flatMap((t) => testFiles(join(ROOT, 'test', t)).map((f) => relative(ROOT, f)));
+// the unit tier runs in two processes that import its files (unit-shards.ts), the others a process per file
+const UNIT_SHARDS = ['test/setup/unit-shard-0.ts', 'test/setup/unit-shard-1.ts'];
+const files = tiers.flatMap((t) =>
+  t === 'unit' && testFiles(join(ROOT, 'test', t)).length
+    ? UNIT_SHARDS
+    : testFiles(join(ROOT, 'test', t)).map((f) => relative(ROOT, f)),
+);
 if (files.length === 0) {
   console.error(`no *.test.ts under test/${tiers.join(', test/')}`);
   process.exit(1);

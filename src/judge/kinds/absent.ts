@@ -1,7 +1,7 @@
 import type { Assertion } from '../../scenario/schema.js';
 import { describeSightings, findEverywhere, type StoreScanned } from '../store-scan.js';
 import type { JudgeContext } from '../context.js';
-import { judgment, type Judgment } from '../judgment.js';
+import { decided, judgment, type Judgment } from '../judgment.js';
 import { FixtureScan, type FilesResult } from '../scan.js';
 
 type Absent = Extract<Assertion, { kind: 'absent' }>;
@@ -39,7 +39,12 @@ export function judgeAbsent(a: Absent, ctx: JudgeContext): Judgment {
     `; as ${store.encodings.join(', ')}`;
   const where = [...(found.length ? [describeSightings(found)] : []), ...inFiles].join('; ');
   const j = where
-    ? judgment(a, 'fail', `found in ${where}`, `"${a.text}" nowhere`, checked)
+    ? decided(a, false, {
+        actual: `found in ${where}`,
+        expected: `"${a.text}" nowhere`,
+        detail: checked,
+        observed: `found in ${where}`,
+      })
     : unscanned.length
       ? judgment(
           a,
@@ -48,6 +53,6 @@ export function judgeAbsent(a: Absent, ctx: JudgeContext): Judgment {
           `"${a.text}" nowhere`,
           checked,
         )
-      : judgment(a, 'pass', 'nowhere', `"${a.text}" nowhere`, checked);
+      : decided(a, true, { actual: 'nowhere', expected: `"${a.text}" nowhere`, detail: checked, observed: checked });
   return { ...j, scanned };
 }

@@ -1,6 +1,6 @@
 import type { Assertion } from '../../scenario/schema.js';
 import type { JudgeContext } from '../context.js';
-import { judgment, type Judgment } from '../judgment.js';
+import { decided, judgment, type Judgment } from '../judgment.js';
 
 type BudgetAssertion = Extract<Assertion, { kind: 'budget' }>;
 
@@ -63,11 +63,10 @@ export function judgeBudget(a: BudgetAssertion, ctx: JudgeContext): Judgment {
     for (const r of rows)
       if (!a.finish_reasons.includes(r.finish_reason))
         failed.push(`s${r.session}p${r.prompt} finished "${r.finish_reason}"`);
-  return judgment(
-    a,
-    failed.length ? 'fail' : 'pass',
+  return decided(a, !failed.length, {
     actual,
     expected,
-    (failed.length ? failed.join('; ') : `${rows.length} prompt(s) within budget`) + estimated,
-  );
+    detail: (failed.length ? failed.join('; ') : `${rows.length} prompt(s) within budget`) + estimated,
+    observed: `${a.metric} reported for ${rows.length} prompt(s) in agent_usage${estimated}`,
+  });
 }

@@ -1,7 +1,7 @@
 import type { Assertion } from '../../scenario/schema.js';
 import { compare, describeExpected } from '../compare.js';
 import type { JudgeContext } from '../context.js';
-import { judgment, type Judgment } from '../judgment.js';
+import { decided, judgment, type Judgment } from '../judgment.js';
 
 type Called = Extract<Assertion, { kind: 'called' }>;
 
@@ -38,11 +38,11 @@ export function judgeCalled(a: Called, ctx: JudgeContext): Judgment {
     .prepare(`SELECT ${counted} FROM calls WHERE ${where.join(' AND ')}`)
     .pluck()
     .get(...params) as number;
-  return judgment(
-    a,
-    compare(actual, a.op, a.value) ? 'pass' : 'fail',
+  const all = ctx.evidence.db.prepare('SELECT count(*) FROM calls').pluck().get() as number;
+  return decided(a, compare(actual, a.op, a.value), {
     actual,
-    describeExpected(a.op, a.value),
-    `${a.call_op ? 'operations' : 'calls'} of ${what}`,
-  );
+    expected: describeExpected(a.op, a.value),
+    detail: `${a.call_op ? 'operations' : 'calls'} of ${what}`,
+    observed: `${actual} matching in the calls log of ${all} row(s)`,
+  });
 }

@@ -3,13 +3,11 @@ import { RegexTimeout } from '../../util/bounded-regex.js';
 import { clip } from '../../util/text.js';
 import { SHOWN, type CommandRun, type JudgeContext } from '../context.js';
 import { readIfExists, resolveFixturePath } from '../fixture-files.js';
-import { judgment, type Judgment } from '../judgment.js';
+import { decided, judgment, type Judgment } from '../judgment.js';
 import { describeTextCheck, hasTextCheck, judgeText } from '../text-checks.js';
+import type { TextCheck } from '../../scenario/judge-kinds-schema.js';
 
 type CommandAssertion = Extract<Assertion, { kind: 'command' }>;
-
-/** 126: found but not executable; 127: not found (a shell's codes, and memeval's sandbox wrapper's). */
-const CANNOT_RUN = new Set([126, 127]);
 
 function expectedOf(a: CommandAssertion): string {
   return [
@@ -33,10 +31,20 @@ function shown(r: CommandRun): Record<string, unknown> {
   };
 }
 
+const firstLine = (s: string) => clip(s.trim().split('\n')[0] ?? '', 200);
+
+/** A check that can only hold when the text holds something (not_contains alone holds on nothing). */
+export function positiveTextCheck(c: Partial<TextCheck>): boolean {
+  return c.contains !== undefined || c.regex !== undefined || c.json !== undefined;
+}
+
 /**
  * Run a command in the fixture after the phase (the target's own CLI: an integrity check, an
- * export, a dry run) and judge how it ended. A command that did not really run (could not
- * start, timed out, was killed, stdout cut off) judged nothing: `error`, never pass or fail.
+ * export, a dry run) and judge how it ended. Only the exits the scenario declares decide:
+ * `exit_code` (the run read what it judges; its output checks decide) and `failing_exit_codes`
+ * (the program found the problem: a fail). Any other exit (a program that rejected its
+ * arguments, one that crashed) judged nothing, and so did a command that could not start,
+ * timed out, was killed, cut its stdout, or printed nothing its checks could read: `error`.
  */
 export async function judgeCommand(a: CommandAssertion, ctx: JudgeContext): Promise<Judgment> {
   const expected = expectedOf(a);
@@ -54,43 +62,56 @@ export async function judgeCommand(a: CommandAssertion, ctx: JudgeContext): Prom
   if (r.spawnError) return err(`could not start: ${r.spawnError}`);
   if (r.timedOut) return err(`timed out after ${a.timeout_ms} ms (killed)`);
   if (r.signal) return err(`killed by ${r.signal}`);
-  if (r.exitCode !== null && CANNOT_RUN.has(r.exitCode) && a.exit_code !== r.exitCode)
-    return err(`exit ${r.exitCode}: the command could not run (${clip(r.stderr.trim(), 200)})`);
-  if (r.truncated && a.stdout) return err('stdout went past the limit and was cut: the checks would read part of it');
+  if (r.exitCode === null) return err('ended without an exit status');
+  const stderr = r.stderr.trim() ? `; stderr: ${firstLine(r.stderr)}` : '; nothing on stderr';
+  if (a.failing_exit_codes.includes(r.exitCode))
+    return decided(a, false, {
+      actual: shown(r),
+      expected,
+      detail: `${argv}: exit ${r.exitCode}, which the scenario declares as finding the problem`,
+      observed: `exit ${r.exitCode} (declared in failing_exit_codes)${stderr}`,
+    });
+  if (a.exit_code !== 'any' && r.exitCode !== a.exit_code)
+    return err(
+      `exit ${r.exitCode} is not an exit the scenario declares meaningful (exit_code ${a.exit_code}${a.failing_exit_codes.length ? `, failing_exit_codes ${a.failing_exit_codes.join(', ')}` : ''}): the program did not judge the store${stderr}`,
+    );
+  const read: string[] = [`exit ${r.exitCode}`];
   const failed: string[] = [];
-  if (a.exit_code !== 'any' && r.exitCode !== a.exit_code) failed.push(`exit ${r.exitCode}, expected ${a.exit_code}`);
   try {
     if (a.stdout) {
+      if (r.truncated) return err('stdout went past the limit and was cut: the checks would read part of it');
+      if (!r.stdout.trim())
+        return err(`it printed nothing on stdout, so the stdout checks would read nothing${stderr}`);
       const v = judgeText(r.stdout, a.stdout, 'stdout');
-      if ('unjudgeable' in v)
-        return failed.length
-          ? judgment(a, 'fail', shown(r), expected, `${argv}: ${failed.join('; ')}`)
-          : err(v.unjudgeable);
+      if ('unjudgeable' in v) return err(v.unjudgeable);
       failed.push(...v.failed);
+      read.push(`${r.stdout.length} character(s) of stdout`);
     }
     if (a.output_file) {
       const abs = resolveFixturePath(ctx.fixture, a.output_file.path);
       if (!abs) return err(`output_file ${a.output_file.path} leaves the fixture`);
       const text = readIfExists(abs);
       if (text === undefined) return err(`it wrote no file at ${a.output_file.path}`);
+      if (hasTextCheck(a.output_file) && !text.trim())
+        return err(`the file it wrote at ${a.output_file.path} is empty, so its checks would read nothing`);
       const v = judgeText(text, a.output_file, a.output_file.path);
       if ('unjudgeable' in v) return err(v.unjudgeable);
       failed.push(...v.failed);
+      read.push(`${text.length} character(s) of ${a.output_file.path}`);
     }
   } catch (e) {
     if (e instanceof RegexTimeout) return err(`judge timed out: ${e.message}`);
     throw e;
   }
-  return judgment(
-    a,
-    failed.length ? 'fail' : 'pass',
-    shown(r),
+  return decided(a, !failed.length, {
+    actual: shown(r),
     expected,
-    failed.length ? `${argv}: ${failed.join('; ')}` : argv,
-  );
+    detail: failed.length ? `${argv}: ${failed.join('; ')}` : argv,
+    observed: read.join(', '),
+  });
 }
 
-/** Load-time checks: placeholders the fixture has; a check that names something to judge. */
+/** Load-time checks: placeholders the fixture has; checks that can tell a program that read nothing. */
 export function checkCommand(a: CommandAssertion): string[] {
   const known = ['fixture', 'project', 'home', 'data', 'tmp', 'package_dir'];
   const problems: string[] = [];
@@ -103,9 +124,18 @@ export function checkCommand(a: CommandAssertion): string[] {
     for (const m of v.matchAll(/\{\{\s*(\w+)\s*\}\}/g))
       if (!known.includes(m[1]))
         problems.push(`${field}: unknown placeholder {{${m[1]}}} (known: ${known.join(', ')})`);
-  if (a.exit_code === 'any' && !(a.stdout && hasTextCheck(a.stdout)) && !a.output_file)
-    problems.push('exit_code: "any" with no stdout or output_file check judges nothing; give one or an exit code');
+  const positive = (a.stdout && positiveTextCheck(a.stdout)) || (a.output_file && positiveTextCheck(a.output_file));
+  if (a.exit_code === 'any' && !positive)
+    problems.push(
+      a.stdout || a.output_file
+        ? 'exit_code: "any" with only negative checks (not_contains) passes a program that read nothing and exited non-zero; add a positive check (contains, regex or json) or give the exit code of a run that read the store'
+        : 'exit_code: "any" with no stdout or output_file check judges nothing; give one or an exit code',
+    );
   if (a.stdout && !hasTextCheck(a.stdout))
     problems.push('stdout: give contains, not_contains, regex or json (an empty check judges nothing)');
+  if (a.exit_code !== 'any' && a.failing_exit_codes.includes(a.exit_code))
+    problems.push(
+      `failing_exit_codes: ${a.exit_code} is also exit_code; an exit means either "read the store, judge the output" or "found the problem", not both`,
+    );
   return problems;
 }

@@ -1,7 +1,7 @@
 import type { Assertion, CascadeAssertion, JuryAssertion } from '../../scenario/schema.js';
-import { needsModel } from '../../scenario/schema.js';
+import { needsModel, reads, traitsOf, withMembers } from '../../scenario/kinds.js';
 import type { JudgeContext } from '../context.js';
-import { judgment, type Judgment, type Outcome } from '../judgment.js';
+import { decided as decidedJudgment, decidedOnEvidence, judgment, type Judgment, type Outcome } from '../judgment.js';
 import { NO_JUDGE_DETAIL } from '../llm/judge-llm.js';
 import type { Score } from '../score.js';
 
@@ -10,11 +10,29 @@ export type JudgeOne = (a: Assertion) => Promise<Judgment>;
 
 export async function safely(judgeOne: JudgeOne, a: Assertion): Promise<Judgment> {
   try {
-    return await judgeOne(a);
+    const j = await judgeOne(a);
+    // a vote must rest on what it observed, as a verdict must (judge/verdict.ts)
+    return j.outcome === 'pass' || j.outcome === 'fail'
+      ? decidedOnEvidence(j)
+        ? j
+        : {
+            ...j,
+            outcome: 'error',
+            passed: null,
+            detail: `${j.detail}; decided ${j.outcome} without naming what it observed`,
+          }
+      : j;
   } catch (e) {
     return judgment(a, 'error', null, null, (e as Error).message);
   }
 }
+
+/** What the decided judgments observed, one line each. */
+const observedBy = (js: Judgment[]) =>
+  js
+    .filter(decidedOnEvidence)
+    .map((j) => `${j.name}: ${j.observed}`)
+    .join('; ');
 
 /** A member's score on 0..1: numeric scores are normalised by their bounds, others are pass = 1, fail = 0. */
 export function normalisedScore(j: Judgment): number | null {
@@ -137,25 +155,21 @@ export async function judgeJury(a: JuryAssertion, judgeOne: JudgeOne): Promise<J
   const members: Judgment[] = [];
   for (const m of a.judges) members.push(await safely(judgeOne, m));
   const { outcome, detail, tally } = tallyJury(a, members);
+  const actual =
+    tally.value ?? `${tally.votes.filter((v) => v.counted_as === 'pass').length}/${tally.votes.length} pass`;
   return {
-    ...judgment(
-      a,
-      outcome,
-      tally.value ?? `${tally.votes.filter((v) => v.counted_as === 'pass').length}/${tally.votes.length} pass`,
-      a.rule,
-      detail,
-    ),
+    ...(outcome === 'pass' || outcome === 'fail'
+      ? decidedJudgment(a, outcome === 'pass', { actual, expected: a.rule, detail, observed: observedBy(members) })
+      : judgment(a, outcome, actual, a.rule, detail)),
     level: a.level,
     members,
     jury: tally,
   };
 }
 
+/** Model calls a judge makes: one per judge (not composition) that reads a model. */
 function modelCalls(a: Assertion): number {
-  if (a.kind === 'llm') return 1;
-  if (a.kind === 'jury') return a.judges.reduce((n, j) => n + modelCalls(j), 0);
-  if (a.kind === 'cascade') return a.tiers.reduce((n, t) => n + t.judges.reduce((m, j) => m + modelCalls(j), 0), 0);
-  return 0;
+  return withMembers([a]).filter((x) => traitsOf(x).members(x).length === 0 && reads(x, 'model')).length;
 }
 
 interface LlmTotals {
@@ -237,14 +251,18 @@ export async function judgeCascade(a: CascadeAssertion, judgeOne: JudgeOne): Pro
       savedCalls === 0 ? 0 : spent.calls ? Math.round((spent.tokens / spent.calls) * savedCalls) : null,
     uses_model: a.tiers.map((t) => t.judges.some(needsModel)),
   };
+  const actual = `tier ${d.tier + 1} (${record.policy})`;
+  const detail = `${d.outcome === 'abstain' ? d.why : `tier ${d.tier + 1}/${a.tiers.length} (${record.policy}) ${d.outcome === 'error' ? 'could not decide' : `decided ${d.outcome}`}: ${d.why}`}; ${savedCalls} model judge call(s) saved`;
+  const tierJudgments = members.slice(-a.tiers[d.tier].judges.length);
   return {
-    ...judgment(
-      a,
-      d.outcome,
-      `tier ${d.tier + 1} (${record.policy})`,
-      'a decision',
-      `${d.outcome === 'abstain' ? d.why : `tier ${d.tier + 1}/${a.tiers.length} (${record.policy}) ${d.outcome === 'error' ? 'could not decide' : `decided ${d.outcome}`}: ${d.why}`}; ${savedCalls} model judge call(s) saved`,
-    ),
+    ...(d.outcome === 'pass' || d.outcome === 'fail'
+      ? decidedJudgment(a, d.outcome === 'pass', {
+          actual,
+          expected: 'a decision',
+          detail,
+          observed: observedBy(tierJudgments),
+        })
+      : judgment(a, d.outcome, actual, 'a decision', detail)),
     level: a.level,
     members,
     cascade: record,
@@ -258,3 +276,14 @@ export const juryKind = (judgeAny: JudgeAny) => (a: JuryAssertion, ctx: JudgeCon
   judgeJury(a, (m) => judgeAny(m, ctx));
 export const cascadeKind = (judgeAny: JudgeAny) => (a: CascadeAssertion, ctx: JudgeContext) =>
   judgeCascade(a, (m) => judgeAny(m, ctx));
+
+/** Load-time: deterministic tiers come first, so tokens are spent only when cheap checks cannot decide. */
+export function checkCascade(a: CascadeAssertion): string[] {
+  const usesModel = a.tiers.map((t) => t.judges.some(needsModel));
+  const firstModel = usesModel.indexOf(true);
+  return firstModel >= 0 && usesModel.slice(firstModel).includes(false)
+    ? [
+        'tiers: deterministic tiers must come before tiers with llm judges (tokens are spent only when cheap checks cannot decide)',
+      ]
+    : [];
+}

@@ -1,11 +1,15 @@
 import type { Assertion } from '../../scenario/schema.js';
 import { compare, describeExpected } from '../compare.js';
 import type { JudgeContext } from '../context.js';
-import { judgment, type Judgment } from '../judgment.js';
+import { clip } from '../../util/text.js';
+import { memoriesViewProblem } from '../store-view.js';
+import { decided, judgment, type Judgment } from '../judgment.js';
 
 type Count = Extract<Assertion, { kind: 'count' }>;
 
 export function judgeCount(a: Count, ctx: JudgeContext): Judgment {
+  const unreadable = memoriesViewProblem(ctx.evidence.db);
+  if (unreadable) return judgment(a, 'error', null, describeExpected(a.op, a.value), unreadable);
   const where: string[] = [];
   const params: string[] = [];
   const cmp = (col: string) =>
@@ -32,11 +36,10 @@ export function judgeCount(a: Count, ctx: JudgeContext): Judgment {
         params.push(m.id, m.content));
     else (where.push(cmp('content')), params.push(m.content));
   }
-  const sql = `SELECT count(*) FROM memories${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`;
-  const actual = ctx.evidence.db
-    .prepare(sql)
-    .pluck()
-    .get(...params) as number;
+  const sql = `SELECT count(*) AS n, group_concat(CAST(id AS TEXT), ', ') AS ids FROM memories${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`;
+  const row = ctx.evidence.db.prepare(sql).get(...params) as { n: number; ids: string | null };
+  const actual = row.n;
+  const total = ctx.evidence.db.prepare('SELECT count(*) FROM memories').pluck().get() as number;
   const filter = [
     a.ref !== undefined && `of ${a.ref}`,
     a.contains !== undefined && `containing "${a.contains}"`,
@@ -45,11 +48,10 @@ export function judgeCount(a: Count, ctx: JudgeContext): Judgment {
   ]
     .filter(Boolean)
     .join(', ');
-  return judgment(
-    a,
-    compare(actual, a.op, a.value) ? 'pass' : 'fail',
+  return decided(a, compare(actual, a.op, a.value), {
     actual,
-    describeExpected(a.op, a.value),
-    `memories ${filter || '(all)'}`,
-  );
+    expected: describeExpected(a.op, a.value),
+    detail: `memories ${filter || '(all)'}`,
+    observed: `${actual} of the ${total} row(s) of the memories view matched${row.ids ? ` (ids ${clip(row.ids, 200)})` : ''}`,
+  });
 }

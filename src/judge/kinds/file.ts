@@ -3,7 +3,7 @@ import { execBounded, RegexTimeout } from '../../util/bounded-regex.js';
 import { SHOWN, textMatch, type JudgeContext } from '../context.js';
 import { clip } from '../../util/text.js';
 import { readIfExists, resolveFixturePath } from '../fixture-files.js';
-import { judgment, type Judgment } from '../judgment.js';
+import { decided, judgment, type Judgment } from '../judgment.js';
 
 type FileAssertion = Extract<Assertion, { kind: 'file' }>;
 
@@ -21,8 +21,10 @@ export function judgeFile(a: FileAssertion, ctx: JudgeContext): Judgment {
   const abs = resolveFixturePath(ctx.fixture, a.path);
   if (!abs) return judgment(a, 'error', null, expected, `${a.path} leaves the fixture`);
   const text = readIfExists(abs);
-  if (text === undefined) return judgment(a, a.exists ? 'fail' : 'pass', 'missing', expected, a.path);
-  if (!a.exists) return judgment(a, 'fail', 'exists', expected, a.path);
+  if (text === undefined)
+    return decided(a, !a.exists, { actual: 'missing', expected, detail: a.path, observed: `no file at ${abs}` });
+  const seen = `${abs}: ${text.length} character(s)`;
+  if (!a.exists) return decided(a, false, { actual: 'exists', expected, detail: a.path, observed: seen });
   let matched: boolean;
   try {
     matched =
@@ -36,7 +38,7 @@ export function judgeFile(a: FileAssertion, ctx: JudgeContext): Judgment {
     (a.contains === undefined || textMatch(text, a.contains, a.case_sensitive)) &&
     (a.not_contains === undefined || !textMatch(text, a.not_contains, a.case_sensitive)) &&
     matched;
-  return judgment(a, ok ? 'pass' : 'fail', clip(text, SHOWN), expected, a.path);
+  return decided(a, ok, { actual: clip(text, SHOWN), expected, detail: a.path, observed: seen });
 }
 
 /** Load-time checks: the regex compiles; the path names no placeholder a fixture lacks. */

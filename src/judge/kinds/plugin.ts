@@ -5,7 +5,7 @@ import { OUTCOMES } from '../../core/results.js';
 import type { Evidence } from '../../evidence/open.js';
 import type { Assertion } from '../../scenario/schema.js';
 import type { JudgeContext } from '../context.js';
-import { judgment, type Judgment } from '../judgment.js';
+import { decided, judgment, type Judgment } from '../judgment.js';
 
 type PluginAssertion = Extract<Assertion, { kind: 'plugin' }>;
 
@@ -31,6 +31,19 @@ export function pluginFunction(mod: Record<string, unknown>): ((...args: unknown
   return typeof f === 'function' ? (f as (...args: unknown[]) => unknown) : undefined;
 }
 
+/** Nothing seen: no value, null, an empty string, array or object. */
+function sawNothing(v: unknown): boolean {
+  if (v === undefined || v === null) return true;
+  if (typeof v === 'string') return v.trim() === '';
+  if (Array.isArray(v)) return v.length === 0;
+  return typeof v === 'object' && Object.keys(v).length === 0;
+}
+
+const clipJson = (v: unknown) => {
+  const s = JSON.stringify(v) ?? String(v);
+  return s.length > 200 ? `${s.slice(0, 200)}…` : s;
+};
+
 function plain(v: unknown): unknown {
   return v === undefined ? undefined : JSON.parse(JSON.stringify(v) ?? 'null');
 }
@@ -43,11 +56,35 @@ function deepFreeze<T>(v: T): T {
   return v;
 }
 
+/** Keys a row is read by that are not columns (serialising, awaiting, inspecting). */
+const NOT_COLUMNS = new Set(['toJSON', 'then', 'inspect']);
+
+/**
+ * A frozen row that throws when read by a column it does not have: a plug-in that reads `text`
+ * where the view has `content` reads undefined on every row and would decide on nothing.
+ */
+function strictRows(table: string, rows: Record<string, unknown>[]): Record<string, unknown>[] {
+  return rows.map(
+    (row) =>
+      new Proxy(deepFreeze(row), {
+        get(t, k, r) {
+          if (typeof k === 'string' && !(k in t) && !NOT_COLUMNS.has(k))
+            throw new Error(`${table} has no column "${k}" (its columns: ${Object.keys(t).join(', ')})`);
+          return Reflect.get(t, k, r);
+        },
+      }),
+  );
+}
+
+function rowsOf(ev: Evidence, table: string): Record<string, unknown>[] {
+  return strictRows(table, ev.db.prepare(`SELECT * FROM "${table}"`).all() as Record<string, unknown>[]);
+}
+
 function tableOrNull(ev: Evidence, name: string): Record<string, unknown>[] | null {
   const known = ev.db
     .prepare('SELECT 1 FROM sqlite_master WHERE name = ? UNION ALL SELECT 1 FROM sqlite_temp_master WHERE name = ?')
     .get(name, name);
-  return known ? (ev.db.prepare(`SELECT * FROM "${name}"`).all() as Record<string, unknown>[]) : null;
+  return known ? rowsOf(ev, name) : null;
 }
 
 /**
@@ -58,8 +95,8 @@ function tableOrNull(ev: Evidence, name: string): Record<string, unknown>[] | nu
 export function pluginEvidence(ctx: JudgeContext): Record<string, unknown> {
   const ev = ctx.evidence;
   return {
-    memories: deepFreeze(ev.db.prepare('SELECT * FROM memories').all()),
-    calls: deepFreeze(ev.db.prepare('SELECT * FROM calls').all()),
+    memories: deepFreeze(rowsOf(ev, 'memories')),
+    calls: deepFreeze(rowsOf(ev, 'calls')),
     recall_probes: deepFreeze(tableOrNull(ev, 'recall_probes')),
     agent_usage: deepFreeze(tableOrNull(ev, 'agent_usage')),
     provider_calls: deepFreeze(tableOrNull(ev, 'provider_calls')),
@@ -132,15 +169,26 @@ export async function judgePlugin(a: PluginAssertion, ctx: JudgeContext): Promis
       `${a.module} returned values that are not plain JSON: ${(e as Error).message}`,
     );
   }
-  if (p.outcome === 'pass' && p.actual === undefined)
+  const outcome = p.outcome;
+  // a decision names what it saw: absent, null or empty means it saw nothing, and in a
+  // violation phase a fail on nothing would read as the violation caught
+  if ((outcome === 'pass' || outcome === 'fail') && sawNothing(actual))
     return judgment(
       a,
       'error',
-      null,
-      p.expected ?? null,
-      `${a.module} passed without saying what it saw (\`actual\` is absent): a pass must name what it checked`,
+      actual ?? null,
+      expected ?? null,
+      `${a.module} answered ${outcome} without saying what it saw (\`actual\` is ${actual === undefined ? 'absent' : JSON.stringify(actual)}): a decision must name what it checked`,
     );
-  const j = judgment(a, p.outcome, actual ?? null, expected ?? null, p.detail ?? a.module);
+  const j =
+    outcome === 'pass' || outcome === 'fail'
+      ? decided(a, outcome === 'pass', {
+          actual,
+          expected: expected ?? null,
+          detail: p.detail ?? a.module,
+          observed: `${a.module}: ${clipJson(actual)}`,
+        })
+      : judgment(a, outcome, actual ?? null, expected ?? null, p.detail ?? a.module);
   return {
     ...j,
     ...(p.score !== undefined ? { score: p.score } : {}),

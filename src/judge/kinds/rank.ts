@@ -1,6 +1,6 @@
 import type { Assertion } from '../../scenario/schema.js';
 import type { JudgeContext } from '../context.js';
-import { judgment, type Judgment } from '../judgment.js';
+import { decided, judgment, type Judgment } from '../judgment.js';
 import { unreadableDetail } from '../../ops/recall.js';
 
 export type RankAssertion = Extract<Assertion, { kind: 'rank' }>;
@@ -26,6 +26,14 @@ const norm = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').trim();
 /** Targets often shorten long memories in search results ("…pool size is 20 per se..."): a prefix this long still names one memory. */
 const PREFIX = 40;
 
+/** The id as a whole token of the text: `note-1` is not in an item that names `note-12`. */
+function holdsId(text: string, id: string): boolean {
+  const idChar = /[a-z0-9_-]/;
+  for (let at = text.indexOf(id); at !== -1; at = text.indexOf(id, at + 1))
+    if (!idChar.test(text[at - 1] ?? ' ') && !idChar.test(text[at + id.length] ?? ' ')) return true;
+  return false;
+}
+
 /**
  * 0-based position of a memory among the items: the item carries its captured id (6+ characters,
  * so a short id cannot match by accident), its whole content, or, for a shortened listing, the
@@ -37,7 +45,7 @@ export function positionOf(items: RecallItem[], m: { id: string; content: string
   return items.findIndex((it) => {
     if (m.id && it.id) return it.id === m.id;
     const text = norm(it.text);
-    return (m.id.length >= 6 && text.includes(m.id.toLowerCase())) || text.includes(prefix);
+    return (m.id.length >= 6 && holdsId(text, m.id.toLowerCase())) || text.includes(prefix);
   });
 }
 
@@ -102,13 +110,12 @@ export async function judgeRank(a: RankAssertion, env: RankEnv): Promise<Judgmen
         problems.push(`${a.before} (result ${q + 1}) ranks above ${a.memory} (result ${pos + 1})`);
     }
   }
-  return judgment(
-    a,
-    problems.length ? 'fail' : 'pass',
+  return decided(a, !problems.length, {
     actual,
     expected,
-    problems.length ? problems.join('; ') : `recall "${a.query}": ${r.items.length} result(s)`,
-  );
+    detail: problems.length ? problems.join('; ') : `recall "${a.query}": ${r.items.length} result(s)`,
+    observed: `the stored probe of "${a.query}": ${r.items.length} itemised result(s)`,
+  });
 }
 
 /** `rank` over the itemised results of a recall probe run after the snapshot. */

@@ -1,7 +1,7 @@
 import type { Assertion } from '../../scenario/schema.js';
 import { SHOWN, type JudgeContext } from '../context.js';
 import { clip } from '../../util/text.js';
-import { judgment, type Judgment } from '../judgment.js';
+import { decided, judgment, type Judgment } from '../judgment.js';
 import { recallFinds, type RecallFinding } from '../../ops/recall.js';
 
 type Recall = Extract<Assertion, { kind: 'recall' }>;
@@ -32,5 +32,10 @@ export async function judgeRecall(a: Recall, ctx: JudgeContext): Promise<Judgmen
   const actual = items.length
     ? `${items.length} item(s): ${clip(items.join(' | '), SHOWN)}`
     : `no results (${clip(r.text, 120)})`;
-  return judgment(a, ok ? 'pass' : 'fail', actual, expected, `recall "${a.query}"`);
+  return decided(a, ok, {
+    actual,
+    expected,
+    detail: `recall "${a.query}"`,
+    observed: `the stored probe of "${clip(a.query, 80)}": ${items.length} itemised result(s)`,
+  });
 }

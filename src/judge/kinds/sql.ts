@@ -1,8 +1,11 @@
 import Database from 'better-sqlite3';
 import type { Assertion } from '../../scenario/schema.js';
-import { compare, describeExpected } from '../compare.js';
+import { compare, describeExpected, incomparable } from '../compare.js';
 import type { JudgeContext } from '../context.js';
-import { judgment, type Judgment } from '../judgment.js';
+import { decided, judgment, type Judgment } from '../judgment.js';
+import { sqlSources } from '../../scenario/kinds.js';
+import { memoriesViewProblem } from '../store-view.js';
+import { clip } from '../../util/text.js';
 import {
   AGENT_USAGE_COLUMNS,
   CALLS_COLUMNS,
@@ -14,18 +17,53 @@ import {
 
 type Sql = Extract<Assertion, { kind: 'sql' }>;
 
+/**
+ * Why the recall answers in the calls log cannot be read as results, if one cannot: a query over
+ * them would count the text of a refused, failed, misformatted or echoed recall as a finding.
+ */
+function unreadableRecalls(db: JudgeContext['evidence']['db']): string | undefined {
+  const cols = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('calls') as string[];
+  if (!cols.includes('result_unreadable'))
+    return 'this evidence predates calls.result_items (how each recall answer reads as results); run the cell again';
+  const bad = db
+    .prepare("SELECT seq, result_unreadable AS why FROM calls WHERE op = 'recall' AND result_unreadable IS NOT NULL")
+    .all() as { seq: number; why: string }[];
+  if (!bad.length) return undefined;
+  return `the query reads what recalls answered, and ${bad.length} recall answer(s) cannot be read as results: ${bad
+    .slice(0, 3)
+    .map((b) => `calls.seq ${b.seq}: ${b.why}`)
+    .join('; ')}${bad.length > 3 ? '; …' : ''}`;
+}
+
 export function judgeSql(a: Sql, ctx: JudgeContext): Judgment {
   const stmt = ctx.evidence.db.prepare(a.query);
   if (!stmt.reader || !stmt.readonly)
     return judgment(a, 'error', null, describeExpected(a.op, a.value), 'the query must be a read-only SELECT');
-  const actual = stmt.pluck().get() ?? null;
-  return judgment(
-    a,
-    compare(actual, a.op, a.value) ? 'pass' : 'fail',
+  const unreadable = sqlSources(a.query).includes('store') ? memoriesViewProblem(ctx.evidence.db) : undefined;
+  if (unreadable) return judgment(a, 'error', null, describeExpected(a.op, a.value), `${a.query}: ${unreadable}`);
+  if (sqlSources(a.query).includes('recall-text')) {
+    const why = unreadableRecalls(ctx.evidence.db);
+    if (why) return judgment(a, 'error', null, describeExpected(a.op, a.value), `${a.query}: ${why}`);
+  }
+  const row = stmt.raw().get() as unknown[] | undefined;
+  // no row is not a value: comparing "nothing" would pass `ne` and fail `eq` on a read of nothing
+  if (row === undefined)
+    return judgment(
+      a,
+      'error',
+      null,
+      describeExpected(a.op, a.value),
+      `${a.query}: the query returned no row, so there is no value to compare (return one row, e.g. SELECT count(*) …)`,
+    );
+  const actual = row[0] ?? null;
+  const why = incomparable(actual, a.value);
+  if (why) return judgment(a, 'error', actual, describeExpected(a.op, a.value), `${a.query}: ${why}`);
+  return decided(a, compare(actual, a.op, a.value), {
     actual,
-    describeExpected(a.op, a.value),
-    a.query,
-  );
+    expected: describeExpected(a.op, a.value),
+    detail: a.query,
+    observed: `the query's first row: ${clip(JSON.stringify(typeof actual === 'bigint' ? Number(actual) : actual), 200)}`,
+  });
 }
 
 /**

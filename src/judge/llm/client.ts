@@ -28,13 +28,20 @@ export interface JudgeModel {
 const MAX_TOKENS = 1024;
 const TIMEOUT_MS = 120_000;
 
+/** How the SDK clients retry; the defaults are what a run uses (a test of a dead endpoint turns retries off). */
+export interface JudgeClientOptions {
+  /** retries of a failed request (connection error, 429, 5xx) the SDK makes before giving up; default 2 */
+  maxRetries?: number;
+}
+
 function openaiModel(
   config: JudgeModelConfig,
   baseURL: string,
   apiKey: string,
   onClose: () => Promise<void>,
+  o: JudgeClientOptions,
 ): JudgeModel {
-  const client = new OpenAI({ apiKey, baseURL, timeout: TIMEOUT_MS, maxRetries: 2 });
+  const client = new OpenAI({ apiKey, baseURL, timeout: TIMEOUT_MS, maxRetries: o.maxRetries ?? 2 });
   return {
     config,
     async complete(turns, headers) {
@@ -54,8 +61,8 @@ function openaiModel(
   };
 }
 
-function anthropicModel(config: JudgeModelConfig, baseURL: string, apiKey: string): JudgeModel {
-  const client = new Anthropic({ apiKey, baseURL, timeout: TIMEOUT_MS, maxRetries: 2 });
+function anthropicModel(config: JudgeModelConfig, baseURL: string, apiKey: string, o: JudgeClientOptions): JudgeModel {
+  const client = new Anthropic({ apiKey, baseURL, timeout: TIMEOUT_MS, maxRetries: o.maxRetries ?? 2 });
   return {
     config,
     async complete(turns, headers) {
@@ -82,11 +89,11 @@ function anthropicModel(config: JudgeModelConfig, baseURL: string, apiKey: strin
  * server and talks to it through the OpenAI SDK, so its answers cross real HTTP and the real
  * client like any model's would.
  */
-export async function openJudgeModel(config: JudgeModelConfig): Promise<JudgeModel> {
+export async function openJudgeModel(config: JudgeModelConfig, o: JudgeClientOptions = {}): Promise<JudgeModel> {
   if (config.scripted) {
     const server = new ScriptedModelServer();
     const url = await server.start();
-    return openaiModel(config, `${url}/v1`, 'scripted-no-key', () => server.stop());
+    return openaiModel(config, `${url}/v1`, 'scripted-no-key', () => server.stop(), o);
   }
   // a loopback server (Ollama, llama.cpp) usually takes any key; the SDKs insist on one
   const key = apiKeyFor(config) ?? (config.loopback ? 'no-key' : undefined);
@@ -96,6 +103,6 @@ export async function openJudgeModel(config: JudgeModelConfig): Promise<JudgeMod
     );
   const base = endpointOf(config);
   return config.protocol === 'anthropic-messages'
-    ? anthropicModel(config, base, key)
-    : openaiModel(config, base, key, async () => {});
+    ? anthropicModel(config, base, key, o)
+    : openaiModel(config, base, key, async () => {}, o);
 }

@@ -1,5 +1,5 @@
 import type { Assertion } from '../../scenario/schema.js';
-import { judgment, type Judgment } from '../judgment.js';
+import { decided, judgment, type Judgment } from '../judgment.js';
 import type { Score } from '../score.js';
 import { askJudge, callTotals, type JudgeCallRecord } from './ask.js';
 import type { JudgeModel } from './client.js';
@@ -85,7 +85,7 @@ function expectedText(a: LlmAssertion): string {
  */
 export async function judgeLlm(a: LlmAssertion, env: LlmJudgeEnv): Promise<Judgment> {
   const expected = expectedText(a);
-  const base = (outcome: Judgment['outcome'], actual: unknown, detail: string, rec: LlmRecord | null): Judgment => ({
+  const base = (outcome: 'error' | 'abstain', actual: unknown, detail: string, rec: LlmRecord | null): Judgment => ({
     ...judgment(a, outcome, actual, expected, detail),
     level: a.level,
     ...(rec ? { llm: rec } : {}),
@@ -167,11 +167,15 @@ export async function judgeLlm(a: LlmAssertion, env: LlmJudgeEnv): Promise<Judgm
             `confidence ${ans.confidence} is below min_confidence ${a.min_confidence}: not decided (the judge leaned ${scored.outcome})`,
             rec,
           )
-        : base(
-            scored.outcome,
-            ans.verdict,
-            `${env.model.config.model} judged ${a.check} with confidence ${ans.confidence}`,
-            rec,
-          );
+        : {
+            ...decided(a, scored.outcome === 'pass', {
+              actual: ans.verdict,
+              expected,
+              detail: `${env.model.config.model} judged ${a.check} with confidence ${ans.confidence}`,
+              observed: `${env.model.config.model}'s parsed answer (verdict ${ans.verdict}, confidence ${ans.confidence}) over ${subject.label}`,
+            }),
+            level: a.level,
+            llm: rec,
+          };
   return { ...out, score: scored.score, reasoning: ans.reasoning };
 }

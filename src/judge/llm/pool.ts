@@ -1,6 +1,6 @@
 import type { Assertion } from '../../scenario/schema.js';
-import { walkAssertions } from '../../scenario/judge-checks.js';
-import { openJudgeModel, type JudgeModel } from './client.js';
+import { withMembers } from '../../scenario/kinds.js';
+import { openJudgeModel, type JudgeClientOptions, type JudgeModel } from './client.js';
 import { judgeCostGate, resolveJudgeConfig, type JudgeGate, type JudgeModelConfig } from './config.js';
 
 type Llm = Extract<Assertion, { kind: 'llm' }>;
@@ -12,7 +12,7 @@ export function assertionJudgeConfig(a: Llm): JudgeModelConfig | null {
 
 /** Every model the assertions name on their own (e.g. the jurors of a jury), for the cost gate. */
 export function assertionJudgeConfigs(assertions: Assertion[]): JudgeModelConfig[] {
-  return walkAssertions(assertions).flatMap(({ a }) => (a.kind === 'llm' && a.model ? [assertionJudgeConfig(a)!] : []));
+  return withMembers(assertions).flatMap((a) => (a.kind === 'llm' && a.model ? [assertionJudgeConfig(a)!] : []));
 }
 
 /** A strict run's judge settings (--judge-level, --judge-min-confidence); empty: each assertion's own. */
@@ -29,6 +29,8 @@ export class JudgePool {
   constructor(
     readonly defaultModel: JudgeModel | null,
     readonly strict: JudgeStrictness = {},
+    /** how the models assertions name are opened (the default one is opened by the caller) */
+    readonly clientOptions: JudgeClientOptions = {},
   ) {}
 
   /** The model for this assertion; null when the run has no judge (then every llm judge abstains). */
@@ -38,7 +40,7 @@ export class JudgePool {
     if (!cfg) return this.defaultModel;
     const key = `${cfg.protocol} ${cfg.base_url ?? ''} ${cfg.model}`;
     let m = this.opened.get(key);
-    if (!m) this.opened.set(key, (m = openJudgeModel(cfg)));
+    if (!m) this.opened.set(key, (m = openJudgeModel(cfg, this.clientOptions)));
     return m;
   }
 

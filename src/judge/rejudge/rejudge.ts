@@ -8,30 +8,13 @@ import { newRunId, summarize } from '../../report/report.js';
 import { repeatStats } from '../../report/repeats.js';
 import { writeJsonAtomic } from '../../report/write.js';
 import type { LoadedScenario } from '../../scenario/loader.js';
-import { needsModel, type Assertion } from '../../scenario/schema.js';
-import { walkAssertions } from '../../scenario/judge-checks.js';
+import { needsModel, whyNotRejudgeable } from '../../scenario/kinds.js';
 import type { JudgePool } from '../llm/pool.js';
 import { judgeRunSummary } from '../llm/summary.js';
-import { judgeCell, type CellAssertion, type JudgeInput, type StoredVerdictInput } from '../cell.js';
+import { judgeCell, type CellAssertion, type StoredVerdictInput } from '../cell.js';
 import { failsRun } from '../verdict.js';
 import { InputError } from '../../util/errors.js';
 import { sha256File } from '../../util/file-hash.js';
-
-/** Why an assertion cannot be judged again from saved evidence alone, or null when it can. */
-export function whyNotRejudgeable(a: Assertion, input?: JudgeInput): string | null {
-  for (const { a: x } of walkAssertions([a])) {
-    // recall, rank and llm over recall read the probes the evidence keeps (judge/probes.ts)
-    if (x.kind === 'llm' && x.subject === 'files')
-      return `llm "${x.name}" judges fixture files, which are removed after a run`;
-    if (x.kind === 'file') return `file "${x.name}" reads the fixture, which is removed after a run`;
-    if (x.kind === 'command') return `command "${x.name}" runs in the fixture, which is removed after a run`;
-    if (x.kind === 'plugin' && input?.fixture_files)
-      return `plugin "${x.name}" was given ${input.fixture_files} fixture file(s) beside the store, which are removed after a run`;
-    if (x.kind === 'absent' && input?.fixture_files)
-      return `absent "${x.name}" also scanned ${input.fixture_files} fixture file(s) beside the store, which are removed after a run`;
-  }
-  return null;
-}
 
 /** A cell the run judged: rejudge judges it again (one whose scenario is not loaded is kept as it was). */
 const judged = (c: CellResult) => c.assertions.length > 0 || c.verdict_input !== undefined;
@@ -42,8 +25,22 @@ const judged = (c: CellResult) => c.assertions.length > 0 || c.verdict_input !==
  * (the plan's sha256). Any of them fails the whole command (exit 3): a verdict computed from
  * guessed inputs, changed evidence or an edited scenario is not the run's, whatever report says.
  */
-function refuseUnfaithful(report: Report, runDir: string, loaded: Map<string, LoadedScenario>): void {
+function refuseUnfaithful(
+  report: Report,
+  runDir: string,
+  loaded: Map<string, LoadedScenario>,
+  scenariosDir?: string,
+): void {
   const problems: string[] = [];
+  // a judged cell whose scenario is not loaded would be kept as it was: a rejudge that judged
+  // nothing would read as one that confirmed the verdict
+  const unloaded = [
+    ...new Set(report.results.filter((r) => judged(r) && !loaded.has(r.scenario)).map((r) => r.scenario)),
+  ];
+  if (unloaded.length)
+    problems.push(
+      `scenario(s) ${unloaded.join(', ')} of the run are not among the loaded scenarios${scenariosDir ? ` (${scenariosDir})` : ''}, so their cells cannot be re-judged: pass the folder the run used with --scenarios, or restore the file(s)`,
+    );
   const cells = report.results.filter((r) => judged(r) && loaded.has(r.scenario));
   problems.push(...scenarioProblems(report, [...new Set(cells.map((c) => c.scenario))], loaded));
   for (const c of cells) {
@@ -96,6 +93,8 @@ function scenarioProblems(report: Report, ids: string[], loaded: Map<string, Loa
 export interface RejudgeOptions {
   runDir: string;
   scenarios: LoadedScenario[];
+  /** the folder the scenarios were loaded from, for messages */
+  scenariosDir?: string;
   /** the judge models (the caller closes them); no default model: llm judges abstain */
   judgePool: JudgePool;
   /** re-judge only assertions that call a model (llm, and juries/cascades holding one) */
@@ -126,7 +125,7 @@ export async function rejudgeRun(
 ): Promise<{ report: Report & Record<string, unknown>; reportPath: string }> {
   const runDir = resolve(o.runDir);
   const byId = new Map(o.scenarios.map((s) => [s.scenario.id, s]));
-  refuseUnfaithful(report, runDir, byId);
+  refuseUnfaithful(report, runDir, byId, o.scenariosDir);
   const results: CellResult[] = [];
   for (const old of report.results) {
     const cellDir = resolve(runDir, old.cell_dir);
@@ -179,7 +178,7 @@ export async function rejudgeRun(
           ? 'the scenario no longer declares this assertion'
           : o.onlyLlm && !needsModel(a)
             ? '--only llm: kept as judged'
-            : whyNotRejudgeable(a, judgeInput);
+            : whyNotRejudgeable(a, judgeInput.fixture_files);
         if (why || !a) {
           plan.push({ keep: prev });
           notes.push({ rejudged: false, why: why ?? undefined });

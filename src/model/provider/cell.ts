@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { flatSteps, type DeterministicPhase, type Phase, type Scenario } from '../../scenario/schema.js';
 import type { TargetDecl } from '../../targets/schema.js';
+import { reads } from '../../scenario/kinds.js';
 import { ProviderServer } from './server.js';
 import { faultName } from '../../scenario/fault-checks.js';
 import type { AnswerRule, FaultRule, ProviderCall, ProviderConfig, ProviderStage } from './types.js';
@@ -24,7 +25,7 @@ export function needsProvider(scenario: Scenario): boolean {
   return (
     scenario.setup.similarity.length > 0 ||
     scenario.provider !== undefined ||
-    scenario.assertions.some((a) => a.kind === 'sql' && /\bprovider_calls\b/i.test(a.query))
+    scenario.assertions.some((a) => reads(a, 'provider-calls'))
   );
 }
 

@@ -4,6 +4,7 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { flatSteps, type Scenario } from '../../scenario/schema.js';
 import type { TargetDecl } from '../../targets/schema.js';
+import { probeQueries } from '../../scenario/kinds.js';
 import { fillString } from '../../util/template.js';
 import { characterEmbeddingModel, tinyEmbeddingModel, type TinyModelFiles } from './onnx-model.js';
 
@@ -14,7 +15,7 @@ export function scenarioTexts(s: Scenario): string[] {
     ...s.setup.memories.map((m) => m.content),
     ...steps.flatMap((st) => ('content' in st ? [st.content] : 'query' in st ? [st.query] : [])),
     ...s.setup.similarity.flatMap((x) => [x.a, x.b]),
-    ...s.assertions.flatMap((a) => ('query' in a && a.kind === 'recall' ? [a.query] : [])),
+    ...probeQueries(s.assertions),
     ...(s.real_model?.sessions.flatMap((x) => x.prompts) ?? []),
   ];
 }

@@ -155,14 +155,17 @@ test('claimPoints: a claim is checked only by a scenario that probes it and can 
     claims,
     ops,
   });
-  const [held] = claimPoints(claiming(['forget']), scenarios);
+  const [held] = claimPoints(claiming(['exact-dedupe']), scenarios);
   assert.equal(held.status, 'pass');
-  assert.match(held.detail, /forget-on-request/);
+  assert.match(held.detail, /exact-duplicate-stored-once/);
   // the scenario that probes it asks recall: a target without it leaves the claim unchecked
-  const noRecall = { ...base.ops, recall: undefined };
-  const [lacking] = claimPoints(claiming(['forget'], noRecall), scenarios);
+  const [lacking] = claimPoints(claiming(['supersede'], { ...base.ops, recall: undefined }), scenarios);
   assert.equal(lacking.status, 'fail');
-  assert.match(lacking.detail, /forget-on-request \(target lacks op\(s\): recall\)/);
+  assert.match(lacking.detail, /preference-pivot-updates \(target lacks op\(s\): recall\)/);
+  // the scenarios naming it expect detection only: nothing a server could refuse tests it as a defence
+  const [detectOnly] = claimPoints(claiming(['forget']), scenarios);
+  assert.equal(detectOnly.status, 'fail');
+  assert.match(detectOnly.detail, /forget-on-request.*expect detection only/);
   // no scenario probes a claim: say so
   const [unprobed] = claimPoints(claiming(['forget']), []);
   assert.equal(unprobed.status, 'fail');

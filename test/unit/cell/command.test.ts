@@ -22,7 +22,28 @@ test('a command judge naming a bin the target does not ship makes the cell unsup
     'a program of its own runs anywhere',
   );
   const local = { ...memory, package: undefined };
-  assert.match(commandUnsupported(a, local)!, /local server/);
+  assert.match(
+    commandUnsupported(a, local)!,
+    /local server \(server\.command\) whose declaration names no program under `cli`/,
+  );
+});
+
+test('a local target runs a command judge naming a bin its declaration names under cli, and no other', () => {
+  const a = [{ kind: 'command', name: 'export', bin: 'memories' }];
+  const program = { command: '{{node}}', args: ['{{memeval_dir}}/eval/reference/cli.mjs'] };
+  const local = { ...memory, package: undefined, server: { ...memory.server, command: '{{node}}' } };
+  assert.equal(commandUnsupported(a, { ...local, cli: { memories: program } }), undefined);
+  assert.match(
+    commandUnsupported(a, { ...local, cli: { other: program } })!,
+    /own CLI `memories`, and target server-memory is a local server .* names only `other` under `cli`/,
+  );
+  // a name an object has without declaring it is no program
+  assert.match(
+    commandUnsupported([{ kind: 'command', name: 'x', bin: 'constructor' }], { ...local, cli: {} })!,
+    /no program/,
+  );
+  // a package's CLI is its bin: a cli beside a package (refused at load) is not read
+  assert.match(commandUnsupported(a, { ...memory, cli: { memories: program } })!, /does not ship/);
 });
 
 test('the runner: fixture env and cwd, the declaration env, a bin of the package, and a time limit that kills', async () => {
@@ -70,4 +91,33 @@ test('the runner: fixture env and cwd, the declaration env, a bin of the package
   assert.ok(slow.ms < 30_000);
   const missing = await run({ run: ['no-such-program-memeval'], cwd: '{{project}}', timeoutMs: 20_000 });
   assert.match(missing.spawnError!, /ENOENT/);
+
+  // a local target: its cli programs, placeholders filled, with the server's env and the judge's arguments after its own
+  writeFileSync(
+    join(f.data, 'cli.mjs'),
+    'console.log(JSON.stringify({ argv: process.argv.slice(2), store: process.env.MEMORY_FILE_PATH, extra: process.env.EXTRA, cwd: process.cwd() }))',
+  );
+  const local = commandRunner({
+    decl: {
+      ...memory,
+      package: undefined,
+      server: { ...memory.server, command: '{{node}}' },
+      cli: { mine: { command: '{{node}}', args: ['{{data}}/cli.mjs', '--from', '{{home}}'] } },
+    },
+    bin: { packageDir: '', file: '{{node}}', version: 'local' },
+    fixture: f,
+    serverEnv: { EXTRA: 'yes' },
+  });
+  const ran = await local({ bin: 'mine', run: ['stats', '{{tmp}}/x'], cwd: '{{project}}', timeoutMs: 20_000 });
+  assert.equal(ran.exitCode, 0, ran.stderr);
+  assert.deepEqual(ran.argv, ['mine', 'stats', join(f.tmp, 'x')]);
+  assert.deepEqual(JSON.parse(ran.stdout), {
+    argv: ['--from', f.home, 'stats', join(f.tmp, 'x')],
+    store: join(f.data, 'memory.jsonl'),
+    extra: 'yes',
+    cwd: f.project,
+  });
+  const unnamed = await local({ bin: 'other', run: [], cwd: '{{project}}', timeoutMs: 20_000 });
+  assert.equal(unnamed.exitCode, null);
+  assert.match(unnamed.spawnError!, /names no program `other` under `cli`/);
 });

@@ -60,22 +60,40 @@ const fixture = { root: '/tmp/fx', project: '/tmp/fx/project', vars: {} };
 const cmdCtx = (r: Partial<CommandRun>) =>
   ({ evidence: {} as Evidence, fixture, command: async () => ({ ...RUN, ...r }) }) as JudgeContext;
 
-test('a command judge: pass, fail on another exit or output, error whenever the command did not really run', async () => {
+test('a command judge: pass, fail on its output or a declared failing exit, error whenever the command did not really judge', async () => {
   const a = parse('command', {
     bin: 'memories',
     run: ['doctor'],
     stdout: { json: { path: '$.summary.failed', value: 0 } },
+    failing_exit_codes: [1],
   });
-  assert.equal((await judgeCommand(a, cmdCtx({}))).outcome, 'pass');
+  const ok = await judgeCommand(a, cmdCtx({}));
+  assert.equal(ok.outcome, 'pass');
+  assert.match(ok.observed ?? '', /exit 0, 24 character\(s\) of stdout/);
   assert.equal((await judgeCommand(a, cmdCtx({ stdout: '{"summary":{"failed":2}}' }))).outcome, 'fail');
-  assert.equal((await judgeCommand(a, cmdCtx({ exitCode: 1 }))).outcome, 'fail');
+  const declared = await judgeCommand(a, cmdCtx({ exitCode: 1 }));
+  assert.equal(declared.outcome, 'fail');
+  assert.match(declared.observed ?? '', /exit 1 \(declared in failing_exit_codes\)/);
   const errors: [Partial<CommandRun>, RegExp][] = [
     [{ spawnError: 'spawn x ENOENT', exitCode: null }, /could not start/],
     [{ timedOut: true, exitCode: null }, /timed out/],
     [{ signal: 'SIGSEGV', exitCode: null }, /killed by SIGSEGV/],
-    [{ exitCode: 127, stderr: 'sh: memories: not found' }, /could not run/],
+    [{ exitCode: 127, stderr: 'sh: memories: not found' }, /exit 127 is not an exit the scenario declares/],
     [{ truncated: true }, /cut/],
     [{ stdout: 'Doctor: all good' }, /not JSON/],
+    // route 1 (fails on main before this change: a usage exit was a `fail`, read as "detected"):
+    // a program that rejected its arguments judged nothing
+    [
+      { exitCode: 2, stdout: '', stderr: "error: unknown option '--json'\nUsage: memories doctor [options]" },
+      /exit 2 is not an exit the scenario declares meaningful \(exit_code 0, failing_exit_codes 1\).*stderr: error: unknown option '--json'/,
+    ],
+    [{ exitCode: 3, stdout: '{"summary":{"failed":0}}' }, /exit 3 is not an exit/],
+    // exit 0 and nothing printed: the checks would read nothing
+    [{ stdout: '' }, /printed nothing on stdout/],
+    [
+      { stdout: '  \n', stderr: 'warning: no store found' },
+      /printed nothing on stdout.*stderr: warning: no store found/,
+    ],
   ];
   for (const [r, re] of errors) {
     const j = await judgeCommand(a, cmdCtx(r));
@@ -95,6 +113,30 @@ test('command load checks: unknown placeholders, and checks that judge nothing',
   ]);
   assert.match(checkCommand(parse('command', { run: ['x'], exit_code: 'any' })).join(), /judges nothing/);
   assert.match(checkCommand(parse('command', { run: ['x'], stdout: {} })).join(), /empty check/);
+  // route 2 (fails on main before this change): "any" exit with only a negative check passes a
+  // program that read nothing and exited non-zero
+  assert.match(
+    checkCommand(parse('command', { run: ['x'], exit_code: 'any', stdout: { not_contains: 'hunter2' } })).join(),
+    /only negative checks .* passes a program that read nothing/,
+  );
+  assert.deepEqual(
+    checkCommand(
+      parse('command', { run: ['x'], exit_code: 'any', stdout: { contains: 'memories', not_contains: 'x' } }),
+    ),
+    [],
+  );
+  assert.match(
+    checkCommand(parse('command', { run: ['x'], failing_exit_codes: [0] })).join(),
+    /failing_exit_codes: 0 is also exit_code/,
+  );
+});
+
+test('a command judge with exit_code "any" and only a negative check cannot pass a program that read nothing (route 2)', async () => {
+  // load refuses it; judged anyway (an API caller that skipped the load checks), its empty stdout is error
+  const a = parse('command', { run: ['x'], exit_code: 'any', stdout: { not_contains: 'hunter2' } });
+  const j = await judgeCommand(a, cmdCtx({ exitCode: 1, stdout: '', stderr: 'cannot open store' }));
+  assert.equal(j.outcome, 'error');
+  assert.match(j.detail, /printed nothing on stdout/);
 });
 
 function usageDb(turns: Partial<TurnRecord>[] | null, estimated = false): JudgeContext {
@@ -213,8 +255,14 @@ test('a plug-in judge: its judgment is kept; throwing, garbage, unknown outcomes
   const j = await judgePlugin(p(good, { n: 1 }), ctx);
   assert.deepEqual([j.outcome, j.actual, j.expected, j.score], ['pass', 1, 1, 1]);
   assert.equal((await judgePlugin(p(good, { n: 2 }), ctx)).outcome, 'fail');
+  assert.match(j.observed ?? '', /good\.mjs: 1/);
   const cases: [string, string, RegExp][] = [
-    ['nothing.mjs', `export default () => ({ outcome: 'pass' })`, /passed without saying what it saw/],
+    ['nothing.mjs', `export default () => ({ outcome: 'pass' })`, /answered pass without saying what it saw/],
+    // a fail on nothing would read as "caught" in a violation phase (route 3: fails on main before this change)
+    ['null-fail.mjs', `export default () => ({ outcome: 'fail', actual: null })`, /answered fail without saying/],
+    ['null-pass.mjs', `export default () => ({ outcome: 'pass', actual: null })`, /answered pass without saying/],
+    ['empty.mjs', `export default () => ({ outcome: 'pass', actual: [] })`, /without saying what it saw/],
+    ['blank.mjs', `export default () => ({ outcome: 'fail', actual: '  ' })`, /without saying what it saw/],
     ['maybe.mjs', `export const judge = () => ({ outcome: 'maybe', actual: 1 })`, /not a judgment/],
     ['string.mjs', `export const judge = () => 'pass'`, /not a judgment/],
     ['throws.mjs', `export const judge = () => { throw new Error('kaboom'); }`, /threw: kaboom/],

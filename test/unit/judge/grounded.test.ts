@@ -16,7 +16,7 @@ import { JudgePool } from '../../../src/judge/llm/pool.ts';
 import { readGrounding } from '../../../src/judge/llm/grounding.ts';
 import { promoteLevels } from '../../../src/judge/strict.ts';
 import { answerContext } from '../../../src/cell/answer-context.ts';
-import { readsRecall } from '../../../src/scenario/judge-checks.ts';
+import { readsRecall } from '../../../src/scenario/kinds.ts';
 import { checkWiring } from '../../../src/scenario/wiring.ts';
 import { groundingVerdict, unsupportedTokens } from '../../../src/model/grounding-baseline.ts';
 import type { AgentRunInfo } from '../../../src/core/results.ts';

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { assertionSchema, type Assertion } from '../../../src/scenario/schema.ts';
-import { probeQueries, type ProbedRecall } from '../../../src/ops/ops.ts';
+import type { ProbedRecall } from '../../../src/ops/ops.ts';
+import { probeQueries } from '../../../src/scenario/kinds.ts';
 import { runRecallProbes } from '../../../src/cell/probes.ts';
 import {
   createRecallProbesTable,

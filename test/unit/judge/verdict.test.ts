@@ -13,6 +13,7 @@ const j = (outcome: Judgment['outcome'], name = 'a'): Judgment => ({
   actual: 0,
   expected: 0,
   detail: '',
+  ...(outcome === 'pass' || outcome === 'fail' ? { observed: '1 row of the memories view' } : {}),
 });
 const write = (refused: boolean, op = 'remember', seq = 1) => ({ seq, op, tool: 'save', refused });
 
@@ -251,4 +252,22 @@ test('a provider fault never served: every verdict of the assertions becomes err
     phaseVerdict({ judgedAs: 'well-behaved', refusedCalls: 0, judgments: [j('pass')], unservedFaults: [] }).verdict,
     'pass',
   );
+});
+
+test('a decision that names nothing it observed is error in both phases: never pass, never caught (fails on main before this change)', () => {
+  const bare = { ...j('fail'), observed: undefined };
+  const empty = { ...j('pass'), observed: '  ' };
+  for (const judgments of [[bare], [empty], [j('pass', 'b'), bare]]) {
+    const wb = phaseVerdict({ judgedAs: 'well-behaved', refusedCalls: 0, judgments });
+    assert.equal(wb.verdict, 'error', JSON.stringify(judgments));
+    assert.match(wb.reason, /without naming what they observed/);
+    const v = phaseVerdict({
+      judgedAs: 'violation',
+      expectation: 'detect',
+      refusedCalls: 0,
+      judgments,
+      violationWrites: [write(false)],
+    });
+    assert.equal(v.verdict, 'error', JSON.stringify(judgments));
+  }
 });

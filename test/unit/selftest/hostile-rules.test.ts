@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ROOT } from '../../helpers.js';
 
 test('the rules: every hostile declaration has rules and every rule a declaration; conditions read the scenario', async () => {
-  const { HOSTILE_RULES, falseVerdictRule, mayBeFalse } = await import('../../../src/app/selftest.js');
+  const { HOSTILE_RULES, falseVerdictRule, mayBeFalse } = await import('../../../src/selftest/rules.js');
   const { hostileTargetNames } = await import('../../../src/targets/files.js');
   const { loadScenario } = await import('../../../src/scenario/loader.js');
   assert.deepEqual(HOSTILE_RULES.map((h) => h.target).sort(), hostileTargetNames().sort());
@@ -46,7 +46,7 @@ test('the rules: every hostile declaration has rules and every rule a declaratio
 });
 
 test('the store_sql and curation rules apply only where the scenario pins that target or its phase curates', async () => {
-  const { falseVerdictRule, mayBeFalse } = await import('../../../src/app/selftest.js');
+  const { falseVerdictRule, mayBeFalse } = await import('../../../src/selftest/rules.js');
   const { loadScenario } = await import('../../../src/scenario/loader.js');
   const load = (f: string) => loadScenario(join(ROOT, 'scenarios', f)).scenario;
   const pinned = load('curation-keeps-pinned-fact.json5');
@@ -77,7 +77,7 @@ test('the store_sql and curation rules apply only where the scenario pins that t
 });
 
 test('the clock rule: only scenarios that set or advance the clock, only in the deterministic layer', async () => {
-  const { falseVerdictRule, mayBeFalse } = await import('../../../src/app/selftest.js');
+  const { falseVerdictRule, mayBeFalse } = await import('../../../src/selftest/rules.js');
   const { loadScenario } = await import('../../../src/scenario/loader.js');
   const expiry = loadScenario(join(ROOT, 'scenarios', 'expired-memory-archived.json5')).scenario;
   const keys = loadScenario(join(ROOT, 'scenarios', 'secret-api-keys-not-stored.json5')).scenario;
@@ -89,4 +89,28 @@ test('the clock rule: only scenarios that set or advance the clock, only in the 
   assert.equal(falseVerdictRule(expiry, 'hostile-clock-respawn', 'deterministic', 'well-behaved', 'error'), undefined);
   assert.equal(mayBeFalse(keys, 'hostile-clock-respawn', 'deterministic', 'well-behaved'), false);
   assert.equal(mayBeFalse(expiry, 'hostile-clock-respawn', 'agent', 'well-behaved'), false);
+});
+
+test('the recall rules: an sql judge over calls.result_text reads recall answers only where the cell recalls', async () => {
+  const { falseVerdictRule, mayBeFalse } = await import('../../../src/selftest/rules.js');
+  const { loadScenario } = await import('../../../src/scenario/loader.js');
+  // its judge reads the curator's dry-run report from calls.result_text; no step recalls and no judge probes
+  const dryRun = loadScenario(join(ROOT, 'scenarios', 'curation-dry-run-reports-pivot-duplicate.json5')).scenario;
+  for (const target of ['hostile-misformat', 'hostile-recall-error'])
+    for (const phase of ['well-behaved', 'violation'] as const) {
+      assert.equal(mayBeFalse(dryRun, target, 'deterministic', phase), false, `${target} ${phase}`);
+      // an agent may recall on its own: there the calls log can hold recall answers
+      assert.equal(mayBeFalse(dryRun, target, 'agent', phase), true, `${target} ${phase} (agent)`);
+    }
+  // the same judge in a phase that recalls reads those answers too
+  const recalling = {
+    ...dryRun,
+    deterministic: {
+      ...dryRun.deterministic,
+      well_behaved: [...dryRun.deterministic.well_behaved, { op: 'recall' as const, query: 'indentation' }],
+    },
+  };
+  assert.ok(falseVerdictRule(recalling, 'hostile-misformat', 'deterministic', 'well-behaved', 'pass'));
+  const inSetup = { ...dryRun, setup: { ...dryRun.setup, steps: [{ op: 'recall' as const, query: 'tabs' }] } };
+  assert.ok(falseVerdictRule(inSetup, 'hostile-recall-error', 'deterministic', 'violation', 'detected'));
 });
