@@ -23,7 +23,8 @@ export type JudgedAs = 'well-behaved' | 'violation';
  * - reads-recall: an assertion that judges the cell reads a recall (recall, rank, llm on recall),
  *   also inside a jury or cascade; or reads what calls answered (sql over result_text or
  *   result_items, a grounded llm check) in a cell whose calls hold a recall (its setup or phase
- *   steps recall; an agent may recall on its own) — the report of a curator's dry run is no recall
+ *   steps recall: selftest's agents run on the scripted model, which makes exactly those) — the
+ *   report of a curator's dry run is no recall
  * - recall-hit: an assertion that judges the cell needs a recall to find something (recall
  *   `contains`, rank `top_k` or `before`), also inside a jury or cascade
  * - recall-step: the phase's own steps recall
@@ -430,7 +431,8 @@ export function conditionHolds(
     case 'reads-recall':
       return (
         applied.some((a) => reads(a, 'recall-probe')) ||
-        (applied.some(readsRecall) && (realModel || [...setupSteps, ...steps].some((st) => st.op === 'recall')))
+        // selftest's agents run on the scripted model, which makes exactly the phase's steps
+        (applied.some(readsRecall) && [...setupSteps, ...steps].some((st) => st.op === 'recall'))
       );
     case 'recall-hit':
       return applied.some(needsRecallHit);
