@@ -3,47 +3,12 @@
 // truth), and so does a cycle between files.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { ROOT } from '../helpers.js';
+import { cycles, fileGraph, folderEdges, srcFolders } from '../import-graph.js';
 
-const SRC = join(ROOT, 'src');
 const DOC = join(ROOT, 'docs', 'architecture.md');
-
-function tsFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const p = join(dir, name);
-    return statSync(p).isDirectory() ? tsFiles(p) : p.endsWith('.ts') ? [p] : [];
-  });
-}
-
-/** The top folder under src/ a file lives in ("." for src/index.ts, the package's API). */
-const folderOf = (file: string) => relative(SRC, file).split('/').slice(0, -1)[0] ?? '.';
-
-/** file (relative to src/) -> the files it imports (type-only imports count: they are a dependency too). */
-export function fileGraph(): Map<string, string[]> {
-  const graph = new Map<string, string[]>();
-  for (const file of tsFiles(SRC)) {
-    const deps = [...readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g)].map(
-      (m) => relative(SRC, resolve(dirname(file), m[1]).replace(/\.js$/, '.ts')),
-    );
-    graph.set(relative(SRC, file), deps);
-  }
-  return graph;
-}
-
-/** Every import that crosses folders, as `from -> to` with the importing files. */
-function folderEdges(files: Map<string, string[]>): Map<string, string[]> {
-  const edges = new Map<string, string[]>();
-  for (const [file, deps] of files)
-    for (const dep of deps) {
-      const [from, to] = [folderOf(join(SRC, file)), folderOf(join(SRC, dep))];
-      if (from === to) continue;
-      const key = `${from} -> ${to}`;
-      edges.set(key, [...new Set([...(edges.get(key) ?? []), file])]);
-    }
-  return edges;
-}
 
 /** The Folders table: `folder` -> the folders its "may import" cell names ("nothing" for none). */
 export function allowedFromDoc(md: string): Map<string, string[]> {
@@ -79,42 +44,6 @@ export function edgeProblems(
         out.push(`the Folders table lets ${from}/ import ${t}/, but no file does: remove it`);
   return out;
 }
-
-/** Strongly connected groups of more than one node (Tarjan): each is an import cycle. */
-export function cycles(graph: Map<string, string[]>): string[][] {
-  let next = 0;
-  const index = new Map<string, number>();
-  const low = new Map<string, number>();
-  const stack: string[] = [];
-  const onStack = new Set<string>();
-  const found: string[][] = [];
-  const visit = (v: string) => {
-    index.set(v, next);
-    low.set(v, next++);
-    stack.push(v);
-    onStack.add(v);
-    for (const w of graph.get(v) ?? []) {
-      if (!graph.has(w)) continue;
-      if (!index.has(w)) {
-        visit(w);
-        low.set(v, Math.min(low.get(v)!, low.get(w)!));
-      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
-    }
-    if (low.get(v) !== index.get(v)) return;
-    const group: string[] = [];
-    let w: string;
-    do {
-      w = stack.pop()!;
-      onStack.delete(w);
-      group.push(w);
-    } while (w !== v);
-    if (group.length > 1 || graph.get(v)?.includes(v)) found.push(group.sort());
-  };
-  for (const v of graph.keys()) if (!index.has(v)) visit(v);
-  return found;
-}
-
-const srcFolders = () => readdirSync(SRC).filter((n) => statSync(join(SRC, n)).isDirectory());
 
 test('every import between src/ folders is one the Folders table of docs/architecture.md allows, and every allowance is used', () => {
   const allowed = allowedFromDoc(readFileSync(DOC, 'utf8'));
