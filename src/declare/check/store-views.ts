@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { snapshotStore, workingCopy, writeCallsTable } from '../evidence/build.js';
-import type { CallRecord } from '../mcp/calls-log.js';
-import type { TargetDecl } from '../targets/schema.js';
+import { snapshotStore, workingCopy, writeCallsTable } from '../../evidence/build.js';
+import type { CallRecord } from '../../mcp/calls-log.js';
+import type { TargetDecl } from '../../targets/schema.js';
 
 export interface ViewRun {
   /** `views.memories` or `views.extra.<name>` */
