@@ -1,17 +1,17 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
-import { createFixture, removeFixture } from '../fixture/fixture.js';
-import { packageInstallDir } from '../targets/cache.js';
-import { installPackage } from '../targets/install.js';
-import { loadTargetFile } from '../targets/loader.js';
-import { resolveBin, targetPrefix, type ResolvedBin } from '../targets/resolve-bin.js';
-import { PROGRAM_NAME, targetSchema, type TargetDecl } from '../targets/schema.js';
-import { InputError } from '../util/errors.js';
-import { redirectEnv, storageEnvNames } from './draft-env.js';
-import { exercise, type Exercised } from './draft-exercise.js';
-import { locateStore, type StoreFinding } from './draft-locate.js';
-import type { OpMapping } from './draft-ops.js';
+import { createFixture, removeFixture } from '../../fixture/fixture.js';
+import { packageInstallDir } from '../../targets/cache.js';
+import { installPackage } from '../../targets/install.js';
+import { loadTargetFile } from '../../targets/loader.js';
+import { resolveBin, targetPrefix, type ResolvedBin } from '../../targets/resolve-bin.js';
+import { PROGRAM_NAME, targetSchema, type TargetDecl } from '../../targets/schema.js';
+import { InputError } from '../../util/errors.js';
+import { redirectEnv, storageEnvNames } from './env.js';
+import { exercise, type Exercised } from './exercise.js';
+import { locateStore, type StoreFinding } from './locate.js';
+import type { OpMapping } from './ops.js';
 import {
   chooseBin,
   draftName,
@@ -20,11 +20,11 @@ import {
   readLocalPackage,
   resolvePackage,
   type PackageSpec,
-} from './draft-package.js';
-import { inferCaptureId, inferRecallResults } from './draft-results.js';
-import { filesUnder } from './draft-store.js';
-import { writeDraft } from './draft-write.js';
-import { checkTarget, formatPoint, type TargetCheckReport } from './target-check.js';
+} from './package.js';
+import { inferCaptureId, inferRecallResults } from './results.js';
+import { filesUnder } from './store.js';
+import { writeDraft } from './write.js';
+import { checkTarget, formatPoint, type TargetCheckReport } from '../../app/target-check.js';
 
 export interface NewTargetOptions {
   /** "<npm package>[@version]" */
