@@ -61,7 +61,7 @@ export function registerTargetsNew(targets: Command, cli: CliContext): void {
       ) => {
         const log = (line: string) => process.stdout.write(chalk.dim(line) + '\n');
         const { formatPoint, summaryLine } = await import('../app/target-check.js');
-        const { draftTarget } = await import('../declare/draft/draft.js');
+        const { draftTarget } = await import('../app/target-new.js');
         const r = await draftTarget({ spec, args, ...opts, log });
         const out = (s = '') => process.stdout.write(s + '\n');
         out();

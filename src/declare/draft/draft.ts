@@ -24,9 +24,8 @@ import {
 import { inferCaptureId, inferRecallResults } from './results.js';
 import { filesUnder } from './store.js';
 import { writeDraft } from './write.js';
-import { checkTarget, formatPoint, type TargetCheckReport } from '../../app/target-check.js';
 
-export interface NewTargetOptions {
+export interface DraftOptions {
   /** "<npm package>[@version]" */
   spec: string;
   /** the target name (default: the --out file's name, else from the package name) */
@@ -40,20 +39,16 @@ export interface NewTargetOptions {
   /** where the draft goes (default eval/targets/<name>.json5 under the working dir) */
   out?: string;
   force?: boolean;
-  /** the draft's check passes with points that could not be checked */
-  allowUnchecked?: boolean;
   log: (line: string) => void;
 }
 
-export interface NewTargetResult {
+export interface Draft {
   file: string;
   decl: TargetDecl;
   /** what a person still has to decide before the declaration is final */
   toDecide: string[];
   /** what the drafting saw and chose that a person may want to look at */
   notes: string[];
-  /** `targets check` over the written draft, or why it stopped before it could report */
-  check: TargetCheckReport | string;
 }
 
 const packageSchema = targetSchema.shape.package.unwrap();
@@ -67,9 +62,9 @@ type Base = Pick<TargetDecl, 'name' | 'description'> &
 /**
  * Draft a target declaration for an npm package: install it, start it in a fixture, map the ops
  * to its tools by name and schema, write a marker memory and find where it landed, read the
- * formats of its real results, write the draft, and run `targets check` on it.
+ * formats of its real results, and write the draft (which must load as any declaration does).
  */
-export async function draftTarget(o: NewTargetOptions): Promise<NewTargetResult> {
+export async function draftDeclaration(o: DraftOptions): Promise<Draft> {
   const local = isLocalSpec(o.spec) ? readLocalPackage(o.spec) : undefined;
   const spec = local ?? parsePackageSpec(o.spec);
   const file = checkOutput(o, spec.npm);
@@ -101,31 +96,14 @@ export async function draftTarget(o: NewTargetOptions): Promise<NewTargetResult>
   o.log(`wrote ${file}`);
   // the draft must load as any declaration does; one that does not is memeval's bug, not the user's
   loadTargetFile(file);
-  o.log(`checking the draft: memeval targets check ${file}`);
-  let check: TargetCheckReport | string;
-  try {
-    check = await checkTarget(file, { log: o.log, allowUnchecked: o.allowUnchecked });
-  } catch (e) {
-    // the draft was written and loads: a check that cannot finish over it fails the draft, and the draft stays
-    if (e instanceof InputError) throw e;
-    check = `targets check stopped: ${(e as Error).message}`;
-  }
-  // the points that fail the draft: failed ones, and (unless allowed) those that could not be checked
-  const failing =
-    typeof check === 'string'
-      ? [check]
-      : check.points
-          .filter((p) => p.status === 'fail' || (p.status === 'unchecked' && !check.allow_unchecked))
-          .map(formatPoint);
-  if (failing.length) writeDraft(file, decl, toDecide, failing);
-  return { file, decl, toDecide, notes, check };
+  return { file, decl, toDecide, notes };
 }
 
 /** A package folder on disk: started with its bin file as a local command, nothing installed. */
 function localServer(
   pkg: ReturnType<typeof readLocalPackage>,
   name: string,
-  o: NewTargetOptions,
+  o: DraftOptions,
 ): { base: Base; resolved: ResolvedBin; notes: string[] } {
   const { bin, note } = chooseBin(pkg, o.bin);
   const started = (rel: string) => {
@@ -156,7 +134,7 @@ function localServer(
 async function npmServer(
   spec: PackageSpec,
   name: string,
-  o: NewTargetOptions,
+  o: DraftOptions,
 ): Promise<{ base: Base; resolved: ResolvedBin; notes: string[] }> {
   const dependencyDir = targetPrefix(
     packageSchema.parse({ npm: spec.npm, version: '0', bin: 'x', source: 'dependency' }),
@@ -189,7 +167,7 @@ async function npmServer(
 }
 
 /** Where the draft goes; refused before anything runs when it exists (without --force) or names no declaration. */
-function checkOutput(o: NewTargetOptions, npm: string): string {
+function checkOutput(o: DraftOptions, npm: string): string {
   const stem = o.out ? basename(o.out).replace(/\.json5?$/, '') : undefined;
   if (o.out && !/\.json5?$/.test(o.out)) throw new InputError(`--out: ${o.out} must end in .json5 or .json`);
   if (o.name && stem && o.name !== stem)
