@@ -3,7 +3,7 @@ import { EXIT, type Report } from '../core/results.js';
 import { openJudgeModel } from '../judge/llm/client.js';
 import type { JudgeModelConfig } from '../judge/llm/config.js';
 import { JudgePool, judgeGateAll, type JudgeStrictness } from '../judge/llm/pool.js';
-import { rejudgeRun } from '../judge/rejudge/rejudge.js';
+import { rejudgeRun } from '../cell/rejudge.js';
 import { readReport } from '../report/reader.js';
 import { newRunId } from '../report/report.js';
 import { writeJsonAtomic } from '../report/write.js';

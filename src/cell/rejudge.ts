@@ -1,20 +1,20 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { EXIT, type CellResult, type Report, type Summary } from '../../core/results.js';
-import { checkEvidence } from '../../evidence/hash.js';
-import { openEvidence } from '../../evidence/open.js';
-import { buildMatrix } from '../../report/matrix.js';
-import { newRunId, summarize } from '../../report/report.js';
-import { repeatStats } from '../../report/repeats.js';
-import { writeJsonAtomic } from '../../report/write.js';
-import type { LoadedScenario } from '../../scenario/loader.js';
-import { needsModel, whyNotRejudgeable } from '../../scenario/kinds.js';
-import type { JudgePool } from '../llm/pool.js';
-import { judgeRunSummary } from '../llm/summary.js';
-import { judgeCell, type CellAssertion, type StoredVerdictInput } from '../cell.js';
-import { failsRun } from '../verdict.js';
-import { InputError } from '../../util/errors.js';
-import { sha256File } from '../../util/file-hash.js';
+import { EXIT, type CellResult, type Report, type Summary } from '../core/results.js';
+import { checkEvidence } from '../evidence/hash.js';
+import { openEvidence } from '../evidence/open.js';
+import { buildMatrix } from '../report/matrix.js';
+import { newRunId, summarize } from '../report/report.js';
+import { repeatStats } from '../report/repeats.js';
+import { writeJsonAtomic } from '../report/write.js';
+import type { LoadedScenario } from '../scenario/loader.js';
+import { needsModel, whyNotRejudgeable } from '../scenario/kinds.js';
+import type { JudgePool } from '../judge/llm/pool.js';
+import { judgeRunSummary } from '../judge/llm/summary.js';
+import { judgeCell, type CellAssertion, type StoredVerdictInput } from '../judge/cell.js';
+import { failsRun } from '../judge/verdict.js';
+import { InputError } from '../util/errors.js';
+import { sha256File } from '../util/file-hash.js';
 
 /** A cell the run judged: rejudge judges it again (one whose scenario is not loaded is kept as it was). */
 const judged = (c: CellResult) => c.assertions.length > 0 || c.verdict_input !== undefined;
