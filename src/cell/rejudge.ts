@@ -1,16 +1,11 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { EXIT, type CellResult, type Report, type Summary } from '../core/results.js';
+import type { CellResult, Report } from '../core/results.js';
 import { checkEvidence } from '../evidence/hash.js';
-import { openEvidence } from '../evidence/open.js';
-import { buildMatrix } from '../report/matrix.js';
-import { newRunId, summarize } from '../report/report.js';
-import { repeatStats } from '../report/repeats.js';
-import { writeJsonAtomic } from '../report/write.js';
+import { openEvidence, type Evidence } from '../evidence/open.js';
 import type { LoadedScenario } from '../scenario/loader.js';
 import { needsModel, whyNotRejudgeable } from '../scenario/kinds.js';
 import type { JudgePool } from '../judge/llm/pool.js';
-import { judgeRunSummary } from '../judge/llm/summary.js';
 import { judgeCell, type CellAssertion, type StoredVerdictInput } from '../judge/cell.js';
 import { failsRun } from '../judge/verdict.js';
 import { InputError } from '../util/errors.js';
@@ -91,6 +86,7 @@ function scenarioProblems(report: Report, ids: string[], loaded: Map<string, Loa
 }
 
 export interface RejudgeOptions {
+  /** the run directory, resolved */
   runDir: string;
   scenarios: LoadedScenario[];
   /** the folder the scenarios were loaded from, for messages */
@@ -99,8 +95,7 @@ export interface RejudgeOptions {
   judgePool: JudgePool;
   /** re-judge only assertions that call a model (llm, and juries/cascades holding one) */
   onlyLlm: boolean;
-  outDir: string;
-  /** once aborted, the cells not judged yet are kept as the run judged them and the report says interrupted */
+  /** once aborted, the cells not judged yet are kept as the run judged them */
   signal?: AbortSignal;
 }
 
@@ -111,162 +106,114 @@ interface RejudgeNote {
 }
 
 /**
- * Judge a saved run again from its evidence: each cell's evidence.db is reopened read-only,
- * the scenario's assertions that applied to the cell are judged again (all, or only the ones
- * that call a model) and the cell's verdict is recomputed, by judgeCell, the live judge stage,
- * from the verdict and judge inputs the cell result kept. Nothing is replayed: recall judges read
- * the probes stored in the evidence (evidence from before they were kept makes them `error`,
- * with why); assertions that need the fixture keep their old judgment and say why; a cell
- * without evidence says why.
+ * Judge a saved run's cells again from their evidence: each cell's evidence.db is reopened
+ * read-only, the scenario's assertions that applied to the cell are judged again (all, or only
+ * the ones that call a model) and the cell's verdict is recomputed, by judgeCell, the live judge
+ * stage, from the verdict and judge inputs the cell result kept. Nothing is replayed: recall
+ * judges read the probes stored in the evidence (evidence from before they were kept makes them
+ * `error`, with why); assertions that need the fixture keep their old judgment and say why; a
+ * cell without evidence says why. A run that cannot be re-judged faithfully throws an InputError
+ * before any cell is judged.
  */
-export async function rejudgeRun(
-  report: Report,
-  o: RejudgeOptions,
-): Promise<{ report: Report & Record<string, unknown>; reportPath: string }> {
-  const runDir = resolve(o.runDir);
+export async function rejudgeCells(report: Report, o: RejudgeOptions): Promise<CellResult[]> {
   const byId = new Map(o.scenarios.map((s) => [s.scenario.id, s]));
-  refuseUnfaithful(report, runDir, byId, o.scenariosDir);
+  refuseUnfaithful(report, o.runDir, byId, o.scenariosDir);
   const results: CellResult[] = [];
-  for (const old of report.results) {
-    const cellDir = resolve(runDir, old.cell_dir);
-    const scenario = byId.get(old.scenario);
-    const keep = (why: string): CellResult => ({
-      ...old,
-      cell_dir: cellDir,
-      rejudge: { rejudged: false, why } as RejudgeNote,
-    });
-    if (o.signal?.aborted) {
-      results.push(keep('rejudge was interrupted before this cell'));
-      continue;
-    }
-    if (!scenario) {
-      results.push(keep(`scenario ${old.scenario} is not among the loaded scenarios (pass --scenarios)`));
-      continue;
-    }
-    if (!judged(old)) {
-      results.push(keep(`the cell ended ${old.verdict} before judging (${old.reason})`));
-      continue;
-    }
-    // judging one attempt again would drop the others: a flaky cell would come back a plain pass
-    if (old.attempts) {
-      results.push(keep(`a cell run ${old.attempts.length} times (--retries) keeps its verdict over all attempts`));
-      continue;
-    }
-    // refuseUnfaithful has checked these are there
-    const verdictInput = old.verdict_input as unknown as StoredVerdictInput;
-    const judgeInput = old.judge_input!;
-    let evidence;
-    try {
-      evidence = openEvidence(cellDir);
-    } catch (e) {
-      results.push(keep(`its evidence cannot be opened: ${(e as Error).message}`));
-      continue;
-    }
-    try {
-      // refuseUnfaithful has compared the bytes of what is there
-      const gone = Object.keys(old.evidence_sha256!).filter((rel) => !existsSync(join(cellDir, rel)));
-      if (gone.length) {
-        results.push(keep(`its evidence is incomplete: ${gone.join(', ')} ${gone.length > 1 ? 'are' : 'is'} gone`));
-        continue;
-      }
-      const decls = new Map(scenario.scenario.assertions.map((a) => [a.name, a]));
-      const plan: CellAssertion[] = [];
-      const notes: RejudgeNote[] = [];
-      for (const prev of old.assertions) {
-        const a = decls.get(prev.name);
-        const why = !a
-          ? 'the scenario no longer declares this assertion'
-          : o.onlyLlm && !needsModel(a)
-            ? '--only llm: kept as judged'
-            : whyNotRejudgeable(a, judgeInput.fixture_files);
-        if (why || !a) {
-          plan.push({ keep: prev });
-          notes.push({ rejudged: false, why: why ?? undefined });
-        } else {
-          plan.push({ judge: a });
-          notes.push({ rejudged: true, previous_outcome: prev.outcome });
-        }
-      }
-      const v = await judgeCell({
-        assertions: plan,
-        verdictInput,
-        judgeInput,
-        ctx: {
-          evidence,
-          judgeModel: o.judgePool.defaultModel,
-          judgePool: o.judgePool,
-          scenarioDir: resolve(scenario.file, '..'),
-        },
-        cellDir,
-      });
-      const redone = notes.filter((n) => n.rejudged).length;
-      results.push({
-        ...old,
-        cell_dir: cellDir,
-        verdict: v.verdict,
-        reason: v.reason,
-        fails_run: failsRun(v.verdict, Boolean(old.claimed)),
-        assertions: v.judgments.map((j, i) => ({ ...j, rejudge: notes[i] })),
-        rejudge: {
-          rejudged: redone > 0,
-          ...(redone ? {} : { why: 'no assertion of this cell could be judged again' }),
-          previous_outcome: old.verdict,
-        } as RejudgeNote,
-      });
-    } finally {
-      evidence.close();
-    }
-  }
-  const interrupted = Boolean(o.signal?.aborted);
-  const runId = newRunId();
-  const judges = judgeRunSummary(results, o.judgePool.defaultModel?.config ?? null);
-  // the run's gate decided over the verdicts it had: rejudge decides by fails_run (see rejudgedSummary)
-  const { gate: stale, ...rest } = report as Report & { gate?: unknown };
-  const out = {
-    ...rest,
-    run_id: runId,
-    started_at: new Date().toISOString(),
-    ended_at: new Date().toISOString(),
-    ...(interrupted
-      ? {
-          status: 'interrupted' as const,
-          reason: 'rejudge interrupted: the cells it had not reached keep the verdicts of the run',
-        }
-      : {}),
-    rejudged_from: { run_id: report.run_id, run_dir: runDir, only: o.onlyLlm ? 'llm' : 'all' },
-    options: { ...report.options, judge_model: o.judgePool.defaultModel?.config ?? null },
-    results,
-    matrix: buildMatrix(
-      results,
-      report.targets.map((t) => t.name),
-    ),
-    summary: rejudgedSummary(report, results, interrupted),
-    ...(report.repeats ? { repeats: repeatStats(results) } : {}),
-    judges: judges.summary,
-    // the earlier run's own judge warning is replaced by this one's
-    warnings: [
-      ...judges.warnings,
-      ...(stale
-        ? [
-            "the run's gate (baseline or expected failures) is not applied again: every cell that fails the run counts in this exit code",
-          ]
-        : []),
-      ...report.warnings.filter((w) => !w.startsWith('no judge model configured')),
-    ],
-  };
-  const reportPath = join(resolve(o.outDir), `rejudge-${runId}`, 'report.json');
-  writeJsonAtomic(reportPath, out);
-  return { report: out, reportPath };
+  for (const old of report.results) results.push(await rejudgeCell(old, byId.get(old.scenario), o));
+  return results;
 }
 
-/**
- * The cells' totals, with the exit code the run itself had where its status decides it: a
- * rejudged interrupted run is still partial (130), a blocked run still ran nothing (2); an
- * interrupted rejudge is partial too.
- */
-function rejudgedSummary(report: Report, results: CellResult[], interrupted: boolean): Summary {
-  const s = summarize(results, interrupted || report.status === 'interrupted');
-  if (report.status === 'blocked') return { ...s, exit_code: EXIT.blocked };
-  if (report.status === 'failed' && s.exit_code === EXIT.ok) return { ...s, exit_code: EXIT.failed };
-  return s;
+/** One cell judged again, or kept as the run judged it with why. */
+async function rejudgeCell(
+  old: CellResult,
+  scenario: LoadedScenario | undefined,
+  o: RejudgeOptions,
+): Promise<CellResult> {
+  const cellDir = resolve(o.runDir, old.cell_dir);
+  const keep = (why: string): CellResult => ({
+    ...old,
+    cell_dir: cellDir,
+    rejudge: { rejudged: false, why } as RejudgeNote,
+  });
+  if (o.signal?.aborted) return keep('rejudge was interrupted before this cell');
+  if (!scenario) return keep(`scenario ${old.scenario} is not among the loaded scenarios (pass --scenarios)`);
+  const kept = whyKept(old);
+  if (kept) return keep(kept);
+  let evidence: Evidence;
+  try {
+    evidence = openEvidence(cellDir);
+  } catch (e) {
+    return keep(`its evidence cannot be opened: ${(e as Error).message}`);
+  }
+  try {
+    // refuseUnfaithful has compared the bytes of what is there
+    const gone = Object.keys(old.evidence_sha256!).filter((rel) => !existsSync(join(cellDir, rel)));
+    if (gone.length)
+      return keep(`its evidence is incomplete: ${gone.join(', ')} ${gone.length > 1 ? 'are' : 'is'} gone`);
+    const { plan, notes } = assertionPlan(old, scenario, o.onlyLlm);
+    const v = await judgeCell({
+      assertions: plan,
+      // refuseUnfaithful has checked these are there
+      verdictInput: old.verdict_input as unknown as StoredVerdictInput,
+      judgeInput: old.judge_input!,
+      ctx: {
+        evidence,
+        judgeModel: o.judgePool.defaultModel,
+        judgePool: o.judgePool,
+        scenarioDir: resolve(scenario.file, '..'),
+      },
+      cellDir,
+    });
+    const redone = notes.filter((n) => n.rejudged).length;
+    return {
+      ...old,
+      cell_dir: cellDir,
+      verdict: v.verdict,
+      reason: v.reason,
+      fails_run: failsRun(v.verdict, Boolean(old.claimed)),
+      assertions: v.judgments.map((j, i) => ({ ...j, rejudge: notes[i] })),
+      rejudge: {
+        rejudged: redone > 0,
+        ...(redone ? {} : { why: 'no assertion of this cell could be judged again' }),
+        previous_outcome: old.verdict,
+      } as RejudgeNote,
+    };
+  } finally {
+    evidence.close();
+  }
+}
+
+/** Why a cell of a loaded scenario is kept as the run judged it, if it is. */
+function whyKept(old: CellResult): string | undefined {
+  if (!judged(old)) return `the cell ended ${old.verdict} before judging (${old.reason})`;
+  // judging one attempt again would drop the others: a flaky cell would come back a plain pass
+  if (old.attempts) return `a cell run ${old.attempts.length} times (--retries) keeps its verdict over all attempts`;
+  return undefined;
+}
+
+/** Each of the cell's judgments: judged again, or kept (the scenario dropped it, --only llm, it needs the fixture). */
+function assertionPlan(
+  old: CellResult,
+  scenario: LoadedScenario,
+  onlyLlm: boolean,
+): { plan: CellAssertion[]; notes: RejudgeNote[] } {
+  const decls = new Map(scenario.scenario.assertions.map((a) => [a.name, a]));
+  const plan: CellAssertion[] = [];
+  const notes: RejudgeNote[] = [];
+  for (const prev of old.assertions) {
+    const a = decls.get(prev.name);
+    const why = !a
+      ? 'the scenario no longer declares this assertion'
+      : onlyLlm && !needsModel(a)
+        ? '--only llm: kept as judged'
+        : whyNotRejudgeable(a, old.judge_input!.fixture_files);
+    if (why || !a) {
+      plan.push({ keep: prev });
+      notes.push({ rejudged: false, why: why ?? undefined });
+    } else {
+      plan.push({ judge: a });
+      notes.push({ rejudged: true, previous_outcome: prev.outcome });
+    }
+  }
+  return { plan, notes };
 }
