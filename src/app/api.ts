@@ -9,7 +9,7 @@ import { writeBlockedReport } from '../report/blocked.js';
 import type { RepeatStats } from '../report/repeats.js';
 import { installTargets, targetNames } from '../targets/install-many.js';
 import { loadTargetRefs } from '../targets/version.js';
-import { InputError } from '../util/errors.js';
+import { InputError, messageOf } from '../util/errors.js';
 import { parseWith } from '../util/json5-file.js';
 import { checkAgainstTargets, loadScenarioDir, scenariosDirFor, withServers } from './load.js';
 import { readBaseline, readExpectedFailures, type GateInput, type GateResult } from '../report/gate.js';
@@ -164,7 +164,7 @@ function judgeOf(config: RunConfig): JudgeModelConfig | null {
       judgeProtocol: config.judge?.protocol,
     });
   } catch (e) {
-    throw new InputError(`--judge-protocol: ${(e as Error).message}`);
+    throw new InputError(`--judge-protocol: ${messageOf(e)}`);
   }
 }
 

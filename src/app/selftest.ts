@@ -18,7 +18,7 @@ import { applyMutations } from '../selftest/mutations.js';
 import type { FalsePass, SelftestScenario } from '../selftest/proof.js';
 import { judgedAsOf, mayBeFalse, type JudgedAs, type SelftestLayer } from '../selftest/rules.js';
 import { selectScenarios } from '../scenario/select.js';
-import { InputError } from '../util/errors.js';
+import { InputError, messageOf } from '../util/errors.js';
 import { BUILTIN_SCENARIOS, HOSTILE_DIR, REFERENCE_TARGET } from '../util/paths.js';
 import { checkAgainstTargets, loadScenarioDir, resolveTargets } from './load.js';
 import { runDeterministic, runRealModel, type CommonRunOptions } from './run.js';
@@ -103,7 +103,7 @@ function judgeConfig(req: SelftestRequest): JudgeModelConfig | null {
       {},
     );
   } catch (e) {
-    throw new InputError(`--judge-protocol: ${(e as Error).message}`);
+    throw new InputError(`--judge-protocol: ${messageOf(e)}`);
   }
   if (req.judgeBaseUrl && !req.judgeModel)
     throw new InputError('--judge-base-url: give --judge-model too (the model id the endpoint serves)');

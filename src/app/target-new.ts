@@ -1,6 +1,6 @@
 import { draftDeclaration, type Draft, type DraftOptions } from '../declare/draft/draft.js';
 import { writeDraft } from '../declare/draft/write.js';
-import { InputError } from '../util/errors.js';
+import { InputError, messageOf } from '../util/errors.js';
 import { checkTarget, formatPoint, type TargetCheckReport } from './target-check.js';
 
 export interface NewTargetOptions extends DraftOptions {
@@ -27,7 +27,7 @@ export async function draftTarget(o: NewTargetOptions): Promise<NewTargetResult>
   } catch (e) {
     // the draft was written and loads: a check that cannot finish over it fails the draft, and the draft stays
     if (e instanceof InputError) throw e;
-    check = `targets check stopped: ${(e as Error).message}`;
+    check = `targets check stopped: ${messageOf(e)}`;
   }
   // the points that fail the draft: failed ones, and (unless allowed) those that could not be checked
   const failing =

@@ -9,7 +9,7 @@ import { proxyPinsLost, proxyStopProblems, proxyStoreFailure } from '../mcp/prox
 import type { Scenario } from '../scenario/schema.js';
 import type { ResolvedBin } from '../targets/resolve-bin.js';
 import type { TargetDecl } from '../targets/schema.js';
-import { Interrupted, MemevalError } from '../util/errors.js';
+import { Interrupted, MemevalError, messageOf } from '../util/errors.js';
 import { StageClock } from './clock.js';
 import { commandRunner } from './command.js';
 import { collectEvidence } from './evidence.js';
@@ -183,7 +183,7 @@ function keepClock(clock: WallClock, cellDir: string, trail: CellTrail): ClockRe
   try {
     writeFileSync(join(cellDir, 'clock.json'), JSON.stringify(record, null, 2) + '\n');
   } catch (e) {
-    trail.warnings.push(`clock.json could not be written: ${(e as Error).message}`);
+    trail.warnings.push(`clock.json could not be written: ${messageOf(e)}`);
   }
   return record;
 }

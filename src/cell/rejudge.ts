@@ -8,7 +8,7 @@ import { needsModel, whyNotRejudgeable } from '../scenario/kinds.js';
 import type { JudgePool } from '../judge/llm/pool.js';
 import { judgeCell, type CellAssertion, type StoredVerdictInput } from '../judge/cell.js';
 import { failsRun } from '../judge/verdict.js';
-import { InputError } from '../util/errors.js';
+import { InputError, messageOf } from '../util/errors.js';
 import { sha256File } from '../util/file-hash.js';
 
 /** A cell the run judged: rejudge judges it again (one whose scenario is not loaded is kept as it was). */
@@ -143,7 +143,7 @@ async function rejudgeCell(
   try {
     evidence = openEvidence(cellDir);
   } catch (e) {
-    return keep(`its evidence cannot be opened: ${(e as Error).message}`);
+    return keep(`its evidence cannot be opened: ${messageOf(e)}`);
   }
   try {
     // refuseUnfaithful has compared the bytes of what is there

@@ -3,6 +3,7 @@ import { TargetError, type TargetErrorCode } from '../mcp/session.js';
 import { captureId, copyHandles, expandOp, handleFor } from '../ops/ops.js';
 import type { MemoryOp } from '../scenario/schema.js';
 import type { FuzzCase, FuzzStep } from './case.js';
+import { messageOf } from '../util/errors.js';
 
 export interface StepOutcome {
   n: number;
@@ -163,7 +164,7 @@ export function fuzzDriver(c: FuzzCase, state: FuzzDriveState): Driver {
         collect();
         // only the server's own failures are findings; anything else is memeval's (or the declaration's) problem
         if (e instanceof TargetError) state.failure ??= failureOf(e, (e as { step?: number }).step);
-        else state.harnessError = (e as Error).message;
+        else state.harnessError = messageOf(e);
       }
       return { handles, invalid: [] };
     },

@@ -15,7 +15,7 @@ import { itemiseRecall, type RecallResult } from '../../ops/recall.js';
 import { scenarioSchema, type Scenario } from '../../scenario/schema.js';
 import type { ResolvedBin } from '../../targets/resolve-bin.js';
 import type { TargetDecl } from '../../targets/schema.js';
-import { Interrupted } from '../../util/errors.js';
+import { Interrupted, messageOf } from '../../util/errors.js';
 import { fillString } from '../../util/template.js';
 import { clip } from '../../util/text.js';
 import { fail, pass, skip, unchecked, type CheckPoint } from './points.js';
@@ -119,7 +119,7 @@ function stoppedPoint(e: unknown): CheckPoint {
     return fail(
       'server',
       'check',
-      `stopped: ${clip((e as Error).message, 300)}`,
+      `stopped: ${clip(messageOf(e), 300)}`,
       'fix the declaration field the message names; the points after this one were not reached',
     );
   const tail = e.stderrTail.trim().split('\n').slice(-3).join(' | ');
