@@ -214,7 +214,7 @@ async function hostileAgent(
       scenarios: played,
       options: { selftest: true, judge_model: judge },
       gate: costGate({ agentTurn: true, model: SCRIPTED_MODEL }),
-      driver: agent.adapter,
+      adapter: agent.adapter,
       agentBin: agent.bin.file,
       agentVersion: agent.bin.version,
       model: SCRIPTED_MODEL,
