@@ -67,6 +67,10 @@ console.log(`folders                 ${folders.length}`);
 console.log(
   `folder -> folder edges  ${[...edges.keys()].filter((e) => !e.startsWith('. ->')).length} (src/index.ts, the API, left out)`,
 );
+const oneFile = [...edges].filter(([e, importers]) => !e.startsWith('. ->') && importers.length === 1).length;
+console.log(
+  `  of which one file alone  ${oneFile} (a reach of that file under the Folders table, not its folder's row)`,
+);
 console.log(`file cycles             ${fileCycles.length}${fileCycles.map((c) => `\n  ${c.join(' -> ')}`).join('')}`);
 console.log(
   `folder cycles           ${folderCycles.length}${folderCycles.map((c) => `\n  ${c.join(' -> ')}`).join('')}`,
