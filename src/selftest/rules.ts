@@ -15,6 +15,9 @@ import { storeSqlFor } from '../scenario/store-sql.js';
 export type SelftestLayer = 'deterministic' | 'agent';
 export type JudgedAs = 'well-behaved' | 'violation';
 
+/** The phase a deterministic cell is judged as. */
+export const judgedAsOf = (phase: string): JudgedAs => (phase === 'violation' ? 'violation' : 'well-behaved');
+
 /**
  * When a rule applies, read from the scenario alone (so it holds for every layer):
  * - always: every cell
@@ -455,22 +458,6 @@ export function conditionHolds(
         written.some((w) => (t.caseSensitive ? w.includes(t.text) : w.toLowerCase().includes(t.text.toLowerCase()))),
       );
   }
-}
-
-/** One cell a hostile target got a verdict it must not get. */
-export interface FalsePass {
-  scenario: string;
-  target: string;
-  layer: SelftestLayer;
-  /** the phase the cell was judged as */
-  phase: JudgedAs;
-  verdict: Verdict;
-  /** why that verdict is false for this target */
-  why: string;
-  /** the cell's own reason */
-  cell_reason: string;
-  /** the cell's folder, when the run directories are kept (--out, --keep) */
-  cell_dir?: string;
 }
 
 /** Can this cell get a verdict false for its target? Cells that cannot are not run. */
