@@ -14,11 +14,11 @@
  * exit handlers or its exit code.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Options } from 'execa';
 // the API's run() is imported when a test first runs in process: loading it costs a CLI-only file seconds
-import type { RunConfigInput } from '../src/index.js';
+import type { RunConfigInput, RunResponse } from '../src/index.js';
 import { REPORT_SCHEMA_VERSION, reportSchema, type CellResult, type Report } from '../src/core/results.js';
 import type { RunConfigKey } from '../src/core/config.js';
 import { readReport } from '../src/report/reader.js';
@@ -29,6 +29,12 @@ export { faultyDecl, faultyTarget, faultyTargetWithout, FAULTY } from './faulty.
 export { scenario, tempDir, timeLimit, writeJson } from './helpers.ts';
 
 type T = { after: (fn: () => void) => void };
+/**
+ * A report as a run writes it: the schema checks it, and types the fields it passes through
+ * undeclared (the gate, repeat statistics) as the API returns them.
+ */
+export type KitReport = RunResponse['report'];
+
 /** A scenario or target declaration as a test writes it (the loader checks it, not the kit). */
 export type Decl = Record<string, unknown>;
 
@@ -37,9 +43,9 @@ export type InlineConfig = Omit<RunConfigInput, 'scenariosDir' | 'targets' | 'ou
 
 export interface InlineOptions {
   /** scenarios to write into a folder of their own (file `<id>.json5`), or a folder to use as it is */
-  scenarios?: Decl[] | string;
+  scenarios?: readonly Decl[] | string;
   /** targets: a name or a declaration file, or a declaration to write as `<name>.json5` */
-  targets?: (string | Decl)[];
+  targets?: readonly (string | Decl)[];
   /** every other setting, as the API takes it (the CLI mode turns each into its flag) */
   config?: InlineConfig;
   /** the folder runs are written under (default: a temp dir of the test); give one to run twice into it */
@@ -73,7 +79,7 @@ export interface InlineRun {
   /** its run directory (cells' cell_dir are relative to it) */
   runDir: string | undefined;
   /** report.json as written, checked against the report schema and its schema_version */
-  readonly report: Report;
+  readonly report: KitReport;
   readonly results: CellResult[];
   /** the one cell of this scenario and phase (and target, when the run has several) */
   cell(scenario: string, phase: string, target?: string): CellResult;
@@ -162,10 +168,10 @@ function ended<M extends object>(
   assert.ok(added.length <= 1, `one run wrote ${added.length} run directories under ${out}: ${added.join(', ')}`);
   const runDir = added.length ? join(out, added[0]) : undefined;
   const reportPath = runDir && existsSync(join(runDir, 'report.json')) ? join(runDir, 'report.json') : undefined;
-  let report: Report | undefined;
-  const theReport = (): Report => {
+  let report: KitReport | undefined;
+  const theReport = (): KitReport => {
     if (!reportPath) assert.fail(`the run wrote no report (exit ${exitCode}):\n${output}`);
-    return (report ??= readReport(reportPath));
+    return (report ??= readReportFile(reportPath));
   };
   return {
     ...mode,
@@ -294,14 +300,14 @@ export function flagsOf(settings: RunConfigInput): string[] {
   };
   for (const [key, v] of Object.entries(settings)) {
     if (key === 'agent' || key === 'judge' || key === 'gate') {
-      for (const [k, w] of Object.entries(v as object)) add(`${key}.${k}`, w);
+      for (const [k, w] of Object.entries((v ?? {}) as object)) add(`${key}.${k}`, w);
     } else add(key, v);
   }
   return args;
 }
 
 /** A report printed on stdout (`run --json`, `rejudge --json`), checked as report.json is. */
-export function reportFromStdout(r: { stdout: unknown; stderr?: unknown }): Report {
+export function reportFromStdout(r: { stdout: unknown; stderr?: unknown }): KitReport {
   let raw: unknown;
   try {
     raw = JSON.parse(String(r.stdout));
@@ -313,10 +319,19 @@ export function reportFromStdout(r: { stdout: unknown; stderr?: unknown }): Repo
 }
 
 /** report.json of a run directory (or the file), checked against the schema: the one way tests read a report. */
-export const readReportFile = readReport;
+export const readReportFile = (runDirOrFile: string): KitReport => readReport(runDirOrFile);
+
+/**
+ * report.json as plain JSON, unchecked: only for a test that edits a report to hand memeval a
+ * broken or foreign one (the schema would drop what it does not declare).
+ */
+export function rawReport(runDirOrFile: string): Record<string, unknown> {
+  const file = runDirOrFile.endsWith('.json') ? runDirOrFile : join(runDirOrFile, 'report.json');
+  return JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+}
 
 /** Scenarios written into `<dir>/scenarios` (file `<id>.json5`); the folder. */
-export function scenarioFolder(dir: string, scenarios: Decl[], name = 'scenarios'): string {
+export function scenarioFolder(dir: string, scenarios: readonly Decl[], name = 'scenarios'): string {
   const d = join(dir, name);
   mkdirSync(d, { recursive: true });
   for (const s of scenarios) {
