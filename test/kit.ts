@@ -213,13 +213,18 @@ const runDirs = (out: string): string[] =>
 const WATCHED_EVENTS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'exit', 'beforeExit', 'uncaughtException'] as const;
 
 /**
+ * Variables an in-process run cannot have for itself alone: memeval reads them once per process
+ * (the isolation probes), or in its judge process, which lives across runs.
+ */
+const NOT_PER_RUN = ['MEMEVAL_PID_NAMESPACE', 'MEMEVAL_NETNS', 'MEMEVAL_REGEX_TIMEOUT_MS'];
+
+/**
  * Set `env` for an in-process run; the returned function puts it back and fails when the run
  * changed the process: its environment, working directory, exit code or signal and exit handlers.
- * Variables memeval reads once per process cannot be set for one run.
  */
 function inProcess(env: Record<string, string>): () => void {
-  const once = Object.keys(env).filter((k) => ['MEMEVAL_PID_NAMESPACE', 'MEMEVAL_NETNS'].includes(k));
-  assert.deepEqual(once, [], `${once.join(', ')}: read once per process; run with mode: 'cli'`);
+  const once = Object.keys(env).filter((k) => NOT_PER_RUN.includes(k));
+  assert.deepEqual(once, [], `${once.join(', ')}: not settable for one in-process run; run with mode: 'cli'`);
   const saved = { ...process.env };
   Object.assign(process.env, env);
   const cwd = process.cwd();
