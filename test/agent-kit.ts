@@ -20,20 +20,31 @@ export interface AgentRunOptions extends Omit<CliOptions, 'mode'> {
   baseUrl?: string;
 }
 
+/** An agent run, and how long the memeval run took (the install before it not counted). */
+export type AgentRun = CliRun & { ms: number };
+
 /**
  * Install `agent` and run the agent turn with it: `memeval run --agent-turn --agent <agent>
  * --model <model>` plus the settings given, through the kit's CLI mode (a time limit of 8
  * minutes unless `spawn` says otherwise).
  */
-export async function agentRun(t: T, agent: AgentName | string, o: AgentRunOptions = {}): Promise<CliRun> {
+export async function agentRun(t: T, agent: AgentName | string, o: AgentRunOptions = {}): Promise<AgentRun> {
   await installAgent(getAgent(agent), (s) => t.diagnostic(s));
+  const t0 = performance.now();
   const { model = 'scripted', baseUrl, config = {}, spawn, ...rest } = o;
   const settings: InlineConfig = {
     ...config,
     ...(baseUrl ? { iUnderstandModelCost: true } : {}),
     agent: { turn: true, name: agent, model, ...(baseUrl ? { baseUrl } : {}), ...config.agent },
   };
-  return runInline(t, { ...rest, mode: 'cli', config: settings, spawn: { timeout: timeLimit(480_000), ...spawn } });
+  const r = await runInline(t, {
+    ...rest,
+    mode: 'cli',
+    config: settings,
+    spawn: { timeout: timeLimit(480_000), ...spawn },
+  });
+  // onto the run, not spread from it: its report is read when first asked for
+  return Object.assign(r, { ms: performance.now() - t0 });
 }
 
 /** memeval's model stand-in on a loopback port, stopped after the test; its url for --base-url. */
