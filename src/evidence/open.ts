@@ -19,6 +19,12 @@ export interface Evidence {
    * the server still holds.
    */
   memoriesFromCalls?: boolean;
+  /**
+   * The store as the run left it failed its integrity check (store_integrity) and its views do
+   * not open over it: why. Judges that read the store cannot run; the integrity judge reads
+   * that table, so a store that does not open is its observation, not a broken evidence.
+   */
+  storeUnreadable?: string;
   close(): void;
 }
 
@@ -36,6 +42,8 @@ interface Meta {
   target: string;
   /** absent in evidence written before it was recorded */
   store_format?: string;
+  /** '0': a store file failed its integrity check (absent in older evidence) */
+  store_intact?: string;
 }
 
 /**
@@ -59,7 +67,15 @@ export function openEvidence(cellDir: string): Evidence {
     const at = (p: string) => (isAbsolute(p) ? p : join(dir, p));
     const storeDb = at(meta.store_db);
     if (!existsSync(storeDb)) throw new EvidenceError(`${file}: the store copy ${storeDb} is missing`);
-    db.prepare('ATTACH DATABASE ? AS store').run(storeDb); // inherits the connection's read-only flag
+    try {
+      db.prepare('ATTACH DATABASE ? AS store').run(storeDb); // inherits the connection's read-only flag
+    } catch (e) {
+      if (meta.store_intact !== '0') throw e;
+      // a store file that is not a database at all: the integrity check says so
+      const storeUnreadable = `the store does not open (${(e as Error).message}); see store_integrity`;
+      const storeFiles = (JSON.parse(meta.store_files) as string[]).map(at);
+      return { db, dir, storeFiles, viewSql: {}, storeUnreadable, close: () => db.close() };
+    }
     const views = db.prepare('SELECT name, sql FROM evidence_views ORDER BY rowid').all() as {
       name: string;
       sql: string;
@@ -70,10 +86,14 @@ export function openEvidence(cellDir: string): Evidence {
         db.exec(`CREATE TEMP VIEW "${v.name}" AS ${v.sql}`);
         db.prepare(`SELECT * FROM "${v.name}" LIMIT 0`).all();
       } catch (e) {
-        throw new EvidenceError(
-          `target ${meta.target}: views.${v.name === 'memories' ? 'memories' : `extra.${v.name}`}: ${(e as Error).message}`,
-          { cause: e },
-        );
+        const why = `target ${meta.target}: views.${v.name === 'memories' ? 'memories' : `extra.${v.name}`}: ${(e as Error).message}`;
+        // a store that failed its integrity check: the views' failure is what the check observed
+        if (meta.store_intact === '0') {
+          const storeUnreadable = `the store does not open (${why}); see store_integrity`;
+          const storeFiles = (JSON.parse(meta.store_files) as string[]).map(at);
+          return { db, dir, storeFiles, viewSql, storeUnreadable, close: () => db.close() };
+        }
+        throw new EvidenceError(why, { cause: e });
       }
       viewSql[v.name] = v.sql;
     }

@@ -1,7 +1,7 @@
 import type { Verdict } from '../core/results.js';
 import { absentTexts, needsRecallHit, reads, readsRecall } from '../scenario/kinds.js';
 import { assertionApplies, flatSteps, type Scenario, type Step } from '../scenario/schema.js';
-import { callsTarget, STEP_OPS, writes } from '../scenario/step-ops.js';
+import { callsTarget, startsNewSession, STEP_OPS, writes } from '../scenario/step-ops.js';
 import { storeSqlFor } from '../scenario/store-sql.js';
 
 /**
@@ -385,7 +385,7 @@ function writesConcurrently(s: Scenario, judgedAs: JudgedAs): boolean {
 function repeatsRecall(steps: Step[]): boolean {
   let asked = new Set<string>();
   for (const st of steps) {
-    if (st.op === 'restart') asked = new Set();
+    if (startsNewSession(st)) asked = new Set();
     else if (st.op === 'recall') {
       if (asked.has(st.query)) return true;
       asked.add(st.query);
