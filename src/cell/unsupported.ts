@@ -1,7 +1,8 @@
 import type { Driver } from '../drive/types.js';
 import { providerUnsupported } from '../model/provider/cell.js';
 import { missingOps, opsNeeded } from '../ops/ops.js';
-import { namedTools, reads, withMembers } from '../scenario/kinds.js';
+import { namedTools, withMembers } from '../scenario/kinds.js';
+import { agentLayerUnsupported } from '../scenario/kill-checks.js';
 import type { Scenario } from '../scenario/schema.js';
 import { storeSqlUnsupported } from '../scenario/store-sql.js';
 import { commandUnsupported } from './command.js';
@@ -25,7 +26,7 @@ export function unsupportedReason(
     storeUnsupported(scenario, decl) ??
     storeSqlUnsupported(scenario, decl.name, decl.store.format) ??
     clockUnsupported(scenario, decl, driver, binFile) ??
-    killUnsupported(scenario, driver) ??
+    (driver.kind === 'agent' ? agentLayerUnsupported(scenario) : undefined) ??
     modelUnsupported(scenario, decl) ??
     commandUnsupported(withMembers(scenario.assertions), decl) ??
     toolsUnsupported(scenario, decl)
@@ -45,19 +46,3 @@ function toolsUnsupported(scenario: Scenario, decl: TargetDecl): string | undefi
     : undefined;
 }
 
-/**
- * The agent layer cannot run a kill step: an agent decides its own calls, so memeval cannot put
- * a kill between them (nor after an answer the agent has not yet seen), and a kill op for agents
- * is not needed: what a kill does to the store is the server's, the same under any client. A
- * `durable` judge reads memeval's own record of the writes it issued, which an agent's phase
- * does not have.
- */
-function killUnsupported(scenario: Scenario, driver: Driver): string | undefined {
-  if (driver.kind !== 'agent') return undefined;
-  const { well_behaved, violation } = scenario.deterministic;
-  if ([...well_behaved, ...(violation?.steps ?? [])].some((s) => s.op === 'kill'))
-    return 'the scenario kills the server at a point among its calls, which the agent layer cannot place among an agent’s own calls (the deterministic layer runs it)';
-  if (withMembers(scenario.assertions).some((a) => reads(a, 'writes')))
-    return "a durable assertion reads memeval's record of the writes it issued, and in the agent layer the agent issues them";
-  return undefined;
-}

@@ -1,4 +1,4 @@
-import { traitsOf, withMembers } from './kinds.js';
+import { reads, traitsOf, withMembers } from './kinds.js';
 import { refName } from './refs.js';
 import type { Scenario, Step } from './schema.js';
 import { actedOnRef, createdRef, writes } from './step-ops.js';
@@ -68,4 +68,20 @@ export function checkKills(scenario: Scenario): string[] {
       }
     });
   return problems;
+}
+
+/**
+ * Why the agent layer cannot run this scenario, if it cannot: an agent decides its own calls, so
+ * memeval cannot put a kill among them (nor right after an answer the agent has not yet seen),
+ * and a kill op for agents is not needed: what a kill does to the store is the server's, the
+ * same under any client. A `durable` judge reads memeval's own record of the writes it issued,
+ * which an agent's phase does not have.
+ */
+export function agentLayerUnsupported(scenario: Scenario): string | undefined {
+  const { well_behaved, violation } = scenario.deterministic;
+  if ([...well_behaved, ...(violation?.steps ?? [])].some((s) => s.op === 'kill'))
+    return 'the scenario kills the server at a point among its calls, which the agent layer cannot place among an agent’s own calls (the deterministic layer runs it)';
+  if (withMembers(scenario.assertions).some((a) => reads(a, 'writes')))
+    return "a durable assertion reads memeval's record of the writes it issued, and in the agent layer the agent issues them";
+  return undefined;
 }
