@@ -93,7 +93,10 @@ const readFile = () => readFileSync(store, 'utf8').split('\n').filter(Boolean).f
 let memory = mode === 'lose-on-kill' && !db ? readFile() : undefined;
 const read = () =>
   db
-    ? db.prepare('SELECT * FROM memories ORDER BY rowid').all().map((r) => ({ ...r, deleted: Boolean(r.deleted) }))
+    ? db
+        .prepare('SELECT * FROM memories ORDER BY rowid')
+        .all()
+        .map((r) => ({ ...r, deleted: Boolean(r.deleted) }))
     : memory
       ? memory.map((r) => ({ ...r }))
       : readFile();
@@ -104,11 +107,11 @@ let write = (rows) => {
   const ins = db.prepare(`INSERT INTO memories (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`);
   db.transaction(() => {
     db.exec('DELETE FROM memories');
-    for (const r of rows) ins.run(...COLUMNS.map((c) => (c === 'deleted' ? (r.deleted ? 1 : 0) : (r[c] ?? DEFAULTS[c] ?? null))));
+    for (const r of rows)
+      ins.run(...COLUMNS.map((c) => (c === 'deleted' ? (r.deleted ? 1 : 0) : (r[c] ?? DEFAULTS[c] ?? null))));
   })();
 };
-let append = (row) =>
-  db || memory ? write([...read(), row]) : appendFileSync(store, JSON.stringify(row) + '\n');
+let append = (row) => (db || memory ? write([...read(), row]) : appendFileSync(store, JSON.stringify(row) + '\n'));
 // truncate-on-kill: the write in progress, which an answer waits for
 let writing = Promise.resolve();
 if (mode === 'truncate-on-kill' && !db) {
@@ -121,15 +124,18 @@ if (mode === 'truncate-on-kill' && !db) {
 const pause = (ms) => new Promise((r) => setTimeout(r, ms));
 /** Rewrite the whole file in place, as a store that truncates it and writes it out line by line does. */
 async function slowRewrite(rows) {
-  writeFileSync(store, '');
+  // truncated and the first half line written at once: whoever sees the file change sees it torn
+  let first = true;
   for (const r of rows) {
     const line = JSON.stringify(r) + '\n';
     const half = Math.ceil(line.length / 2);
-    appendFileSync(store, line.slice(0, half));
+    (first ? writeFileSync : appendFileSync)(store, line.slice(0, half));
+    first = false;
     await pause(50);
     appendFileSync(store, line.slice(half));
     await pause(50);
   }
+  if (first) writeFileSync(store, '');
 }
 // rebuild-at-start: the copy it trusts over the store, written after every write, read back at start
 const cache = `${store}.cache`;
@@ -143,16 +149,49 @@ if (mode === 'rebuild-at-start' && db) {
 }
 const str = { type: 'string' };
 const tools = [
-  { name: 'remember', description: 'store a memory', inputSchema: { type: 'object', properties: { text: str, category: str, subject: str, source: str }, required: ['text'] } },
-  { name: 'recall', description: 'search memories', inputSchema: { type: 'object', properties: { query: str }, required: ['query'] } },
-  { name: 'forget', description: 'delete a memory by id', inputSchema: { type: 'object', properties: { id: str }, required: ['id'] } },
-  { name: 'update', description: 'replace the text of a memory', inputSchema: { type: 'object', properties: { id: str, text: str }, required: ['id', 'text'] } },
+  {
+    name: 'remember',
+    description: 'store a memory',
+    inputSchema: {
+      type: 'object',
+      properties: { text: str, category: str, subject: str, source: str },
+      required: ['text'],
+    },
+  },
+  {
+    name: 'recall',
+    description: 'search memories',
+    inputSchema: { type: 'object', properties: { query: str }, required: ['query'] },
+  },
+  {
+    name: 'forget',
+    description: 'delete a memory by id',
+    inputSchema: { type: 'object', properties: { id: str }, required: ['id'] },
+  },
+  {
+    name: 'update',
+    description: 'replace the text of a memory',
+    inputSchema: { type: 'object', properties: { id: str, text: str }, required: ['id', 'text'] },
+  },
   { name: 'list', description: 'list every memory', inputSchema: { type: 'object', properties: {} } },
-  { name: 'curate', description: 'collapse near-duplicate memories; dry_run reports what it would remove', inputSchema: { type: 'object', properties: { dry_run: { type: 'boolean' } } } },
-  { name: 'expire', description: 'archive memories older than the retention period', inputSchema: { type: 'object', properties: {} } },
+  {
+    name: 'curate',
+    description: 'collapse near-duplicate memories; dry_run reports what it would remove',
+    inputSchema: { type: 'object', properties: { dry_run: { type: 'boolean' } } },
+  },
+  {
+    name: 'expire',
+    description: 'archive memories older than the retention period',
+    inputSchema: { type: 'object', properties: {} },
+  },
 ];
 
-const words = (t) => new Set(String(t).toLowerCase().match(/[a-z0-9]{2,}/g) ?? []);
+const words = (t) =>
+  new Set(
+    String(t)
+      .toLowerCase()
+      .match(/[a-z0-9]{2,}/g) ?? [],
+  );
 function overlap(a, b) {
   const [x, y] = [words(a), words(b)];
   const shared = [...x].filter((w) => y.has(w)).length;
@@ -183,7 +222,10 @@ function curationVictims() {
 
 /** Memories ranked by how many query words they contain (3+ letters), best first. */
 function search(query) {
-  const words = String(query).toLowerCase().match(/[a-z0-9]{3,}/g) ?? [];
+  const words =
+    String(query)
+      .toLowerCase()
+      .match(/[a-z0-9]{3,}/g) ?? [];
   return read()
     .filter((r) => mode === 'soft-forget' || !r.deleted)
     .map((r, i) => ({ r, i, score: words.filter((w) => r.text.toLowerCase().includes(w)).length }))
@@ -234,7 +276,16 @@ function answer(name, args) {
       const next = Math.max(0, ...rows.map((r) => Number(/^mem-(\d+)$/.exec(r.id)?.[1] ?? 0))) + 1;
       const id = `mem-${String(next).padStart(4, '0')}`;
       const given = String(args.text);
-      const row = { id, text: mode === 'reword' ? given.replace(/^\S+/, 'Note:') : given, category: args.category ?? null, subject: args.subject ?? null, source: args.source ?? null, at: new Date().toISOString(), deleted: false, updated_at: new Date().toISOString() };
+      const row = {
+        id,
+        text: mode === 'reword' ? given.replace(/^\S+/, 'Note:') : given,
+        category: args.category ?? null,
+        subject: args.subject ?? null,
+        source: args.source ?? null,
+        at: new Date().toISOString(),
+        deleted: false,
+        updated_at: new Date().toISOString(),
+      };
       if (!blind) append(row);
       toSidecar({ op: 'remember', ...row });
       return text(`stored ${id}`);
@@ -246,17 +297,24 @@ function answer(name, args) {
       asked.set(String(args.query), times);
       if (mode === 'fickle' && times > 1) return text(JSON.stringify({ results: [] }));
       const hits = blind ? [] : search(args.query);
-      if (mode === 'misformat') return text(hits.length ? hits.map((h) => `* ${h.text}`).join('\n') : `nothing matches ${args.query}`);
+      if (mode === 'misformat')
+        return text(hits.length ? hits.map((h) => `* ${h.text}`).join('\n') : `nothing matches ${args.query}`);
       return text(JSON.stringify({ results: hits.map((h) => h.text) }));
     }
     case 'forget': {
-      if (!blind) write(read().map((r) => (r.id === args.id ? { ...r, deleted: true } : r)).filter((r) => mode === 'soft-forget' || !r.deleted));
+      if (!blind)
+        write(
+          read()
+            .map((r) => (r.id === args.id ? { ...r, deleted: true } : r))
+            .filter((r) => mode === 'soft-forget' || !r.deleted),
+        );
       return text(`forgot ${args.id}`);
     }
     case 'update': {
       const given = String(args.text);
       const text2 = mode === 'reword' ? given.replace(/^\S+/, 'Note:') : given;
-      if (!blind) write(read().map((r) => (r.id === args.id ? { ...r, text: text2, updated_at: new Date().toISOString() } : r)));
+      if (!blind)
+        write(read().map((r) => (r.id === args.id ? { ...r, text: text2, updated_at: new Date().toISOString() } : r)));
       toSidecar({ op: 'update', id: args.id, text: args.text });
       return text(`updated ${args.id}`);
     }
@@ -289,7 +347,17 @@ async function racyRemember(args) {
   const rows = read();
   await sleep(30);
   const id = `mem-${String(rows.length + 1).padStart(4, '0')}`;
-  write([...rows, { id, text: String(args.text), category: args.category ?? null, subject: args.subject ?? null, source: args.source ?? null, deleted: false }]);
+  write([
+    ...rows,
+    {
+      id,
+      text: String(args.text),
+      category: args.category ?? null,
+      subject: args.subject ?? null,
+      source: args.source ?? null,
+      deleted: false,
+    },
+  ]);
   return text(`stored ${id}`);
 }
 
@@ -298,11 +366,14 @@ async function handle(msg) {
   const reply = (result) => send({ jsonrpc: '2.0', id: msg.id, result });
   switch (msg.method) {
     case 'initialize':
-      return reply({ protocolVersion: msg.params?.protocolVersion ?? '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: `hostile-${mode}`, version: '1.0.0' } });
+      return reply({
+        protocolVersion: msg.params?.protocolVersion ?? '2025-06-18',
+        capabilities: { tools: {} },
+        serverInfo: { name: `hostile-${mode}`, version: '1.0.0' },
+      });
     case 'tools/list':
       return reply({ tools: mode === 'no-list' ? [] : tools });
-    case 'tools/call':
-    {
+    case 'tools/call': {
       const name = msg.params?.name;
       const args = msg.params?.arguments ?? {};
       if (mode === 'racy' && name === 'remember') return reply(await racyRemember(args));

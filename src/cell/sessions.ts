@@ -134,9 +134,11 @@ export class CellSessions implements Sessions {
     return { took: end.took, exit: describeExit(end), session: no, nextSession: this.sessionNo, storeBytesAfter };
   }
 
-  watchStore(): StoreWatch | undefined {
+  async armKill(signal: KillSignal): Promise<StoreWatch | undefined> {
     const { storeFile, decl } = this.o;
-    return storeFile ? watchStoreFiles(storeFile, decl.store.format === 'files') : undefined;
+    const group = this.session?.armKill(signal);
+    if (!storeFile || group === undefined) return undefined;
+    return watchStoreFiles(storeFile, decl.store.format === 'files', { group, signal });
   }
 
   storeBytes(): number | null {

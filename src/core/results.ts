@@ -123,9 +123,9 @@ export const judgmentSchema = z.looseObject({
   jury: z.unknown().optional(),
   cascade: z.unknown().optional(),
   /**
-   * An error because the store failed its integrity check and does not open, so this judge,
-   * which reads it, could not run. Beside an `integrity` judgment that observed the store does
-   * not open, such errors are that failure's consequence, not the verdict (judge/verdict.ts).
+   * An error of a judge that reads the store, in a cell whose store failed its integrity check
+   * (it does not open, or a line of it does not parse). Beside an `integrity` judgment that
+   * observed that, such errors are its consequence, not the verdict (judge/verdict.ts).
    */
   store_unreadable: z.boolean().optional(),
 });

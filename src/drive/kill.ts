@@ -66,7 +66,7 @@ export async function runKill(
     throw new Error(`kill "during" at step ${i}: the next step must be a write (checked when the scenario loads)`);
   const live = await session();
   const partial = typeof step.during === 'object' ? live.armPartial(step.during.bytes) : undefined;
-  const watch = partial ? undefined : env.sessions.watchStore();
+  const watch = partial ? undefined : await env.sessions.armKill(step.signal);
   const answer = partial ? undefined : live.nextAnswer();
   const nextRec: StepRecord = { index: i + 1, stage, op: next.op, tools: [], ok: false, ms: 0, note: next.note };
   const inFlight = issue(env, next, nextRec, stage, handles, live);

@@ -24,8 +24,13 @@ export interface Sessions {
    * throws (cell/sessions.ts RestartAfterKillError).
    */
   kill(signal: KillSignal): Promise<KillEnded>;
-  /** a watch on the store's files from now on (undefined: the store is not on disk, or cannot be watched) */
-  watchStore(): StoreWatch | undefined;
+  /**
+   * The current server is about to be killed while a write is in flight (a kill `during:
+   * "write"`): its calls unanswered from now on are the kill's, and a watch on the store's files
+   * kills it at their first change, from a thread of its own (undefined: the store is not on
+   * disk, or cannot be watched; the kill then comes from `kill`).
+   */
+  armKill(signal: KillSignal): Promise<StoreWatch | undefined>;
   /** the store's size in bytes now (null: it is not there, or not on disk) */
   storeBytes(): number | null;
 }

@@ -25,6 +25,8 @@ export interface Evidence {
    * that table, so a store that does not open is its observation, not a broken evidence.
    */
   storeUnreadable?: string;
+  /** false: a file of the store failed its integrity check (store_integrity); absent in older evidence */
+  storeIntact?: boolean;
   close(): void;
 }
 
@@ -74,7 +76,7 @@ export function openEvidence(cellDir: string): Evidence {
       // a store file that is not a database at all: the integrity check says so
       const storeUnreadable = `the store does not open (${(e as Error).message}); see store_integrity`;
       const storeFiles = (JSON.parse(meta.store_files) as string[]).map(at);
-      return { db, dir, storeFiles, viewSql: {}, storeUnreadable, close: () => db.close() };
+      return { db, dir, storeFiles, viewSql: {}, storeUnreadable, storeIntact: false, close: () => db.close() };
     }
     const views = db.prepare('SELECT name, sql FROM evidence_views ORDER BY rowid').all() as {
       name: string;
@@ -91,7 +93,7 @@ export function openEvidence(cellDir: string): Evidence {
         if (meta.store_intact === '0') {
           const storeUnreadable = `the store does not open (${why}); see store_integrity`;
           const storeFiles = (JSON.parse(meta.store_files) as string[]).map(at);
-          return { db, dir, storeFiles, viewSql, storeUnreadable, close: () => db.close() };
+          return { db, dir, storeFiles, viewSql, storeUnreadable, storeIntact: false, close: () => db.close() };
         }
         throw new EvidenceError(why, { cause: e });
       }
@@ -107,7 +109,15 @@ export function openEvidence(cellDir: string): Evidence {
         `target ${meta.target}: views.memories lacks column(s) ${missing.join(', ')}; it must yield ${REQUIRED_VIEW_COLUMNS.join(', ')}`,
       );
     const storeFiles = (JSON.parse(meta.store_files) as string[]).map(at);
-    return { db, dir, storeFiles, viewSql, memoriesFromCalls: meta.store_format === 'none', close: () => db.close() };
+    return {
+      db,
+      dir,
+      storeFiles,
+      viewSql,
+      memoriesFromCalls: meta.store_format === 'none',
+      storeIntact: meta.store_intact === undefined ? undefined : meta.store_intact === '1',
+      close: () => db.close(),
+    };
   } catch (e) {
     db.close();
     throw e;

@@ -75,10 +75,19 @@ export const JUDGES: { [K in Kind]: JudgeModule<Of<K>> } = {
  * whose work the scenario writes goes to the time-limited judge process when the caller has one.
  */
 export async function judgeOne(a: Assertion, ctx: JudgeContext): Promise<Judgment> {
+  const readsStore = reads(a, 'store');
   // a store that failed its integrity check and does not open: what reads it cannot judge (the integrity judge can)
-  if (ctx.evidence.storeUnreadable && reads(a, 'store'))
+  if (ctx.evidence.storeUnreadable && readsStore)
     return { ...judgment(a, 'error', null, null, ctx.evidence.storeUnreadable), store_unreadable: true };
-  return ctx.bounded && isBounded(a) ? ctx.bounded(a) : moduleFor(a).judge(a, ctx);
+  const j = await (ctx.bounded && isBounded(a) ? ctx.bounded(a) : moduleFor(a).judge(a, ctx));
+  // a store that failed its integrity check (a line that does not parse reads as a row of NULLs):
+  // a judge of it that could not decide met the broken store, which the integrity judge observes
+  if (j.outcome !== 'error' || !readsStore || ctx.evidence.storeIntact !== false) return j;
+  return {
+    ...j,
+    detail: `${j.detail} (the store failed its integrity check: see store_integrity)`,
+    store_unreadable: true,
+  };
 }
 
 function moduleFor<K extends Kind>(a: Of<K>): JudgeModule<Of<K>> {

@@ -251,6 +251,17 @@ export class ChildTransport implements Transport {
   }
 
   /**
+   * The server is about to be killed with `signal` by memeval, from this thread or another (a
+   * watch on its store): from now on its calls in flight are the kill's, never answered. The
+   * process group to signal, or undefined when it is not running.
+   */
+  armKill(signal: 'SIGKILL' | 'SIGTERM'): number | undefined {
+    if (!this.child?.pid || this.exitInfo) return undefined;
+    this.killedBy = signal;
+    return this.child.pid;
+  }
+
+  /**
    * Kill the server as a crash would, without asking it to stop: `signal` to its whole process
    * group; after SIGTERM, SIGKILL if it is still there after `graceMs`. Calls in flight are
    * logged as never answered (killed). Resolves once it has exited and its answers are read.
@@ -258,7 +269,11 @@ export class ChildTransport implements Transport {
   async kill(signal: 'SIGKILL' | 'SIGTERM', graceMs = 2000): Promise<KillEnd> {
     const child = this.child;
     if (!child || !this.exited) throw new Error('kill: the server was never started');
-    if (this.exitInfo) return { took: 'already exited', ...this.exitInfo };
+    if (this.exitInfo) {
+      await this.exited;
+      // armed: the watch on another thread sent the signal (armKill)
+      return { took: this.killedBy ? signal : 'already exited', ...this.exitInfo };
+    }
     this.killedBy = signal;
     signalGroup(child, signal);
     let took: KillEnd['took'] = signal;

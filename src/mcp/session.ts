@@ -218,6 +218,11 @@ export class TargetSession {
     return this.transport.kill(signal);
   }
 
+  /** Mark the server as about to be killed by memeval (see ChildTransport.armKill); the process group to signal. */
+  armKill(signal: 'SIGKILL' | 'SIGTERM'): number | undefined {
+    return this.transport.armKill(signal);
+  }
+
   /** The signal memeval killed this server with, if it did. */
   get killedBy(): NodeJS.Signals | undefined {
     return this.transport.killedBy;

@@ -22,9 +22,7 @@ const EXPECTED = 'the store opens and every file is well-formed';
 export function judgeIntegrity(a: Integrity, ctx: JudgeContext): Judgment {
   let rows: Row[];
   try {
-    rows = ctx.evidence.db
-      .prepare('SELECT file, checked, ok, detail FROM store_integrity ORDER BY seq')
-      .all() as Row[];
+    rows = ctx.evidence.db.prepare('SELECT file, checked, ok, detail FROM store_integrity ORDER BY seq').all() as Row[];
   } catch (e) {
     return judgment(
       a,
@@ -47,7 +45,7 @@ export function judgeIntegrity(a: Integrity, ctx: JudgeContext): Judgment {
   return decided(a, bad.length === 0, {
     actual: bad.length ? bad.map(line) : 'intact',
     expected: EXPECTED,
-    detail: bad.length ? bad.map(line).join('; ') : `${rows.length} file(s) checked`,
+    detail: (bad.length ? bad : rows).map(line).join('; '),
     observed: rows.map((r) => `${line(r)} [${r.ok ? 'ok' : 'failed'}]`).join('; '),
   });
 }

@@ -13,7 +13,7 @@ import { scenario } from '../../helpers.js';
 /** Sessions that never kill (these tests have no kill step). */
 const NO_KILLS = {
   kill: () => Promise.reject(new Error('no kill in this test')),
-  watchStore: () => undefined,
+  armKill: async () => undefined,
   storeBytes: () => null,
 };
 
