@@ -93,13 +93,8 @@ const readFile = () => readFileSync(store, 'utf8').split('\n').filter(Boolean).f
 let memory = mode === 'lose-on-kill' && !db ? readFile() : undefined;
 const read = () =>
   db
-    ? db
-        .prepare('SELECT * FROM memories ORDER BY rowid')
-        .all()
-        .map((r) => ({ ...r, deleted: Boolean(r.deleted) }))
-    : memory
-      ? memory.map((r) => ({ ...r }))
-      : readFile();
+    ? db.prepare('SELECT * FROM memories ORDER BY rowid').all().map((r) => ({ ...r, deleted: Boolean(r.deleted) }))
+    : memory ? memory.map((r) => ({ ...r })) : readFile();
 const save = () => memory && writeFileSync(store, memory.map((r) => JSON.stringify(r) + '\n').join(''));
 let write = (rows) => {
   if (memory) return void (memory = rows.map((r) => ({ ...r })));
@@ -107,8 +102,7 @@ let write = (rows) => {
   const ins = db.prepare(`INSERT INTO memories (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`);
   db.transaction(() => {
     db.exec('DELETE FROM memories');
-    for (const r of rows)
-      ins.run(...COLUMNS.map((c) => (c === 'deleted' ? (r.deleted ? 1 : 0) : (r[c] ?? DEFAULTS[c] ?? null))));
+    for (const r of rows) ins.run(...COLUMNS.map((c) => (c === 'deleted' ? (r.deleted ? 1 : 0) : (r[c] ?? DEFAULTS[c] ?? null))));
   })();
 };
 let append = (row) => (db || memory ? write([...read(), row]) : appendFileSync(store, JSON.stringify(row) + '\n'));
@@ -149,49 +143,16 @@ if (mode === 'rebuild-at-start' && db) {
 }
 const str = { type: 'string' };
 const tools = [
-  {
-    name: 'remember',
-    description: 'store a memory',
-    inputSchema: {
-      type: 'object',
-      properties: { text: str, category: str, subject: str, source: str },
-      required: ['text'],
-    },
-  },
-  {
-    name: 'recall',
-    description: 'search memories',
-    inputSchema: { type: 'object', properties: { query: str }, required: ['query'] },
-  },
-  {
-    name: 'forget',
-    description: 'delete a memory by id',
-    inputSchema: { type: 'object', properties: { id: str }, required: ['id'] },
-  },
-  {
-    name: 'update',
-    description: 'replace the text of a memory',
-    inputSchema: { type: 'object', properties: { id: str, text: str }, required: ['id', 'text'] },
-  },
+  { name: 'remember', description: 'store a memory', inputSchema: { type: 'object', properties: { text: str, category: str, subject: str, source: str }, required: ['text'] } },
+  { name: 'recall', description: 'search memories', inputSchema: { type: 'object', properties: { query: str }, required: ['query'] } },
+  { name: 'forget', description: 'delete a memory by id', inputSchema: { type: 'object', properties: { id: str }, required: ['id'] } },
+  { name: 'update', description: 'replace the text of a memory', inputSchema: { type: 'object', properties: { id: str, text: str }, required: ['id', 'text'] } },
   { name: 'list', description: 'list every memory', inputSchema: { type: 'object', properties: {} } },
-  {
-    name: 'curate',
-    description: 'collapse near-duplicate memories; dry_run reports what it would remove',
-    inputSchema: { type: 'object', properties: { dry_run: { type: 'boolean' } } },
-  },
-  {
-    name: 'expire',
-    description: 'archive memories older than the retention period',
-    inputSchema: { type: 'object', properties: {} },
-  },
+  { name: 'curate', description: 'collapse near-duplicate memories; dry_run reports what it would remove', inputSchema: { type: 'object', properties: { dry_run: { type: 'boolean' } } } },
+  { name: 'expire', description: 'archive memories older than the retention period', inputSchema: { type: 'object', properties: {} } },
 ];
 
-const words = (t) =>
-  new Set(
-    String(t)
-      .toLowerCase()
-      .match(/[a-z0-9]{2,}/g) ?? [],
-  );
+const words = (t) => new Set(String(t).toLowerCase().match(/[a-z0-9]{2,}/g) ?? []);
 function overlap(a, b) {
   const [x, y] = [words(a), words(b)];
   const shared = [...x].filter((w) => y.has(w)).length;
@@ -222,10 +183,7 @@ function curationVictims() {
 
 /** Memories ranked by how many query words they contain (3+ letters), best first. */
 function search(query) {
-  const words =
-    String(query)
-      .toLowerCase()
-      .match(/[a-z0-9]{3,}/g) ?? [];
+  const words = String(query).toLowerCase().match(/[a-z0-9]{3,}/g) ?? [];
   return read()
     .filter((r) => mode === 'soft-forget' || !r.deleted)
     .map((r, i) => ({ r, i, score: words.filter((w) => r.text.toLowerCase().includes(w)).length }))
@@ -276,16 +234,7 @@ function answer(name, args) {
       const next = Math.max(0, ...rows.map((r) => Number(/^mem-(\d+)$/.exec(r.id)?.[1] ?? 0))) + 1;
       const id = `mem-${String(next).padStart(4, '0')}`;
       const given = String(args.text);
-      const row = {
-        id,
-        text: mode === 'reword' ? given.replace(/^\S+/, 'Note:') : given,
-        category: args.category ?? null,
-        subject: args.subject ?? null,
-        source: args.source ?? null,
-        at: new Date().toISOString(),
-        deleted: false,
-        updated_at: new Date().toISOString(),
-      };
+      const row = { id, text: mode === 'reword' ? given.replace(/^\S+/, 'Note:') : given, category: args.category ?? null, subject: args.subject ?? null, source: args.source ?? null, at: new Date().toISOString(), deleted: false, updated_at: new Date().toISOString() };
       if (!blind) append(row);
       toSidecar({ op: 'remember', ...row });
       return text(`stored ${id}`);
@@ -297,24 +246,17 @@ function answer(name, args) {
       asked.set(String(args.query), times);
       if (mode === 'fickle' && times > 1) return text(JSON.stringify({ results: [] }));
       const hits = blind ? [] : search(args.query);
-      if (mode === 'misformat')
-        return text(hits.length ? hits.map((h) => `* ${h.text}`).join('\n') : `nothing matches ${args.query}`);
+      if (mode === 'misformat') return text(hits.length ? hits.map((h) => `* ${h.text}`).join('\n') : `nothing matches ${args.query}`);
       return text(JSON.stringify({ results: hits.map((h) => h.text) }));
     }
     case 'forget': {
-      if (!blind)
-        write(
-          read()
-            .map((r) => (r.id === args.id ? { ...r, deleted: true } : r))
-            .filter((r) => mode === 'soft-forget' || !r.deleted),
-        );
+      if (!blind) write(read().map((r) => (r.id === args.id ? { ...r, deleted: true } : r)).filter((r) => mode === 'soft-forget' || !r.deleted));
       return text(`forgot ${args.id}`);
     }
     case 'update': {
       const given = String(args.text);
       const text2 = mode === 'reword' ? given.replace(/^\S+/, 'Note:') : given;
-      if (!blind)
-        write(read().map((r) => (r.id === args.id ? { ...r, text: text2, updated_at: new Date().toISOString() } : r)));
+      if (!blind) write(read().map((r) => (r.id === args.id ? { ...r, text: text2, updated_at: new Date().toISOString() } : r)));
       toSidecar({ op: 'update', id: args.id, text: args.text });
       return text(`updated ${args.id}`);
     }
@@ -347,17 +289,7 @@ async function racyRemember(args) {
   const rows = read();
   await sleep(30);
   const id = `mem-${String(rows.length + 1).padStart(4, '0')}`;
-  write([
-    ...rows,
-    {
-      id,
-      text: String(args.text),
-      category: args.category ?? null,
-      subject: args.subject ?? null,
-      source: args.source ?? null,
-      deleted: false,
-    },
-  ]);
+  write([...rows, { id, text: String(args.text), category: args.category ?? null, subject: args.subject ?? null, source: args.source ?? null, deleted: false }]);
   return text(`stored ${id}`);
 }
 
@@ -366,14 +298,11 @@ async function handle(msg) {
   const reply = (result) => send({ jsonrpc: '2.0', id: msg.id, result });
   switch (msg.method) {
     case 'initialize':
-      return reply({
-        protocolVersion: msg.params?.protocolVersion ?? '2025-06-18',
-        capabilities: { tools: {} },
-        serverInfo: { name: `hostile-${mode}`, version: '1.0.0' },
-      });
+      return reply({ protocolVersion: msg.params?.protocolVersion ?? '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: `hostile-${mode}`, version: '1.0.0' } });
     case 'tools/list':
       return reply({ tools: mode === 'no-list' ? [] : tools });
-    case 'tools/call': {
+    case 'tools/call':
+    {
       const name = msg.params?.name;
       const args = msg.params?.arguments ?? {};
       if (mode === 'racy' && name === 'remember') return reply(await racyRemember(args));
