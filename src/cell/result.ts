@@ -10,7 +10,7 @@ import { TargetError } from '../mcp/session.js';
 import type { Scenario } from '../scenario/schema.js';
 import { RestartAfterKillError } from './sessions.js';
 import type { TargetDecl } from '../targets/schema.js';
-import { Interrupted, MemevalError } from '../util/errors.js';
+import { Interrupted, MemevalError, messageOf } from '../util/errors.js';
 import type { StageClock } from './clock.js';
 import type { CellTrail } from './trail.js';
 
@@ -72,7 +72,7 @@ export function failedOutcome(
     return { verdict: 'fail', reason: e.message, stderr_tail: e.stderrTail || undefined, agent: o.agent };
   return {
     verdict: interrupted ? 'skipped' : 'error',
-    reason: interrupted ? 'run interrupted' : (e as Error).message,
+    reason: interrupted ? 'run interrupted' : messageOf(e),
     error_code: !interrupted && e instanceof MemevalError ? e.code : undefined,
     stderr_tail:
       (e instanceof TargetError || e instanceof RestartAfterKillError

@@ -45,4 +45,3 @@ function toolsUnsupported(scenario: Scenario, decl: TargetDecl): string | undefi
     ? `a called assertion counts calls of tool(s) ${missing.join(', ')}, which target ${decl.name} does not declare (its tools: ${[...declared].join(', ') || 'none'}); the tool names one server's tools`
     : undefined;
 }
-

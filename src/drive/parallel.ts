@@ -7,6 +7,7 @@ import type { LeafStep, ParallelStep } from '../scenario/schema.js';
 import { clip } from '../util/text.js';
 import { writeOf } from '../ops/writes.js';
 import type { CellEnv } from './types.js';
+import { messageOf } from '../util/errors.js';
 
 interface Answered {
   tools: string[];
@@ -119,7 +120,7 @@ export async function runParallel(
             tools: [],
             ok: false,
             ms: 0,
-            result: clip((r.reason as Error).message, RESULT_CHARS),
+            result: clip(messageOf(r.reason), RESULT_CHARS),
           };
     });
     for (const r of settled) if (r.status === 'fulfilled') r.value.after?.();

@@ -131,8 +131,6 @@ export function checkIntegrity(o: {
 /** The `store_integrity` table: one row per checked file (empty: nothing on disk was checked). */
 export function writeIntegrityTable(db: Database.Database, rows: IntegrityRow[]): void {
   db.exec(`CREATE TABLE store_integrity (${STORE_INTEGRITY_COLUMNS.join(', ')})`);
-  const ins = db.prepare(
-    `INSERT INTO store_integrity VALUES (${STORE_INTEGRITY_COLUMNS.map(() => '?').join(', ')})`,
-  );
+  const ins = db.prepare(`INSERT INTO store_integrity VALUES (${STORE_INTEGRITY_COLUMNS.map(() => '?').join(', ')})`);
   rows.forEach((r, i) => ins.run(i + 1, r.file, r.format, r.checked, r.ok ? 1 : 0, r.detail));
 }

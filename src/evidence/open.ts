@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { REQUIRED_VIEW_COLUMNS } from './schema.js';
-import { MemevalError } from '../util/errors.js';
+import { MemevalError, messageOf } from '../util/errors.js';
 
 /** What judges read. The store is a copy taken after the server exited; nothing writes to it. */
 export interface Evidence {
@@ -88,7 +88,7 @@ export function openEvidence(cellDir: string): Evidence {
         db.exec(`CREATE TEMP VIEW "${v.name}" AS ${v.sql}`);
         db.prepare(`SELECT * FROM "${v.name}" LIMIT 0`).all();
       } catch (e) {
-        const why = `target ${meta.target}: views.${v.name === 'memories' ? 'memories' : `extra.${v.name}`}: ${(e as Error).message}`;
+        const why = `target ${meta.target}: views.${v.name === 'memories' ? 'memories' : `extra.${v.name}`}: ${messageOf(e)}`;
         // a store that failed its integrity check: the views' failure is what the check observed
         if (meta.store_intact === '0') {
           const storeUnreadable = `the store does not open (${why}); see store_integrity`;

@@ -17,6 +17,7 @@ import { judgePlugin } from './kinds/plugin.js';
 import { judgeBudget } from './kinds/budget.js';
 import { judgeIntegrity } from './kinds/integrity.js';
 import { judgeDurable } from './kinds/durable.js';
+import { messageOf } from '../util/errors.js';
 
 type Kind = Assertion['kind'];
 type Of<K extends Kind> = Extract<Assertion, { kind: K }>;
@@ -109,7 +110,7 @@ export async function runJudges(assertions: Assertion[], ctx: JudgeContext): Pro
     try {
       out[i] = await judgeOne(a, ctx);
     } catch (e) {
-      out[i] = judgment(a, 'error', null, null, (e as Error).message);
+      out[i] = judgment(a, 'error', null, null, messageOf(e));
     }
   }
   return out;

@@ -62,7 +62,8 @@ export const INPUT_MUTATIONS = {
   'usage-unreported': 'the agent did not report the figure the budget bounds',
   'members-undecided': 'every member judge of the composition errored',
   'integrity-unchecked': 'the store_integrity table holds no row: no file of the store was checked',
-  'writes-unacknowledged': 'the writes table holds no write the target acknowledged: nothing whose durability could be checked',
+  'writes-unacknowledged':
+    'the writes table holds no write the target acknowledged: nothing whose durability could be checked',
 } as const;
 export type InputMutation = keyof typeof INPUT_MUTATIONS;
 

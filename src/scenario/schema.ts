@@ -439,7 +439,7 @@ const budgetAssertion = z.strictObject({ kind: z.literal('budget'), ...assertion
 const integrityAssertion = z
   .strictObject({ kind: z.literal('integrity'), ...assertionBase })
   .describe(
-    "the store opens and is well-formed as the run left it: an SQLite store passes PRAGMA integrity_check, every line of a JSONL store (and every .json/.jsonl file of a files store) parses; a store gone after a kill, or one that does not open, fails",
+    'the store opens and is well-formed as the run left it: an SQLite store passes PRAGMA integrity_check, every line of a JSONL store (and every .json/.jsonl file of a files store) parses; a store gone after a kill, or one that does not open, fails',
   );
 const durableAssertion = z
   .strictObject({
@@ -448,7 +448,7 @@ const durableAssertion = z
     case_sensitive: z.boolean().default(false),
   })
   .describe(
-    "every write memeval issued in the cell that the target acknowledged holds: what was acknowledged as stored (remember, update) is in a live memory, what was acknowledged as forgotten is in none; a write that was never answered (the server was killed first) is listed, not judged",
+    'every write memeval issued in the cell that the target acknowledged holds: what was acknowledged as stored (remember, update) is in a live memory, what was acknowledged as forgotten is in none; a write that was never answered (the server was killed first) is listed, not judged',
   );
 
 export const VOTING_RULES = ['majority', 'unanimous', 'any', 'average', 'weighted'] as const;

@@ -12,7 +12,11 @@ process.stdin.on('data', (c) => {
       send({
         jsonrpc: '2.0',
         id: msg.id,
-        result: { protocolVersion: msg.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'x', version: '1' } },
+        result: {
+          protocolVersion: msg.params.protocolVersion,
+          capabilities: { tools: {} },
+          serverInfo: { name: 'x', version: '1' },
+        },
       });
     else if (msg.method === 'tools/call') {
       // a pipe write is synchronous on Linux: the answer is in the pipe before the process ends

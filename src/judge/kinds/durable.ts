@@ -41,7 +41,13 @@ export function judgeDurable(a: Durable, ctx: JudgeContext): Judgment {
   try {
     writes = db.prepare('SELECT * FROM writes ORDER BY seq').all() as Write[];
   } catch (e) {
-    return judgment(a, 'error', null, EXPECTED, `writes: ${(e as Error).message} (evidence without memeval's record of its writes)`);
+    return judgment(
+      a,
+      'error',
+      null,
+      EXPECTED,
+      `writes: ${(e as Error).message} (evidence without memeval's record of its writes)`,
+    );
   }
   const unreadable = memoriesViewProblem(db);
   if (unreadable) return judgment(a, 'error', null, EXPECTED, unreadable);
@@ -66,10 +72,12 @@ export function judgeDurable(a: Durable, ctx: JudgeContext): Judgment {
     const s = String(t).replace(/\s+/g, ' ').trim();
     return a.case_sensitive ? s : s.toLowerCase();
   };
-  const live = (db.prepare('SELECT CAST(id AS TEXT) AS id, content FROM memories WHERE coalesce(is_deleted, 0) = 0').all() as {
-    id: string;
-    content: string | null;
-  }[]).map((m) => ({ id: m.id, text: norm(m.content ?? '') }));
+  const live = (
+    db.prepare('SELECT CAST(id AS TEXT) AS id, content FROM memories WHERE coalesce(is_deleted, 0) = 0').all() as {
+      id: string;
+      content: string | null;
+    }[]
+  ).map((m) => ({ id: m.id, text: norm(m.content ?? '') }));
   const holding = (content: string) => live.filter((m) => m.text.includes(norm(content))).map((m) => m.id);
   const lost: string[] = [];
   const back: string[] = [];
@@ -82,8 +90,9 @@ export function judgeDurable(a: Durable, ctx: JudgeContext): Judgment {
       continue;
     }
     const ids = holding(e.content);
-    if (e.op === 'forget') (ids.length ? back.push(`${shown(e)}: live again in memory ${ids.join(', ')}`) : held.push(shown(e)));
-    else (ids.length ? held.push(`${shown(e)} in memory ${ids[0]}`) : lost.push(shown(e)));
+    if (e.op === 'forget')
+      ids.length ? back.push(`${shown(e)}: live again in memory ${ids.join(', ')}`) : held.push(shown(e));
+    else ids.length ? held.push(`${shown(e)} in memory ${ids[0]}`) : lost.push(shown(e));
   }
   if (!held.length && !lost.length && !back.length)
     return judgment(
