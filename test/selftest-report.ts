@@ -30,7 +30,7 @@ export function parseSelftest(stdout: string, stderr: string) {
     return JSON.parse(stdout) as {
       cells: number;
       coverage: Coverage[];
-      scenarios: { id: string }[];
+      scenarios: { id: string; status: string; unproven: { target: string; phase: string; why: string }[] }[];
       by_verdict: Record<string, number>;
       false_passes: FalsePass[];
       toothless: string[];
