@@ -36,6 +36,7 @@ export function parseSelftest(stdout: string, stderr: string) {
       toothless: string[];
       proven: string[];
       not_proven: string[];
+      narrowed?: string[];
       fails_correct_server: string[];
       duration_ms: number;
     };
