@@ -129,10 +129,11 @@ export function claimsAdvice(
   recipes?: string[],
 ): string[] {
   const table = recipeClaims(buildVocabulary(scenarios, decl), [...decl.claims, ...assumed], recipes);
-  const off = [...new Set(table.flatMap((r) => r.claims.filter((c) => !r.on.includes(c))))].sort();
+  const off = [...new Set(table.flatMap((r) => r.claims.filter((c) => !r.on.includes(c) && !r.byOp[c])))].sort();
+  const label = (r: (typeof table)[number], c: string) =>
+    r.on.includes(c) ? c : r.byOp[c] ? `${c} (the ${r.byOp[c]} op's own meaning)` : `${c} (off)`;
   const lines = table.map(
-    (r) =>
-      `  ${r.recipe}: ${r.claims.length ? r.claims.map((c) => (r.on.includes(c) ? c : `${c} (off)`)).join(', ') : 'structural checks only'}`,
+    (r) => `  ${r.recipe}: ${r.claims.length ? r.claims.map((c) => label(r, c)).join(', ') : 'structural checks only'}`,
   );
   return [
     `${decl.name}: claims ${decl.claims.length ? decl.claims.join(', ') : '(none)'}${assumed.length ? `, assumed ${assumed.join(', ')}` : ''}; what each recipe checks beyond the MCP contract:`,

@@ -311,6 +311,8 @@ function broken(o: CaseOutcome, e: Expectation, decl: TargetDecl): { why: string
   const ev = o.evidence;
   // forgetting that was refused never happened: nothing to hold the forget claim to
   if (e.claim === 'forget' && !allOk(o, 'forget')) return undefined;
+  // an update that was refused replaced nothing: nothing to hold its contract to
+  if (e.op === 'update' && !allOk(o, 'update')) return undefined;
   // a token whose write was refused was never stored: not finding it is right
   if (e.kind === 'recalled' && !(allOk(o, 'remember', e.text) && allOk(o, 'update', e.text))) return undefined;
   switch (e.kind) {
@@ -378,7 +380,9 @@ function checkClaims(o: CaseOutcome, decl: TargetDecl, assumed: string[]): Findi
   const findings: Finding[] = [];
   for (const e of o.fuzzCase.expects) {
     const stated = decl.claims.includes(e.claim);
-    if (!stated && !assumed.includes(e.claim)) continue;
+    // a declared op keeps its own meaning whatever the claims: a forget forgets, an update replaces
+    const own = e.op !== undefined && decl.ops[e.op] !== undefined;
+    if (!stated && !own && !assumed.includes(e.claim)) continue;
     let b: ReturnType<typeof broken>;
     try {
       b = broken(o, e, decl);
@@ -387,7 +391,11 @@ function checkClaims(o: CaseOutcome, decl: TargetDecl, assumed: string[]): Findi
     }
     if (!b) continue;
     const check: CheckName = e.claim === 'recall' ? 'recall-miss' : 'broken-claim';
-    const who = stated ? `claims ${e.claim}` : `assumed to keep ${e.claim} (--assume-claim)`;
+    const who = stated
+      ? `claims ${e.claim}`
+      : own
+        ? `declares ${e.op} (which must ${e.op === 'forget' ? 'forget' : 'replace'}, claim or not)`
+        : `assumed to keep ${e.claim} (--assume-claim)`;
     findings.push({
       check,
       claim: e.claim,
