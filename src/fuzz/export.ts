@@ -196,7 +196,11 @@ export function flagToScenario(row: FlagRow, decl: TargetDecl, id: string): Scen
     op: 'eq',
     value: 1,
   });
-  const claim = findings.find((f) => f.check === 'broken-claim')?.claim as Claim | undefined;
+  // the claim the case broke, stated or not: a finding made under --assume-claim (or by an op's
+  // own meaning) holds the scenario to it too, so the export fails while the defect is there
+  const claim = findings.find((f) => (f.check === 'broken-claim' || f.check === 'recall-miss') && f.claim)?.claim as
+    Claim | undefined;
+  const assumed = claim !== undefined && !(decl.claims as string[]).includes(claim);
   return {
     schema_version: 1,
     id,
@@ -211,7 +215,12 @@ export function flagToScenario(row: FlagRow, decl: TargetDecl, id: string): Scen
     setup: { memories: [], files: c.files },
     deterministic: {
       well_behaved: [{ op: 'remember', content: `The project's unit tests run with vitest (${CONTROL_NEEDLE})` }],
-      violation: { expectation: 'defend-or-detect', ...(claim ? { defence: claim } : {}), steps: toSteps(c, decl) },
+      violation: {
+        expectation: 'defend-or-detect',
+        ...(claim ? { defence: claim } : {}),
+        ...(assumed ? { assume_claim: true } : {}),
+        steps: toSteps(c, decl),
+      },
     },
     real_model: null,
     assertions,
