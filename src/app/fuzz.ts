@@ -40,6 +40,8 @@ export interface FuzzConfig {
   /** overrides every target's call_timeout_ms */
   callTimeoutMs?: number;
   settings?: Partial<CheckSettings>;
+  /** candidate runs to shrink each flagged case with (default DEFAULT_SHRINK_RUNS; 0: no shrink) */
+  shrinkRuns?: number;
   signal?: AbortSignal;
   onCase?: (p: CaseReport) => void;
   log?: (s: string) => void;
@@ -96,6 +98,7 @@ export async function runFuzz(config: FuzzConfig): Promise<FuzzResult> {
           outDir,
           keep: config.keep ?? false,
           settings: { ...DEFAULT_CHECK_SETTINGS, ...config.settings },
+          shrinkRuns: config.shrinkRuns,
           signal: config.signal,
           onCase: config.onCase,
         }),

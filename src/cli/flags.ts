@@ -23,7 +23,8 @@ function line(r: FlagRow): string {
         ? chalk.red('flagged')
         : chalk.yellow('was flagged');
   const lastRun = r.last_result === 'unjudged' ? chalk.yellow(' (the last run could not judge it)') : '';
-  return `${r.fingerprint}  ${r.target.padEnd(18)} ${r.recipe.padEnd(18)} ${status}${lastRun}  last ${r.last_flagged_at ?? '-'}  (${r.flagged_runs}/${r.runs} runs)\n    first: ${(r.first_flagged_reason ?? '').slice(0, 300)}`;
+  const shrink = r.shrink_note ? `\n    ${r.shrink_note}` : '';
+  return `${r.fingerprint}  ${r.target.padEnd(18)} ${r.recipe.padEnd(18)} ${status}${lastRun}  last ${r.last_flagged_at ?? '-'}  (${r.flagged_runs}/${r.runs} runs)\n    first: ${(r.first_flagged_reason ?? '').slice(0, 300)}${shrink}`;
 }
 
 export function registerFlags(program: Command): void {
@@ -43,7 +44,9 @@ export function registerFlags(program: Command): void {
               rows.map((r) => ({
                 ...r,
                 last_findings: r.last_findings ? JSON.parse(r.last_findings) : null,
+                shrunk_findings: r.shrunk_findings ? JSON.parse(r.shrunk_findings) : null,
                 flagged_case: undefined,
+                shrunk_case: undefined,
               })),
               null,
               2,
@@ -83,7 +86,8 @@ export function registerFlags(program: Command): void {
       'the target whose flag to export (needed when several targets flagged it); a declaration file for a target outside the built-in ones',
     )
     .option('--out <path>', 'a folder, or a file named <id>.json (default: the current folder)')
-    .action(async (fp: string, o: { target?: string; out?: string }) => {
+    .option('--original', 'export the case as it was generated, not its shrunk form', false)
+    .action(async (fp: string, o: { target?: string; out?: string; original: boolean }) => {
       const { loadTarget } = await import('../targets/loader.js');
       const { flagToScenario, writeScenario } = await import('../fuzz/export.js');
       const store = await openStore(flags.opts().flags);
@@ -102,7 +106,7 @@ export function registerFlags(program: Command): void {
           : `fuzz-${row.target}-${row.recipe}-${row.fingerprint.slice(0, 8)}`;
         if (!isFile) mkdirSync(out, { recursive: true });
         const dest = isFile ? out : join(out, `${id}.json`);
-        writeScenario(dest, flagToScenario(row, (file ?? loadTarget(row.target)).decl, id));
+        writeScenario(dest, flagToScenario(row, (file ?? loadTarget(row.target)).decl, id, { original: o.original }));
         await writeOut(
           `${dest}\nrun it: memeval run --scenarios ${resolve(dest, '..')} --target ${o.target ?? row.target}\n`,
         );

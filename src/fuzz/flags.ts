@@ -46,6 +46,13 @@ export const MIGRATIONS: string[][] = [
     )`,
     'CREATE INDEX latency_target_key ON latency (target, key)',
   ],
+  [
+    // the smallest case a shrink observed raising the flag again (the original stays in flagged_case)
+    'ALTER TABLE flags ADD COLUMN shrunk_case TEXT',
+    'ALTER TABLE flags ADD COLUMN shrunk_findings TEXT',
+    'ALTER TABLE flags ADD COLUMN shrunk_signature TEXT',
+    'ALTER TABLE flags ADD COLUMN shrink_note TEXT',
+  ],
 ];
 
 /** How many of a recipe key's latest samples the store keeps per target. */
@@ -75,6 +82,12 @@ export interface FlagRow {
   dismissed_at: string | null;
   runs: number;
   flagged_runs: number;
+  /** the shrunk case (JSON), observed raising `shrunk_signature`; null when no shrink produced one */
+  shrunk_case: string | null;
+  shrunk_findings: string | null;
+  shrunk_signature: string | null;
+  /** what the last shrink did, or why it kept the original */
+  shrink_note: string | null;
 }
 
 export function migrate(db: Database.Database): void {
@@ -203,6 +216,27 @@ export class FlagStore {
         caseJson: flagged ? JSON.stringify(c) : null,
       });
     return this.get(c.fingerprint, target)!;
+  }
+
+  /**
+   * What a shrink of the row's flagged case found. A shrink that reproduced nothing records its
+   * note only: an earlier shrunk case stays (it was observed), and export checks its signature.
+   */
+  recordShrink(
+    fingerprint: string,
+    target: string,
+    r: { shrunk?: FuzzCase; findings?: Finding[]; signature: string; note: string },
+  ): void {
+    if (r.shrunk && r.findings)
+      this.db
+        .prepare(
+          'UPDATE flags SET shrunk_case = ?, shrunk_findings = ?, shrunk_signature = ?, shrink_note = ? WHERE fingerprint = ? AND target = ?',
+        )
+        .run(JSON.stringify(r.shrunk), JSON.stringify(r.findings), r.signature, r.note, fingerprint, target);
+    else
+      this.db
+        .prepare('UPDATE flags SET shrink_note = ? WHERE fingerprint = ? AND target = ?')
+        .run(r.note, fingerprint, target);
   }
 
   get(fingerprint: string, target: string): FlagRow | undefined {

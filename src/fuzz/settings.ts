@@ -16,6 +16,9 @@ export const DEFAULT_CHECK_SETTINGS: CheckSettings = {
   latencyFloorMs: 1000,
 };
 
+/** Candidate runs a shrink may spend on one flagged case unless `--shrink` says otherwise. */
+export const DEFAULT_SHRINK_RUNS = 20;
+
 /** $XDG_STATE_HOME/memeval/flags.db (usually ~/.local/state/memeval/flags.db). */
 export function defaultFlagsFile(): string {
   const state = process.env.XDG_STATE_HOME || join(homedir(), '.local', 'state');
