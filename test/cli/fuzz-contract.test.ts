@@ -50,3 +50,11 @@ test('a declared update must replace without a claim: an old version left live i
     'an update that replaces passes',
   );
 });
+
+test('a forget expectation in a case that never forgets judges nothing: a kept memory is no broken forget', async (t) => {
+  const c = handCase('t', (b) => {
+    b.remember('Token mmvcontract4');
+    b.expect({ kind: 'not-live', claim: 'forget', op: 'forget', text: 'mmvcontract4' });
+  });
+  assert.deepEqual(claimFindings(await checkCase(t, localDecl('forgetful', '', { claims: ['forget'] }), c)), []);
+});

@@ -67,3 +67,18 @@ test('the flag a shrink keeps leaves out latency and network, which no step make
   assert.equal(shrinkSignature([f('recall-miss', 'recall'), f('latency'), f('network')]), 'recall-miss:recall');
   assert.equal(shrinkSignature([f('latency')]), '');
 });
+
+test('dropping the forget (or the update) drops the expectations about it: a kept memory is no broken forget', () => {
+  const c = built((b) => {
+    const ref = b.remember('mmvcccc: kept');
+    b.update(ref, 'mmvdddd: newer');
+    b.forget(ref);
+    b.expect({ kind: 'absent', claim: 'forget', op: 'forget', text: 'mmvdddd' });
+    b.expect({ kind: 'not-live', claim: 'supersede', op: 'update', text: 'mmvcccc' });
+  });
+  assert.deepEqual(
+    withoutSteps(c, new Set([2])).expects.map((e) => e.claim),
+    ['supersede'],
+  );
+  assert.deepEqual(withoutSteps(c, new Set([1])).expects, [], 'the update is gone, and the text it wrote');
+});
