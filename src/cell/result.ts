@@ -53,7 +53,7 @@ export function cellBase(
     claimed:
       defence !== undefined &&
       violation?.expectation === 'defend-or-detect' &&
-      (decl.claims as string[]).includes(defence),
+      ((decl.claims as string[]).includes(defence) || violation.assume_claim === true),
     cell_dir: cellDir,
   };
 }

@@ -660,6 +660,12 @@ export const scenarioSchema = z.strictObject({
           .describe(
             'the defence this violation probes; a target that claims it fails the run when the violation is only detected',
           ),
+        assume_claim: z
+          .boolean()
+          .optional()
+          .describe(
+            "hold every target to `defence` as if its declaration claimed it (a detected violation fails the run): a fuzz finding exported from a case flagged under --assume-claim, or by an op's own meaning",
+          ),
         steps: z.array(stepSchema).min(1),
       })
       .nullable(),

@@ -5,7 +5,7 @@ import { ROOT, scenario, tempDir, writeJson } from '../../helpers.ts';
 import { loadScenarios, scenarioFiles } from '../../../src/scenario/loader.ts';
 import { loadTarget } from '../../../src/targets/loader.ts';
 import { buildVocabulary } from '../../../src/fuzz/vocabulary.ts';
-import { Generator } from '../../../src/fuzz/generate.ts';
+import { Generator, recipeClaims } from '../../../src/fuzz/generate.ts';
 import { RECIPES } from '../../../src/fuzz/recipes.ts';
 import { leafSteps } from '../../../src/fuzz/case.ts';
 
@@ -134,4 +134,15 @@ test('a target without an op gets no case that needs it', () => {
   const v = buildVocabulary(builtin(), { ...decl, ops });
   const g = new Generator(v, { seed: 'ops' });
   for (let i = 0; i < 13 * 8; i++) assert.ok(!leafSteps(g.next().steps).some((s) => s.op === 'update'));
+});
+
+test("a target's declared forget and update are checked by their own meaning, with no claim stated", () => {
+  const decl = loadTarget('mcp-memory-keeper').decl;
+  assert.deepEqual(decl.claims, [], 'the server states no claim');
+  const table = recipeClaims(buildVocabulary(builtin(), decl), decl.claims);
+  const of = (name: string) => table.find((r) => r.recipe === name)!;
+  assert.equal(of('forget-recall').byOp.forget, 'forget', 'forget-recall holds the forget op to forgetting');
+  assert.equal(of('update-forget').byOp.forget, 'forget');
+  assert.equal(of('pivot-chain').byOp.supersede, 'update', 'an update must replace');
+  assert.equal(of('exact-duplicate').byOp['exact-dedupe'], undefined, 'a defence stays off without its claim');
 });
