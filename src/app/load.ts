@@ -79,6 +79,29 @@ export function assertionProblems(file: string, inspected: InspectedScenario, en
   return assertions.flatMap((a, i) => (a ? checkAssertion(a, env).map((p) => `${file}: assertions[${i}].${p}`) : []));
 }
 
+/**
+ * The scenarios of a folder picked by id, glob or tag. When the folder is memeval's own and a
+ * selection is given, the built-in suites' folders (scenarios/recall/, …) are searched too: a
+ * built-in scenario is found by its id wherever its file lives. With no selection a run keeps to
+ * the folder itself, as before.
+ */
+export function loadSelected(dir: string, sel: { ids?: string[]; tags?: string[] }): LoadedScenario[] {
+  const selecting = Boolean(sel.ids?.length || sel.tags?.length);
+  return select(selecting && isBuiltinFolder(dir) ? loadBuiltinScenarios() : loadScenarioDir(dir), sel);
+}
+
+/** Every built-in scenario: memeval's scenarios/ folder and each suite folder in it. */
+export function loadBuiltinScenarios(): LoadedScenario[] {
+  const files = [BUILTIN_SCENARIOS, ...builtinSuites().map((s) => join(BUILTIN_SCENARIOS, s))].flatMap((d) =>
+    scenarioFilesIn(d),
+  );
+  return loadScenarios(files, (file, inspected) => assertionProblems(file, inspected, { extraViews: 'unknown' }));
+}
+
+export function isBuiltinFolder(dir: string): boolean {
+  return resolve(scenariosDirFor(dir)) === resolve(BUILTIN_SCENARIOS);
+}
+
 /** Scenarios by id (or glob); see scenario/select.ts for tags. */
 export function selectScenarios(all: LoadedScenario[], ids: string[] | undefined): LoadedScenario[] {
   return select(all, { ids });
