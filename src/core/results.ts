@@ -258,6 +258,15 @@ export const clockRecordSchema = z.looseObject({
 });
 export type ClockRecord = z.infer<typeof clockRecordSchema>;
 
+export const cellAboutSchema = z.looseObject({
+  title: z.string(),
+  description: z.string(),
+  /** the defence (claim) the scenario's violation probes, when it names one */
+  defence: z.string().optional(),
+  tags: z.array(z.string()),
+});
+export type CellAbout = z.infer<typeof cellAboutSchema>;
+
 export const cellResultSchema = z.looseObject({
   /** stable across runs: scenario/target/phase (phase-repeat with --repeat), or scenario/target/real-model/agent-repeat */
   cell_id: z.string(),
@@ -290,6 +299,11 @@ export const cellResultSchema = z.looseObject({
   reason: z.string(),
   fails_run: z.boolean(),
   defence: z.string().optional(),
+  /**
+   * Why the cell exists, beside its verdict: the scenario's title and description and what it
+   * guards (the defence its violation probes, and its tags). Absent in older reports.
+   */
+  about: cellAboutSchema.optional(),
   claimed: z.boolean().optional(),
   steps: z.array(stepRecordSchema),
   /** `setup.store_sql`: each statement run against the store and the rows it changed (absent: none) */

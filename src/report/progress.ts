@@ -1,6 +1,6 @@
 import { Chalk, type ChalkInstance } from 'chalk';
 import { isChecked, type CellResult, type Report } from '../core/results.js';
-import { failingAssertions, failureReason, isCaught, oneLine } from './reporters/explain.js';
+import { aboutText, failingAssertions, failureReason, isCaught, oneLine } from './reporters/explain.js';
 import { formatUsageTotal } from './console.js';
 import { closingLine, nothingChecked } from './report.js';
 import type { GateResult } from './gate.js';
@@ -26,7 +26,7 @@ export type ProgressCell = Pick<
   CellResult,
   'scenario' | 'target' | 'phase' | 'verdict' | 'reason' | 'fails_run' | 'duration_ms'
 > &
-  Partial<Pick<CellResult, 'claimed' | 'defence' | 'stderr_tail' | 'fixture' | 'cell_id' | 'repeat'>> & {
+  Partial<Pick<CellResult, 'claimed' | 'defence' | 'stderr_tail' | 'fixture' | 'cell_id' | 'repeat' | 'about'>> & {
     assertions: { name: string; outcome: string; actual: unknown; expected: unknown }[];
     agent?: { agent: string; repeat: number };
   };
@@ -191,10 +191,14 @@ export function formatRecap(
     lines.push(c.dim(`${report.gate.known.length} known failure(s) do not fail the run (listed by the gate below)`));
   if (failing.length) {
     lines.push(c.bold(`${failing.length} cell(s) fail the run:`));
-    for (const r of failing)
+    for (const r of failing) {
       lines.push(
         `  ${c.red('✗')} ${r.scenario} ${c.dim(`[${r.target}]`)} ${r.phase}${r.agent ? ` ${r.agent.agent} #${r.agent.repeat}` : ''}: ${r.verdict} — ${oneLine(failureReason(asCell(r)), 300)}`,
       );
+      // why the cell exists, so a failure reads as what broke, not only which check
+      const why = aboutText(r.about);
+      if (why) lines.push(c.dim(`      why: ${why}`));
+    }
   }
   // flaky cells that do not fail the run are still never passes: listed apart
   const flaky = report.results.filter((r) => r.verdict === 'flaky' && !failing.includes(r));
