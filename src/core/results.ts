@@ -368,6 +368,8 @@ export const cellChangeSchema = z.object({
   before: z.enum(VERDICTS),
   after: z.enum(VERDICTS),
   reason: z.string(),
+  /** the later cell fails the run (set on cells not checked in either run, which may still fail it) */
+  fails_run: z.boolean().optional(),
 });
 export type CellChange = z.infer<typeof cellChangeSchema>;
 

@@ -281,9 +281,13 @@ export const PAGE_JS = `
     var sec = document.getElementById('compare');
     sec.classList.remove('hidden');
     var kinds = Object.keys(cm.counts);
+    // cells neither run checked, the same verdict on both sides: one count, not a matrix of them
+    var foldedKeys = Object.keys(cm.folded || {});
+    var foldedN = foldedKeys.reduce(function (n, k) { return n + cm.folded[k]; }, 0);
+    var foldedNote = foldedN ? ', ' + foldedN + ' not checked in either run (' + foldedKeys.map(function (k) { return k.replace('->', '\\u2192') + ' ' + cm.folded[k]; }).join(', ') + ')' : '';
     sec.append(h('h2', { id: 'compare-title', text: 'compared with run ' + cm.earlier.run_id + ' (earlier) \\u2192 ' + cm.later.run_id + ' (this run): ' +
-      kinds.map(function (k) { return cm.counts[k] + ' ' + k; }).join(', ') + ', ' + cm.unchanged + ' unchanged of ' + cm.common + ' cells in both' }));
-    if (!cm.entries.length) sec.append(h('div', { class: 'meta', text: 'no cell of the ' + cm.common + ' in both runs changed verdict' }));
+      kinds.map(function (k) { return cm.counts[k] + ' ' + k; }).join(', ') + ', ' + cm.unchanged + ' unchanged' + foldedNote + ' of ' + cm.common + ' cells in both' }));
+    if (!cm.entries.length) sec.append(h('div', { class: 'meta', text: 'nothing changed: no cell of the ' + cm.common + ' in both runs changed verdict' }));
     else {
       var ct = h('table', { class: 'matrix', id: 'compare-matrix' });
       var chead = h('tr', null, h('th', { text: 'scenario' }));
