@@ -310,6 +310,8 @@ export const cellResultSchema = z.looseObject({
   store_sql: z.array(storeSqlRecordSchema).optional(),
   assertions: z.array(judgmentSchema),
   fixture: z.string(),
+  /** --keep: the target's store in the kept fixture (absent when nothing was kept) */
+  kept_store: z.string().optional(),
   cell_dir: z.string(),
   stderr_tail: z.string().optional(),
   /** a cell that ended in `error` because memeval raised an error: what kind (ERROR_EXITS) */
