@@ -14,7 +14,7 @@ const CONTROL_NEEDLE = 'memeval-control-memory';
 
 const sqlString = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
-type LeafStep = Exclude<Step, { op: 'parallel' } | { op: 'restart' } | { op: 'advance_clock' }>;
+type LeafStep = Exclude<Step, { op: 'parallel' } | { op: 'restart' } | { op: 'kill' } | { op: 'advance_clock' }>;
 
 /** One generated step as scenario steps (empty content goes as the raw tool calls; a ref never stored is skipped). */
 function leafToSteps(s: FuzzStep, decl: TargetDecl, named: Set<string>): Step[] {
