@@ -12,7 +12,9 @@ import {
   MEMORIES_COLUMNS,
   PROVIDER_CALLS_COLUMNS,
   RECALL_PROBES_COLUMNS,
+  STORE_INTEGRITY_COLUMNS,
   STORE_SQL_COLUMNS,
+  WRITES_COLUMNS,
 } from '../../evidence/schema.js';
 import { messageOf, nearest } from '../../util/errors.js';
 
@@ -78,6 +80,9 @@ const EVIDENCE_TABLES: Record<string, readonly string[]> = {
   store_sql: STORE_SQL_COLUMNS,
   // present in agent cells (elsewhere a query over it is an error: no such table)
   agent_usage: AGENT_USAGE_COLUMNS,
+  // the cell's write ops and whether each was acknowledged; what the store's files held at the snapshot
+  writes: WRITES_COLUMNS,
+  store_integrity: STORE_INTEGRITY_COLUMNS,
 };
 
 const mentions = (query: string, name: string): boolean =>

@@ -132,3 +132,19 @@ test('a file whose only mistake is a missing comma still fails: a repaired parse
   assert.ok(result.problems.length >= 1);
   assert.match(result.problems[0], /comma\.json5:1:33: JSON5 syntax error: missing ','/);
 });
+
+test('the evidence tables of kill scenarios (writes, store_integrity) are known at load, columns and all', (t) => {
+  const dir = tempDir(t);
+  const query = (q: string) => ({ kind: 'sql', name: 'q', phase: 'both', query: q, op: 'eq', value: 0 });
+  writeJson(
+    join(dir, 'writes-ok.json'),
+    scenario('writes-ok', { assertions: [query('SELECT count(*) FROM writes WHERE acknowledged = 1 AND killed = 0')] }),
+  );
+  writeJson(
+    join(dir, 'writes-typo.json'),
+    scenario('writes-typo', { assertions: [query('SELECT count(*) FROM writes WHERE acknowleged = 1')] }),
+  );
+  const [ok, typo] = validatePaths([join(dir, 'writes-ok.json'), join(dir, 'writes-typo.json')]);
+  assert.deepEqual(ok.problems, []);
+  assert.match(typo.problems.join('\n'), /no such column "acknowleged" \(did you mean "acknowledged"\?\); writes has/);
+});
