@@ -11,12 +11,11 @@ import { installTargets, targetNames } from '../targets/install-many.js';
 import { loadTargetRefs } from '../targets/version.js';
 import { InputError, messageOf } from '../util/errors.js';
 import { parseWith } from '../util/json5-file.js';
-import { checkAgainstTargets, loadScenarioDir, scenariosDirFor, withServers } from './load.js';
+import { checkAgainstTargets, loadSelected, scenariosDirFor, withServers } from './load.js';
 import { readBaseline, readExpectedFailures, type GateInput, type GateResult } from '../report/gate.js';
 import { readReport } from '../report/reader.js';
 import { checkReporterNames } from '../report/reporters/index.js';
 import type { LoadedScenario } from '../scenario/loader.js';
-import { selectScenarios } from '../scenario/select.js';
 import { runDeterministic, runRealModel } from './run.js';
 import { lastFailed, type LastFailed } from './last-failed.js';
 import { checkRunDirs } from './prechecks.js';
@@ -95,10 +94,7 @@ export async function run(req: RunRequest = {}): Promise<RunResponse> {
   checkReporterNames(config.reporters);
   const exitGate = exitGateOf(config.gate);
   const shard = shardOf(config);
-  const scenarios = selectScenarios(loadScenarioDir(config.scenariosDir), {
-    ids: config.scenarioIds,
-    tags: config.tags,
-  });
+  const scenarios = loadSelected(config.scenariosDir, { ids: config.scenarioIds, tags: config.tags });
   const outDir = resolve(config.outDir);
   checkRunDirs(outDir);
   // read (and refused when it cannot say what failed) before anything runs; compared with this run's plan once planned

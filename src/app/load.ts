@@ -1,9 +1,10 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
-import { checkAssertion } from '../judge/registry.js';
+import { checkAssertion, type CheckEnv } from '../judge/registry.js';
 import { storeSqlProblems, storeSqlSyntaxProblems } from '../cell/store-sql.js';
 import type { RunTarget } from '../cell/plan.js';
-import { loadScenario, loadScenarios, type LoadedScenario } from '../scenario/loader.js';
+import { inspectScenario, loadScenarios, type InspectedScenario, type LoadedScenario } from '../scenario/loader.js';
+import { assertionSchema, type Assertion } from '../scenario/schema.js';
 import { loadTarget, loadTargetFile, type LoadedTarget } from '../targets/loader.js';
 import { NotInstalledError, resolveTargetBin } from '../targets/resolve-bin.js';
 import type { VersionedTarget } from '../targets/version.js';
@@ -54,7 +55,51 @@ function builtinSuites(): string[] {
 
 /** Load a folder of scenarios; every file's problems are collected before failing. */
 export function loadScenarioDir(dir: string): LoadedScenario[] {
-  return loadScenarios(scenarioFilesIn(dir));
+  // the targets are not known yet: a table memeval does not know is checked again with them (checkAgainstTargets)
+  return loadScenarios(scenarioFilesIn(dir), (file, inspected) =>
+    assertionProblems(file, inspected, { extraViews: 'unknown' }),
+  );
+}
+
+/**
+ * The assertions' own load-time checks (SQL against the evidence schema, regexes, …) of a scenario
+ * file, also when the file as a whole did not parse: each assertion that parses alone is checked,
+ * so one pass names its problems beside the schema's.
+ */
+export function assertionProblems(file: string, inspected: InspectedScenario, env: CheckEnv): string[] {
+  const raw = (inspected.raw as { assertions?: unknown } | undefined)?.assertions;
+  const assertions: (Assertion | undefined)[] = inspected.loaded
+    ? inspected.loaded.scenario.assertions
+    : Array.isArray(raw)
+      ? raw.map((r) => {
+          const one = assertionSchema.safeParse(r);
+          return one.success ? one.data : undefined;
+        })
+      : [];
+  return assertions.flatMap((a, i) => (a ? checkAssertion(a, env).map((p) => `${file}: assertions[${i}].${p}`) : []));
+}
+
+/**
+ * The scenarios of a folder picked by id, glob or tag. When the folder is memeval's own and a
+ * selection is given, the built-in suites' folders (scenarios/recall/, …) are searched too: a
+ * built-in scenario is found by its id wherever its file lives. With no selection a run keeps to
+ * the folder itself, as before.
+ */
+export function loadSelected(dir: string, sel: { ids?: string[]; tags?: string[] }): LoadedScenario[] {
+  const selecting = Boolean(sel.ids?.length || sel.tags?.length);
+  return select(selecting && isBuiltinFolder(dir) ? loadBuiltinScenarios() : loadScenarioDir(dir), sel);
+}
+
+/** Every built-in scenario: memeval's scenarios/ folder and each suite folder in it. */
+export function loadBuiltinScenarios(): LoadedScenario[] {
+  const files = [BUILTIN_SCENARIOS, ...builtinSuites().map((s) => join(BUILTIN_SCENARIOS, s))].flatMap((d) =>
+    scenarioFilesIn(d),
+  );
+  return loadScenarios(files, (file, inspected) => assertionProblems(file, inspected, { extraViews: 'unknown' }));
+}
+
+export function isBuiltinFolder(dir: string): boolean {
+  return resolve(scenariosDirFor(dir)) === resolve(BUILTIN_SCENARIOS);
 }
 
 /** Scenarios by id (or glob); see scenario/select.ts for tags. */
@@ -162,15 +207,13 @@ export function validatePaths(paths: string[]): ValidateResult[] {
     ...empty,
     ...files.map((file): ValidateResult => {
       const kind = looksLikeTarget(file) ? 'target' : 'scenario';
+      if (kind === 'scenario') {
+        const inspected = inspectScenario(file);
+        // no target is named here: a table memeval does not know is a problem, as it is in a run with no extra views
+        return { file, kind, problems: [...inspected.problems, ...assertionProblems(file, inspected, {})] };
+      }
       try {
-        if (kind === 'target') loadTargetFile(file);
-        else {
-          const s = loadScenario(file);
-          const problems = s.scenario.assertions.flatMap((a, i) =>
-            checkAssertion(a).map((p) => `${file}: assertions[${i}].${p}`),
-          );
-          if (problems.length) throw new InputError(problems.join('\n'), problems);
-        }
+        loadTargetFile(file);
         return { file, kind, problems: [] };
       } catch (e) {
         if (!(e instanceof InputError)) throw e;

@@ -12,7 +12,7 @@ import { repeatStats } from '../report/repeats.js';
 import { writeJsonAtomic } from '../report/write.js';
 import { BUILTIN_SCENARIOS } from '../util/paths.js';
 import { resolveJudge, type JudgeRequest } from './judge-config.js';
-import { loadScenarioDir } from './load.js';
+import { isBuiltinFolder, loadBuiltinScenarios, loadScenarioDir } from './load.js';
 
 export interface RejudgeRequest extends JudgeRequest {
   /** a run directory, or its report.json */
@@ -65,7 +65,8 @@ export async function rejudge(req: RejudgeRequest): Promise<RejudgeResponse> {
   const scenariosDir =
     req.scenariosDir ??
     (typeof source.options.scenarios_dir === 'string' ? source.options.scenarios_dir : BUILTIN_SCENARIOS);
-  const scenarios = loadScenarioDir(scenariosDir);
+  // a run may have selected built-in scenarios from a suite folder (scenarios/recall/): find them by id there too
+  const scenarios = isBuiltinFolder(scenariosDir) ? loadBuiltinScenarios() : loadScenarioDir(scenariosDir);
   const { config } = resolveJudge(req);
   const gate = judgeGateAll(
     config,

@@ -2,7 +2,15 @@ import { dirname, join } from 'node:path';
 import type { JudgePool } from '../judge/llm/pool.js';
 import { judgeRunSummary, type JudgeRunSummary } from '../judge/llm/summary.js';
 import type { RunConfig } from '../core/config.js';
-import type { CellResult, DeterministicPhase, Report, ReportOptions, TokenUsage, UsageTotal } from '../core/results.js';
+import type {
+  CellAbout,
+  CellResult,
+  DeterministicPhase,
+  Report,
+  ReportOptions,
+  TokenUsage,
+  UsageTotal,
+} from '../core/results.js';
 import { assertAllowed } from '../agent/cost-gate.js';
 import { addUsage, ZERO_USAGE } from '../agent/types.js';
 import { agentDriver, type AgentDriveOptions } from '../drive/agent.js';
@@ -19,6 +27,7 @@ import { runWithRetries } from '../cell/retries.js';
 import { planRun, runPlan, targetInfo, type CellSpec, type RunTarget } from '../cell/plan.js';
 import { shardCells, type Shard } from '../cell/shard.js';
 import type { LoadedScenario } from '../scenario/loader.js';
+import type { Scenario } from '../scenario/schema.js';
 import { mapPool } from '../util/pool.js';
 import { InputError, RunWriteError } from '../util/errors.js';
 import { PartialRun } from './partial.js';
@@ -120,20 +129,25 @@ export async function executeRun<X extends object>(
     ),
     ...(intended ? { intended_targets: intended } : {}),
   };
-  const outcome = (results: CellResult[], interrupted: boolean, warnings: string[] = []): RunOutcome => ({
-    runId: o.runId,
-    runDir: o.runDir,
-    layer: o.layer,
-    startedAt,
-    plan,
-    options: { workers: o.workers, keep: o.keep, ...o.options },
-    ...(o.config ? { config: o.config } : {}),
-    scenarios: scenarios.map((s) => s.scenario.id),
-    targets: o.targets.map(targetInfo),
-    results,
-    interrupted,
-    warnings,
-  });
+  const about = new Map(scenarios.map((s) => [s.scenario.id, aboutOf(s.scenario)]));
+  const outcome = (results: CellResult[], interrupted: boolean, warnings: string[] = []): RunOutcome => {
+    // every cell says why it exists (its scenario's title, description, what it guards), skipped ones too
+    for (const r of results) r.about ??= about.get(r.scenario);
+    return {
+      runId: o.runId,
+      runDir: o.runDir,
+      layer: o.layer,
+      startedAt,
+      plan,
+      options: { workers: o.workers, keep: o.keep, ...o.options },
+      ...(o.config ? { config: o.config } : {}),
+      scenarios: scenarios.map((s) => s.scenario.id),
+      targets: o.targets.map(targetInfo),
+      results,
+      interrupted,
+      warnings,
+    };
+  };
   const unmark = markLive(o.runDir);
   // while it runs, `view` shows the cells finished so far from this log
   const cellLog = openCellLog(
@@ -314,4 +328,14 @@ export function usageTotal(results: CellResult[], scripted: boolean): UsageTotal
   let u: TokenUsage = { ...ZERO_USAGE };
   for (const r of results) if (r.agent) u = addUsage(u, r.agent.usage);
   return { ...u, estimated: scripted, cells: results.filter((r) => r.agent).length };
+}
+
+/** Why a scenario's cells exist, as every cell of the report carries it (CellResult.about). */
+export function aboutOf(s: Scenario): CellAbout {
+  return {
+    title: s.title,
+    description: s.description,
+    ...(s.deterministic.violation?.defence ? { defence: s.deterministic.violation.defence } : {}),
+    tags: s.tags,
+  };
 }

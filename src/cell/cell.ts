@@ -79,6 +79,7 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
       trail,
     );
     const { fixture, bridges, storePath } = prepared;
+    if (o.keep && storePath) trail.keptStore = storePath;
     // made before the first server starts: seeds are stored at the scenario's start time
     const wall = (wallClock = cellClock(scenario, driver, fixture, cellDir));
     const runEnv = wall ? wall.env(serverEnv) : serverEnv;

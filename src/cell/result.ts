@@ -104,6 +104,10 @@ export function cellResult(
     ...(trail.storeSql ? { store_sql: trail.storeSql } : {}),
     assertions: r.assertions ?? [],
     fixture: trail.fixture,
+    // only where the fixture it lives in was kept
+    ...(trail.keptStore && trail.fixture !== 'removed' && trail.fixture !== 'not created'
+      ? { kept_store: trail.keptStore }
+      : {}),
     stderr_tail: r.stderr_tail,
     ...(r.error_code ? { error_code: r.error_code } : {}),
     network: trail.network,

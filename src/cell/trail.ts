@@ -27,6 +27,8 @@ export class CellTrail {
   clock?: ClockRecord;
   /** what became of the fixture at teardown */
   fixture = 'not created';
+  /** --keep: the target's store inside the kept fixture, to open after the run */
+  keptStore?: string;
 
   sawNetwork(m: NetworkMode): void {
     if (!this.network || WEAKEST_LAST.indexOf(m) > WEAKEST_LAST.indexOf(this.network)) this.network = m;

@@ -13,12 +13,12 @@ export function registerList(program: Command): void {
     .option('--tag <tags>', 'only scenarios with any of these tags', collectList)
     .option('--json', 'print as JSON')
     .action(async (opts: { scenarios?: string; scenario?: string[]; tag?: string[]; json?: boolean }) => {
-      const { loadScenarioDir } = await import('../app/load.js');
-      const { scenarioLayers, selectScenarios } = await import('../scenario/select.js');
+      const { loadSelected } = await import('../app/load.js');
+      const { scenarioLayers } = await import('../scenario/select.js');
       const { loadAllTargets } = await import('../targets/loader.js');
       const { isInstalled } = await import('../targets/resolve-bin.js');
       const dir = opts.scenarios ?? loadConfig()?.config.scenarios ?? BUILTIN_SCENARIOS;
-      const scenarios = selectScenarios(loadScenarioDir(dir), { ids: opts.scenario, tags: opts.tag });
+      const scenarios = loadSelected(dir, { ids: opts.scenario, tags: opts.tag });
       const targets = loadAllTargets().map(({ decl }) => ({
         name: decl.name,
         package: decl.package ? `${decl.package.npm}@${decl.package.version}` : `local: ${decl.server.command}`,

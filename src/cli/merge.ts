@@ -27,6 +27,8 @@ export function registerMerge(program: Command, cli: CliContext): void {
         const { merge } = await import('../app/merge.js');
         const { formatClosing } = await import('../report/console.js');
         const { formatMatrix } = await import('../report/matrix.js');
+        const { formatFailing } = await import('../report/progress.js');
+        const { default: chalk } = await import('chalk');
         // with the json reporter the report alone goes to stdout
         const log = (s: string) =>
           ((opts.reporter ?? []).includes('json') ? process.stderr : process.stdout).write(s + '\n');
@@ -45,6 +47,9 @@ export function registerMerge(program: Command, cli: CliContext): void {
         log(`merged ${r.parts} run(s): ${r.report.results.length} cell(s)\n`);
         log(formatMatrix(legacy.matrix) + '\n');
         log(`html: ${r.html}`);
+        for (const o of r.reporters) for (const f of o.files) log(`${o.name}: ${f}`);
+        // the cells that fail the merged run, as run's recap lists them (gate-aware)
+        for (const l of formatFailing(r.report, chalk)) log(l);
         log(formatClosing(legacy, r.reportPath));
         cli.exitCode = r.exitCode;
       },

@@ -216,6 +216,7 @@ Each cell runs in a fresh fixture (project dir + isolated HOME). The report is w
         const outcomes = runReporters(report, dirname(reportPath), reporters, { scenarioFiles });
         for (const o of outcomes)
           if (o.error) process.stderr.write(chalk.red(`reporter ${o.name} failed: `) + o.error + '\n');
+          else for (const f of o.files) log(chalk.dim(`${o.name}: ${f}`));
         for (const l of formatRunEnd(report, reportPath, Date.now() - startedAt, progress?.c ?? chalk)) log(l);
         cli.exitCode =
           report.summary.exit_code !== EXIT.ok

@@ -296,6 +296,15 @@ export const clockRecordSchema = z.looseObject({
 });
 export type ClockRecord = z.infer<typeof clockRecordSchema>;
 
+export const cellAboutSchema = z.looseObject({
+  title: z.string(),
+  description: z.string(),
+  /** the defence (claim) the scenario's violation probes, when it names one */
+  defence: z.string().optional(),
+  tags: z.array(z.string()),
+});
+export type CellAbout = z.infer<typeof cellAboutSchema>;
+
 export const cellResultSchema = z.looseObject({
   /** stable across runs: scenario/target/phase (phase-repeat with --repeat), or scenario/target/real-model/agent-repeat */
   cell_id: z.string(),
@@ -328,12 +337,19 @@ export const cellResultSchema = z.looseObject({
   reason: z.string(),
   fails_run: z.boolean(),
   defence: z.string().optional(),
+  /**
+   * Why the cell exists, beside its verdict: the scenario's title and description and what it
+   * guards (the defence its violation probes, and its tags). Absent in older reports.
+   */
+  about: cellAboutSchema.optional(),
   claimed: z.boolean().optional(),
   steps: z.array(stepRecordSchema),
   /** `setup.store_sql`: each statement run against the store and the rows it changed (absent: none) */
   store_sql: z.array(storeSqlRecordSchema).optional(),
   assertions: z.array(judgmentSchema),
   fixture: z.string(),
+  /** --keep: the target's store in the kept fixture (absent when nothing was kept) */
+  kept_store: z.string().optional(),
   cell_dir: z.string(),
   stderr_tail: z.string().optional(),
   /** a cell that ended in `error` because memeval raised an error: what kind (ERROR_EXITS) */
@@ -392,6 +408,8 @@ export const cellChangeSchema = z.object({
   before: z.enum(VERDICTS),
   after: z.enum(VERDICTS),
   reason: z.string(),
+  /** the later cell fails the run (set on cells not checked in either run, which may still fail it) */
+  fails_run: z.boolean().optional(),
 });
 export type CellChange = z.infer<typeof cellChangeSchema>;
 

@@ -24,7 +24,8 @@ type Of<K extends Kind> = Extract<Assertion, { kind: K }>;
 
 /** What the load-time checks know: the target's extra view names, when a target is known. */
 export interface CheckEnv {
-  extraViews?: string[];
+  /** 'unknown': the targets are not loaded yet, so a table memeval does not know is left to the check with them */
+  extraViews?: string[] | 'unknown';
 }
 
 export interface JudgeModule<A extends Assertion> {

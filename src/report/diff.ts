@@ -188,6 +188,7 @@ function diffCells(
         before: c.before!,
         after: c.after!,
         reason: c.reason,
+        ...(c.kind === 'not-checked' && r.some((x) => x.fails_run) ? { fails_run: true } : {}),
       });
   }
   for (const [key, p] of before) if (!after.has(key)) d.removed.push(...listed(p));
@@ -233,10 +234,49 @@ export function versionHints(a: Report, b: Report): string[] {
 /** A change's cell, with the cell it was matched to where that has another id (a repeat against its base cell). */
 const named = (c: CellChange) => (c.before_id ? `${c.cell_id} (against ${c.before_id})` : c.cell_id);
 
+/**
+ * The cells not checked in either run that say nothing about a change: the same `unsupported` or
+ * `skipped` on both sides, failing neither run. `diff` and `view --compare` fold them into one
+ * count (by verdict) instead of a line each; every other not-checked cell (one that fails the
+ * run, or whose verdict moved) stays listed.
+ */
+export function foldNotChecked(list: CellChange[]): { listed: CellChange[]; folded: Record<string, number> } {
+  const listed: CellChange[] = [];
+  const folded: Record<string, number> = {};
+  for (const c of list)
+    if (c.before === c.after && (c.after === 'unsupported' || c.after === 'skipped') && !c.fails_run)
+      folded[`${c.before} -> ${c.after}`] = (folded[`${c.before} -> ${c.after}`] ?? 0) + 1;
+    else listed.push(c);
+  return { listed, folded };
+}
+
+/** "30 cell(s) not checked in either run (unsupported -> unsupported 28, skipped -> skipped 2)", or nothing. */
+export function foldedText(folded: Record<string, number>, arrow = '->'): string | undefined {
+  const n = Object.values(folded).reduce((x, y) => x + y, 0);
+  if (!n) return undefined;
+  const by = Object.entries(folded).map(([k, v]) => `${k.replace('->', arrow)} ${v}`);
+  return `${n} cell(s) not checked in either run (${by.join(', ')})`;
+}
+
 export function formatDiff(d: ReportDiff): string {
-  const lines = [
-    `${d.a} -> ${d.b}: ${d.regressed.length} regressed, ${d.failing_differently.length} failing differently, ${d.fixed.length} fixed, ${d.changed.length} changed, ${d.added.length} new, ${d.removed.length} removed, ${d.unchanged} unchanged, ${d.not_checked.length} not checked`,
-  ];
+  const { listed, folded } = foldNotChecked(d.not_checked);
+  const changes =
+    d.regressed.length +
+    d.failing_differently.length +
+    d.fixed.length +
+    d.changed.length +
+    d.added.length +
+    d.removed.length +
+    listed.length +
+    d.versions.length;
+  // two runs alike lead with that, not with the cells neither run checked
+  const lines = changes
+    ? [
+        `${d.a} -> ${d.b}: ${d.regressed.length} regressed, ${d.failing_differently.length} failing differently, ${d.fixed.length} fixed, ${d.changed.length} changed, ${d.added.length} new, ${d.removed.length} removed, ${d.unchanged} unchanged, ${d.not_checked.length} not checked`,
+      ]
+    : [
+        `${d.a} -> ${d.b}: nothing changed: ${d.unchanged} unchanged, ${d.not_checked.length} not checked in either run`,
+      ];
   const section = (title: string, rows: string[]) =>
     rows.length && lines.push(`${title}:`, ...rows.map((r) => `  ${r}`));
   section(
@@ -261,7 +301,7 @@ export function formatDiff(d: ReportDiff): string {
   );
   section(
     'not checked',
-    d.not_checked.map((c) => `${named(c)}: ${c.before} -> ${c.after} (${c.reason})`),
+    listed.map((c) => `${named(c)}: ${c.before} -> ${c.after} (${c.reason})`),
   );
   section(
     'new',
@@ -271,6 +311,8 @@ export function formatDiff(d: ReportDiff): string {
     'removed',
     d.removed.map((c) => `${c.cell_id}: was ${c.verdict}`),
   );
+  const foldedLine = foldedText(folded);
+  if (foldedLine) lines.push(`${foldedLine}: not listed; --json lists them`);
   for (const pair of d.version_hints ?? [])
     lines.push(`another version of one target on each side: compare them with --columns ${pair}`);
   const failures = diffFailures(d);

@@ -1,6 +1,6 @@
 import { Chalk, type ChalkInstance } from 'chalk';
 import { isChecked, type CellResult, type Report } from '../core/results.js';
-import { failingAssertions, failureReason, isCaught, oneLine } from './reporters/explain.js';
+import { aboutText, failingAssertions, failureReason, isCaught, oneLine } from './reporters/explain.js';
 import { formatUsageTotal } from './console.js';
 import { closingLine, nothingChecked } from './report.js';
 import type { GateResult } from './gate.js';
@@ -26,7 +26,9 @@ export type ProgressCell = Pick<
   CellResult,
   'scenario' | 'target' | 'phase' | 'verdict' | 'reason' | 'fails_run' | 'duration_ms'
 > &
-  Partial<Pick<CellResult, 'claimed' | 'defence' | 'stderr_tail' | 'fixture' | 'cell_id' | 'repeat'>> & {
+  Partial<
+    Pick<CellResult, 'claimed' | 'defence' | 'stderr_tail' | 'fixture' | 'cell_id' | 'repeat' | 'about' | 'kept_store'>
+  > & {
     assertions: { name: string; outcome: string; actual: unknown; expected: unknown }[];
     agent?: { agent: string; repeat: number };
   };
@@ -168,18 +170,19 @@ export class Progress {
   }
 }
 
-/** The closing recap: every cell that fails the run with its reason, wall time, report path. */
-export function formatRecap(
-  report: Pick<Report, 'summary' | 'status' | 'usage_total'> & {
-    results: ProgressCell[];
-    gate?: Pick<GateResult, 'regressions' | 'known'>;
-  },
-  reportPath: string,
-  wallMs: number,
+type RecapReport = Pick<Report, 'summary' | 'status' | 'usage_total'> & {
+  results: ProgressCell[];
+  gate?: Pick<GateResult, 'regressions' | 'known'>;
+};
+
+/**
+ * The cells that fail the run, each with its reason and why its scenario exists, then the flaky
+ * ones: what `run`, `rejudge` and `merge` print before their closing counts.
+ */
+export function formatFailing(
+  report: Omit<RecapReport, 'usage_total' | 'summary' | 'status'>,
   c: ChalkInstance,
-): string {
-  // an interrupted run says so already; a completed one that checked nothing must say that
-  const nothing = report.status === 'completed' ? nothingChecked(report.results) : undefined;
+): string[] {
   // with a baseline or expected failures, the gate decides which cells fail the run: a failure
   // it accepts is not announced as failing the run before an "exit 0"
   const counted = report.gate && new Set(report.gate.regressions.map((r) => r.cell_id));
@@ -191,10 +194,14 @@ export function formatRecap(
     lines.push(c.dim(`${report.gate.known.length} known failure(s) do not fail the run (listed by the gate below)`));
   if (failing.length) {
     lines.push(c.bold(`${failing.length} cell(s) fail the run:`));
-    for (const r of failing)
+    for (const r of failing) {
       lines.push(
         `  ${c.red('✗')} ${r.scenario} ${c.dim(`[${r.target}]`)} ${r.phase}${r.agent ? ` ${r.agent.agent} #${r.agent.repeat}` : ''}: ${r.verdict} — ${oneLine(failureReason(asCell(r)), 300)}`,
       );
+      // why the cell exists, so a failure reads as what broke, not only which check
+      const why = aboutText(r.about);
+      if (why) lines.push(c.dim(`      why: ${why}`));
+    }
   }
   // flaky cells that do not fail the run are still never passes: listed apart
   const flaky = report.results.filter((r) => r.verdict === 'flaky' && !failing.includes(r));
@@ -205,15 +212,34 @@ export function formatRecap(
     for (const r of flaky)
       lines.push(`  ${c.yellow('~')} ${r.scenario} ${c.dim(`[${r.target}]`)} ${r.phase} — ${oneLine(r.reason, 300)}`);
   }
+  return lines;
+}
+
+/** The closing recap: every cell that fails the run with its reason, wall time, report path. */
+export function formatRecap(report: RecapReport, reportPath: string, wallMs: number, c: ChalkInstance): string {
+  // an interrupted run says so already; a completed one that checked nothing must say that
+  const nothing = report.status === 'completed' ? nothingChecked(report.results) : undefined;
+  const lines = formatFailing(report, c);
   const caught = report.results.filter((r) => isCaught(asCell(r))).length;
   const by = Object.entries(report.summary.by_verdict).map(([v, n]) => `${n} ${v}`);
   lines.push(
     c.dim(`verdicts: ${by.join(', ')}${caught ? ` (${caught} violation(s) caught as designed)` : ''}`),
     ...(formatUsageTotal(report.usage_total) ? [c.dim(formatUsageTotal(report.usage_total)!)] : []),
     c.dim(`wall time ${fmtDuration(wallMs)}${report.status !== 'completed' ? `, run ${report.status}` : ''}`),
+    ...keptLines(report.results, c),
     c.dim(`report: ${reportPath}`),
     ...(nothing ? [c.red(nothing)] : []),
     closingLine(report.summary),
   );
   return lines.join('\n');
+}
+
+/** --keep: where each kept cell's store is, so it can be opened after the run. */
+function keptLines(results: ProgressCell[], c: ChalkInstance): string[] {
+  const kept = results.filter((r) => r.kept_store);
+  if (!kept.length) return [];
+  return [
+    c.dim(`kept ${kept.length} fixture(s); each cell's store:`),
+    ...kept.map((r) => c.dim(`  ${r.cell_id ?? `${r.scenario}/${r.target}/${r.phase}`}: ${r.kept_store}`)),
+  ];
 }

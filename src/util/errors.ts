@@ -76,7 +76,33 @@ export function editDistance(a: string, b: string): number {
   return prev[b.length];
 }
 
+/**
+ * Words users reach for that are far in spelling from memeval's own name for the same thing
+ * (`delete` for the op `forget`, `equals` for the comparator `eq`); used only when that name is
+ * among the candidates.
+ */
+const SYNONYMS: Record<string, string[]> = {
+  forget: ['delete', 'remove', 'erase', 'drop', 'del'],
+  remember: ['store', 'save', 'add', 'write', 'insert', 'create', 'memorize', 'memorise'],
+  recall: ['search', 'query', 'find', 'retrieve', 'lookup', 'get'],
+  update: ['edit', 'modify', 'change', 'replace', 'set'],
+  eq: ['equals', 'equal', 'is', '==', '==='],
+  ne: ['not_equals', 'not_equal', 'neq', '!=', '<>'],
+  gt: ['greater_than', 'more_than', '>'],
+  gte: ['greater_or_equal', 'at_least', 'ge', '>='],
+  lt: ['less_than', 'fewer_than', '<'],
+  lte: ['less_or_equal', 'at_most', 'le', '<='],
+};
+
 export function nearest(word: string, candidates: Iterable<string>): string | undefined {
+  const list = [...candidates];
+  const lower = word.toLowerCase();
+  const synonym = list.find((c) => SYNONYMS[c]?.includes(lower));
+  if (synonym !== undefined) return synonym;
+  return nearestSpelled(word, list);
+}
+
+function nearestSpelled(word: string, candidates: string[]): string | undefined {
   let best: string | undefined;
   let bestDist = Infinity;
   for (const c of candidates) {

@@ -5,26 +5,103 @@ import { MAX_NESTING, readInputFile, tooDeep } from './input-file.js';
 
 /** Parse a JSON/JSON5 file; a syntax error names the file, line and column. */
 export function readJson5File(file: string): unknown {
+  const read = readJson5Recovering(file);
+  if (read.problems.length) throw new InputError(read.problems.join('\n'), read.problems);
+  return read.value;
+}
+
+export interface Json5Read {
+  /** the document, parsed after repairing the syntax errors named in `problems` (absent if none could be) */
+  value?: unknown;
+  problems: string[];
+}
+
+/** How many missing commas one file may have repaired before the rest of it is checked. */
+const MAX_REPAIRS = 20;
+
+/**
+ * Parse a JSON/JSON5 file, naming each syntax error at its real place. A missing comma between two
+ * items (the common slip, which JSON5 reports as an invalid character on the next line) is named as
+ * such, and parsing goes on as if it were there, so the checks after it see the rest of the file in
+ * the same pass. `problems` is never empty when the text was not valid: the caller still fails.
+ */
+export function readJson5Recovering(file: string): Json5Read {
   const read = readInputFile(file);
-  if ('problem' in read) throw new InputError(`${file}: ${read.problem}`);
-  let value: unknown;
-  try {
-    value = JSON5.parse(read.text);
-  } catch (e) {
-    if (e instanceof RangeError)
-      throw new InputError(`${file}: nested too deep to parse; input is limited to ${MAX_NESTING} levels`);
-    const err = e as Error & { lineNumber?: number; columnNumber?: number };
-    const where = err.lineNumber !== undefined ? `:${err.lineNumber}:${err.columnNumber}` : '';
+  if ('problem' in read) return { problems: [`${file}: ${read.problem}`] };
+  const problems: string[] = [];
+  let text = read.text;
+  for (let repairs = 0; ; repairs++) {
+    const parsed = parseJson5(text);
+    if ('value' in parsed) {
+      // later passes (refs, templates, zod) recurse: stop a document that would overflow them here
+      const deep = tooDeep(parsed.value);
+      if (deep) {
+        const shown = deep.length > 8 ? `${formatPath(deep.slice(0, 6))}…` : formatPath(deep);
+        return { problems: [...problems, `${file}: ${shown}: nested deeper than ${MAX_NESTING} levels; flatten it`] };
+      }
+      return { value: parsed.value, problems };
+    }
+    const err = parsed.error;
+    if (err instanceof RangeError)
+      return {
+        problems: [...problems, `${file}: nested too deep to parse; input is limited to ${MAX_NESTING} levels`],
+      };
+    const line = err.lineNumber;
+    const col = err.columnNumber;
     const msg = err.message.replace(/^JSON5: /, '').replace(/ at \d+:\d+$/, '');
-    throw new InputError(`${file}${where}: JSON5 syntax error: ${msg}`);
+    const at = line !== undefined && col !== undefined ? offsetOf(text, line, col) : undefined;
+    const comma = at !== undefined && repairs < MAX_REPAIRS ? missingComma(text, at) : undefined;
+    if (comma === undefined) {
+      problems.push(`${file}${line !== undefined ? `:${line}:${col}` : ''}: JSON5 syntax error: ${msg}`);
+      return { problems };
+    }
+    const before = positionOf(text, comma.after);
+    problems.push(
+      `${file}:${before.line}:${before.col}: JSON5 syntax error: missing ',' after this item (the next one starts at ${line}:${col}); add a comma`,
+    );
+    text = comma.text;
   }
-  // later passes (refs, templates, zod) recurse: stop a document that would overflow them here
-  const deep = tooDeep(value);
-  if (deep) {
-    const shown = deep.length > 8 ? `${formatPath(deep.slice(0, 6))}…` : formatPath(deep);
-    throw new InputError(`${file}: ${shown}: nested deeper than ${MAX_NESTING} levels; flatten it`);
+}
+
+function parseJson5(
+  text: string,
+): { value: unknown } | { error: Error & { lineNumber?: number; columnNumber?: number } } {
+  try {
+    return { value: JSON5.parse(text) };
+  } catch (e) {
+    return { error: e as Error };
   }
-  return value;
+}
+
+/** The text with a comma put before offset `at`, when that gets the parser past `at`: the error was a missing comma. */
+function missingComma(text: string, at: number): { text: string; after: number } | undefined {
+  if (!/[[{"'\w$-]/.test(text[at] ?? '')) return undefined;
+  let prev = at - 1;
+  while (prev >= 0 && /\s/.test(text[prev])) prev--;
+  // only between two items: the one before ends in a value, not in `:`, `,` or an opening bracket
+  if (prev < 0 || /[,:[{]/.test(text[prev])) return undefined;
+  const repaired = `${text.slice(0, at)},${text.slice(at)}`;
+  const again = parseJson5(repaired);
+  if ('error' in again && again.error.lineNumber !== undefined) {
+    const next = offsetOf(repaired, again.error.lineNumber, again.error.columnNumber ?? 1);
+    if (next <= at + 1) return undefined;
+  }
+  return { text: repaired, after: prev + 1 };
+}
+
+function offsetOf(text: string, line: number, col: number): number {
+  let offset = 0;
+  for (let l = 1; l < line; l++) {
+    const nl = text.indexOf('\n', offset);
+    if (nl < 0) return text.length;
+    offset = nl + 1;
+  }
+  return offset + col - 1;
+}
+
+function positionOf(text: string, offset: number): { line: number; col: number } {
+  const lines = text.slice(0, offset).split('\n');
+  return { line: lines.length, col: lines[lines.length - 1].length + 1 };
 }
 
 /** Every object key that the schema knows, to suggest the nearest one for an unknown field. */

@@ -54,7 +54,7 @@ test(
     await tab.locator('#filter-failing').check();
     assert.equal(await tab.locator('button.cell:visible').count(), 1);
     await tab.locator('#filter-failing').uncheck();
-    await tab.locator('#filter-verdict').selectOption('detected');
+    await tab.locator('#filter-verdict').selectOption('caught');
     assert.equal(await tab.locator('button.cell:visible').count(), 2);
     await tab.locator('#filter-verdict').selectOption('');
 

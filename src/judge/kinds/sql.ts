@@ -12,9 +12,11 @@ import {
   MEMORIES_COLUMNS,
   PROVIDER_CALLS_COLUMNS,
   RECALL_PROBES_COLUMNS,
+  STORE_INTEGRITY_COLUMNS,
   STORE_SQL_COLUMNS,
+  WRITES_COLUMNS,
 } from '../../evidence/schema.js';
-import { messageOf } from '../../util/errors.js';
+import { messageOf, nearest } from '../../util/errors.js';
 
 type Sql = Extract<Assertion, { kind: 'sql' }>;
 
@@ -67,24 +69,60 @@ export function judgeSql(a: Sql, ctx: JudgeContext): Judgment {
   });
 }
 
+/** The evidence tables known before any store exists, with their columns. */
+const EVIDENCE_TABLES: Record<string, readonly string[]> = {
+  calls: CALLS_COLUMNS,
+  memories: MEMORIES_COLUMNS,
+  // present in the evidence of provider-backed targets (a scenario reading it is unsupported elsewhere)
+  provider_calls: PROVIDER_CALLS_COLUMNS,
+  // the probes of the cell's recall, rank and llm-on-recall assertions (empty when it has none)
+  recall_probes: RECALL_PROBES_COLUMNS,
+  store_sql: STORE_SQL_COLUMNS,
+  // present in agent cells (elsewhere a query over it is an error: no such table)
+  agent_usage: AGENT_USAGE_COLUMNS,
+  // the cell's write ops and whether each was acknowledged; what the store's files held at the snapshot
+  writes: WRITES_COLUMNS,
+  store_integrity: STORE_INTEGRITY_COLUMNS,
+};
+
+const mentions = (query: string, name: string): boolean =>
+  new RegExp(`(^|[^\\w])"?${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"?($|[^\\w])`, 'i').test(query);
+
+/**
+ * A column no known table has: named with the nearest column of the tables the query reads, unless
+ * the query reads a table whose columns are only known at run time (the store's, a declared view).
+ */
+function unknownColumn(query: string, msg: string, extraViews: string[]): string[] {
+  if (/\bstore\s*\./i.test(query) || extraViews.some((v) => mentions(query, v))) return [];
+  const column = /no such column: (\S+)/.exec(msg)?.[1] ?? '';
+  const bare = column.replace(/^.*\./, '');
+  const read = Object.keys(EVIDENCE_TABLES).filter((t) => mentions(query, t));
+  const columns = [...new Set((read.length ? read : ['memories']).flatMap((t) => EVIDENCE_TABLES[t]))];
+  const guess = nearest(bare, columns);
+  return [
+    `query: no such column "${column}"${guess ? ` (did you mean "${guess}"?)` : ''}; ${(read.length
+      ? read
+      : ['memories']
+    )
+      .map((t) => `${t} has ${EVIDENCE_TABLES[t].join(', ')}`)
+      .join('; ')}`,
+  ];
+}
+
 /**
  * Load-time check, before anything runs: the query compiles against the evidence schema as far
- * as it is known without a store (calls, memories, the target's extra view names), names no
- * unknown table, and is one read-only statement. Tables of the store itself (`store.x`) are only
+ * as it is known without a store (calls, memories and the other evidence tables with their
+ * columns, the target's extra view names), names no unknown table or column, and is one read-only
+ * statement. Tables of the store itself (`store.x`) and the columns of a declared view are only
  * known once the server has written them, so those are checked when the cell is judged.
+ * `views: 'unknown'`: the targets are not known yet, so a table memeval does not know may still
+ * be one of their views; it is checked again once they are.
  */
-export function checkSql(a: Sql, extraViews: string[] = []): string[] {
+export function checkSql(a: Sql, views: string[] | 'unknown' = []): string[] {
+  const extraViews = views === 'unknown' ? [] : views;
   const db = new Database(':memory:');
   try {
-    db.exec(`CREATE TABLE calls (${CALLS_COLUMNS.join(', ')})`);
-    db.exec(`CREATE TABLE memories (${MEMORIES_COLUMNS.join(', ')})`);
-    // present in the evidence of provider-backed targets (a scenario reading it is unsupported elsewhere)
-    db.exec(`CREATE TABLE provider_calls (${PROVIDER_CALLS_COLUMNS.join(', ')})`);
-    // the probes of the cell's recall, rank and llm-on-recall assertions (empty when it has none)
-    db.exec(`CREATE TABLE recall_probes (${RECALL_PROBES_COLUMNS.join(', ')})`);
-    db.exec(`CREATE TABLE store_sql (${STORE_SQL_COLUMNS.join(', ')})`);
-    // present in agent cells (elsewhere a query over it is an error: no such table)
-    db.exec(`CREATE TABLE agent_usage (${AGENT_USAGE_COLUMNS.join(', ')})`);
+    for (const [t, cols] of Object.entries(EVIDENCE_TABLES)) db.exec(`CREATE TABLE ${t} (${cols.join(', ')})`);
     for (const v of extraViews) db.exec(`CREATE TABLE "${v.replace(/"/g, '""')}" (x)`);
     db.exec("ATTACH DATABASE ':memory:' AS store");
     let stmt: Database.Statement;
@@ -92,11 +130,15 @@ export function checkSql(a: Sql, extraViews: string[] = []): string[] {
       stmt = db.prepare(a.query);
     } catch (e) {
       const msg = messageOf(e);
-      if (/no such table: store\./.test(msg) || /no such column/.test(msg)) return []; // depends on the store: judged later
+      if (/no such table: store\./.test(msg)) return []; // depends on the store: judged later
+      if (/no such table/.test(msg) && views === 'unknown') return []; // maybe a target's view: checked with the targets
+      if (/no such column/.test(msg)) return unknownColumn(a.query, msg, extraViews);
       if (/contains more than one statement/.test(msg))
         return ['query: one statement only (a single read-only SELECT)'];
+      const table = /no such table: (\S+)/.exec(msg)?.[1];
+      const guess = table ? nearest(table, [...Object.keys(EVIDENCE_TABLES), ...extraViews]) : undefined;
       return [
-        `query: ${msg} (tables: memories, calls, provider_calls, recall_probes, store_sql, agent_usage, ${extraViews.map((v) => `${v}, `).join('')}store.<table>)`,
+        `query: ${msg}${guess ? ` (did you mean "${guess}"?)` : ''} (tables: ${[...Object.keys(EVIDENCE_TABLES), ...extraViews].join(', ')}, store.<table>)`,
       ];
     }
     if (!stmt.reader || !stmt.readonly) return ['query: must be a read-only SELECT returning one value'];

@@ -1,5 +1,5 @@
 import type { Report, Verdict } from '../../core/results.js';
-import type { ReportDiff } from '../diff.js';
+import { foldNotChecked, type ReportDiff } from '../diff.js';
 import { InputError } from '../../util/errors.js';
 import { pageModel } from './model.js';
 
@@ -37,6 +37,8 @@ export interface CompareModel {
   counts: Record<ChangeKind, number>;
   /** cells in both runs with the same checked verdict */
   unchanged: number;
+  /** cells checked in neither run, the same unsupported or skipped on both sides: counted by verdict, not drawn */
+  folded: Record<string, number>;
   /** cells in both runs */
   common: number;
   columns: string[];
@@ -71,6 +73,7 @@ export function compareModel(a: Report, b: Report, d: ReportDiff): CompareModel 
   const byId = new Map([...a.results, ...b.results].map((r) => [r.cell_id, r]));
   const place = (id: string) => mb.cells[id] ?? ma.cells[id];
   const entries: CompareEntry[] = [];
+  const notChecked = foldNotChecked(d.not_checked);
   const add = (id: string, kind: ChangeKind, before?: Verdict, after?: Verdict, reason?: string, beforeId?: string) => {
     const p = place(id);
     entries.push({
@@ -90,7 +93,7 @@ export function compareModel(a: Report, b: Report, d: ReportDiff): CompareModel 
     ['failing differently', d.failing_differently],
     ['fixed', d.fixed],
     ['changed', d.changed],
-    ['not checked', d.not_checked],
+    ['not checked', notChecked.listed],
   ] as const)
     for (const c of list) add(c.cell_id, kind, c.before, c.after, c.reason, c.before_id);
   for (const c of d.added) add(c.cell_id, 'new', undefined, c.verdict);
@@ -106,6 +109,7 @@ export function compareModel(a: Report, b: Report, d: ReportDiff): CompareModel 
     later: { run_id: b.run_id, started_at: b.started_at },
     counts,
     unchanged: d.unchanged,
+    folded: notChecked.folded,
     common: commonCells(d),
     columns,
     entries,

@@ -26,6 +26,7 @@ button.chip .n { font-weight: 700; margin-left: 4px; }
 button.chip.bad { border-color: var(--fail); color: var(--fail); }
 button.chip.known { border-color: var(--warn); color: var(--warn); }
 button.chip.good { border-color: var(--ok); color: var(--ok); }
+button.chip.caught { border-color: var(--caught); color: var(--caught); }
 button.chip.active { background: #333; border-color: #333; color: #fff; }
 /* the matrix scrolls sideways inside its column; the scenario column stays put */
 .matrix-wrap { overflow-x: auto; max-width: 100%; scroll-padding-left: calc(var(--scenario-w) + 8px); border: 1px solid var(--line); background: #fff; }
@@ -60,6 +61,9 @@ button.change .kind { display: block; font: 11px system-ui, sans-serif; }
 .assertion { border: 1px solid var(--line); border-radius: 4px; padding: 6px 8px; margin: 4px 0; }
 .assertion.failing { border-color: var(--fail); background: #fdecea; }
 .assertion.caught { border-color: var(--caught); background: #e8f4fa; }
+.about { margin: 6px 0; padding: 6px 8px; border-left: 3px solid var(--line); font-size: 13px; }
+.about-title { font-weight: 600; }
+.matrix td.scenario .about-title { font-family: system-ui, sans-serif; font-weight: 400; color: var(--muted); font-size: 11px; }
 .assertion .kv { display: grid; grid-template-columns: 80px 1fr; gap: 2px 8px; font-size: 12px; }
 pre { white-space: pre-wrap; font: 12px/1.35 ui-monospace, monospace; background: #f6f6f6; padding: 6px; border-radius: 4px; margin: 2px 0; max-height: 320px; overflow: auto; }
 table.small { border-collapse: collapse; width: 100%; font-size: 12px; }
@@ -96,7 +100,11 @@ export const PAGE_JS = `
     return el;
   }
   function show(v) { return typeof v === 'string' ? v : JSON.stringify(v, null, 2); }
-  function isCaught(r) { return r.phase === 'violation' && r.verdict === 'detected' && !r.fails_run; }
+  // a violation an assertion observed, in a cell that does not fail the run: the instrument working,
+  // in either layer. Shown as "caught" everywhere on the page (chip, filter, cell, detail), never also as "detected"
+  function isCaught(r) { return r.verdict === 'detected' && !r.fails_run; }
+  function shown(r) { return isCaught(r) ? 'caught' : r.verdict; }
+  function guardsOf(a) { return [a.defence ? 'the ' + a.defence + ' defence' : '', a.tags && a.tags.length ? 'tags ' + a.tags.join(', ') : ''].filter(Boolean).join('; '); }
   var model = data.model, compare = data.compare;
   var gateOf = function (r) { var c = model.cells[r.cell_id]; return c && c.gate; };
   // a failure the baseline or expected failures accept does not fail the run: never drawn as one
@@ -139,7 +147,7 @@ export const PAGE_JS = `
 
   var columns = model.columns;
   var scenarios = Array.from(new Set(report.results.concat(pending).map(function (r) { return r.scenario; })));
-  var verdicts = Array.from(new Set(report.results.map(function (r) { return r.verdict; })));
+  var verdicts = Array.from(new Set(report.results.map(shown)));
 
   // filters
   var fTarget = h('select', { id: 'filter-target' }, h('option', { value: '', text: 'all columns' }));
@@ -170,9 +178,9 @@ export const PAGE_JS = `
   var failingNow = report.results.filter(counts).length;
   if (failingNow) chip('fails', 'run', 'fail the run', failingNow, 'bad');
   verdicts.forEach(function (v) {
-    var n = report.results.filter(function (r) { return r.verdict === v; }).length;
-    var bad = report.results.some(function (r) { return r.verdict === v && counts(r); });
-    chip('verdict', v, v, n, bad ? 'bad' : v === 'pass' || v === 'defended' ? 'good' : '');
+    var n = report.results.filter(function (r) { return shown(r) === v; }).length;
+    var bad = report.results.some(function (r) { return shown(r) === v && counts(r); });
+    chip('verdict', v, v, n, bad ? 'bad' : v === 'pass' || v === 'defended' ? 'good' : v === 'caught' ? 'caught' : '');
   });
   ['known failure', 'new failure', 'fixed', 'not checked'].forEach(function (m) {
     var n = report.results.filter(function (r) { return gateOf(r) === m; }).length;
@@ -203,12 +211,15 @@ export const PAGE_JS = `
   var colOf = function (r) { var c = model.cells[r.cell_id]; return c ? c.column : r.target; };
   var labelOf = function (r) { var c = model.cells[r.cell_id]; return c ? c.label : r.phase; };
   scenarios.forEach(function (sc) {
-    var row = h('tr', { 'data-scenario': sc }, h('td', { class: 'scenario', text: sc }));
+    var first = report.results.find(function (r) { return r.scenario === sc && r.about; });
+    var about = first && first.about;
+    var row = h('tr', { 'data-scenario': sc }, h('td', { class: 'scenario', title: about ? about.description + (guardsOf(about) ? ' (guards: ' + guardsOf(about) + ')' : '') : '' }, sc,
+      about ? h('div', { class: 'about-title', text: about.title }) : null));
     columns.forEach(function (col) {
       var td = h('td', { 'data-column': col.key });
       report.results.filter(function (r) { return r.scenario === sc && colOf(r) === col.key; }).forEach(function (r) {
         var mark = gateOf(r);
-        var label = labelOf(r) + ': ' + (isCaught(r) ? 'caught' : r.verdict) + (counts(r) ? ' !' : '');
+        var label = labelOf(r) + ': ' + shown(r) + (counts(r) ? ' !' : '');
         var b = h('button', { class: 'cell ' + cls(r), 'data-cell-id': r.cell_id, 'data-verdict': r.verdict, 'data-fails': String(r.fails_run), 'data-counts': String(counts(r)),
           'data-gate': mark || '', title: r.reason, onclick: function () { select(r); } }, label, mark ? h('span', { class: 'gate', text: mark }) : null);
         buttons.push({ el: b, r: r });
@@ -250,7 +261,7 @@ export const PAGE_JS = `
   function applyFilters() {
     var t = fTarget.value, v = fVerdict.value, onlyFailing = fFailing.checked, q = fText.value.toLowerCase();
     buttons.forEach(function (b) {
-      var hide = (t && colOf(b.r) !== t) || (v && b.r.verdict !== v) || (onlyFailing && !counts(b.r)) || (fGate && gateOf(b.r) !== fGate) || (q && b.r.scenario.toLowerCase().indexOf(q) < 0);
+      var hide = (t && colOf(b.r) !== t) || (v && shown(b.r) !== v) || (onlyFailing && !counts(b.r)) || (fGate && gateOf(b.r) !== fGate) || (q && b.r.scenario.toLowerCase().indexOf(q) < 0);
       b.el.classList.toggle('hidden', Boolean(hide));
     });
     table.querySelectorAll('[data-column]').forEach(function (el) { el.classList.toggle('hidden', Boolean(t) && el.getAttribute('data-column') !== t); });
@@ -270,9 +281,13 @@ export const PAGE_JS = `
     var sec = document.getElementById('compare');
     sec.classList.remove('hidden');
     var kinds = Object.keys(cm.counts);
+    // cells neither run checked, the same verdict on both sides: one count, not a matrix of them
+    var foldedKeys = Object.keys(cm.folded || {});
+    var foldedN = foldedKeys.reduce(function (n, k) { return n + cm.folded[k]; }, 0);
+    var foldedNote = foldedN ? ', ' + foldedN + ' not checked in either run (' + foldedKeys.map(function (k) { return k.replace('->', '\\u2192') + ' ' + cm.folded[k]; }).join(', ') + ')' : '';
     sec.append(h('h2', { id: 'compare-title', text: 'compared with run ' + cm.earlier.run_id + ' (earlier) \\u2192 ' + cm.later.run_id + ' (this run): ' +
-      kinds.map(function (k) { return cm.counts[k] + ' ' + k; }).join(', ') + ', ' + cm.unchanged + ' unchanged of ' + cm.common + ' cells in both' }));
-    if (!cm.entries.length) sec.append(h('div', { class: 'meta', text: 'no cell of the ' + cm.common + ' in both runs changed verdict' }));
+      kinds.map(function (k) { return cm.counts[k] + ' ' + k; }).join(', ') + ', ' + cm.unchanged + ' unchanged' + foldedNote + ' of ' + cm.common + ' cells in both' }));
+    if (!cm.entries.length) sec.append(h('div', { class: 'meta', text: 'nothing changed: no cell of the ' + cm.common + ' in both runs changed verdict' }));
     else {
       var ct = h('table', { class: 'matrix', id: 'compare-matrix' });
       var chead = h('tr', null, h('th', { text: 'scenario' }));
@@ -307,7 +322,7 @@ export const PAGE_JS = `
   function kv(k, v) { return [h('div', { text: k }), h('pre', { text: show(v) })]; }
 
   // a cell of this run, or (from the comparison) of the earlier run, whose extras and id come along
-  function select(r, fromExtras, fromRun) {
+  function select(r, fromExtras, fromRun, onLoad) {
     buttons.forEach(function (b) { b.el.classList.toggle('selected', b.r === r); });
     if (!fromRun && location.hash !== '#' + encodeURIComponent(r.cell_id)) history.replaceState(null, '', '#' + encodeURIComponent(r.cell_id));
     var x = (fromExtras || extras)[r.cell_id] || { calls: [], calls_omitted: 0, transcripts: [], evidence: { cell_dir: r.cell_dir, files: [] }, probes: [] };
@@ -316,10 +331,13 @@ export const PAGE_JS = `
     if (fromRun) d.append(h('div', { class: 'meta from-run', text: 'from the earlier run ' + fromRun }));
     d.append(
       h('h2', { class: counts(r) ? 'bad' : '' , text: r.cell_id }),
-      h('div', { class: 'verdict' }, h('strong', { text: isCaught(r) ? 'detected (the violation was caught)' : r.verdict }), ' \\u2014 ' + r.reason),
+      h('div', { class: 'verdict' }, h('strong', { text: isCaught(r) ? 'caught (verdict detected: an assertion observed the violation)' : r.verdict }), ' \\u2014 ' + r.reason),
       h('div', { class: 'meta', text: (gateOf(r) && !fromRun ? gateOf(r) + ' \\u00b7 ' : '') + (counts(r) ? 'fails the run' : r.fails_run ? 'fails, accepted by the gate' : 'does not fail the run') + ' \\u00b7 ' + r.driver + ' driver \\u00b7 ' + r.duration_ms + ' ms' +
         (r.target_version ? ' \\u00b7 ' + r.target + ' version ' + r.target_version : '') +
         (r.defence ? ' \\u00b7 defence ' + r.defence + (r.claimed ? ' (claimed by the target)' : ' (not claimed)') : '') }));
+    // why the cell exists: what its scenario checks and guards
+    if (r.about) d.append(h('div', { class: 'about' }, h('div', { class: 'about-title', text: r.about.title }), h('div', { text: r.about.description }),
+      guardsOf(r.about) ? h('div', { class: 'meta', text: 'guards: ' + guardsOf(r.about) }) : null));
     if (r.attempts) {
       d.append(h('h3', { text: 'attempts (' + r.attempts.length + ')' }));
       var at = h('table', { class: 'small attempts' }, h('tr', null, h('th', { text: '#' }), h('th', { text: 'verdict' }), h('th', { text: 'ms' }), h('th', { text: 'reason' }), h('th', { text: 'evidence' })));
@@ -412,12 +430,16 @@ export const PAGE_JS = `
     var ev = h('ul', { class: 'evidence' });
     x.evidence.files.forEach(function (f) { ev.appendChild(h('li', null, h('code', { text: f }))); });
     d.append(ev, h('div', { class: 'meta', text: 'open it: memeval sql <run-dir' + (fromRun ? ' of ' + fromRun : '') + '> ' + r.cell_id }));
-    if (firstFailing) { firstFailing.scrollIntoView({ block: 'nearest' }); firstFailing.setAttribute('data-focus', 'true'); }
+    if (firstFailing) {
+      firstFailing.setAttribute('data-focus', 'true');
+      // the page opens at its top (header, summary, chips); a cell picked later shows its failure
+      if (!onLoad) firstFailing.scrollIntoView({ block: 'nearest' });
+    }
   }
 
   var wanted = decodeURIComponent(location.hash.slice(1));
   var start = report.results.find(function (r) { return r.cell_id === wanted; }) || report.results.find(counts) || report.results.find(function (r) { return r.fails_run; });
-  if (start) select(start);
+  if (start) select(start, undefined, undefined, true);
   else document.getElementById('detail').textContent = report.results.length ? 'Select a cell.' : 'This run has no cells' + (report.reason ? ': ' + report.reason : '.');
 })();
 `;

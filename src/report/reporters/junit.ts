@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { CellResult, Report } from '../../core/results.js';
 import { nothingChecked } from '../report.js';
 import { writeFileAtomic } from '../write.js';
-import { failingAssertions, isCaught, oneLine } from './explain.js';
+import { aboutText, failingAssertions, isCaught, oneLine } from './explain.js';
 import type { Reporter } from './types.js';
 
 const XML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
@@ -24,9 +24,11 @@ const attrs = (a: Record<string, string | number | undefined>) =>
 const seconds = (ms: number) => (ms / 1000).toFixed(3);
 
 function caseBody(r: CellResult): string {
+  const why = aboutText(r.about, 1000);
   const details = [
     `verdict: ${r.verdict}`,
     `reason: ${r.reason}`,
+    ...(why ? [`why: ${why}`] : []),
     ...r.assertions.map(
       (a) =>
         `${a.outcome === 'pass' ? 'ok' : isCaught(r) && a.outcome === 'fail' ? 'caught' : a.outcome}  ${a.name}: actual ${oneLine(a.actual)}, expected ${oneLine(a.expected)}`,
@@ -52,6 +54,7 @@ function caseBody(r: CellResult): string {
   const message = oneLine(r.reason, 500);
   const text = [
     r.reason,
+    ...(why ? [`why: ${why}`] : []),
     ...failed.map((a) => `${a.name}: actual ${oneLine(a.actual)}, expected ${oneLine(a.expected)}`),
     ...(r.stderr_tail ? ['stderr:', r.stderr_tail] : []),
   ].join('\n');

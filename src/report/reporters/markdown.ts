@@ -3,7 +3,7 @@ import type { CellResult, Report } from '../../core/results.js';
 import { columnOf } from '../matrix.js';
 import { writeFileAtomic } from '../write.js';
 import { closingLine, nothingChecked } from '../report.js';
-import { failureReason } from './explain.js';
+import { aboutText, failureReason } from './explain.js';
 import type { Reporter } from './types.js';
 
 const md = (s: string) => s.replace(/[|\\`*_<>]/g, (c) => `\\${c}`).replace(/\n/g, ' ');
@@ -47,7 +47,11 @@ export function renderMarkdown(report: Report): string {
   const failing = report.results.filter((r) => r.fails_run);
   if (failing.length) {
     lines.push(`### Cells that fail the run`, '');
-    for (const r of failing) lines.push(`- \`${r.cell_id}\` **${r.verdict}**: ${md(failureReason(r))}`);
+    for (const r of failing) {
+      lines.push(`- \`${r.cell_id}\` **${r.verdict}**: ${md(failureReason(r))}`);
+      const why = aboutText(r.about, 500);
+      if (why) lines.push(`  - why: ${md(why)}`);
+    }
     lines.push('');
   }
   const flaky = report.results.filter((r) => r.verdict === 'flaky' && !r.fails_run);
