@@ -131,7 +131,8 @@ export function claimsAdvice(
   assumed: string[],
   recipes?: string[],
 ): string[] {
-  const table = recipeClaims(buildVocabulary(scenarios, decl), [...decl.claims, ...assumed], recipes);
+  // durability (an acknowledged write survives a kill) is held on every target: always on
+  const table = recipeClaims(buildVocabulary(scenarios, decl), [...decl.claims, ...assumed, 'durability'], recipes);
   const off = [...new Set(table.flatMap((r) => r.claims.filter((c) => !r.on.includes(c) && !r.byOp[c])))].sort();
   const label = (r: (typeof table)[number], c: string) =>
     r.on.includes(c) ? c : r.byOp[c] ? `${c} (the ${r.byOp[c]} op's own meaning)` : `${c} (off)`;

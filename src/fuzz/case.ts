@@ -8,6 +8,12 @@ export type FuzzStep =
   | { n: number; op: 'forget'; ref: string }
   | { n: number; op: 'recall'; query: string }
   | { n: number; op: 'restart' }
+  /**
+   * SIGKILL to the server's process group, then a new session on the same store: right after the
+   * write before it was answered (`after-ack`), or while the write after it is in flight
+   * (`during-write`: killed as soon as a store file changes, or at its answer).
+   */
+  | { n: number; op: 'kill'; point: KillPoint }
   | { n: number; op: 'parallel'; steps: FuzzStep[] };
 
 /**
@@ -30,6 +36,11 @@ export type Expectation =
     | { kind: 'at-most-one'; claim: 'exact-dedupe' | 'semantic-dedupe'; texts: string[] }
     /** the result of recall step `step` must contain the token just stored */
     | { kind: 'recalled'; claim: 'recall'; text: string; step: number }
+    /**
+     * a write acknowledged before kill step `kill` is still a live memory after it: judged on every
+     * target (an acknowledged write is a promise, claim or not), and only when that kill happened
+     */
+    | { kind: 'survives'; claim: 'durability'; text: string; kill: number }
   ) & {
     /**
      * The op whose own meaning this expectation is (a forget forgets, an update replaces): judged
@@ -39,12 +50,15 @@ export type Expectation =
     op?: ContractOp;
   };
 
+/** Where a kill step lands: right after a write was answered, or while the next write is in flight. */
+export type KillPoint = 'after-ack' | 'during-write';
+
 /** Ops whose meaning the fuzzer checks on every target that declares them. */
 export type ContractOp = 'forget' | 'update';
 
 export type Claim = Expectation['claim'];
-/** every claim a case can hold a target to */
-export const CHECKED_CLAIMS: Claim[] = [
+/** every claim a case can hold a target to (`durability` is held on every target, so no flag names it) */
+export const CHECKED_CLAIMS: Exclude<Claim, 'durability'>[] = [
   'secret-redaction',
   'secret-purge',
   'forget',
@@ -138,6 +152,12 @@ export class CaseBuilder {
   }
   restart(): void {
     this.target.push({ n: this.n++, op: 'restart' });
+  }
+  /** a kill between (after-ack) or during (during-write: put the in-flight write next) ops; returns its step number */
+  kill(point: KillPoint): number {
+    const n = this.n++;
+    this.target.push({ n, op: 'kill', point });
+    return n;
   }
   /** steps added inside run concurrently on one session */
   parallel(fill: () => void): void {

@@ -20,6 +20,7 @@ export const CHECKS = [
   'store-integrity',
   'broken-claim',
   'recall-miss',
+  'lost-write',
   'network',
   'latency',
 ] as const;
@@ -367,6 +368,20 @@ function broken(o: CaseOutcome, e: Expectation, decl: TargetDecl): { why: string
         ? { why: `recall after forgetting still returns "${e.text}"`, calls: callsOfStep(o, e.step) }
         : undefined;
     }
+    case 'survives': {
+      // a write refused, or never answered, promised nothing
+      if (!allOk(o, 'remember', e.text) || !allOk(o, 'update', e.text)) return undefined;
+      if (!ev) {
+        claimUnjudged(o, `durability: no store copy to look for "${e.text}" in after the kill at step ${e.kill}`);
+        return undefined;
+      }
+      return liveRows(o, e.text).length
+        ? undefined
+        : {
+            why: `"${e.text}", acknowledged before memeval killed the server at step ${e.kill} (${o.kills.get(e.kill)?.how}), is no live memory in the store after it`,
+            calls: writesOf(o, e.text),
+          };
+    }
     case 'recalled': {
       const found = recallStep(o, decl, e);
       return found === false
@@ -379,10 +394,46 @@ function broken(o: CaseOutcome, e: Expectation, decl: TargetDecl): { why: string
   }
 }
 
+/**
+ * Why a case's kills did not all happen, if they did not: every expectation of such a case is
+ * about the state after a kill that was not made, so none is judged (never clean, never flagged).
+ */
+function killsMissed(o: CaseOutcome): string | undefined {
+  for (const s of leafSteps(o.fuzzCase.steps)) {
+    if (s.op !== 'kill') continue;
+    const k = o.kills.get(s.n);
+    if (!k?.happened) return `the kill at step ${s.n} did not happen (${k?.how ?? 'the case ended before it'})`;
+  }
+  return undefined;
+}
+
 function checkClaims(o: CaseOutcome, decl: TargetDecl, assumed: string[]): Finding[] {
   const findings: Finding[] = [];
+  const missed = o.fuzzCase.expects.length ? killsMissed(o) : undefined;
+  if (missed) {
+    claimUnjudged(o, `crash checks: ${missed}`);
+    return [];
+  }
   for (const e of o.fuzzCase.expects) {
-    const stated = decl.claims.includes(e.claim);
+    // an acknowledged write is a promise on every target: it survives a kill, claim or not
+    if (e.kind === 'survives') {
+      let b: ReturnType<typeof broken>;
+      try {
+        b = broken(o, e, decl);
+      } catch (err) {
+        claimUnjudged(o, `durability: the store could not be read after the kill: ${messageOf(err)}`);
+        continue;
+      }
+      if (b)
+        findings.push({
+          check: 'lost-write',
+          reason: `acknowledged a write, but ${b.why}`,
+          calls: b.calls.slice(0, 5).map(callRef),
+          expectation: e,
+        });
+      continue;
+    }
+    const stated = (decl.claims as string[]).includes(e.claim);
     // a declared op keeps its own meaning whatever the claims: a forget forgets, an update replaces
     const own = e.op !== undefined && decl.ops[e.op] !== undefined;
     if (!stated && !own && !assumed.includes(e.claim)) continue;

@@ -3,6 +3,7 @@ import { TargetError, type TargetErrorCode, type TargetSession } from '../mcp/se
 import { captureId, copyHandles, expandOp, handleFor, type MemoryHandle } from '../ops/ops.js';
 import type { MemoryOp } from '../scenario/schema.js';
 import { messageOf } from '../util/errors.js';
+import { RestartAfterKillError } from '../cell/sessions.js';
 import type { FuzzCase, FuzzStep } from './case.js';
 
 export interface StepOutcome {
@@ -29,8 +30,19 @@ export interface FuzzDriveState {
   toolSchemas: Map<string, Record<string, unknown>>;
   /** update/forget steps that used an id the declaration's capture_id did not find (a guessed key) */
   guessedIds: number[];
+  /** each kill step: whether memeval's SIGKILL ended the server there, and how it ended */
+  kills: Map<number, KillOutcome>;
   /** the driver itself failed (not the server) */
   harnessError?: string;
+}
+
+/** What one kill step did. `happened` is false when the server was not ended by memeval's signal there. */
+export interface KillOutcome {
+  happened: boolean;
+  /** "server was killed by SIGKILL"; or why no kill happened */
+  how: string;
+  /** during-write: what ended the race (the store changed, the answer came, the write settled) */
+  fired?: string;
 }
 
 /** The finding each way a target fails makes. */
@@ -92,12 +104,25 @@ class CaseDrive {
   async drive(steps: FuzzStep[]): Promise<DriveOutcome> {
     try {
       await this.session();
-      for (const s of steps) await this.run(s);
+      for (let i = 0; i < steps.length; i++) {
+        const s = steps[i];
+        // a kill during a write takes that write with it: it is issued while the server is killed
+        if (s.op === 'kill') i += (await this.kill(s, s.point === 'during-write' ? steps[i + 1] : undefined)) - 1;
+        else await this.run(s);
+      }
       this.collect();
     } catch (e) {
       this.collect();
       // only the server's own failures are findings; anything else is memeval's (or the declaration's) problem
       if (e instanceof TargetError) this.state.failure ??= failureOf(e, (e as { step?: number }).step);
+      // the server did not start again after memeval killed it (a store it cannot open): the target's failure
+      else if (e instanceof RestartAfterKillError)
+        this.state.failure ??= {
+          kind: 'crash',
+          message: e.message,
+          step: (e as { step?: number }).step,
+          stderr: e.stderrTail,
+        };
       else this.state.harnessError = messageOf(e);
     }
     return { handles: this.handles, invalid: [] };
@@ -144,8 +169,68 @@ class CaseDrive {
     this.state.steps.set(s.n, { n: s.n, op: s.op, ok: r.ok, text: r.text, ms: r.ms });
   }
 
+  /**
+   * A kill step, by the kill step's own machinery (CellSessions.kill: SIGKILL to the server's
+   * process group, the next session on the same store; armKill: killed from a watch thread as
+   * soon as a store file changes). `during-write` issues `next` and kills while it is in flight;
+   * its calls are labelled with its own step. Returns how many steps it took (2 with `next`).
+   */
+  private async kill(k: Extract<FuzzStep, { op: 'kill' }>, next: FuzzStep | undefined): Promise<number> {
+    this.collect();
+    const failure = this.state.failure;
+    if (failure || !this.env.sessions.current()) {
+      this.state.kills.set(k.n, { happened: false, how: 'no server was running to kill (it had exited)' });
+      if (failure) throw new TargetError('exit', failure.message, failure.stderr, { code: null, signal: null });
+      return 1;
+    }
+    const t0 = performance.now();
+    const signal = 'SIGKILL';
+    const ended = async (fired?: string): Promise<void> => {
+      this.collect();
+      let how: string;
+      try {
+        how = (await this.env.sessions.kill(signal)).exit;
+      } catch (e) {
+        (e as { step?: number }).step ??= k.n;
+        throw e;
+      }
+      const happened = how === `server was killed by ${signal}`;
+      this.state.kills.set(k.n, { happened, how, ...(fired ? { fired } : {}) });
+      this.state.steps.set(k.n, { n: k.n, op: 'kill', ok: happened, text: how, ms: performance.now() - t0 });
+    };
+    if (!next || next.op === 'parallel' || next.op === 'kill' || next.op === 'restart' || next.op === 'recall') {
+      await ended();
+      return 1;
+    }
+    const live = await this.session();
+    const watch = await this.env.sessions.armKill(signal);
+    const answer = live.nextAnswer();
+    let error: unknown;
+    const inFlight = this.run(next).catch((e: unknown) => {
+      // a call that failed because memeval killed its server was never answered; before that, it failed of its own
+      if (live.killedBy !== undefined)
+        this.state.steps.set(next.n, { n: next.n, op: next.op, ok: false, text: 'killed in flight', ms: 0 });
+      else error = e;
+    });
+    const fired = await Promise.race([
+      ...(watch ? [watch.changed.then(() => 'store-changed')] : []),
+      answer,
+      inFlight.then(() => 'settled'),
+    ]);
+    watch?.close();
+    try {
+      await ended(fired);
+    } finally {
+      await inFlight;
+    }
+    if (error) throw error;
+    return 2;
+  }
+
   private step(s: LeafFuzzStep): Promise<OpResult> {
     switch (s.op) {
+      case 'kill':
+        throw new Error(`step ${s.n}: a kill is run by the case loop, not as a leaf step`);
       case 'restart':
         return this.restart();
       case 'remember':

@@ -39,6 +39,12 @@ function leafToSteps(s: FuzzStep, decl: TargetDecl, named: Set<string>): Step[] 
       return [{ op: 'recall', query: s.query }];
     case 'restart':
       return [{ op: 'restart' }];
+    case 'kill':
+      return [
+        s.point === 'after-ack'
+          ? { op: 'kill', signal: 'SIGKILL', after: 'ack' }
+          : { op: 'kill', signal: 'SIGKILL', during: 'write' },
+      ];
     case 'parallel':
       return s.steps.flatMap((x) => leafToSteps(x, decl, named));
   }
@@ -98,6 +104,9 @@ function expectationAssertion(e: Expectation, name: string): Assertion {
       return { kind: 'recall', ...base, query: e.text, not_contains: e.text };
     case 'recalled':
       return { kind: 'recall', ...base, query: e.text, contains: e.text };
+    case 'survives':
+      // memeval's own record of the writes it issued: every acknowledged one holds after the kill
+      return { kind: 'durable', ...base, case_sensitive: true };
   }
 }
 
@@ -108,6 +117,7 @@ function findingAssertions(f: Finding, decl: TargetDecl, i: number): Assertion[]
   switch (f.check) {
     case 'broken-claim':
     case 'recall-miss':
+    case 'lost-write':
       return f.expectation ? [expectationAssertion(f.expectation, name)] : [];
     case 'crash':
     case 'hang':
@@ -192,11 +202,16 @@ export function flagToScenario(
     }
   });
   const atExit = findings.some((f) => f.check === 'crash-at-exit');
+  // a case with a kill replays as a well-behaved phase: what an acknowledged write promises holds
+  // for any agent, so a target that loses it fails the run (no claim needed); every assertion
+  // reads that phase, and a write killed in flight is no refusal
+  const killed = leafSteps(c.steps).some((s) => s.op === 'kill');
+  if (killed) for (const a of assertions) a.phase = 'well-behaved';
   if (!assertions.length && !atExit)
     throw new InputError(
       `flag ${row.fingerprint} (${row.target}): ${findings.map((f) => f.check).join(', ')} cannot be expressed as a scenario assertion (the run report's warnings show network refusals)`,
     );
-  if (!assertions.some((a) => a.phase === 'both'))
+  if (!killed && !assertions.some((a) => a.phase === 'both'))
     assertions.push({
       kind: 'sql',
       name: 'no call refused',
@@ -235,13 +250,18 @@ export function flagToScenario(
     tags: ['fuzz', c.recipe, ...(shrunkFrom ? ['shrunk'] : []), ...new Set(findings.map((f) => f.check))],
     setup: { memories: [], files: c.files },
     deterministic: {
-      well_behaved: [{ op: 'remember', content: `The project's unit tests run with vitest (${CONTROL_NEEDLE})` }],
-      violation: {
-        expectation: 'defend-or-detect',
-        ...(claim ? { defence: claim } : {}),
-        ...(assumed ? { assume_claim: true } : {}),
-        steps: toSteps(c, decl),
-      },
+      well_behaved: [
+        { op: 'remember', content: `The project's unit tests run with vitest (${CONTROL_NEEDLE})` },
+        ...(killed ? toSteps(c, decl) : []),
+      ],
+      violation: killed
+        ? null
+        : {
+            expectation: 'defend-or-detect',
+            ...(claim ? { defence: claim } : {}),
+            ...(assumed ? { assume_claim: true } : {}),
+            steps: toSteps(c, decl),
+          },
     },
     real_model: null,
     assertions,

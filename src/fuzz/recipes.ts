@@ -327,4 +327,33 @@ export const RECIPES: Recipe[] = [
         },
       })),
   },
+  {
+    name: 'crash',
+    description:
+      'SIGKILL right after an acknowledged write, or while a write is in flight; then a new session on the same store: every acknowledged write is still there, a forget acknowledged before the kill stays forgotten',
+    needs: ['remember'],
+    space: (v) =>
+      cross(
+        cross(v.corpus, ['after-ack', 'during-write'] as const),
+        v.ops.includes('forget') ? ['keep', 'forget'] : ['keep'],
+      ).map(([[fact, point], forget]) => ({
+        ingredients: [fact.id, point, forget],
+        make: (b, rng) => {
+          const [kept, gone, inFlight] = [rng.token(), rng.token(), rng.token()];
+          b.remember(withToken(fact.text, kept));
+          if (forget === 'forget') b.forget(b.remember(withToken(`${fact.text} (to be forgotten)`, gone)));
+          const kill = b.kill(point);
+          // the in-flight write was never acknowledged: nothing is expected of it
+          if (point === 'during-write') b.remember(withToken(`${fact.text} (in flight)`, inFlight));
+          b.expect({ kind: 'survives', claim: 'durability', text: kept, kill });
+          if (v.ops.includes('recall'))
+            b.expect({ kind: 'recalled', claim: 'recall', text: kept, step: b.recall(kept) });
+          if (forget === 'forget') {
+            b.expect({ kind: 'not-live', claim: 'forget', op: 'forget', text: gone });
+            if (v.ops.includes('recall'))
+              b.expect({ kind: 'not-recalled', claim: 'forget', op: 'forget', text: gone, step: b.recall(gone) });
+          }
+        },
+      })),
+  },
 ];

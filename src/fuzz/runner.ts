@@ -11,7 +11,14 @@ import type { ResolvedBin } from '../targets/resolve-bin.js';
 import type { TargetDecl } from '../targets/schema.js';
 import type { Judgment } from '../judge/judgment.js';
 import type { FuzzCase } from './case.js';
-import { FAILURE_KIND, fuzzDriver, type Failure, type FuzzDriveState, type StepOutcome } from './driver.js';
+import {
+  FAILURE_KIND,
+  fuzzDriver,
+  type Failure,
+  type FuzzDriveState,
+  type KillOutcome,
+  type StepOutcome,
+} from './driver.js';
 import { messageOf } from '../util/errors.js';
 
 export type { Failure, StepOutcome } from './driver.js';
@@ -33,6 +40,8 @@ export interface CaseOutcome {
   toolSchemas: Map<string, Record<string, unknown>>;
   /** steps that used an id memeval had to guess (its capture_id did not match): their refusals are not the target's */
   guessedIds: number[];
+  /** each kill step's outcome: a kill that did not happen leaves the crash checks unjudged */
+  kills: Map<number, KillOutcome>;
   evidence?: Evidence;
   /** what a check could not judge (a file it could not read, no latency history): never a pass, never a flag */
   unjudged: string[];
@@ -101,7 +110,13 @@ export class CellRunner implements FuzzRunner {
     const t0 = performance.now();
     mkdirSync(cellDir, { recursive: true });
     writeFileSync(join(cellDir, 'case.json'), JSON.stringify(c, null, 2));
-    const state: FuzzDriveState = { steps: new Map(), protocolErrors: [], toolSchemas: new Map(), guessedIds: [] };
+    const state: FuzzDriveState = {
+      steps: new Map(),
+      protocolErrors: [],
+      toolSchemas: new Map(),
+      guessedIds: [],
+      kills: new Map(),
+    };
     const scenario = caseScenario(c);
     const result = await runCell({
       cellId: `${scenario.id}/${this.o.decl.name}/fuzz-${c.fingerprint}`,
@@ -126,6 +141,7 @@ export class CellRunner implements FuzzRunner {
       network: [],
       toolSchemas: state.toolSchemas,
       guessedIds: state.guessedIds,
+      kills: state.kills,
       unjudged: [],
       unjudgedClaims: [],
       absent: new Map(

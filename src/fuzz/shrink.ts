@@ -60,16 +60,36 @@ export function caseSize(c: FuzzCase): { steps: number; concurrent: number; char
  * a text no step writes any more (a token never stored cannot be missed).
  */
 export function withoutSteps(c: FuzzCase, drop: Set<number>): FuzzCase {
-  const gone = new Set(drop);
+  const kept = pinned(c);
+  const gone = new Set([...drop].filter((n) => !kept.has(n)));
   const dropped = new Set<string>();
   for (const s of leafSteps(c.steps)) if (gone.has(s.n) && s.op === 'remember') dropped.add(s.ref);
   for (const s of leafSteps(c.steps)) if ((s.op === 'update' || s.op === 'forget') && dropped.has(s.ref)) gone.add(s.n);
+  // a pinned step that depended on a dropped memory: this candidate cannot keep the kill where it was
+  if ([...kept].some((n) => gone.has(n))) return c;
   const keep = (s: FuzzStep): FuzzStep[] => {
     if (s.op !== 'parallel') return gone.has(s.n) ? [] : [s];
     const inner = s.steps.flatMap(keep);
     return inner.length ? [{ ...s, steps: inner }] : [];
   };
   return prune({ ...c, steps: c.steps.flatMap(keep) });
+}
+
+/**
+ * Steps a shrink never drops: each kill (a crash finding without its kill is another finding),
+ * the write before an `after-ack` kill (what it kills right after) and the write a
+ * `during-write` kill lands in.
+ */
+function pinned(c: FuzzCase): Set<number> {
+  const leaves = leafSteps(c.steps);
+  const out = new Set<number>();
+  leaves.forEach((s, i) => {
+    if (s.op !== 'kill') return;
+    out.add(s.n);
+    const by = leaves[s.point === 'after-ack' ? i - 1 : i + 1];
+    if (by && by.op !== 'kill') out.add(by.n);
+  });
+  return out;
 }
 
 function prune(c: FuzzCase): FuzzCase {
@@ -159,7 +179,8 @@ export async function shrinkCase(original: FuzzCase, findings: Finding[], o: Shr
     let dropped = false;
     for (let i = 0; i < ns.length && !spent(); i += size) {
       const cand = withoutSteps(best, new Set(ns.slice(i, i + size)));
-      if (!leafSteps(cand.steps).length) continue;
+      // nothing left, or nothing droppable (the chunk held only steps a kill pins)
+      if (!leafSteps(cand.steps).length || leafSteps(cand.steps).length === ns.length) continue;
       if (await attempt(cand)) {
         dropped = true;
         chunks = Math.max(chunks - 1, 2);

@@ -9,14 +9,24 @@ const modes = new Set((process.env.FUZZ_MODE ?? '').split(',').filter(Boolean));
 const STORE = process.env.FUZZ_STORE;
 let calls = 0;
 
-const read = () =>
+const readDisk = () =>
   existsSync(STORE)
     ? readFileSync(STORE, 'utf8')
         .split('\n')
         .filter(Boolean)
         .map((l) => JSON.parse(l))
     : [];
-const write = (rows) => writeFileSync(STORE, rows.map((r) => JSON.stringify(r)).join('\n') + (rows.length ? '\n' : ''));
+const writeDisk = (rows) =>
+  writeFileSync(STORE, rows.map((r) => JSON.stringify(r)).join('\n') + (rows.length ? '\n' : ''));
+// save-at-exit: answers from memory and saves the store only when asked to stop, so a kill loses every write
+let cache;
+const atExit = modes.has('save-at-exit');
+const read = () => (atExit ? (cache ??= readDisk()) : readDisk());
+const write = (rows) => (atExit ? (cache = rows) : writeDisk(rows));
+if (atExit) {
+  if (!existsSync(STORE)) writeDisk([]);
+  process.stdin.on('end', () => (writeDisk(read()), process.exit(0)));
+}
 const text = (t, isError = false) => ({ content: [{ type: 'text', text: t }], ...(isError ? { isError: true } : {}) });
 
 if (modes.has('phone-home')) fetch('http://example.com/model.bin').catch(() => {});

@@ -124,6 +124,7 @@ function fixedRunner(perRun: number[][]): FuzzRunner & { runs: number } {
         network: [],
         toolSchemas: new Map(),
         guessedIds: [],
+        kills: new Map(),
         unjudged: [],
         unjudgedClaims: [],
         absent: new Map(),
