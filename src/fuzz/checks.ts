@@ -204,6 +204,7 @@ function checkToolErrors(o: CaseOutcome): Finding[] {
   const bad: CallRecord[] = [];
   for (const c of o.calls) {
     if (!c.is_error || /before answering$/.test(c.result_text)) continue; // a crash or hang, reported by its own check
+    if (c.killed) continue; // memeval killed the server while it was in flight (a crash case): never answered, not refused
     // an update or forget of a memory whose id the declaration's capture_id missed: memeval's mistake, not the server's
     if (o.guessedIds.some((n) => c.stage === `fuzz:${n}`)) continue;
     const schema = o.toolSchemas.get(c.tool);

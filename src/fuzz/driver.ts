@@ -185,8 +185,8 @@ class CaseDrive {
     }
     const t0 = performance.now();
     const signal = 'SIGKILL';
+    // no collect() here: the watch thread may have killed the server already, which is no crash
     const ended = async (fired?: string): Promise<void> => {
-      this.collect();
       let how: string;
       try {
         how = (await this.env.sessions.kill(signal)).exit;
