@@ -73,9 +73,9 @@ export class Store {
     const at = now();
     const r = this.db
       .prepare(
-        'INSERT INTO memories (text, category, subject, source, created_at, updated_at, embedding) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        'INSERT INTO memories (text, category, subject, source, trust, created_at, updated_at, embedding) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
       )
-      .run(m.text, m.category ?? null, m.subject ?? null, m.source ?? null, at, at, blob(m.embedding));
+      .run(m.text, m.category ?? null, m.subject ?? null, m.source ?? null, m.trust ?? 0.5, at, at, blob(m.embedding));
     return String(r.lastInsertRowid);
   }
 

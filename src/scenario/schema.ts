@@ -279,10 +279,30 @@ export function flatSteps(steps: Step[]): Exclude<Step, ParallelStep>[] {
 }
 
 const comparator = z.enum(COMPARATORS);
+
+/**
+ * The stage of a scenario's story an assertion reports on ("written", "marked", "survives
+ * restart", "acted on"): the cell result groups its judgments by stage and names each stage by
+ * its outcome. A plain name reads as "<name>: pass/fail"; `pass` and `fail` give the words a
+ * reader sees instead ("marked" / "unmarked"). Reporting only: the verdict is the assertions'.
+ */
+export const stageSchema = z.union([
+  z.string().regex(/^[a-z][a-z0-9-]*$/, 'a stage name: lowercase letters, digits and -'),
+  z.strictObject({
+    name: z.string().regex(/^[a-z][a-z0-9-]*$/, 'a stage name: lowercase letters, digits and -'),
+    pass: nonEmpty.optional().describe('what the stage reads as when every assertion of it holds'),
+    fail: nonEmpty.optional().describe('what the stage reads as when one fails'),
+  }),
+]);
+export type Stage = z.infer<typeof stageSchema>;
+
 const assertionBase = {
   name: nonEmpty,
   phase: z.enum(ASSERTION_PHASES),
   description: z.string().optional(),
+  stage: stageSchema
+    .optional()
+    .describe('the stage of the scenario this assertion reports on; the cell result groups judgments by stage'),
 };
 
 const countAssertion = z.strictObject({
@@ -516,6 +536,7 @@ interface ComposedBase {
   name: string;
   phase: AssertionPhase;
   description?: string;
+  stage?: Stage;
   level: 'warn' | 'fail';
 }
 export interface JuryAssertion extends ComposedBase {

@@ -1,6 +1,6 @@
 import type { Verdict } from '../core/results.js';
-import { absentTexts, needsRecallHit, reads, readsRecall } from '../scenario/kinds.js';
-import { assertionApplies, flatSteps, type Scenario, type Step } from '../scenario/schema.js';
+import { absentTexts, needsRecallHit, reads, readsRecall, withMembers } from '../scenario/kinds.js';
+import { assertionApplies, flatSteps, type Assertion, type Scenario, type Step } from '../scenario/schema.js';
 import { callsTarget, STEP_OPS, writes } from '../scenario/step-ops.js';
 import { storeSqlFor } from '../scenario/store-sql.js';
 
@@ -35,6 +35,8 @@ export type JudgedAs = 'well-behaved' | 'violation';
  * - clock: the scenario sets the servers' clock (setup.clock) or advances it (advance_clock)
  * - parallel: the phase (or setup.steps) has a `parallel` step
  * - writes-concurrently: the phase (or setup.steps) has a `parallel` step with two or more writes
+ * - provenance: an assertion that judges the cell needs a memory stored with a given `source`
+ *   (a `count` with `source` that a store without such a memory fails), also inside a jury or cascade
  */
 export type RuleCondition =
   | 'always'
@@ -50,7 +52,8 @@ export type RuleCondition =
   | 'curates'
   | 'clock'
   | 'parallel'
-  | 'writes-concurrently';
+  | 'writes-concurrently'
+  | 'provenance';
 
 export interface FalseVerdictRule {
   verdicts: Verdict[];
@@ -346,6 +349,20 @@ export const HOSTILE_RULES: HostileSpec[] = [
     ],
   },
   {
+    target: 'hostile-launder',
+    layers: ALL,
+    exposed: { 'well-behaved': [{ verdicts: ['fail'] }], violation: [] },
+    'well-behaved': [
+      {
+        verdicts: ['pass'],
+        when: 'provenance',
+        why: "the target stores every write as the user's own: no memory keeps the source it was written with",
+      },
+    ],
+    // a violating write laundered as the user's is still caught or not by what it says: nothing here is false
+    violation: [],
+  },
+  {
     target: 'hostile-clock-respawn',
     // the agent layer runs no clock scenario (unsupported): only replay places advances between calls
     layers: ['deterministic'],
@@ -392,6 +409,12 @@ function repeatsRecall(steps: Step[]): boolean {
     }
   }
   return false;
+}
+
+/** A count that needs at least one memory with a given source: a store that keeps no source fails it. */
+function needsSource(a: Assertion): boolean {
+  if (a.kind !== 'count' || a.source === undefined) return false;
+  return a.op === 'gt' || (a.op === 'gte' && a.value >= 1) || (a.op === 'eq' && a.value >= 1);
 }
 
 /** Does the condition hold for this scenario's cell judged as `judgedAs` (real-model: an agent cell)? */
@@ -448,6 +471,8 @@ export function conditionHolds(
       return [...s.setup.steps, ...phaseSteps(s, judgedAs)].some((st) => st.op === 'parallel');
     case 'writes-concurrently':
       return writesConcurrently(s, judgedAs);
+    case 'provenance':
+      return withMembers(applied).some(needsSource);
     case 'absent-written':
       return absentTexts(applied).some((t) =>
         written.some((w) => (t.caseSensitive ? w.includes(t.text) : w.toLowerCase().includes(t.text.toLowerCase()))),
