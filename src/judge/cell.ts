@@ -1,4 +1,5 @@
 import type { CellResult } from '../core/results.js';
+import { stageTag } from '../core/stages.js';
 import type { MemoryHandle } from '../ops/ops.js';
 import type { Assertion } from '../scenario/schema.js';
 import { runJudgesBounded } from './bounded.js';
@@ -48,8 +49,14 @@ export async function judgeCell(o: JudgeCellOptions): Promise<VerdictResult & { 
   );
   const judged = await runJudgesBounded(toJudge, ctx, o.cellDir);
   let k = 0;
-  const judgments = o.assertions.map((x) => ('judge' in x ? judged[k++] : x.keep));
+  // a judgment carries its assertion's stage, so every reader of the cell groups by it (core/stages.ts)
+  const judgments = o.assertions.map((x) => ('judge' in x ? withStage(judged[k++], x.judge) : x.keep));
   return { ...phaseVerdict({ ...o.verdictInput, judgments }), judgments };
+}
+
+function withStage(j: Judgment, a: Assertion): Judgment {
+  const stage = stageTag(a.stage);
+  return stage ? { ...j, stage } : j;
 }
 
 /** The scenario refs' memories as the cell ended: the id captured from the target, the content after any update. */
