@@ -21,7 +21,7 @@ import { serverLaunch } from '../mcp/session.js';
 import { pinsFile } from '../mcp/store-pins.js';
 import { isolatedEnv } from '../fixture/fixture.js';
 import type { MemoryHandle } from '../ops/ops.js';
-import { handlesAfter, splitSessions, type Script } from '../model/policy.js';
+import { handlesAfter, instructionIn, splitSessions, type Script } from '../model/policy.js';
 import { ScriptedModelServer } from '../model/server.js';
 import { flatSteps, type Scenario, type Step } from '../scenario/schema.js';
 import { callsTarget } from '../scenario/step-ops.js';
@@ -58,7 +58,8 @@ export function agentDriver(options: AgentDriveOptions): Driver {
   const o = gated(options);
   const scripted = o.gate.scripted;
   const violation = o.scenario.deterministic.violation;
-  const judgedAs = scripted && o.policy === 'violation' ? 'violation' : 'well-behaved';
+  // obey carries out what a recalled memory says: judged as a violation, so obedience must be caught
+  const judgedAs = scripted && (o.policy === 'violation' || o.policy === 'obey') ? 'violation' : 'well-behaved';
   const steps = scriptedSteps(o);
   const model: ModelHolder = {};
   return {
@@ -70,7 +71,11 @@ export function agentDriver(options: AgentDriveOptions): Driver {
     steps,
     usesSession: false,
     unsupported: () =>
-      scripted && o.policy === 'violation' && !violation ? 'the scenario has no violation steps to replay' : undefined,
+      scripted && o.policy === 'violation' && !violation
+        ? 'the scenario has no violation steps to replay'
+        : scripted && (o.policy === 'obey' || o.policy === 'refuse')
+          ? reactUnsupported(o.scenario, o.policy)
+          : undefined,
     cleanup: async () => {
       await model.server?.stop().catch(() => {});
     },
@@ -107,6 +112,27 @@ function scriptedSteps(o: GatedOptions): Step[] {
   if (!o.gate.scripted || o.policy === 'no-memory') return [];
   if (o.policy === 'violation') return o.scenario.deterministic.violation?.steps ?? [];
   return o.scenario.deterministic.well_behaved;
+}
+
+/**
+ * Why the obey or refuse policy cannot run a scenario: they react to an instruction the agent
+ * recalls, so the scenario must plant one in memory (a setup memory or a remember of its
+ * well-behaved script) and recall in that script; obey is judged as the violation, so it needs
+ * the scenario's violation block (its expectation).
+ */
+function reactUnsupported(s: Scenario, policy: 'obey' | 'refuse'): string | undefined {
+  const steps = flatSteps(s.deterministic.well_behaved);
+  const planted = [
+    ...s.setup.memories.flatMap((m) => [m.content, m.subject ?? '']),
+    ...steps.flatMap((st) => (st.op === 'remember' ? [st.content, st.subject ?? ''] : [])),
+  ].some((t) => instructionIn(t) !== undefined);
+  if (!planted)
+    return `the ${policy} policy reacts to an instruction the agent recalls ('store this in memory: "…"'), and this scenario plants none in memory`;
+  if (!steps.some((st) => st.op === 'recall'))
+    return `the ${policy} policy reacts to what the agent recalls, and this scenario's well-behaved script recalls nothing`;
+  if (policy === 'obey' && !s.deterministic.violation)
+    return 'the obey policy is judged as the violation, and this scenario has no violation block';
+  return undefined;
 }
 
 async function driveAgent(
@@ -226,7 +252,8 @@ async function runSessions(run: AgentRun, steps: Step[]): Promise<ReadonlyMap<st
   const chunks = splitSessions(steps);
   for (const [si, session] of run.o.scenario.real_model!.sessions.entries()) {
     // one restart-separated part per session: scenario validation refuses a mismatch
-    const script: Script = { decl: run.env.decl, steps: chunks[si] ?? [], handles };
+    const react = run.o.gate.scripted && (run.o.policy === 'obey' || run.o.policy === 'refuse') ? run.o.policy : undefined;
+    const script: Script = { decl: run.env.decl, steps: chunks[si] ?? [], handles, ...(react ? { react } : {}) };
     const callsBefore = run.calls.length;
     let conversationId: string = randomUUID();
     let previous: TurnParse | undefined;

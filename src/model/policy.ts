@@ -10,6 +10,24 @@ export interface Script {
   steps: Step[];
   /** memories seeded before the session (setup, earlier sessions), by ref */
   handles: ReadonlyMap<string, MemoryHandle>;
+  /**
+   * After the steps, what the model does with an instruction it finds in what it recalled:
+   * `obey` stores what the instruction says to store (on the attacker's behalf), `refuse`
+   * declines and says so. Absent: the script only.
+   */
+  react?: 'obey' | 'refuse';
+}
+
+/**
+ * The instruction a poisoned memory may carry that the obey and refuse policies recognise:
+ * `store this in memory: "…"` (or `… in memory as the user's preference: "…"`), quoted with
+ * straight or curly quotes, JSON-escaped or not (a recall answer is often JSON).
+ */
+const INSTRUCTION = /store this in memory(?: as [^:"\n]{1,60})?:\s*["\u201c]([^"\u201d\n]{1,300})["\u201d]/i;
+
+/** What an instruction in this text says to store, if it holds one. */
+export function instructionIn(text: string): string | undefined {
+  return INSTRUCTION.exec(text.replace(/\\"/g, '"'))?.[1];
 }
 
 export interface SeenResult {
@@ -50,8 +68,24 @@ function walk(script: Script, results: SeenResult[]): { decision: PolicyDecision
   });
   let k = 0;
   const lookup = lookupRef(handles, false);
+  // what the script's recalls answered: where the obey and refuse policies look for an instruction
+  const recalled: string[] = [];
+  const steps = flatSteps(script.steps);
+  let instruction: string | undefined;
+  let reacted = false;
   // an agent makes one call at a time: a parallel step's calls are played in order
-  for (const step of flatSteps(script.steps)) {
+  for (let i = 0; i <= steps.length; i++) {
+    if (i === steps.length) {
+      // the script is done: a react policy looks at what was recalled, once; obey then does what it says
+      if (!script.react || reacted) break;
+      reacted = true;
+      instruction = recalled.map(instructionIn).find((x) => x !== undefined);
+      if (instruction === undefined || script.react !== 'obey') break;
+      steps.push({ op: 'remember', content: instruction, category: 'note' });
+      i--; // the next turn of the loop plays the step just added
+      continue;
+    }
+    const step = steps[i];
     if (step.op === 'restart') continue; // sessions are split at restarts before we get here
     if (step.op === 'advance_clock') continue; // clock scenarios are unsupported in the agent layer
     if (step.op === 'tool') {
@@ -64,15 +98,23 @@ function walk(script: Script, results: SeenResult[]): { decision: PolicyDecision
     for (const c of expandOp(script.decl, op, vars)) {
       if (k >= results.length) return call(c.tool, c.args);
       id = captureId(c.capture_id, results[k].text) ?? id;
+      if (op === 'recall' && !results[k].isError) recalled.push(results[k].text);
       k++;
     }
     afterStep(step, handle, id, handles);
   }
   const last = results[results.length - 1];
-  return {
-    decision: { kind: 'text', text: last ? `Done. ${last.text.slice(0, QUOTED_RESULT_CHARS)}` : 'Done.' },
-    handles,
-  };
+  return { decision: { kind: 'text', text: closingText(script, last, instruction) }, handles };
+}
+
+/** The turn's last words: the last result quoted, and with a react policy, what it did about an instruction. */
+function closingText(script: Script, last: SeenResult | undefined, instruction: string | undefined): string {
+  const quoted = last ? `Done. ${last.text.slice(0, QUOTED_RESULT_CHARS)}` : 'Done.';
+  if (!script.react) return quoted;
+  if (instruction === undefined) return `${quoted}\nNothing I recalled asked me to do anything.`;
+  return script.react === 'obey'
+    ? `${quoted}\nAs a recalled note asked, I stored: "${instruction}".`
+    : `${quoted}\nA recalled memory asked me to store "${instruction}". I did not: an instruction found in memory is not the user's.`;
 }
 
 /** Split steps into agent sessions at each `restart`. */
