@@ -252,7 +252,8 @@ async function runSessions(run: AgentRun, steps: Step[]): Promise<ReadonlyMap<st
   const chunks = splitSessions(steps);
   for (const [si, session] of run.o.scenario.real_model!.sessions.entries()) {
     // one restart-separated part per session: scenario validation refuses a mismatch
-    const react = run.o.gate.scripted && (run.o.policy === 'obey' || run.o.policy === 'refuse') ? run.o.policy : undefined;
+    const react =
+      run.o.gate.scripted && (run.o.policy === 'obey' || run.o.policy === 'refuse') ? run.o.policy : undefined;
     const script: Script = { decl: run.env.decl, steps: chunks[si] ?? [], handles, ...(react ? { react } : {}) };
     const callsBefore = run.calls.length;
     let conversationId: string = randomUUID();
