@@ -180,9 +180,21 @@ export type ScenarioProvider = z.infer<typeof scenarioProviderSchema>;
 
 const stepBase = { note: z.string().optional() };
 
+/**
+ * A project or namespace of the target (a workspace, a channel, a project id) a step writes to or
+ * searches in: the declaration passes it as `{{namespace}}` (empty when a step names none). A
+ * scenario whose steps name one is unsupported on a target whose remember and recall take none.
+ */
+const namespace = z
+  .string()
+  .regex(/^[a-z][a-z0-9-]*$/, 'a namespace name: lowercase letters, digits and -')
+  .optional()
+  .describe("the target's project or namespace this step writes to or searches in ({{namespace}} in its calls)");
+
 const rememberStep = z.strictObject({
   op: z.literal('remember'),
   ...stepBase,
+  namespace,
   ref: refName.optional().describe('name this memory so later steps can use $ref:<name>'),
   content: nonEmpty,
   category: z.string().optional(),
@@ -204,6 +216,7 @@ const recallStep = z.strictObject({
   op: z.literal('recall'),
   ...stepBase,
   query: nonEmpty,
+  namespace,
 });
 const curateStep = z.strictObject({ op: z.literal('curate'), ...stepBase });
 const curateDryRunStep = z.strictObject({ op: z.literal('curate_dry_run'), ...stepBase });

@@ -1,7 +1,7 @@
 import type { Verdict } from '../core/results.js';
 import { absentTexts, needsRecallHit, reads, readsRecall, withMembers } from '../scenario/kinds.js';
 import { assertionApplies, flatSteps, type Assertion, type Scenario, type Step } from '../scenario/schema.js';
-import { callsTarget, STEP_OPS, writes } from '../scenario/step-ops.js';
+import { callsTarget, STEP_OPS, usesNamespace, writes } from '../scenario/step-ops.js';
 import { storeSqlFor } from '../scenario/store-sql.js';
 
 /**
@@ -37,6 +37,8 @@ export type JudgedAs = 'well-behaved' | 'violation';
  * - writes-concurrently: the phase (or setup.steps) has a `parallel` step with two or more writes
  * - provenance: an assertion that judges the cell needs a memory stored with a given `source`
  *   (a `count` with `source` that a store without such a memory fails), also inside a jury or cascade
+ * - namespaced: the phase (or setup.steps) writes to or searches in a namespace (a project), as a
+ *   scenario about what one project's recall may show of another's does
  */
 export type RuleCondition =
   | 'always'
@@ -53,7 +55,8 @@ export type RuleCondition =
   | 'clock'
   | 'parallel'
   | 'writes-concurrently'
-  | 'provenance';
+  | 'provenance'
+  | 'namespaced';
 
 export interface FalseVerdictRule {
   verdicts: Verdict[];
@@ -363,6 +366,20 @@ export const HOSTILE_RULES: HostileSpec[] = [
     violation: [],
   },
   {
+    target: 'hostile-namespace-leak',
+    layers: ALL,
+    exposed: { 'well-behaved': [{ verdicts: ['fail'] }], violation: [] },
+    'well-behaved': [
+      {
+        verdicts: ['pass'],
+        when: 'namespaced',
+        why: "the target's recall searches every project: what one project stored shows in another's recall",
+      },
+    ],
+    // a violation that writes into the wrong project is caught or not by what that project's recall shows
+    violation: [],
+  },
+  {
     target: 'hostile-clock-respawn',
     // the agent layer runs no clock scenario (unsupported): only replay places advances between calls
     layers: ['deterministic'],
@@ -471,6 +488,8 @@ export function conditionHolds(
       return [...s.setup.steps, ...phaseSteps(s, judgedAs)].some((st) => st.op === 'parallel');
     case 'writes-concurrently':
       return writesConcurrently(s, judgedAs);
+    case 'namespaced':
+      return usesNamespace([...s.setup.steps, ...phaseSteps(s, judgedAs)]);
     case 'provenance':
       return withMembers(applied).some(needsSource);
     case 'absent-written':
