@@ -231,18 +231,18 @@ if (argv.includes('--targets')) {
 if (argv.includes('--agents')) {
   console.log('\nper agent on the scripted model against server-memory, well-behaved policy (ms):');
   const withPrompts = scenarios.filter((s) => s.scenario.real_model);
-  for (const driver of AGENTS) {
-    const bin = resolveAgentBin(driver);
+  for (const adapter of AGENTS) {
+    const bin = resolveAgentBin(adapter);
     if (!bin) {
-      console.log(`  ${driver.name}: not installed (memeval agents install ${driver.name})`);
+      console.log(`  ${adapter.name}: not installed (memeval agents install ${adapter.name})`);
       continue;
     }
     const out = mkdtempSync(join(tmpdir(), 'memeval-bench-'));
     const { report } = await runRealModel({
-      gate: costGate({ agent: driver.name, model: SCRIPTED_MODEL }),
+      gate: costGate({ agent: adapter.name, model: SCRIPTED_MODEL }),
       scenarios: withPrompts,
       targets: [runTarget],
-      driver,
+      adapter,
       agentBin: bin.file,
       agentVersion: bin.version,
       model: SCRIPTED_MODEL,
@@ -259,7 +259,7 @@ if (argv.includes('--agents')) {
       const startup = turns.reduce((a, t) => a + (t.startup_ms ?? 0), 0);
       const wall = turns.reduce((a, t) => a + t.ms, 0);
       console.log(
-        `  ${driver.name.padEnd(12)} ${r.scenario.padEnd(34)} ${r.verdict.padEnd(8)} cell ${f0(r.duration_ms).padStart(6)}  agent ${f0(wall).padStart(6)}  start-up ${f0(startup).padStart(6)} (${f0((startup / wall) * 100)}%)`,
+        `  ${adapter.name.padEnd(12)} ${r.scenario.padEnd(34)} ${r.verdict.padEnd(8)} cell ${f0(r.duration_ms).padStart(6)}  agent ${f0(wall).padStart(6)}  start-up ${f0(startup).padStart(6)} (${f0((startup / wall) * 100)}%)`,
       );
     }
     rmSync(out, { recursive: true, force: true });

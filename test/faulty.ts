@@ -5,7 +5,7 @@ import { ROOT, scenario, writeJson } from './helpers.ts';
 /** The fault server the tests and the fault campaign start (see its header for the modes). */
 export const FAULTY = join(ROOT, 'test', 'servers', 'faulty.mjs');
 
-/** A target declaration for the fault server in `fault` mode; `server` fields override, `decl` adds top-level fields. */
+/** A target declaration for the fault server in `fault` mode, written to `<dir>/<name>.json5` (see faultyDecl). */
 export function faultyTarget(
   dir: string,
   name: string,
@@ -14,7 +14,18 @@ export function faultyTarget(
   env: Record<string, string> = {},
   decl: Record<string, unknown> = {},
 ): string {
-  return writeJson(join(dir, `${name}.json5`), {
+  return writeJson(join(dir, `${name}.json5`), faultyDecl(name, fault, server, env, decl));
+}
+
+/** The fault server's declaration in `fault` mode; `server` fields override, `env` adds to its env, `decl` adds top-level fields. */
+export function faultyDecl(
+  name: string,
+  fault: string,
+  server: Record<string, unknown> = {},
+  env: Record<string, string> = {},
+  decl: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
     name,
     description: `the fault server in ${fault} mode`,
     server: {
@@ -35,7 +46,7 @@ export function faultyTarget(
       recall: [{ tool: 'search', args: { query: '{{query}}' } }],
     },
     ...decl,
-  });
+  };
 }
 
 /** The fault server declared with some ops left out (a target lacking `remember` makes every cell unsupported). */

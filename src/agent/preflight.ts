@@ -1,4 +1,5 @@
 import type { AgentName } from './types.js';
+import { messageOf } from '../util/errors.js';
 
 interface Probe {
   url: string;
@@ -63,7 +64,7 @@ export async function preflight(
     const why =
       (e as Error).name === 'TimeoutError'
         ? `no answer in ${timeoutMs} ms`
-        : (cause?.code ?? cause?.message ?? (e as Error).message);
+        : (cause?.code ?? cause?.message ?? messageOf(e));
     return `the model endpoint ${new URL(probe.url).origin} is unreachable (${why}); check --base-url`;
   }
   await res.body?.cancel().catch(() => {});

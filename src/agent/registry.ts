@@ -51,9 +51,9 @@ export function installAgent(d: AgentAdapter, log: (s: string) => void): Promise
   );
 }
 
-export function installAgents(drivers: AgentAdapter[], log: (s: string) => void): Promise<void> {
+export function installAgents(adapters: AgentAdapter[], log: (s: string) => void): Promise<void> {
   return installMany(
-    drivers,
+    adapters,
     (d) => d.name,
     (d) => installAgent(d, log),
     log,

@@ -9,7 +9,7 @@ import { writeBlockedReport } from '../report/blocked.js';
 import type { RepeatStats } from '../report/repeats.js';
 import { installTargets, targetNames } from '../targets/install-many.js';
 import { loadTargetRefs } from '../targets/version.js';
-import { InputError } from '../util/errors.js';
+import { InputError, messageOf } from '../util/errors.js';
 import { parseWith } from '../util/json5-file.js';
 import { checkAgainstTargets, loadScenarioDir, scenariosDirFor, withServers } from './load.js';
 import { readBaseline, readExpectedFailures, type GateInput, type GateResult } from '../report/gate.js';
@@ -164,7 +164,7 @@ function judgeOf(config: RunConfig): JudgeModelConfig | null {
       judgeProtocol: config.judge?.protocol,
     });
   } catch (e) {
-    throw new InputError(`--judge-protocol: ${(e as Error).message}`);
+    throw new InputError(`--judge-protocol: ${messageOf(e)}`);
   }
 }
 
@@ -339,7 +339,7 @@ async function runRealModelLayer(
     throw new InputError(
       `--agent: required for the real-model layer; one of ${AGENT_NAMES.join(', ')}, several comma-separated, or all`,
     );
-  const drivers = agentsNamed(agent.name, config.install);
+  const adapters = agentsNamed(agent.name, config.install);
   const withPrompts = scenarios.filter((s) => s.scenario.real_model);
   if (!withPrompts.length)
     throw new InputError('--agent-turn: none of the selected scenarios has a real_model block (see `memeval list`)');
@@ -351,20 +351,20 @@ async function runRealModelLayer(
       loaded.map((t) => t.decl),
       log,
     );
-    await installAgents(drivers, log);
+    await installAgents(adapters, log);
   }
   const targets = withServers(loaded);
   checkAgainstTargets(withPrompts, targets);
-  const agents = drivers.map((driver) => {
-    const bin = resolveAgentBin(driver);
+  const agents = adapters.map((adapter) => {
+    const bin = resolveAgentBin(adapter);
     if (!bin)
       throw new InputError(
-        `--agent: ${driver.name} (${driver.npm}@${driver.version}) is not installed; run \`memeval agents install ${driver.name}\` (or add --install)`,
+        `--agent: ${adapter.name} (${adapter.npm}@${adapter.version}) is not installed; run \`memeval agents install ${adapter.name}\` (or add --install)`,
       );
-    return { driver, agentBin: bin.file, agentVersion: bin.version };
+    return { adapter, agentBin: bin.file, agentVersion: bin.version };
   });
   log(
-    `memeval: real-model layer, ${agents.map((a) => `${a.driver.name} ${a.agentVersion}`).join(', ')} with ${gate.scripted ? `memeval's scripted model (policy ${agent.policy})` : `model ${agent.model}`}, ` +
+    `memeval: real-model layer, ${agents.map((a) => `${a.adapter.name} ${a.agentVersion}`).join(', ')} with ${gate.scripted ? `memeval's scripted model (policy ${agent.policy})` : `model ${agent.model}`}, ` +
       `${withPrompts.length} scenario(s) × ${targets.map((t) => t.decl.name).join(', ')}${agents.length > 1 ? ` × ${agents.length} agents` : ''} × ${agent.repeat}, ${p.common.workers} worker(s)`,
   );
   const r = await withJudgePool(p.judge, config, (judgePool) =>

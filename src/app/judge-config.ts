@@ -5,7 +5,7 @@ import {
   type JudgeGate,
   type JudgeModelConfig,
 } from '../judge/llm/config.js';
-import { InputError } from '../util/errors.js';
+import { InputError, messageOf } from '../util/errors.js';
 
 export interface JudgeRequest extends JudgeFlags {
   /** allow judge calls to a model endpoint off this machine (they cost money) */
@@ -18,7 +18,7 @@ export function resolveJudge(f: JudgeRequest): { config: JudgeModelConfig | null
   try {
     config = resolveJudgeConfig(f);
   } catch (e) {
-    throw new InputError(`--judge-protocol: ${(e as Error).message}`);
+    throw new InputError(`--judge-protocol: ${messageOf(e)}`);
   }
   if (config?.base_url) {
     try {

@@ -1,6 +1,6 @@
 import { latestRunDir } from '../report/runs.js';
 import { readReport } from '../report/reader.js';
-import { InputError, MemevalError } from '../util/errors.js';
+import { InputError, MemevalError, messageOf } from '../util/errors.js';
 
 /** The latest run under the runs folder and the ids of its cells that failed the run (--last-failed). */
 export interface LastFailed {
@@ -32,7 +32,7 @@ export function lastFailed(outDir: string): LastFailed {
   try {
     report = readReport(runDir);
   } catch (e) {
-    throw new InputError(`--last-failed: the latest run ${runDir} cannot be read: ${(e as Error).message}`);
+    throw new InputError(`--last-failed: the latest run ${runDir} cannot be read: ${messageOf(e)}`);
   }
   if (report.status !== 'completed')
     throw new InputError(

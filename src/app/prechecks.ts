@@ -1,12 +1,12 @@
 import { mkdirSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { InputError } from '../util/errors.js';
+import { InputError, messageOf } from '../util/errors.js';
 
 /** Less free space than this in --out is refused up front: stores, logs and evidence need room. */
 export const MIN_FREE_BYTES = 16 * 1024 * 1024;
 
-const code = (e: unknown) => (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+const code = (e: unknown) => (e as NodeJS.ErrnoException).code ?? messageOf(e);
 
 /** A folder memeval must write to: it exists (or can be made), takes a file, and has room. */
 function checkWritable(dir: string, what: string, fix: string): void {

@@ -250,21 +250,21 @@ export async function runDeterministic(
 
 /** One agent a real-model run drives: its adapter and the installed binary. */
 export interface RunAgent {
-  driver: AgentDriveOptions['driver'];
+  adapter: AgentDriveOptions['adapter'];
   agentBin: string;
   agentVersion: string;
 }
 
 /**
  * The agent settings of every cell, plus how many times each cell runs. `agents` lists every
- * agent of the run (each scenario runs through each); without it, the one `driver`.
+ * agent of the run (each scenario runs through each); without it, the one `adapter`.
  */
 export type AgentRunOptions = CommonRunOptions &
-  Omit<AgentDriveOptions, 'scenario' | 'driver' | 'agentBin' | 'agentVersion'> &
+  Omit<AgentDriveOptions, 'scenario' | 'adapter' | 'agentBin' | 'agentVersion'> &
   (RunAgent | { agents: RunAgent[] });
 
 const agentsOf = (o: AgentRunOptions): RunAgent[] =>
-  'agents' in o ? o.agents : [{ driver: o.driver, agentBin: o.agentBin, agentVersion: o.agentVersion }];
+  'agents' in o ? o.agents : [{ adapter: o.adapter, agentBin: o.agentBin, agentVersion: o.agentVersion }];
 
 /** The real-model layer: every scenario with a real_model block × target × agent × repeat. */
 export async function runRealModel(
@@ -274,12 +274,12 @@ export async function runRealModel(
   assertAllowed(o.gate);
   const agents = agentsOf(o);
   if (!agents.length) throw new InputError('--agent: no agent to run');
-  const byName = new Map<string, RunAgent>(agents.map((a) => [a.driver.name, a]));
+  const byName = new Map<string, RunAgent>(agents.map((a) => [a.adapter.name, a]));
   if (byName.size !== agents.length) throw new InputError('--agent: an agent is named twice');
   const { runId, runDir } = runDirOf(o);
   // a real-model run plans only the cells it runs: it is never sharded
   const planned = planRun(
-    { layer: 'real-model', agents: agents.map((a) => a.driver.name), repeat: o.repeat },
+    { layer: 'real-model', agents: agents.map((a) => a.adapter.name), repeat: o.repeat },
     o.scenarios,
     o.targets,
     runDir,
@@ -292,9 +292,9 @@ export async function runRealModel(
     runDir,
     planned,
     options: {
-      agent: agents.map((a) => a.driver.name).join(','),
+      agent: agents.map((a) => a.adapter.name).join(','),
       agent_version: agents.map((a) => a.agentVersion).join(','),
-      ...(agents.length > 1 ? { agents: agents.map((a) => ({ name: a.driver.name, version: a.agentVersion })) } : {}),
+      ...(agents.length > 1 ? { agents: agents.map((a) => ({ name: a.adapter.name, version: a.agentVersion })) } : {}),
       model: scripted ? 'scripted' : o.model,
       scripted_model: scripted,
       policy: o.policy,

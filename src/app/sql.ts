@@ -1,7 +1,7 @@
 import { isAbsolute, join } from 'node:path';
 import { EvidenceError, openEvidence, type Evidence } from '../evidence/open.js';
 import { readRun } from '../report/reader.js';
-import { InputError, nearest } from '../util/errors.js';
+import { InputError, nearest, messageOf } from '../util/errors.js';
 
 /** One cell of a run, as `memeval sql` names it: by its id, or (the older form) scenario, target and phase. */
 export type CellRef = { runDir: string } & (
@@ -58,7 +58,7 @@ export function queryEvidence(ev: Evidence, query?: string): Record<string, unkn
       );
     return stmt.all() as Record<string, unknown>[];
   } catch (e) {
-    throw new InputError(`query: ${(e as Error).message}`);
+    throw new InputError(`query: ${messageOf(e)}`);
   }
 }
 

@@ -22,13 +22,13 @@ import { resolveTargetBin } from '../targets/resolve-bin.js';
 import { checkTargetWiring, type TargetDecl } from '../targets/schema.js';
 import { InputError, nearest } from '../util/errors.js';
 import { BUILTIN_SCENARIOS } from '../util/paths.js';
-import { pointsHold, type CheckPoint } from './check-points.js';
-import { claimPoints } from './claim-coverage.js';
-import { scenarioFieldValues } from './tool-points.js';
-import { liveCheck } from './live-check.js';
+import { pointsHold, type CheckPoint } from '../declare/check/points.js';
+import { claimPoints } from '../declare/check/claim-coverage.js';
+import { scenarioFieldValues } from '../declare/check/tool-points.js';
+import { liveCheck } from '../declare/check/live.js';
 
-export type { CheckPoint, CheckPointKind } from './check-points.js';
-export { formatPoint, pointsHold, summaryLine } from './check-points.js';
+export type { CheckPoint, CheckPointKind } from '../declare/check/points.js';
+export { formatPoint, pointsHold, summaryLine } from '../declare/check/points.js';
 
 export interface TargetCheckOptions {
   /** install the target's pinned package into the cache first (default: it must be installed) */

@@ -9,12 +9,12 @@ import { proxyPinsLost, proxyStopProblems, proxyStoreFailure } from '../mcp/prox
 import type { Scenario } from '../scenario/schema.js';
 import type { ResolvedBin } from '../targets/resolve-bin.js';
 import type { TargetDecl } from '../targets/schema.js';
-import { Interrupted, MemevalError } from '../util/errors.js';
+import { Interrupted, MemevalError, messageOf } from '../util/errors.js';
 import { StageClock } from './clock.js';
 import { commandRunner } from './command.js';
 import { collectEvidence } from './evidence.js';
 import { judgeLive } from './judge.js';
-import { openCellDir, prepareFixture } from './prepare.js';
+import { openCellDir, prepareFixture, type PreparedFixture } from './prepare.js';
 import { cellBase, cellResult, failedOutcome, type Outcome } from './result.js';
 import { seed } from './seed.js';
 import { pinStore } from './store-sql.js';
@@ -113,18 +113,7 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
     };
     const seeded = await seed(env, storePath, trail);
     if ('problem' in seeded) throw new SetupError(seeded.problem);
-    const pins = storeSqlFor(scenario, decl.name);
-    if (pins?.length) {
-      // the server must not hold the store open (or overwrite the pins from its memory)
-      await live.stop();
-      const pinned = pinStore(storePath, pins);
-      trail.storeSql = pinned.records;
-      if (pinned.problem) throw new SetupError(pinned.problem);
-      // a server that rebuilds its store at start would run the phase on an unpinned store:
-      // memeval's sessions check at every start, an agent's proxy reads the same rows from the file
-      live.watchPins(new PinWatch(storePath, pinned.pins ?? []));
-      writePins(pinsFile(cellDir), { store: storePath, rows: pinned.pins ?? [] });
-    }
+    await pinStoreSql(scenario, decl.name, storePath, live, trail, cellDir);
     if (!driver.usesSession) await live.stop();
     clock.lap('seed');
 
@@ -134,39 +123,11 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
     if (drive.network) trail.sawNetwork(drive.network);
     await live.stop();
     prepared.provider?.setStage('judge');
-    // a server process that could not read the clock ran on some other time than the scenario's
-    const clockProblem = wall?.problem();
-    if (clockProblem) throw new ClockError(clockProblem);
-    // the servers an agent started through the proxy: how they ended when it stopped them
-    trail.shutdown.push(...proxyStopProblems(callsLog));
-    // and whether one undid setup.store_sql's pins when it started
-    const unpinned = proxyPinsLost(callsLog);
-    if (unpinned) throw new PinLostError(unpinned);
+    checkAfterDrive(wall, callsLog, trail);
     clock.lap('drive');
 
     if (drive.invalid.length) outcome = { verdict: 'invalid', reason: drive.invalid.join('; '), agent: drive.agent };
-    else {
-      const collected = collectEvidence(
-        {
-          decl,
-          storePath,
-          fixture,
-          cellDir,
-          callsLog,
-          provider: prepared.provider,
-          storeSql: trail.storeSql,
-          agent: drive.agent,
-        },
-        teardown,
-      );
-      if ('problem' in collected) throw new SetupError(collected.problem);
-      clock.lap('evidence');
-      const command = commandRunner({ decl, bin: o.bin, fixture, serverEnv, bridges });
-      const judging = { scenario, decl, driver, prepared, drive, collected, sessions: live, trail, cellDir, command };
-      outcome = await judgeLive({ ...judging, judgePool: o.judgePool, scenarioDir: o.scenarioDir }, teardown);
-      clock.lap('judge');
-      if (signal?.aborted) throw new Interrupted('interrupted');
-    }
+    else outcome = await evidenceAndJudges(o, { prepared, drive, live, trail, teardown, clock, callsLog, serverEnv });
   } catch (e) {
     outcome = failedOutcome(e, { signal, sessions, agent: drive?.agent });
   }
@@ -177,13 +138,93 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
   return cellResult(base, storeFailureOutcome(outcome, sessions, callsLog), clock, trail, teardown.failures);
 }
 
+/**
+ * The evidence of the stopped servers (store copy, views, calls), then the judges over it: the
+ * command judges run the target's CLI in the fixture with the cell's own environment.
+ */
+async function evidenceAndJudges(
+  o: CellOptions,
+  c: {
+    prepared: PreparedFixture;
+    drive: DriveOutcome;
+    live: CellSessions;
+    trail: CellTrail;
+    teardown: Teardown;
+    clock: StageClock;
+    callsLog: string;
+    serverEnv: Record<string, string>;
+  },
+): Promise<Outcome> {
+  const { scenario, decl, driver, cellDir } = o;
+  const { prepared, drive, trail, teardown } = c;
+  const { fixture, storePath, bridges } = prepared;
+  const collected = collectEvidence(
+    {
+      decl,
+      storePath,
+      fixture,
+      cellDir,
+      callsLog: c.callsLog,
+      provider: prepared.provider,
+      storeSql: trail.storeSql,
+      agent: drive.agent,
+    },
+    teardown,
+  );
+  if ('problem' in collected) throw new SetupError(collected.problem);
+  c.clock.lap('evidence');
+  const command = commandRunner({ decl, bin: o.bin, fixture, serverEnv: c.serverEnv, bridges });
+  const judging = { scenario, decl, driver, prepared, drive, collected, sessions: c.live, trail, cellDir, command };
+  const outcome = await judgeLive({ ...judging, judgePool: o.judgePool, scenarioDir: o.scenarioDir }, teardown);
+  c.clock.lap('judge');
+  if (o.signal?.aborted) throw new Interrupted('interrupted');
+  return outcome;
+}
+
+/**
+ * setup.store_sql: the scenario's statements for this target run against its stopped store, and
+ * the rows they pinned are watched: a server that rebuilds its store at start would run the phase
+ * on an unpinned store (memeval's sessions check at every start, an agent's proxy reads the same
+ * rows from the pins file).
+ */
+async function pinStoreSql(
+  scenario: Scenario,
+  target: string,
+  storePath: string,
+  live: CellSessions,
+  trail: CellTrail,
+  cellDir: string,
+): Promise<void> {
+  const pins = storeSqlFor(scenario, target);
+  if (!pins?.length) return;
+  // the server must not hold the store open (or overwrite the pins from its memory)
+  await live.stop();
+  const pinned = pinStore(storePath, pins);
+  trail.storeSql = pinned.records;
+  if (pinned.problem) throw new SetupError(pinned.problem);
+  live.watchPins(new PinWatch(storePath, pinned.pins ?? []));
+  writePins(pinsFile(cellDir), { store: storePath, rows: pinned.pins ?? [] });
+}
+
+/** Once the phase's servers are stopped: what makes its evidence not the scenario's, thrown; how the agent's servers ended, kept. */
+function checkAfterDrive(wall: WallClock | undefined, callsLog: string, trail: CellTrail): void {
+  // a server process that could not read the clock ran on some other time than the scenario's
+  const clockProblem = wall?.problem();
+  if (clockProblem) throw new ClockError(clockProblem);
+  // the servers an agent started through the proxy: how they ended when it stopped them
+  trail.shutdown.push(...proxyStopProblems(callsLog));
+  // and whether one undid setup.store_sql's pins when it started
+  const unpinned = proxyPinsLost(callsLog);
+  if (unpinned) throw new PinLostError(unpinned);
+}
+
 /** The clock the servers ran on, for the result and beside the evidence (clock.json). */
 function keepClock(clock: WallClock, cellDir: string, trail: CellTrail): ClockRecord {
   const record = clock.record();
   try {
     writeFileSync(join(cellDir, 'clock.json'), JSON.stringify(record, null, 2) + '\n');
   } catch (e) {
-    trail.warnings.push(`clock.json could not be written: ${(e as Error).message}`);
+    trail.warnings.push(`clock.json could not be written: ${messageOf(e)}`);
   }
   return record;
 }

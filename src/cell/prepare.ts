@@ -13,6 +13,7 @@ import type { TargetDecl } from '../targets/schema.js';
 import { fillString } from '../util/template.js';
 import type { Teardown } from './teardown.js';
 import type { CellTrail } from './trail.js';
+import { messageOf } from '../util/errors.js';
 
 /** Make the cell dir and its empty calls log; why not, when the disk refuses (full, read-only). */
 export function openCellDir(cellDir: string, callsLog: string): string | undefined {
@@ -21,7 +22,7 @@ export function openCellDir(cellDir: string, callsLog: string): string | undefin
     writeFileSync(callsLog, '');
     return undefined;
   } catch (e) {
-    return `cannot write the cell dir ${cellDir}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`;
+    return `cannot write the cell dir ${cellDir}: ${(e as NodeJS.ErrnoException).code ?? messageOf(e)}`;
   }
 }
 

@@ -1,5 +1,6 @@
 import type { RecallProbeRecord } from '../evidence/recall-probes.js';
 import type { ProbedRecall } from '../ops/ops.js';
+import { messageOf } from '../util/errors.js';
 
 /**
  * Ask each distinct query once, in order, and keep what came back as the evidence stores it. A
@@ -33,7 +34,7 @@ export async function runRecallProbes(
         items: [],
         itemised: true,
         is_error: true,
-        unreadable: `the probe failed: ${(e as Error).message}`,
+        unreadable: `the probe failed: ${messageOf(e)}`,
         ms: Math.round((performance.now() - started) * 100) / 100,
         ts,
       });

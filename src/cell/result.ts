@@ -10,7 +10,7 @@ import { NOISE_FILE, noiseWarnings } from '../mcp/noise.js';
 import { TargetError } from '../mcp/session.js';
 import type { Scenario } from '../scenario/schema.js';
 import type { TargetDecl } from '../targets/schema.js';
-import { Interrupted, MemevalError } from '../util/errors.js';
+import { Interrupted, MemevalError, messageOf } from '../util/errors.js';
 import type { StageClock } from './clock.js';
 import type { CellTrail } from './trail.js';
 
@@ -78,7 +78,7 @@ export function failedOutcome(
   const interrupted = e instanceof Interrupted || Boolean(o.signal?.aborted);
   return {
     verdict: interrupted ? 'skipped' : 'error',
-    reason: interrupted ? 'run interrupted' : (e as Error).message,
+    reason: interrupted ? 'run interrupted' : messageOf(e),
     error_code: !interrupted && e instanceof MemevalError ? e.code : undefined,
     stderr_tail: (e instanceof TargetError ? e.stderrTail : o.sessions?.current()?.stderr()) || undefined,
     agent: o.agent,

@@ -11,6 +11,7 @@ import {
 } from '../scenario/store-sql.js';
 import type { TargetDecl } from '../targets/schema.js';
 import { PinCapture, type PinnedRow } from '../mcp/store-pins.js';
+import { messageOf } from '../util/errors.js';
 
 /**
  * Run a scenario's `setup.store_sql` against the stopped server's SQLite store, in order, in one
@@ -35,7 +36,7 @@ export function pinStore(
   try {
     db = new Database(storePath, { fileMustExist: true });
   } catch (e) {
-    return { records, problem: `setup.store_sql: cannot open the store ${storePath}: ${(e as Error).message}` };
+    return { records, problem: `setup.store_sql: cannot open the store ${storePath}: ${messageOf(e)}` };
   }
   let problem: string | undefined;
   let pins: PinnedRow[] | undefined;
@@ -55,7 +56,7 @@ export function pinStore(
           );
         rec.rows = stmt.run().changes;
       } catch (e) {
-        rec.error = (e as Error).message;
+        rec.error = messageOf(e);
         problem = `setup.store_sql[${i}] failed against the store: ${rec.error} (${s.sql})`;
         break;
       }
@@ -69,7 +70,7 @@ export function pinStore(
     db.exec(problem ? 'ROLLBACK' : 'COMMIT');
     if (problem) for (const r of records) if (r.ok) r.rolled_back = true;
   } catch (e) {
-    problem ??= `setup.store_sql: ${(e as Error).message}`;
+    problem ??= `setup.store_sql: ${messageOf(e)}`;
     if (db.inTransaction) db.exec('ROLLBACK');
   } finally {
     db.close();
@@ -115,7 +116,7 @@ export function storeSqlSyntaxProblems(scenario: Scenario): string[] {
         try {
           db.prepare(s.sql);
         } catch (e) {
-          const msg = (e as Error).message;
+          const msg = messageOf(e);
           if (/no such (table|column)/.test(msg)) return; // depends on the store: checked when it runs
           problems.push(
             /more than one statement/.test(msg)

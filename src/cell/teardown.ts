@@ -1,3 +1,4 @@
+import { messageOf } from '../util/errors.js';
 /**
  * Steps that must run however a cell ends (a throw, an interrupt, a judge error): registered as
  * resources are made, run last-in first-out, each one even when an earlier one failed.
@@ -16,7 +17,7 @@ export class Teardown {
       try {
         await fn();
       } catch (e) {
-        this.failures.push(`${name}: ${(e as Error).message}`);
+        this.failures.push(`${name}: ${messageOf(e)}`);
       }
     }
   }

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { RUN_DEFAULTS, runFields, type RunConfigInput } from '../core/config.js';
-import { InputError } from '../util/errors.js';
+import { InputError, messageOf } from '../util/errors.js';
 import { parseWith, readJson5File } from '../util/json5-file.js';
 
 /**
@@ -53,7 +53,7 @@ export function loadConfig(cwd = process.cwd()): { config: MemevalConfig; file: 
   try {
     raw = JSON.parse(readFileSync(pkg, 'utf8'));
   } catch (e) {
-    throw new InputError(`${pkg}: not valid JSON (${(e as Error).message})`);
+    throw new InputError(`${pkg}: not valid JSON (${messageOf(e)})`);
   }
   if (raw.memeval === undefined) return undefined;
   const config = parseWith(`${pkg} (key "memeval")`, raw.memeval, configSchema);

@@ -30,6 +30,26 @@ interface SelftestFlags {
 
 const LAYERS: SelftestLayer[] = ['deterministic', 'agent'];
 
+/** What `memeval selftest --help` adds after the options: the statuses and the exit codes. */
+const SELFTEST_HELP =
+  '\nEach scenario is proven in both directions, or says why not:\n' +
+  '  toothless             a hostile target got a verdict false for it (a well-behaved `pass`, a violation\n' +
+  "                        `defended`/`detected` its hostility makes impossible), or a broken input of memeval's\n" +
+  '                        own (a judge program that exits with its usage, a plug-in that saw nothing) decided\n' +
+  '  fails-correct-server  the reference target (eval/reference/, a correct server) does not pass the\n' +
+  '                        well-behaved phase, or its violation is neither detected nor defended\n' +
+  '  not-proven            a hostile cell that could expose it tested nothing (unsupported, an error of\n' +
+  '                        another cause, not run), or the reference target could not run it\n' +
+  '  proven                none of these\n' +
+  '(the rules: src/selftest/rules.ts; the hostile targets: eval/hostile/).\n\n' +
+  'Exit codes: 0 every scenario proven, 1 a scenario is toothless or fails the correct server,\n' +
+  '4 some scenario not proven (and none worse), 3 invalid input, 130 interrupted.\n\n' +
+  'Examples:\n' +
+  '  memeval selftest                                    the built-in scenarios, deterministic layer\n' +
+  '  memeval selftest --scenarios ./my-scenarios         your own scenarios\n' +
+  '  memeval selftest --layer deterministic,agent --agent claude-code --install\n' +
+  '  memeval selftest --target hostile-blackhole --json  one hostile target, a JSON report';
+
 export function registerSelftest(program: Command, cli: CliContext): void {
   program
     .command('selftest')
@@ -67,80 +87,64 @@ export function registerSelftest(program: Command, cli: CliContext): void {
     .option('--judge-protocol <p>', 'openai-chat or anthropic-messages')
     .option('--no-reference', 'skip the reference target (a correct server every scenario must pass)')
     .option('--no-mutations', "skip the broken inputs of memeval's own applied to the scenarios' assertions")
-    .addHelpText(
-      'after',
-      '\nEach scenario is proven in both directions, or says why not:\n' +
-        '  toothless             a hostile target got a verdict false for it (a well-behaved `pass`, a violation\n' +
-        "                        `defended`/`detected` its hostility makes impossible), or a broken input of memeval's\n" +
-        '                        own (a judge program that exits with its usage, a plug-in that saw nothing) decided\n' +
-        '  fails-correct-server  the reference target (eval/reference/, a correct server) does not pass the\n' +
-        '                        well-behaved phase, or its violation is neither detected nor defended\n' +
-        '  not-proven            a hostile cell that could expose it tested nothing (unsupported, an error of\n' +
-        '                        another cause, not run), or the reference target could not run it\n' +
-        '  proven                none of these\n' +
-        '(the rules: src/selftest/rules.ts; the hostile targets: eval/hostile/).\n\n' +
-        'Exit codes: 0 every scenario proven, 1 a scenario is toothless or fails the correct server,\n' +
-        '4 some scenario not proven (and none worse), 3 invalid input, 130 interrupted.\n\n' +
-        'Examples:\n' +
-        '  memeval selftest                                    the built-in scenarios, deterministic layer\n' +
-        '  memeval selftest --scenarios ./my-scenarios         your own scenarios\n' +
-        '  memeval selftest --layer deterministic,agent --agent claude-code --install\n' +
-        '  memeval selftest --target hostile-blackhole --json  one hostile target, a JSON report',
-    )
-    .action(async (f: SelftestFlags) => {
-      const layers = (f.layer ?? ['deterministic']).map((l) => {
-        if (!LAYERS.includes(l as SelftestLayer))
-          throw new InputError(`--layer: "${l}" is not a layer; use ${LAYERS.join(' or ')}`);
-        return l as SelftestLayer;
-      });
-      const { selftest } = await import('../app/selftest.js');
-      const { interruptHandler } = await import('./interrupt.js');
-      const log = (s: string) => process.stderr.write(s + '\n');
-      const { abort, dispose } = interruptHandler(log, cli.hardExit);
-      let report: SelftestReport;
-      try {
-        report = await selftest({
-          scenariosDir: f.scenarios && resolve(f.scenarios),
-          scenarioIds: f.scenario,
-          layers,
-          agent: f.agent,
-          install: f.install,
-          targets: f.target,
-          workers: f.workers,
-          outDir: f.out && resolve(f.out),
-          keep: f.keep,
-          judgeModel: f.judgeModel,
-          judgeBaseUrl: f.judgeBaseUrl,
-          judgeProtocol: f.judgeProtocol,
-          reference: f.reference,
-          mutations: f.mutations,
-          signal: abort.signal,
-          log,
-          onResult: f.json
-            ? undefined
-            : (r) =>
-                log(
-                  chalk.dim(
-                    `  ${r.verdict.padEnd(11)} ${r.scenario} [${r.target}] ${r.phase}${r.agent ? ` (${r.agent.policy})` : ''}`,
-                  ),
-                ),
-        });
-      } finally {
-        dispose();
-      }
-      if (abort.signal.aborted) {
-        cli.exitCode = 130;
-        return;
-      }
-      if (f.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
-      else process.stdout.write(formatSelftest(report));
-      cli.exitCode =
-        report.toothless.length || report.fails_correct_server.length
-          ? EXIT.failed
-          : report.not_proven.length
-            ? EXIT.notProven
-            : EXIT.ok;
+    .addHelpText('after', SELFTEST_HELP)
+    .action((f: SelftestFlags) => selftestAction(f, cli));
+}
+
+/** Parse the layers, run the selftest (Ctrl-C stops it), print the report, set the exit code. */
+async function selftestAction(f: SelftestFlags, cli: CliContext): Promise<void> {
+  const layers = (f.layer ?? ['deterministic']).map((l) => {
+    if (!LAYERS.includes(l as SelftestLayer))
+      throw new InputError(`--layer: "${l}" is not a layer; use ${LAYERS.join(' or ')}`);
+    return l as SelftestLayer;
+  });
+  const { selftest } = await import('../app/selftest.js');
+  const { interruptHandler } = await import('./interrupt.js');
+  const log = (s: string) => process.stderr.write(s + '\n');
+  const { abort, dispose } = interruptHandler(log, cli.hardExit);
+  let report: SelftestReport;
+  try {
+    report = await selftest({
+      scenariosDir: f.scenarios && resolve(f.scenarios),
+      scenarioIds: f.scenario,
+      layers,
+      agent: f.agent,
+      install: f.install,
+      targets: f.target,
+      workers: f.workers,
+      outDir: f.out && resolve(f.out),
+      keep: f.keep,
+      judgeModel: f.judgeModel,
+      judgeBaseUrl: f.judgeBaseUrl,
+      judgeProtocol: f.judgeProtocol,
+      reference: f.reference,
+      mutations: f.mutations,
+      signal: abort.signal,
+      log,
+      onResult: f.json
+        ? undefined
+        : (r) =>
+            log(
+              chalk.dim(
+                `  ${r.verdict.padEnd(11)} ${r.scenario} [${r.target}] ${r.phase}${r.agent ? ` (${r.agent.policy})` : ''}`,
+              ),
+            ),
     });
+  } finally {
+    dispose();
+  }
+  if (abort.signal.aborted) {
+    cli.exitCode = 130;
+    return;
+  }
+  if (f.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+  else process.stdout.write(formatSelftest(report));
+  cli.exitCode =
+    report.toothless.length || report.fails_correct_server.length
+      ? EXIT.failed
+      : report.not_proven.length
+        ? EXIT.notProven
+        : EXIT.ok;
 }
 
 const LABEL: Record<SelftestScenario['status'], string> = {

@@ -34,7 +34,7 @@ const PROXY_SETTLE_MS = 10_000;
 export interface AgentDriveOptions {
   gate: GateDecision;
   scenario: Scenario;
-  driver: AgentAdapter;
+  adapter: AgentAdapter;
   agentBin: string;
   agentVersion: string;
   model: string;
@@ -67,7 +67,7 @@ export function agentDriver(options: AgentDriveOptions): Driver {
     phase: 'real-model',
     judgedAs,
     realModel: true,
-    label: `real-model/${o.driver.name}-${o.repeat}`,
+    label: `real-model/${o.adapter.name}-${o.repeat}`,
     steps,
     usesSession: false,
     unsupported: () =>
@@ -146,7 +146,7 @@ async function driveAgent(
   mkdirSync(join(env.cellDir, 'transcripts'), { recursive: true });
   // a dead endpoint or a refused key ends the cell now, not after the agent's own retries
   if (!o.gate.scripted) {
-    const refused = await preflight(o.driver.name, o.baseUrl);
+    const refused = await preflight(o.adapter.name, o.baseUrl);
     if (refused) return { handles: env.handles, invalid: [refused], agent: info };
   }
   model.server = o.gate.scripted ? new ScriptedModelServer() : undefined;
@@ -173,15 +173,15 @@ async function driveAgent(
 function newRunInfo(o: GatedOptions): AgentRunInfo {
   const scripted = o.gate.scripted;
   return {
-    agent: o.driver.name,
+    agent: o.adapter.name,
     agent_version: o.agentVersion,
     model: scripted ? 'scripted' : o.model,
     scripted,
     policy: scripted ? o.policy : null,
     repeat: o.repeat,
-    memory_off: o.driver.memoryOff,
+    memory_off: o.adapter.memoryOff,
     usage_estimated: scripted,
-    instructions_off: o.driver.instructionsOff,
+    instructions_off: o.adapter.instructionsOff,
     turns: [],
     usage: { ...ZERO_USAGE },
   };
@@ -218,7 +218,7 @@ async function prepareAgent(
     mcpTimeoutMs: o.mcpTimeoutMs,
   };
   mkdirSync(ctx.profileDir, { recursive: true });
-  await o.driver.prepare(ctx);
+  await o.adapter.prepare(ctx);
   return { ctx, network: launch.network };
 }
 
@@ -300,7 +300,7 @@ async function runPrompt(run: AgentRun, at: PromptAt, previous: TurnParse | unde
     capped: cappedCalls(env.callsLog),
   };
   const loggedBefore = run.calls.length;
-  const inv = o.driver.invoke(ctx, at.text, { first: at.prompt === 1, id: at.conversationId });
+  const inv = o.adapter.invoke(ctx, at.text, { first: at.prompt === 1, id: at.conversationId });
   const stem = `s${at.session}p${at.prompt}`;
   const r = await invokeAgent(ctx.bin, inv, {
     timeoutMs: o.promptTimeoutMs,
@@ -309,7 +309,7 @@ async function runPrompt(run: AgentRun, at: PromptAt, previous: TurnParse | unde
     signal: env.signal,
   });
   if (env.signal?.aborted) throw new Interrupted();
-  const parsed = o.driver.parse(r.stdout, r.exitCode, previous);
+  const parsed = o.adapter.parse(r.stdout, r.exitCode, previous);
   const model = server ? modelSide(server, marks, r.startedAt) : undefined;
   run.calls = readCalls(env.callsLog); // a torn or unreadable log throws: the cell errors
   const logged = run.calls.slice(loggedBefore);

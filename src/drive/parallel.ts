@@ -6,6 +6,7 @@ import { resolveRefs } from '../scenario/refs.js';
 import type { LeafStep, ParallelStep } from '../scenario/schema.js';
 import { clip } from '../util/text.js';
 import type { CellEnv } from './types.js';
+import { messageOf } from '../util/errors.js';
 
 interface Answered {
   tools: string[];
@@ -84,7 +85,7 @@ export async function runParallel(
             tools: [],
             ok: false,
             ms: 0,
-            result: clip((r.reason as Error).message, RESULT_CHARS),
+            result: clip(messageOf(r.reason), RESULT_CHARS),
           };
     });
     for (const r of settled) if (r.status === 'fulfilled') r.value.after?.();

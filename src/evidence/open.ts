@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { REQUIRED_VIEW_COLUMNS } from './schema.js';
-import { MemevalError } from '../util/errors.js';
+import { MemevalError, messageOf } from '../util/errors.js';
 
 /** What judges read. The store is a copy taken after the server exited; nothing writes to it. */
 export interface Evidence {
@@ -71,7 +71,7 @@ export function openEvidence(cellDir: string): Evidence {
         db.prepare(`SELECT * FROM "${v.name}" LIMIT 0`).all();
       } catch (e) {
         throw new EvidenceError(
-          `target ${meta.target}: views.${v.name === 'memories' ? 'memories' : `extra.${v.name}`}: ${(e as Error).message}`,
+          `target ${meta.target}: views.${v.name === 'memories' ? 'memories' : `extra.${v.name}`}: ${messageOf(e)}`,
           { cause: e },
         );
       }

@@ -8,7 +8,7 @@ import { CHECKS, LatencyHistory, runChecks, type CheckName, type Finding } from 
 import type { CheckSettings } from './settings.js';
 import type { FlagStore } from './flags.js';
 import { Generator } from './generate.js';
-import { CellRunner, type FuzzRunner } from './runner.js';
+import { CellRunner, type CaseOutcome, type FuzzRunner } from './runner.js';
 import { buildVocabulary } from './vocabulary.js';
 
 export interface CampaignOptions {
@@ -68,8 +68,7 @@ export interface CampaignSummary {
 /** Generate cases for one target and run each through it until the budget or the time is spent. */
 export async function runCampaign(o: CampaignOptions): Promise<CampaignSummary> {
   const t0 = performance.now();
-  const vocab = buildVocabulary(o.scenarios, o.decl);
-  const gen = new Generator(vocab, {
+  const gen = new Generator(buildVocabulary(o.scenarios, o.decl), {
     seed: o.seed,
     recipes: o.recipes,
     seen: o.history ? o.flags.seen(o.decl.name) : [],
@@ -79,82 +78,20 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignSummary> 
     load: (key) => o.flags.latencySamples(o.decl.name, key),
     save: (key, ms) => o.flags.addLatency(o.decl.name, key, ms),
   });
-  const s: CampaignSummary = {
-    target: o.decl.name,
-    seed: o.seed,
-    cases: 0,
-    novel: 0,
-    flagged: 0,
-    harness_errors: 0,
-    unjudged: 0,
-    claims_unjudged: 0,
-    latency_unconfirmed: 0,
-    by_check: Object.fromEntries(CHECKS.map((c) => [c, 0])) as Record<CheckName, number>,
-    by_recipe: {},
-    ms: 0,
-    flagged_cases: [],
-  };
+  const s = emptySummary(o.decl.name, o.seed);
   const budget = o.budget ?? (o.timeMs ? Infinity : 50);
   for (let i = 0; i < budget; i++) {
     if (o.signal?.aborted) break;
     if (o.timeMs !== undefined && performance.now() - t0 >= o.timeMs) break;
     const c = gen.next();
     const cellDir = join(o.outDir, o.decl.name, `${String(i + 1).padStart(4, '0')}-${c.recipe}-${c.fingerprint}`);
-    const outcome = await runner.run(c, cellDir, o.signal);
-    let findings: Finding[] = [];
-    try {
-      if (!outcome.harnessError) findings = runChecks(outcome, o.decl, latency, o.settings);
-    } finally {
-      outcome.evidence?.close();
-    }
-    // one slow call on a shared machine proves little: a latency outlier counts only if a rerun of the case is slow too
-    if (findings.some((f) => f.check === 'latency')) {
-      const again = await runner.run(c, `${cellDir}-rerun`, o.signal);
-      again.evidence?.close();
-      // held to the same history as the case: nothing of the case is in it yet
-      const confirmed = !again.harnessError && latency.check(c.recipe, again.calls).length > 0;
-      if (!confirmed) {
-        findings = findings.filter((f) => f.check !== 'latency');
-        s.latency_unconfirmed++;
-      } else for (const f of findings) if (f.check === 'latency') f.reason += '; a rerun of the case was slow too';
-      if (!o.keep) rmSync(`${cellDir}-rerun`, { recursive: true, force: true });
-    }
+    const run: CaseRun = { c, cellDir, outcome: await runner.run(c, cellDir, o.signal) };
+    const { outcome } = run;
+    const findings = await confirmedFindings(o, runner, latency, s, run);
     if (!outcome.harnessError) latency.record(c.recipe, outcome.calls);
-    s.cases++;
-    if (c.novel) s.novel++;
-    if (outcome.unjudged.length) s.unjudged++;
-    if (outcome.unjudgedClaims.length) s.claims_unjudged++;
-    const r = (s.by_recipe[c.recipe] ??= { cases: 0, flagged: 0 });
-    r.cases++;
-    let resurfaced = false;
-    if (outcome.harnessError) s.harness_errors++;
-    else {
-      // a network attempt belongs to the target, not to the case: one queue row per set of hosts
-      const net = findings.filter((f) => f.check === 'network');
-      const own = findings.filter((f) => f.check !== 'network');
-      const before = o.flags.get(c.fingerprint, o.decl.name);
-      const row = o.flags.record(c, o.decl.name, own, undefined, outcome.unjudgedClaims);
-      resurfaced = before?.review_status === 'dismissed' && row.review_status === 'open';
-      if (net.length) {
-        const hosts = [...new Set(outcome.network.map((n) => n.host))].sort();
-        o.flags.record(
-          { ...c, recipe: 'network', ingredients: hosts, fingerprint: fingerprint('network', hosts) },
-          o.decl.name,
-          net,
-        );
-      }
-    }
-    if (findings.length) {
-      s.flagged++;
-      r.flagged++;
-      for (const ch of new Set(findings.map((f) => f.check))) s.by_check[ch]++;
-      s.flagged_cases.push({
-        fingerprint: c.fingerprint,
-        recipe: c.recipe,
-        checks: [...new Set(findings.map((f) => (f.claim ? `${f.check}:${f.claim}` : f.check)))],
-        cell_dir: cellDir,
-      });
-    } else if (!o.keep && !outcome.harnessError) rmSync(cellDir, { recursive: true, force: true });
+    const resurfaced = outcome.harnessError ? false : recordFlags(o.flags, o.decl.name, run, findings);
+    tally(s, run, findings);
+    if (!findings.length && !o.keep && !outcome.harnessError) rmSync(cellDir, { recursive: true, force: true });
     o.onCase?.({
       index: i + 1,
       budget: Number.isFinite(budget) ? budget : undefined,
@@ -171,4 +108,98 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignSummary> 
   }
   s.ms = Math.round(performance.now() - t0);
   return s;
+}
+
+/** A generated case, where its cell went, and how it came out. */
+interface CaseRun {
+  c: FuzzCase & { novel: boolean };
+  cellDir: string;
+  outcome: CaseOutcome;
+}
+
+function emptySummary(target: string, seed: string): CampaignSummary {
+  return {
+    target,
+    seed,
+    cases: 0,
+    novel: 0,
+    flagged: 0,
+    harness_errors: 0,
+    unjudged: 0,
+    claims_unjudged: 0,
+    latency_unconfirmed: 0,
+    by_check: Object.fromEntries(CHECKS.map((c) => [c, 0])) as Record<CheckName, number>,
+    by_recipe: {},
+    ms: 0,
+    flagged_cases: [],
+  };
+}
+
+/**
+ * The checks' findings over a case. One slow call on a shared machine proves little: a latency
+ * outlier counts only if a rerun of the case is slow too (else it is dropped and counted).
+ */
+async function confirmedFindings(
+  o: CampaignOptions,
+  runner: FuzzRunner,
+  latency: LatencyHistory,
+  s: CampaignSummary,
+  { c, cellDir, outcome }: CaseRun,
+): Promise<Finding[]> {
+  let findings: Finding[] = [];
+  try {
+    if (!outcome.harnessError) findings = runChecks(outcome, o.decl, latency, o.settings);
+  } finally {
+    outcome.evidence?.close();
+  }
+  if (!findings.some((f) => f.check === 'latency')) return findings;
+  const again = await runner.run(c, `${cellDir}-rerun`, o.signal);
+  again.evidence?.close();
+  // held to the same history as the case: nothing of the case is in it yet
+  const confirmed = !again.harnessError && latency.check(c.recipe, again.calls).length > 0;
+  if (!confirmed) {
+    findings = findings.filter((f) => f.check !== 'latency');
+    s.latency_unconfirmed++;
+  } else for (const f of findings) if (f.check === 'latency') f.reason += '; a rerun of the case was slow too';
+  if (!o.keep) rmSync(`${cellDir}-rerun`, { recursive: true, force: true });
+  return findings;
+}
+
+/** The case's row in the review queue; true when it was dismissed and has come back. */
+function recordFlags(flags: FlagStore, target: string, { c, outcome }: CaseRun, findings: Finding[]): boolean {
+  // a network attempt belongs to the target, not to the case: one queue row per set of hosts
+  const net = findings.filter((f) => f.check === 'network');
+  const own = findings.filter((f) => f.check !== 'network');
+  const before = flags.get(c.fingerprint, target);
+  const row = flags.record(c, target, own, undefined, outcome.unjudgedClaims);
+  if (net.length) {
+    const hosts = [...new Set(outcome.network.map((n) => n.host))].sort();
+    flags.record(
+      { ...c, recipe: 'network', ingredients: hosts, fingerprint: fingerprint('network', hosts) },
+      target,
+      net,
+    );
+  }
+  return before?.review_status === 'dismissed' && row.review_status === 'open';
+}
+
+/** The case counted into the campaign's summary. */
+function tally(s: CampaignSummary, { c, cellDir, outcome }: CaseRun, findings: Finding[]): void {
+  s.cases++;
+  if (c.novel) s.novel++;
+  if (outcome.unjudged.length) s.unjudged++;
+  if (outcome.unjudgedClaims.length) s.claims_unjudged++;
+  const r = (s.by_recipe[c.recipe] ??= { cases: 0, flagged: 0 });
+  r.cases++;
+  if (outcome.harnessError) s.harness_errors++;
+  if (!findings.length) return;
+  s.flagged++;
+  r.flagged++;
+  for (const ch of new Set(findings.map((f) => f.check))) s.by_check[ch]++;
+  s.flagged_cases.push({
+    fingerprint: c.fingerprint,
+    recipe: c.recipe,
+    checks: [...new Set(findings.map((f) => (f.claim ? `${f.check}:${f.claim}` : f.check)))],
+    cell_dir: cellDir,
+  });
 }

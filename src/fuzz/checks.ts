@@ -9,6 +9,7 @@ import { readRecall, recallFinds } from '../ops/recall.js';
 import { leafSteps, type Expectation } from './case.js';
 import type { CheckSettings } from './settings.js';
 import type { CaseOutcome } from './runner.js';
+import { messageOf } from '../util/errors.js';
 
 export const CHECKS = [
   'crash',
@@ -92,7 +93,7 @@ export class LatencyHistory {
       try {
         hist = [...this.store.load(key)];
       } catch (e) {
-        this.broken.set(key, (e as Error).message);
+        this.broken.set(key, messageOf(e));
       }
     this.samples.set(key, hist);
     return hist;
@@ -228,7 +229,7 @@ function checkIntegrity(o: CaseOutcome, decl: TargetDecl): Finding[] {
         const rows = ev.db.prepare('PRAGMA store.integrity_check').pluck().all() as string[];
         if (rows.join() !== 'ok') problems.push(...rows.slice(0, 5));
       } catch (e) {
-        problems.push(`integrity_check failed: ${(e as Error).message}`);
+        problems.push(`integrity_check failed: ${messageOf(e)}`);
       }
     }
   } else if (decl.store.format === 'jsonl') {
@@ -240,7 +241,7 @@ function checkIntegrity(o: CaseOutcome, decl: TargetDecl): Finding[] {
           try {
             JSON.parse(line);
           } catch (e) {
-            problems.push(`${basename(file)}:${i + 1}: not JSON (${(e as Error).message}): ${clip(line, 80)}`);
+            problems.push(`${basename(file)}:${i + 1}: not JSON (${messageOf(e)}): ${clip(line, 80)}`);
           }
         });
     }

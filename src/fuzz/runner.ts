@@ -12,6 +12,7 @@ import type { TargetDecl } from '../targets/schema.js';
 import type { Judgment } from '../judge/judgment.js';
 import type { FuzzCase } from './case.js';
 import { FAILURE_KIND, fuzzDriver, type Failure, type FuzzDriveState, type StepOutcome } from './driver.js';
+import { messageOf } from '../util/errors.js';
 
 export type { Failure, StepOutcome } from './driver.js';
 
@@ -158,7 +159,7 @@ export class CellRunner implements FuzzRunner {
     try {
       if (hasEvidence) out.evidence = openEvidence(cellDir);
     } catch (e) {
-      out.harnessError ??= `evidence: ${(e as Error).message}`;
+      out.harnessError ??= `evidence: ${messageOf(e)}`;
     }
     out.ms = Math.round(performance.now() - t0);
     return out;

@@ -10,6 +10,7 @@ import type { Assertion } from '../scenario/schema.js';
 import type { ChildContext } from './bounded.js';
 import { allowPlugins } from './kinds/plugin.js';
 import { runJudges } from './registry.js';
+import { messageOf } from '../util/errors.js';
 
 allowPlugins();
 
@@ -23,7 +24,7 @@ process.on('message', async (m: { id: number; cellDir: string; assertion: Assert
       evidence.close();
     }
   } catch (e) {
-    answer = { error: (e as Error).message };
+    answer = { error: messageOf(e) };
   }
   process.send!({ id: m.id, answer });
 });

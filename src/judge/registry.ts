@@ -15,6 +15,7 @@ import { cascadeKind, checkCascade, juryKind } from './kinds/compose.js';
 import { checkCommand, judgeCommand } from './kinds/command.js';
 import { judgePlugin } from './kinds/plugin.js';
 import { judgeBudget } from './kinds/budget.js';
+import { messageOf } from '../util/errors.js';
 
 type Kind = Assertion['kind'];
 type Of<K extends Kind> = Extract<Assertion, { kind: K }>;
@@ -93,7 +94,7 @@ export async function runJudges(assertions: Assertion[], ctx: JudgeContext): Pro
     try {
       out[i] = await judgeOne(a, ctx);
     } catch (e) {
-      out[i] = judgment(a, 'error', null, null, (e as Error).message);
+      out[i] = judgment(a, 'error', null, null, messageOf(e));
     }
   }
   return out;

@@ -1,5 +1,5 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { MemevalError } from '../util/errors.js';
+import { MemevalError, messageOf } from '../util/errors.js';
 
 /**
  * A file larger than this is `error` rather than scanned: reading it would take longer than the
@@ -106,7 +106,7 @@ export function scanFile(path: string, queries: Query[]): FileHits {
   try {
     fd = openSync(path, 'r');
   } catch (e) {
-    throw new ScanError(`cannot open (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, { cause: e });
+    throw new ScanError(`cannot open (${(e as NodeJS.ErrnoException).code ?? messageOf(e)})`, { cause: e });
   }
   let bytes = 0;
   try {
@@ -119,10 +119,9 @@ export function scanFile(path: string, queries: Query[]): FileHits {
       try {
         n = readSync(fd, buf, 0, CHUNK, bytes);
       } catch (e) {
-        throw new ScanError(
-          `read failed at byte ${bytes} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
-          { cause: e },
-        );
+        throw new ScanError(`read failed at byte ${bytes} (${(e as NodeJS.ErrnoException).code ?? messageOf(e)})`, {
+          cause: e,
+        });
       }
       if (n === 0) break;
       bytes += n;

@@ -2,6 +2,7 @@ import type { TextCheck } from '../scenario/judge-kinds-schema.js';
 import { execBounded } from '../util/bounded-regex.js';
 import { compare, describeExpected, incomparable } from './compare.js';
 import { textMatch } from './context.js';
+import { messageOf } from '../util/errors.js';
 
 /** How a text held up against its checks: every check's result, or why it could not be judged. */
 export type TextVerdict = { ok: boolean; failed: string[] } | { unjudgeable: string };
@@ -39,7 +40,7 @@ export function judgeText(text: string, c: Partial<TextCheck>, what: string): Te
     try {
       doc = JSON.parse(text);
     } catch (e) {
-      return { unjudgeable: `${what} is not JSON (${(e as Error).message})` };
+      return { unjudgeable: `${what} is not JSON (${messageOf(e)})` };
     }
     const found = jsonPath(doc, c.json.path);
     if (!found.found) return { unjudgeable: `${what}: JSON path ${c.json.path} names nothing (${found.why})` };

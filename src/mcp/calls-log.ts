@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MemevalError } from '../util/errors.js';
 import { readJsonl, tornLine } from '../util/jsonl.js';
 
 /** JSON-RPC methods the recording point logs: the calls, and the handshake that offers tools. */
@@ -34,7 +35,12 @@ export function readCallsLog(file: string): { calls: CallRecord[]; torn?: string
 }
 
 /** The calls log cannot be read whole: a call whose record is lost cannot be judged. */
-export class CallsLogError extends Error {}
+/** A calls log that lost a call (a torn last line): what a verdict reads from it is not all there. */
+export class CallsLogError extends MemevalError {
+  constructor(message: string) {
+    super('EVIDENCE', message);
+  }
+}
 
 /**
  * Every call in the log, for what judges or decides from it. A torn last line is a call whose

@@ -1,5 +1,5 @@
 import { isAlive } from '../util/processes.js';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { constants as osConstants } from 'node:os';
 import {
   appendFileSync,
@@ -357,155 +357,217 @@ function statusRecorded(command: string, args: string[], status: string): [strin
  * deterministic layer uses. Resolves with the server's exit code.
  */
 export function runProxy(o: ProxyOptions): Promise<number> {
-  const session = o.session === 'auto' ? nextSession(o.log) : o.session;
-  const recorder = new CallRecorder(o.log, session, 'agent');
-  // how the agent asked the server to stop: its stdin closed, or a signal to the proxy
-  let asked: string | undefined;
-  const tag = newOwnerTag();
-  // the pins as they are before this server starts; checked again before its first answer is passed on
-  let pinsHeld = o.pins?.before();
-  const launch = isolatedCommand(...statusRecorded(o.command, o.args, statusFile(o.log, session)));
-  // the server's stderr goes to a file it writes itself, which the proxy follows: a line saying
-  // its store could not be opened makes the agent's cell an error, as in memeval's own sessions
-  const stderrFile = serverStderrFile(o.log, session);
-  const stderrFd = openSync(stderrFile, 'a');
-  const child = spawn(launch.command, launch.args, {
-    stdio: ['pipe', 'pipe', stderrFd],
-    env: { ...(o.env ?? process.env), [OWNER_VAR]: tag },
-    cwd: o.cwd,
-    detached: true,
-  });
-  const note = (n: ExitNote) => {
+  const proxy = new ProxySession(o);
+  process.stdin.on('data', (chunk: Buffer) => proxy.fromAgent(chunk));
+  process.stdin.on('end', () => proxy.stop('stdin'));
+  process.stdout.on('error', () => proxy.stop('SIGTERM')); // the agent went away
+  onSignal((sig) => proxy.stop(sig));
+  return proxy.ended;
+}
+
+/** One server the agent started through the proxy: its process, its recorder, and how it ended. */
+class ProxySession {
+  /** the server's exit code, once it has exited (127 when it could not start) */
+  readonly ended: Promise<number>;
+  private readonly session: number;
+  private readonly recorder: CallRecorder;
+  private readonly tag = newOwnerTag();
+  private readonly child: ChildProcess;
+  private readonly follower: StderrFollower;
+  private readonly storeWatch: StoreFailureWatch;
+  private readonly max: number;
+  private readonly fromClient: LineFramer;
+  private readonly fromServer: LineFramer;
+  /** how the agent asked the server to stop: its stdin closed, or a signal to the proxy */
+  private asked: string | undefined;
+  private took: Took = 'exit';
+  /** why the proxy stopped the server itself: an oversize message, a calls log it cannot write */
+  private fault: string | undefined;
+  private calls = 0;
+  /** the pins as they are before this server starts; checked again before its first answer is passed on */
+  private pinsHeld: ReturnType<PinWatch['before']> | undefined;
+
+  constructor(private readonly o: ProxyOptions) {
+    this.session = o.session === 'auto' ? nextSession(o.log) : o.session;
+    this.recorder = new CallRecorder(o.log, this.session, 'agent');
+    this.pinsHeld = o.pins?.before();
+    this.max = o.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.fromClient = new LineFramer(this.max);
+    this.fromServer = new LineFramer(this.max);
+    this.storeWatch = new StoreFailureWatch(storeFailureRegexes(o.storeFailures ?? []));
+    ({ child: this.child, follower: this.follower } = this.start());
+    this.child.stdin!.on('error', () => {});
+    this.child.stdout!.on('data', (chunk: Buffer) => this.fromServerChunk(chunk));
+    this.ended = new Promise((resolve) => {
+      this.child.on('error', (e) => {
+        this.follower.end();
+        process.stderr.write(`memeval mcp-proxy: cannot start ${o.command}: ${e.message}\n`);
+        resolve(127);
+      });
+      this.child.on('exit', (code, signal) => resolve(this.exited(code, signal)));
+    });
+  }
+
+  /**
+   * Start the server in its own process group (and namespace, where there is one). Its stderr
+   * goes to a file it writes itself, which the proxy follows: a line saying its store could not
+   * be opened makes the agent's cell an error, as in memeval's own sessions.
+   */
+  private start(): { child: ChildProcess; follower: StderrFollower } {
+    const launch = isolatedCommand(
+      ...statusRecorded(this.o.command, this.o.args, statusFile(this.o.log, this.session)),
+    );
+    const stderrFile = serverStderrFile(this.o.log, this.session);
+    const stderrFd = openSync(stderrFile, 'a');
+    const child = spawn(launch.command, launch.args, {
+      stdio: ['pipe', 'pipe', stderrFd],
+      env: { ...(this.o.env ?? process.env), [OWNER_VAR]: this.tag },
+      cwd: this.o.cwd,
+      detached: true,
+    });
+    const follower = new StderrFollower(stderrFile, openSync(stderrFile, 'r'), this.storeWatch, () =>
+      this.noteStoreFailure(),
+    );
+    closeSync(stderrFd); // the server holds its own copy
+    if (child.pid !== undefined)
+      this.note({ session: this.session, started: true, pid: process.pid, watcher: child.pid });
+    return { child, follower };
+  }
+
+  private note(n: ExitNote): void {
     try {
-      appendFileSync(exitLog(o.log), JSON.stringify(n) + '\n');
+      appendFileSync(exitLog(this.o.log), JSON.stringify(n) + '\n');
     } catch {
       /* no start note: no exit is expected; no exit note after a start note: the cell says it was not seen */
     }
-  };
-  const storeWatch = new StoreFailureWatch(storeFailureRegexes(o.storeFailures ?? []));
-  const noteStoreFailure = () => {
-    const f = storeWatch.found;
-    if (f) note({ session, store_failure: f.line, stream: f.stream });
-  };
-  const follower = new StderrFollower(stderrFile, openSync(stderrFile, 'r'), storeWatch, noteStoreFailure);
-  closeSync(stderrFd); // the server holds its own copy
-  if (child.pid !== undefined) note({ session, started: true, pid: process.pid, watcher: child.pid });
-  // The agent's stop request, however it comes, reaches the server as MCP's stdio shutdown:
-  // its stdin closes, SIGTERM if it is still there after the grace, then SIGKILL. A signal is
-  // not passed on: a server that is PID 1 of its namespace would not get it, and the shell that
-  // is PID 1 in its place must live to write the status (see statusRecorded).
-  let took: Took = 'exit';
-  const stopping = (how: string) => {
-    if (asked) return;
-    asked = how;
-    note({ session, asked, stopping: true });
-    child.stdin!.end();
+  }
+
+  private noteStoreFailure(): void {
+    const f = this.storeWatch.found;
+    if (f) this.note({ session: this.session, store_failure: f.line, stream: f.stream });
+  }
+
+  /**
+   * The agent's stop request, however it comes, reaches the server as MCP's stdio shutdown:
+   * its stdin closes, SIGTERM if it is still there after the grace, then SIGKILL. A signal is
+   * not passed on: a server that is PID 1 of its namespace would not get it, and the shell that
+   * is PID 1 in its place must live to write the status (see statusRecorded).
+   */
+  stop(how: string): void {
+    if (this.asked) return;
+    this.asked = how;
+    this.note({ session: this.session, asked: how, stopping: true });
+    this.child.stdin!.end();
     const term = setTimeout(() => {
-      took = 'SIGTERM';
-      killGroup('SIGTERM');
+      this.took = 'SIGTERM';
+      this.killGroup('SIGTERM');
       const kill = setTimeout(() => {
-        took = 'SIGKILL';
-        killGroup('SIGKILL');
+        this.took = 'SIGKILL';
+        this.killGroup('SIGKILL');
       }, STOP_GRACE_MS);
-      child.once('exit', () => clearTimeout(kill));
+      this.child.once('exit', () => clearTimeout(kill));
     }, STOP_GRACE_MS);
-    child.once('exit', () => clearTimeout(term));
-  };
-  const max = o.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-  const fromClient = new LineFramer(max);
-  const fromServer = new LineFramer(max);
-  let fault: string | undefined;
-  const killGroup = (sig: NodeJS.Signals) => {
+    this.child.once('exit', () => clearTimeout(term));
+  }
+
+  private killGroup(sig: NodeJS.Signals): void {
     try {
-      process.kill(-child.pid!, sig);
+      process.kill(-this.child.pid!, sig);
     } catch {
-      child.kill(sig);
+      this.child.kill(sig);
     }
-  };
+  }
+
+  /** The proxy stops the server itself, loudly: the session's evidence cannot be trusted past this. */
+  private stopOnFault(fault: string): void {
+    this.fault = fault;
+    process.stderr.write(`memeval mcp-proxy: ${fault}\n`);
+  }
+
   /** Frames of a chunk; an oversize message ends the session, with the reason logged for the cell. */
-  const frames = (framer: LineFramer, chunk: Buffer, side: string): Frame[] => {
-    if (fault) return [];
+  private frames(framer: LineFramer, chunk: Buffer, side: 'agent' | 'server'): Frame[] {
+    if (this.fault) return [];
     try {
       return framer.push(chunk);
     } catch (e) {
       if (!(e instanceof OversizeMessage)) throw e;
-      fault = side === 'server' ? e.message : `the agent sent a JSON-RPC message over the limit (${max} bytes)`;
-      process.stderr.write(`memeval mcp-proxy: ${fault}\n`);
-      recorder.flushPending(fault);
-      killGroup('SIGKILL');
+      this.stopOnFault(
+        side === 'server' ? e.message : `the agent sent a JSON-RPC message over the limit (${this.max} bytes)`,
+      );
+      this.recorder.flushPending(this.fault!);
+      this.killGroup('SIGKILL');
       return [];
     }
-  };
-  let calls = 0;
-  process.stdin.on('data', (chunk: Buffer) => {
-    for (const f of frames(fromClient, chunk, 'agent')) {
+  }
+
+  /** What the agent sends: recorded and passed on, a tools/call over the cap refused instead. */
+  fromAgent(chunk: Buffer): void {
+    for (const f of this.frames(this.fromClient, chunk, 'agent')) {
       if (f.kind !== 'message') continue;
       const m: JSONRPCMessage = f.message;
-      if ('method' in m && m.method === 'tools/call' && 'id' in m && o.maxCalls !== undefined && ++calls > o.maxCalls) {
-        // the cap memeval enforces for every agent, whatever its own turn switch does
-        const tool = String((m.params as { name?: string } | undefined)?.name ?? '');
-        appendFileSync(
-          capLog(o.log),
-          JSON.stringify({ tool, call: calls, cap: o.maxCalls, ts: new Date().toISOString() }) + '\n',
-        );
-        process.stdout.write(
-          serializeMessage({
-            jsonrpc: '2.0',
-            id: m.id,
-            error: {
-              code: -32000,
-              message: `memeval: turn cap reached (${o.maxCalls} memory calls per prompt; --max-turns)`,
-            },
-          }),
-        );
-        continue;
-      }
-      child.stdin!.write(serializeMessage(recorder.outgoing(m)));
+      if (this.refusedOverCap(m)) continue;
+      this.child.stdin!.write(serializeMessage(this.recorder.outgoing(m)));
     }
-  });
-  process.stdin.on('end', () => stopping('stdin'));
-  child.stdin!.on('error', () => {});
-  process.stdout.on('error', () => stopping('SIGTERM')); // the agent went away
-  child.stdout!.on('data', (chunk: Buffer) => {
-    for (const f of frames(fromServer, chunk, 'server')) {
+  }
+
+  /** The cap memeval enforces for every agent, whatever its own turn switch does: a refusal, noted. */
+  private refusedOverCap(m: JSONRPCMessage): boolean {
+    const cap = this.o.maxCalls;
+    if (!('method' in m && m.method === 'tools/call' && 'id' in m && cap !== undefined && ++this.calls > cap))
+      return false;
+    const tool = String((m.params as { name?: string } | undefined)?.name ?? '');
+    appendFileSync(
+      capLog(this.o.log),
+      JSON.stringify({ tool, call: this.calls, cap, ts: new Date().toISOString() }) + '\n',
+    );
+    process.stdout.write(
+      serializeMessage({
+        jsonrpc: '2.0',
+        id: m.id,
+        error: { code: -32000, message: `memeval: turn cap reached (${cap} memory calls per prompt; --max-turns)` },
+      }),
+    );
+    return true;
+  }
+
+  /** What the server sends: recorded and passed on; its first answer checks the pins. */
+  private fromServerChunk(chunk: Buffer): void {
+    for (const f of this.frames(this.fromServer, chunk, 'server')) {
       if (f.kind !== 'message') {
         // not JSON-RPC: nothing we can forward faithfully, but it may say the store could not be opened
-        const had = storeWatch.found;
-        storeWatch.stdout(f.line);
-        if (!had && storeWatch.found) noteStoreFailure();
+        const had = this.storeWatch.found;
+        this.storeWatch.stdout(f.line);
+        if (!had && this.storeWatch.found) this.noteStoreFailure();
         continue;
       }
-      recorder.incoming(f.message);
-      if (pinsHeld && ('result' in f.message || 'error' in f.message)) {
+      this.recorder.incoming(f.message);
+      if (this.pinsHeld && ('result' in f.message || 'error' in f.message)) {
         // its first answer (the handshake): a store it rebuilt at start is rebuilt by now, and the agent has written nothing yet
-        const lost = o.pins!.after(`the agent's server session ${session}`, pinsHeld);
-        pinsHeld = undefined;
-        if (lost) note({ session, pins_lost: lost });
+        const lost = this.o.pins!.after(`the agent's server session ${this.session}`, this.pinsHeld);
+        this.pinsHeld = undefined;
+        if (lost) this.note({ session: this.session, pins_lost: lost });
       }
-      if (recorder.writeError && !fault) {
+      const writeError = this.recorder.writeError;
+      if (writeError && !this.fault) {
         // an agent run without its calls log is no evidence: stop here, loudly
-        fault = `cannot write the calls log ${o.log} (${(recorder.writeError as NodeJS.ErrnoException).code ?? recorder.writeError.message})`;
-        process.stderr.write(`memeval mcp-proxy: ${fault}\n`);
-        killGroup('SIGKILL');
+        this.stopOnFault(
+          `cannot write the calls log ${this.o.log} (${(writeError as NodeJS.ErrnoException).code ?? writeError.message})`,
+        );
+        this.killGroup('SIGKILL');
         return;
       }
       process.stdout.write(serializeMessage(f.message));
     }
-  });
-  onSignal((sig) => stopping(sig));
-  return new Promise((resolve) => {
-    child.on('error', (e) => {
-      follower.end();
-      process.stderr.write(`memeval mcp-proxy: cannot start ${o.command}: ${e.message}\n`);
-      resolve(127);
-    });
-    child.on('exit', (code, signal) => {
-      follower.end();
-      recorder.flushPending(`${fault ?? describeExit({ code, signal })} before answering`);
-      note({ session, asked: asked ?? null, took, code, signal, ...(fault ? { fault } : {}) });
-      killGroup('SIGKILL'); // whatever the server left in its group
-      killTagged(tag); // and in its own sessions
-      resolve(fault ? PROXY_FAULT_EXIT : (code ?? 1));
-    });
-  });
+  }
+
+  /** The server exited: note how, clear what it left behind, and say what the proxy exits with. */
+  private exited(code: number | null, signal: NodeJS.Signals | null): number {
+    this.follower.end();
+    this.recorder.flushPending(`${this.fault ?? describeExit({ code, signal })} before answering`);
+    const { session, asked, took, fault } = this;
+    this.note({ session, asked: asked ?? null, took, code, signal, ...(fault ? { fault } : {}) });
+    this.killGroup('SIGKILL'); // whatever the server left in its group
+    killTagged(this.tag); // and in its own sessions
+    return fault ? PROXY_FAULT_EXIT : (code ?? 1);
+  }
 }

@@ -4,7 +4,7 @@ import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { Fixture } from '../fixture/fixture.js';
 import { isolatedEnv } from '../fixture/fixture.js';
 import { fillString, fillTemplate } from '../util/template.js';
-import { MemevalError } from '../util/errors.js';
+import { MemevalError, messageOf } from '../util/errors.js';
 import { MEMEVAL_VERSION, PROJECT_ROOT } from '../util/paths.js';
 import { ChildTransport, stopProblem, stopWarning } from './child-transport.js';
 import { sandboxLaunch, type LoopbackBridge, type NetworkMode } from '../fixture/sandbox.js';
@@ -119,7 +119,7 @@ export class TargetSession {
       await client.connect(transport, { timeout: o.decl.server.startup_timeout_ms });
     } catch (e) {
       await transport.close(500).catch(() => {});
-      throw targetError(transport, `server did not start: ${transport.failure() ?? (e as Error).message}`, e);
+      throw targetError(transport, `server did not start: ${transport.failure() ?? messageOf(e)}`, e);
     }
     const session = new TargetSession(
       client,
@@ -144,7 +144,7 @@ export class TargetSession {
       const r = await this.client.listTools(undefined, { timeout: this.callTimeoutMs });
       return new Map(r.tools.map((t) => [t.name, t.inputSchema as Record<string, unknown>]));
     } catch (e) {
-      throw targetError(this.transport, `tools/list: ${this.transport.failure() ?? (e as Error).message}`, e);
+      throw targetError(this.transport, `tools/list: ${this.transport.failure() ?? messageOf(e)}`, e);
     }
   }
 
@@ -158,7 +158,7 @@ export class TargetSession {
       const r = await this.client.listTools(undefined, { timeout: this.callTimeoutMs });
       return r.tools.map((t) => t.name);
     } catch (e) {
-      throw targetError(this.transport, `tools/list: ${this.transport.failure() ?? (e as Error).message}`, e);
+      throw targetError(this.transport, `tools/list: ${this.transport.failure() ?? messageOf(e)}`, e);
     }
   }
 

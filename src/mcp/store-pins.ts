@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { z } from 'zod';
 import { clip } from '../util/text.js';
+import { messageOf } from '../util/errors.js';
 
 /** A value as JSON can carry it: a blob as `{hex}`, a big integer as its decimal `{int}`. */
 type Plain = string | number | null | { hex: string } | { int: string };
@@ -182,7 +183,7 @@ export function pinStates(storePath: string, pins: readonly PinnedRow[]): RowSta
     // read-only: the server may be running (a WAL store shows what it committed)
     db = new Database(storePath, { readonly: true, fileMustExist: true, timeout: 5000 });
   } catch (e) {
-    return { problem: `the store ${storePath} cannot be opened to check the pins: ${(e as Error).message}` };
+    return { problem: `the store ${storePath} cannot be opened to check the pins: ${messageOf(e)}` };
   }
   try {
     const tables = new Map<string, Map<string, Record<string, Plain>>>();
@@ -195,7 +196,7 @@ export function pinStates(storePath: string, pins: readonly PinnedRow[]): RowSta
       return rowState(pin, rows.get(JSON.stringify(Object.values(pin.key))));
     });
   } catch (e) {
-    return { problem: `the store ${storePath} cannot be read to check the pins: ${(e as Error).message}` };
+    return { problem: `the store ${storePath} cannot be read to check the pins: ${messageOf(e)}` };
   } finally {
     db.close();
   }

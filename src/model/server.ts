@@ -11,6 +11,7 @@ import { openaiChat } from './wire/openai-chat.js';
 import { openaiResponses } from './wire/openai-responses.js';
 import { scriptedJudgeEnvelope } from './judge-envelope.js';
 import { scriptedJudgeAnswer } from './judge-answer.js';
+import { messageOf } from '../util/errors.js';
 
 export const ALL_ADAPTERS: WireAdapter[] = [anthropicMessages, openaiResponses, openaiChat, gemini];
 
@@ -65,7 +66,7 @@ export class ScriptedModelServer {
     this.server = createServer((req, res) => {
       this.handle(req, res).catch((e) => {
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { message: `scripted model: ${(e as Error).message}` } }));
+        res.end(JSON.stringify({ error: { message: `scripted model: ${messageOf(e)}` } }));
       });
     });
     await new Promise<void>((resolve, reject) => {

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { REPORT_SCHEMA_VERSION, reportSchema, type Report } from '../core/results.js';
-import { InputError } from '../util/errors.js';
+import { InputError, messageOf } from '../util/errors.js';
 
 /** A report that cannot be read as this memeval's: bad input to the command given it (exit 3). */
 export class ReportError extends InputError {}
@@ -28,7 +28,7 @@ export function readRun(runDirOrFile: string): ReadRun {
   try {
     raw = JSON.parse(readFileSync(file, 'utf8'));
   } catch (e) {
-    throw new ReportError(`${file}: not JSON (${(e as Error).message})`);
+    throw new ReportError(`${file}: not JSON (${messageOf(e)})`);
   }
   const version = (raw as { schema_version?: unknown })?.schema_version;
   if (version !== REPORT_SCHEMA_VERSION)

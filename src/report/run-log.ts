@@ -16,6 +16,7 @@ import { readRun, ReportError } from './reader.js';
 import { summarize } from './report.js';
 import type { RunOutcome } from './run-report.js';
 import { writeJsonAtomic } from './write.js';
+import { messageOf } from '../util/errors.js';
 
 /**
  * A run writes report.json only at its end. Until then its folder holds `live.json` (what the
@@ -141,7 +142,7 @@ function readPartial(runDir: string): PartialReport | undefined {
     raw = JSON.parse(readFileSync(file, 'utf8'));
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new ReportError(`${file}: not JSON (${(e as Error).message})`);
+    throw new ReportError(`${file}: not JSON (${messageOf(e)})`);
   }
   const parsed = headSchema.safeParse(raw);
   if (!parsed.success)

@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { basename, extname, join, resolve } from 'node:path';
-import { InputError } from '../util/errors.js';
+import { InputError, messageOf } from '../util/errors.js';
 import { parseWith, readJson5File } from '../util/json5-file.js';
 import { checkRefs } from './refs.js';
 import { scenarioSchema, type Scenario } from './schema.js';
@@ -22,7 +22,7 @@ export function scenarioFiles(dir: string): string[] {
     entries = readdirSync(dir);
   } catch (e) {
     throw new InputError(
-      `${dir}: cannot list scenarios (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); give a folder of scenario files`,
+      `${dir}: cannot list scenarios (${(e as NodeJS.ErrnoException).code ?? messageOf(e)}); give a folder of scenario files`,
     );
   }
   return entries

@@ -1,4 +1,5 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { execa } from 'execa';
@@ -7,11 +8,12 @@ import { writeAgentUsage } from '../evidence/agent-usage.js';
 import { buildEvidence } from '../evidence/build.js';
 import { EvidenceError, openEvidence, type Evidence } from '../evidence/open.js';
 import { storeRecallProbes } from '../evidence/recall-probes.js';
-import { runJudgesBounded } from '../judge/bounded.js';
+import { judgeTimeoutMs, runJudgesBounded } from '../judge/bounded.js';
 import type { CommandRequest, CommandRun, JudgeContext } from '../judge/context.js';
 import type { JudgeModel } from '../judge/llm/client.js';
 import { storedRecall } from '../judge/probes.js';
 import { traitsOf, withMembers, type InputMutation } from '../scenario/kinds.js';
+import type { LoadedScenario } from '../scenario/loader.js';
 import type { Assertion } from '../scenario/schema.js';
 import { targetSchema } from '../targets/schema.js';
 
@@ -263,4 +265,32 @@ export async function mutate(
     }
   }
   return out;
+}
+
+/**
+ * memeval's own inputs broken under each assertion (and member) of each scenario, in a throwaway
+ * folder: how many were applied, and the ones that reached a decision. Once aborted, no further
+ * assertion is mutated.
+ */
+export async function applyMutations(
+  scenarios: LoadedScenario[],
+  model: JudgeModel | null,
+  signal?: AbortSignal,
+): Promise<{ applied: number; decided: (MutationResult & { scenario: string })[] }> {
+  const root = mkdtempSync(join(tmpdir(), 'memeval-mutations-'));
+  try {
+    let applied = 0;
+    const decided: (MutationResult & { scenario: string })[] = [];
+    for (const s of scenarios)
+      for (const [i, a] of withMembers(s.scenario.assertions).entries()) {
+        if (signal?.aborted) break;
+        for (const m of await mutate(a, join(root, `${s.scenario.id}-${i}`), model, judgeTimeoutMs())) {
+          applied++;
+          if (m.false) decided.push({ ...m, scenario: s.scenario.id });
+        }
+      }
+    return { applied, decided };
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 }

@@ -15,6 +15,9 @@ import { storeSqlFor } from '../scenario/store-sql.js';
 export type SelftestLayer = 'deterministic' | 'agent';
 export type JudgedAs = 'well-behaved' | 'violation';
 
+/** The phase a deterministic cell is judged as. */
+export const judgedAsOf = (phase: string): JudgedAs => (phase === 'violation' ? 'violation' : 'well-behaved');
+
 /**
  * When a rule applies, read from the scenario alone (so it holds for every layer):
  * - always: every cell
@@ -23,7 +26,8 @@ export type JudgedAs = 'well-behaved' | 'violation';
  * - reads-recall: an assertion that judges the cell reads a recall (recall, rank, llm on recall),
  *   also inside a jury or cascade; or reads what calls answered (sql over result_text or
  *   result_items, a grounded llm check) in a cell whose calls hold a recall (its setup or phase
- *   steps recall; an agent may recall on its own) — the report of a curator's dry run is no recall
+ *   steps recall: selftest's agents run on the scripted model, which makes exactly those) — the
+ *   report of a curator's dry run is no recall
  * - recall-hit: an assertion that judges the cell needs a recall to find something (recall
  *   `contains`, rank `top_k` or `before`), also inside a jury or cascade
  * - recall-step: the phase's own steps recall
@@ -470,7 +474,8 @@ export function conditionHolds(
     case 'reads-recall':
       return (
         applied.some((a) => reads(a, 'recall-probe')) ||
-        (applied.some(readsRecall) && (realModel || [...setupSteps, ...steps].some((st) => st.op === 'recall')))
+        // selftest's agents run on the scripted model, which makes exactly the phase's steps
+        (applied.some(readsRecall) && [...setupSteps, ...steps].some((st) => st.op === 'recall'))
       );
     case 'recall-hit':
       return applied.some(needsRecallHit);
@@ -497,22 +502,6 @@ export function conditionHolds(
         written.some((w) => (t.caseSensitive ? w.includes(t.text) : w.toLowerCase().includes(t.text.toLowerCase()))),
       );
   }
-}
-
-/** One cell a hostile target got a verdict it must not get. */
-export interface FalsePass {
-  scenario: string;
-  target: string;
-  layer: SelftestLayer;
-  /** the phase the cell was judged as */
-  phase: JudgedAs;
-  verdict: Verdict;
-  /** why that verdict is false for this target */
-  why: string;
-  /** the cell's own reason */
-  cell_reason: string;
-  /** the cell's folder, when the run directories are kept (--out, --keep) */
-  cell_dir?: string;
 }
 
 /** Can this cell get a verdict false for its target? Cells that cannot are not run. */

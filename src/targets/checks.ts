@@ -2,7 +2,7 @@ import { isAbsolute, relative, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import type { TargetDecl } from './schema.js';
 import { storeTableSql } from './store-tables.js';
-import { nearest } from '../util/errors.js';
+import { nearest, messageOf } from '../util/errors.js';
 
 /**
  * Load-time checks of a target declaration beyond its schema and its op templates (op-checks.ts):
@@ -113,7 +113,7 @@ export function checkViews(decl: TargetDecl): string[] {
       try {
         stmt = db.prepare(sql);
       } catch (e) {
-        const msg = (e as Error).message;
+        const msg = messageOf(e);
         // a SQLite store's tables, or the calls log a process-only store reads, exist only at run time
         const unknownYet = !table && /^no such (table|column)/.test(msg);
         if (!unknownYet) out.push(`${field}: does not compile: ${msg}`);

@@ -2,6 +2,7 @@ import { MEMORY_OPS } from '../scenario/schema.js';
 import { STEP_OPS } from '../scenario/step-ops.js';
 import type { TargetDecl } from './schema.js';
 import { emptyPattern } from './recall-empty.js';
+import { messageOf } from '../util/errors.js';
 
 const FILTERS = ['number', 'json'];
 const PLACEHOLDER = /\{\{\s*([^}|]*?)\s*(?:\|\s*([^}]*?)\s*)?\}\}/g;
@@ -18,7 +19,7 @@ function regexProblem(pattern: string, flags: string): string | undefined {
     new RegExp(pattern, flags);
     return undefined;
   } catch (e) {
-    return (e as Error).message;
+    return messageOf(e);
   }
 }
 
@@ -56,7 +57,7 @@ export function checkOps(decl: TargetDecl): string[] {
     try {
       emptyPattern(decl.recall_results.empty.regex, 'a query');
     } catch (e) {
-      p = (e as Error).message;
+      p = messageOf(e);
     }
     if (p) problems.push(`recall_results.empty.regex: ${p}`);
   }

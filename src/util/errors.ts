@@ -42,7 +42,7 @@ export class RunWriteError extends MemevalError {
   ) {
     super(
       'RUN_WRITE',
-      `cannot write the run's report in ${runDir} (${(cause as NodeJS.ErrnoException).code ?? (cause as Error).message}); ` +
+      `cannot write the run's report in ${runDir} (${(cause as NodeJS.ErrnoException).code ?? messageOf(cause)}); ` +
         `every cell was stopped and its fixture removed; the partial run (cell dirs, logs) is in ${runDir}`,
       { cause },
     );
@@ -54,6 +54,11 @@ export class Interrupted extends MemevalError {
   constructor(message = 'interrupted') {
     super('INTERRUPTED', message);
   }
+}
+
+/** What a caught value says: an Error's message, or the value itself (a thrown string, a rejected non-Error). */
+export function messageOf(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
 }
 
 /** Levenshtein distance, used to suggest the nearest known name for a typo. */

@@ -1,4 +1,5 @@
 import { closeSync, fstatSync, openSync, readSync, statSync, constants } from 'node:fs';
+import { messageOf } from './errors.js';
 
 /** Scenario and target files are small; anything larger is a mistake (or /dev/zero). */
 export const MAX_INPUT_FILE_BYTES = 4 * 1024 * 1024;
@@ -12,7 +13,7 @@ export function readInputFile(file: string): { text: string } | { problem: strin
   try {
     st = statSync(file);
   } catch (e) {
-    return { problem: `cannot read file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})` };
+    return { problem: `cannot read file (${(e as NodeJS.ErrnoException).code ?? messageOf(e)})` };
   }
   if (!st.isFile()) return { problem: `not a regular file (${kind(st)}); give a .json or .json5 file` };
   if (st.size > MAX_INPUT_FILE_BYTES)
@@ -22,7 +23,7 @@ export function readInputFile(file: string): { text: string } | { problem: strin
     // O_NONBLOCK: if the path was swapped for a FIFO since the stat, the open must not hang
     fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (e) {
-    return { problem: `cannot read file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})` };
+    return { problem: `cannot read file (${(e as NodeJS.ErrnoException).code ?? messageOf(e)})` };
   }
   try {
     if (!fstatSync(fd).isFile()) return { problem: 'not a regular file; give a .json or .json5 file' };
@@ -36,7 +37,7 @@ export function readInputFile(file: string): { text: string } | { problem: strin
     if (text.includes('\u0000')) return { problem: 'file contains NUL bytes; is it a text file?' };
     return { text };
   } catch (e) {
-    return { problem: `cannot read file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})` };
+    return { problem: `cannot read file (${(e as NodeJS.ErrnoException).code ?? messageOf(e)})` };
   } finally {
     closeSync(fd);
   }

@@ -2,9 +2,17 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { z } from 'zod';
 import { clip } from './text.js';
+import { MemevalError, messageOf } from './errors.js';
 
-/** A JSONL line that is neither a record nor a torn last line: the file is damaged, not cut short. */
-export class JsonlError extends Error {}
+/**
+ * A JSONL line that is neither a record nor a torn last line: the file is damaged, not cut short,
+ * so what it is read for (evidence, a verdict's input) is damaged too.
+ */
+export class JsonlError extends MemevalError {
+  constructor(message: string) {
+    super('EVIDENCE', message);
+  }
+}
 
 export interface JsonlRead<T> {
   records: T[];
@@ -32,7 +40,7 @@ export function readJsonl<S extends z.ZodType>(file: string, schema: S): JsonlRe
     } catch (e) {
       // only the last line can lack its newline (split leaves '' after a final '\n')
       if (i === lines.length - 1) return { records, torn: line };
-      throw new JsonlError(`${file}:${i + 1}: not JSON (${(e as Error).message}): ${clip(line, 80)}`);
+      throw new JsonlError(`${file}:${i + 1}: not JSON (${messageOf(e)}): ${clip(line, 80)}`);
     }
     const r = schema.safeParse(value);
     if (!r.success)

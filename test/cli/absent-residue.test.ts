@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync, ftruncateSync } from 'node:fs';
+import { closeSync, openSync, writeFileSync, ftruncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { createFixture, removeFixture } from '../../src/fixture/fixture.ts';
 import { buildEvidence } from '../../src/evidence/build.ts';
@@ -13,28 +13,18 @@ import { runJudges } from '../../src/judge/registry.ts';
 import { loadTarget } from '../../src/targets/loader.ts';
 import { assertionSchema } from '../../src/scenario/schema.ts';
 import { MAX_SCAN_BYTES, scanFile } from '../../src/judge/scan.ts';
-import { faultyTarget } from '../faulty.ts';
-import { memeval, scenario, tempDir, writeJson, timeLimit } from '../helpers.ts';
+import { faultyDecl, runInline, scenario, tempDir, timeLimit, type Decl } from '../kit.ts';
 
 const SECRET = 'tok_"é"_9f3kq';
 
 /** One scenario whose well-behaved phase stores the secret, asserted absent; run against each target. */
-async function runAgainst(t: { after: (fn: () => void) => void }, targets: string[]) {
-  const dir = tempDir(t);
-  const sc = join(dir, 'sc');
-  mkdirSync(sc);
+async function runAgainst(t: { after: (fn: () => void) => void }, targets: Decl[]) {
   const s = scenario('residue', {
     deterministic: { well_behaved: [{ op: 'remember', content: `my token is ${SECRET}` }], violation: null },
     assertions: [{ kind: 'absent', name: 'no token', phase: 'well-behaved', text: SECRET, case_sensitive: true }],
   });
-  writeJson(join(sc, 'residue.json5'), s);
-  const out = join(dir, 'runs');
-  const r = await memeval(['run', '--scenarios', sc, '--target', targets.join(','), '--out', out, '--workers', '2'], {
-    timeout: timeLimit(300_000),
-  });
-  const [run] = readdirSync(out);
-  const report = JSON.parse(readFileSync(join(out, run, 'report.json'), 'utf8'));
-  const byTarget = new Map<string, any>(report.results.map((c: any) => [c.target, c]));
+  const r = await runInline(t, { scenarios: [s], targets, config: { workers: 2 } });
+  const byTarget = new Map<string, any>(r.results.map((c) => [c.target, c]));
   return { r, byTarget };
 }
 
@@ -42,8 +32,7 @@ test(
   "absent finds the secret JSON-escaped in a JSONL store, outside the view's content column",
   { timeout: timeLimit(300_000) },
   async (t) => {
-    const dir = tempDir(t);
-    const { byTarget } = await runAgainst(t, [faultyTarget(dir, 'escaped', 'redact-escaped')]);
+    const { byTarget } = await runAgainst(t, [faultyDecl('escaped', 'redact-escaped')]);
     const cell = byTarget.get('escaped');
     assert.equal(cell.verdict, 'fail', cell.reason);
     const a = cell.assertions[0];
@@ -58,11 +47,10 @@ test(
   'absent scans every file the deterministic run left: beside the store, elsewhere in the data dir, in HOME',
   { timeout: timeLimit(300_000) },
   async (t) => {
-    const dir = tempDir(t);
     const targets = {
-      sidecar: faultyTarget(dir, 'sidecar', 'redact-residue', {}, { RESIDUE: '{{data}}/store.jsonl.idx' }),
-      datadir: faultyTarget(dir, 'datadir', 'redact-residue', {}, { RESIDUE: '{{data}}/logs/2026/server.log' }),
-      home: faultyTarget(dir, 'home', 'redact-residue', {}, { RESIDUE: '{{home}}/.local/share/faulty/history.txt' }),
+      sidecar: faultyDecl('sidecar', 'redact-residue', {}, { RESIDUE: '{{data}}/store.jsonl.idx' }),
+      datadir: faultyDecl('datadir', 'redact-residue', {}, { RESIDUE: '{{data}}/logs/2026/server.log' }),
+      home: faultyDecl('home', 'redact-residue', {}, { RESIDUE: '{{home}}/.local/share/faulty/history.txt' }),
     };
     const { byTarget } = await runAgainst(t, Object.values(targets));
     const expect = {

@@ -7,19 +7,18 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { memeval, ROOT, tempDir, timeLimit, writeJson } from '../helpers.ts';
-
-const HOSTILE = join(ROOT, 'eval', 'hostile');
+import JSON5 from 'json5';
+import { memeval, ROOT } from '../helpers.ts';
+import { HOSTILE_DIR as HOSTILE, hostileDecl, runInline, tempDir, timeLimit, writeJson } from '../kit.ts';
 
 /** The hostile server in honest mode (it stamps each write with its wall clock and has an expire tool). */
-function honestTarget(dir: string): string {
-  const decl = readFileSync(join(HOSTILE, 'hostile-sidecar.json5'), 'utf8')
-    .replace('"hostile-sidecar"', '"clocked"')
-    .replace('HOSTILE: "sidecar"', 'HOSTILE: "honest"');
-  return writeJson(join(dir, 'clocked.json5'), decl);
-}
+const CLOCKED = hostileDecl('honest', {
+  name: 'clocked',
+  provider: true,
+  env: { SIDECAR: '{{data}}/cache/history.log' },
+});
 
 /** Written on 2026-01-01 (seed) and 2026-02-15 (after +45d, no restart); expired by a sweep in the same process. */
 const runningProcess = {
@@ -62,12 +61,8 @@ test(
   'clock scenarios: shifted at load, across restarts and while running; recorded; fail-closed; unsupported off Node',
   { timeout: timeLimit(120_000) },
   async (t) => {
-    const dir = tempDir(t);
-    const sc = join(dir, 'sc');
-    mkdirSync(sc);
-    copyFileSync(join(ROOT, 'scenarios', 'expired-memory-archived.json5'), join(sc, 'expired-memory-archived.json5'));
-    writeJson(join(sc, 'clock-running-process.json5'), runningProcess);
-    const notNode = writeJson(join(dir, 'shell.json5'), {
+    const expiry = JSON5.parse(readFileSync(join(ROOT, 'scenarios', 'expired-memory-archived.json5'), 'utf8'));
+    const notNode = {
       ...JSON.parse(JSON.stringify({ name: 'shell', description: 'a server started by a shell' })),
       server: {
         command: '/bin/sh',
@@ -85,17 +80,14 @@ test(
         expire: [{ tool: 'expire', args: {} }],
       },
       recall_results: { json: 'results' },
+    };
+    const r = await runInline(t, {
+      scenarios: [expiry, runningProcess],
+      targets: [CLOCKED, join(HOSTILE, 'hostile-clock-respawn.json5'), notNode],
+      config: { workers: 2 },
     });
-    const targets = [honestTarget(dir), join(HOSTILE, 'hostile-clock-respawn.json5'), notNode];
-    const out = join(dir, 'runs');
-    const r = await memeval(
-      ['run', '--scenarios', sc, '--target', targets.join(','), '--out', out, '--json', '--workers', '2'],
-      { timeout: timeLimit(120_000) },
-    );
-    const report = JSON.parse(String(r.stdout));
-    const cells = report.results as any[];
-    const cell = (s: string, target: string, phase: string) =>
-      cells.find((c) => c.scenario === s && c.target === target && c.phase === phase);
+    const { report, out } = r;
+    const cell = (s: string, target: string, phase: string) => r.cell(s, phase, target) as Record<string, any>;
 
     // the honest expiring server: the built-in scenario passes and its violation is caught
     const wb = cell('expired-memory-archived', 'clocked', 'well-behaved');

@@ -4,23 +4,14 @@
 // throws, hangs or answers garbage, usage that was never recorded) must come out `error`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { memeval, scenario, tempDir, writeJson, timeLimit } from '../helpers.ts';
+import type { CellResult } from '../../src/core/results.ts';
+import { memeval } from '../helpers.ts';
+import { reportFromStdout, runInline, scenario, tempDir, timeLimit, writeJson } from '../kit.ts';
 
-interface Cell {
-  scenario: string;
-  phase: string;
-  verdict: string;
-  reason: string;
-  assertions: {
-    name: string;
-    outcome: string;
-    detail: string;
-    actual: unknown;
-    rejudge?: { rejudged: boolean; why?: string };
-  }[];
-}
+/** a judgment of a re-judged report: whether it was judged again, and why not */
+type Rejudged = CellResult['assertions'][number] & { rejudge?: { rejudged: boolean; why?: string } };
 
 const JUDGES: Record<string, string> = {
   // counts the memories holding options.text: an honest plug-in
@@ -151,17 +142,13 @@ test(
         assertions: [{ kind: 'command', name: 'export', phase: 'both', bin: 'memories', run: ['export'] }],
       }),
     );
-    const out = join(dir, 'out');
-    const r = await memeval(['run', '--scenarios', scenarios, '--json', '--workers', '3', '--out', out], {
-      env: { MEMEVAL_JUDGE_TIMEOUT_MS: '3000' },
-    });
-    const report = JSON.parse(String(r.stdout)) as { results: Cell[] };
-    const cell = (s: string, p: string) => report.results.find((c) => c.scenario === s && c.phase === p)!;
-    const of = (c: Cell, n: string) => c.assertions.find((a) => a.name === n)!;
+    const r = await runInline(t, { scenarios, config: { workers: 3 }, env: { MEMEVAL_JUDGE_TIMEOUT_MS: '3000' } });
+    const cell = (s: string, p: string) => r.cell(s, p);
+    const of = (c: CellResult, n: string) => c.assertions.find((a) => a.name === n)!;
 
     const wb = cell('judges-hold', 'well-behaved');
     assert.equal(wb.verdict, 'pass', wb.reason);
-    assert.match(of(wb, 'honest plug-in').detail, /files \d+/, 'a live cell hands the plug-in the fixture files');
+    assert.match(of(wb, 'honest plug-in').detail ?? '', /files \d+/, 'a live cell hands the plug-in the fixture files');
     const v = cell('judges-hold', 'violation');
     assert.equal(v.verdict, 'detected', v.reason);
     assert.equal(of(v, 'exit 3 is a fail').outcome, 'fail');
@@ -185,7 +172,7 @@ test(
     };
     for (const [name, re] of Object.entries(why)) {
       assert.equal(of(f, name).outcome, 'error', name);
-      assert.match(of(f, name).detail, re, name);
+      assert.match(of(f, name).detail ?? '', re, name);
     }
     assert.equal(
       of(f, 'dark mode once').outcome,
@@ -200,14 +187,10 @@ test(
     }
 
     // rejudge: the plug-in is judged again from the evidence, the command keeps its judgment and says why
-    const runDir = join(
-      out,
-      readdirSync(out).find((d) => !d.startsWith('.'))!,
-    );
-    const rj = await memeval(['rejudge', runDir, '--scenarios', scenarios, '--json']);
-    const again = JSON.parse(String(rj.stdout)) as { results: Cell[] };
+    const rj = await memeval(['rejudge', r.runDir!, '--scenarios', scenarios, '--json']);
+    const again = reportFromStdout(rj);
     const wb2 = again.results.find((c) => c.scenario === 'judges-hold' && c.phase === 'well-behaved')!;
-    const cmd = wb2.assertions.find((a) => a.name === 'writes an export')!;
+    const cmd: Rejudged = of(wb2, 'writes an export');
     assert.equal(cmd.rejudge?.rejudged, false);
     assert.match(cmd.rejudge?.why ?? '', /reads the fixture, which is removed after a run/);
     assert.equal(wb2.verdict, 'pass');

@@ -9,45 +9,21 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { execa } from 'execa';
-import { FAULTY, faultyTarget } from '../faulty.ts';
 import { exitLog, proxiesSettled, proxyStopProblems } from '../../src/mcp/proxy.ts';
 import { localDecl, writeDecl } from '../fuzz-helpers.ts';
-import { memeval, memevalArgv, ROOT, scenario, tempDir, timeLimit, writeJson } from '../helpers.ts';
+import { memeval, memevalArgv, ROOT } from '../helpers.ts';
+import { FAULTY, faultyDecl, runInline, scenario, tempDir, timeLimit } from '../kit.ts';
 
 test(
   'a deterministic cell whose server exits 1 when stopped, or empties its store at exit, is error, not pass',
   { timeout: timeLimit(300_000) },
   async (t) => {
-    const dir = tempDir(t);
-    const run = async (name: string, s: Record<string, unknown>, targets: string[]) => {
-      const sc = join(dir, name);
-      mkdirSync(sc);
-      writeJson(join(sc, `${s.id}.json5`), s);
-      const r = await memeval(
-        [
-          'run',
-          '--scenarios',
-          sc,
-          '--target',
-          targets.join(','),
-          '--out',
-          join(dir, `runs-${name}`),
-          '--json',
-          '--workers',
-          '2',
-        ],
-        { timeout: timeLimit(300_000) },
-      );
-      const cells = JSON.parse(String(r.stdout)).results as any[];
-      return {
-        r,
-        cell: (target: string, phase: string) => cells.find((c) => c.target === target && c.phase === phase),
-      };
-    };
-    const { r, cell } = await run('plain', scenario('plain'), [
-      faultyTarget(dir, 'exit1', 'exit-at-stop:1'),
-      faultyTarget(dir, 'fine', 'ok'),
-    ]);
+    const r = await runInline(t, {
+      scenarios: [scenario('plain')],
+      targets: [faultyDecl('exit1', 'exit-at-stop:1'), faultyDecl('fine', 'ok')],
+      config: { workers: 2 },
+    });
+    const cell = (target: string, phase: string) => r.cell('plain', phase, target);
     const wb = cell('exit1', 'well-behaved');
     assert.equal(wb.verdict, 'error', wb.reason);
     assert.match(wb.reason, /server session 1 exited with code 1 when its stdin closed \(asked to stop\)/);
@@ -64,10 +40,13 @@ test(
       deterministic: { well_behaved: [{ op: 'remember', content: 'token sk_test_abcdef123456' }], violation: null },
       assertions: [{ kind: 'absent', name: 'no token', phase: 'well-behaved', text: 'sk_test_abcdef123456' }],
     });
-    const lost = (await run('wiped', wiped, [faultyTarget(dir, 'loser', 'lose-store-at-stop')])).cell(
-      'loser',
-      'well-behaved',
-    );
+    const lost = (
+      await runInline(t, {
+        scenarios: [wiped],
+        targets: [faultyDecl('loser', 'lose-store-at-stop')],
+        config: { workers: 2 },
+      })
+    ).cell('wiped', 'well-behaved');
     assert.equal(lost.verdict, 'error', lost.reason);
     assert.match(
       lost.reason,
@@ -121,21 +100,15 @@ test(
     assert.equal(exp.exitCode, 0, String(exp.stderr));
     const file = String(exp.stdout).split('\n')[0];
     assert.ok(JSON.parse(readFileSync(file, 'utf8')).tags.includes('crash-at-exit'));
-    const run = await memeval(
-      ['run', '--scenarios', out, '--target', declFile, '--out', join(dir, 'runs'), '--json', '--workers', '1'],
-      { timeout: timeLimit(120_000) },
-    );
-    const violation = JSON.parse(String(run.stdout)).results.find((r: { phase: string }) => r.phase === 'violation');
+    const run = await runInline(t, { scenarios: out, targets: [declFile], config: { workers: 1 } });
+    const violation = run.results.find((r) => r.phase === 'violation')!;
     assert.equal(violation.verdict, 'error', JSON.stringify(violation));
     assert.match(violation.reason, /exited with code 1 when its stdin closed/);
     assert.equal(run.exitCode, 1);
     mkdirSync(join(dir, 'fixed'));
     const fixed = writeDecl(join(dir, 'fixed'), localDecl('exit1', ''));
-    const rerun = await memeval(
-      ['run', '--scenarios', out, '--target', fixed, '--out', join(dir, 'runs2'), '--json', '--workers', '1'],
-      { timeout: timeLimit(120_000) },
-    );
-    assert.equal(rerun.exitCode, 0, String(rerun.stdout).slice(0, 2000));
+    const rerun = await runInline(t, { scenarios: out, targets: [fixed], config: { workers: 1 } });
+    assert.equal(rerun.exitCode, 0, JSON.stringify(rerun.results).slice(0, 2000));
   },
 );
 

@@ -5,17 +5,27 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { memeval, ROOT, scenario, tempDir, writeJson, timeLimit } from '../helpers.js';
-import { faultyTarget } from '../faulty.js';
+import { memeval, ROOT } from '../helpers.js';
+import {
+  faultyDecl,
+  runInline,
+  scenario,
+  scenarioFolder,
+  targetFile,
+  tempDir,
+  writeJson,
+  type Decl,
+  type KitReport,
+} from '../kit.ts';
 import { BUILTIN_SCENARIOS } from '../../src/util/paths.js';
 
 const MODE_SERVER = join(ROOT, 'test', 'servers', 'mode-server.mjs');
 
-/** A target declaration for the mode server, as a file outside any targets/ folder. */
-function modeTarget(dir: string, name: string, mode: string, over: Record<string, unknown> = {}): string {
-  return writeJson(join(dir, `${name}.json5`), {
+/** A target declaration for the mode server (the kit writes it outside any targets/ folder). */
+function modeDecl(name: string, mode: string, over: Record<string, unknown> = {}): Decl {
+  return {
     name,
     description: `mode-server in ${mode} mode`,
     server: { command: process.execPath, args: [MODE_SERVER], env: { MODE: mode, STORE: '{{data}}/store.jsonl' } },
@@ -29,81 +39,62 @@ function modeTarget(dir: string, name: string, mode: string, over: Record<string
       recall: [{ tool: 'search', args: { query: '{{query}}' } }],
     },
     ...over,
-  });
+  };
 }
-
-function scenarioDir(dir: string, ...scenarios: Record<string, unknown>[]): string {
-  const d = join(dir, 'scenarios');
-  mkdirSync(d, { recursive: true });
-  for (const s of scenarios) writeJson(join(d, `${s.id}.json5`), s);
-  return d;
-}
-
-const readReport = (out: string) => {
-  const [run] = readdirSync(out);
-  return JSON.parse(readFileSync(join(out, run, 'report.json'), 'utf8'));
-};
+const modeTarget = (dir: string, name: string, mode: string, over: Record<string, unknown> = {}): string =>
+  targetFile(dir, modeDecl(name, mode, over));
 
 test('1: a store that does not exist after accepted writes is error, naming the declared path and the files there', async (t) => {
-  const dir = tempDir(t);
-  const target = modeTarget(dir, 'wrong-store', 'ok', { store: { format: 'jsonl', path: '{{data}}/elsewhere.jsonl' } });
+  const target = modeDecl('wrong-store', 'ok', { store: { format: 'jsonl', path: '{{data}}/elsewhere.jsonl' } });
   const s = scenario('store-missing', {
     deterministic: { well_behaved: [{ op: 'remember', content: 'User prefers dark mode' }], violation: null },
   });
   s.assertions = [{ kind: 'count', name: 'no token', phase: 'both', contains: 'sk_test', op: 'eq', value: 0 }];
-  const out = join(dir, 'runs');
-  const r = await memeval(['run', '--scenarios', scenarioDir(dir, s), '--target', target, '--out', out]);
-  assert.equal(r.exitCode, 1, String(r.stdout));
-  const [cell] = readReport(out).results;
+  const r = await runInline(t, { scenarios: [s], targets: [target] });
+  assert.equal(r.exitCode, 1, r.output);
+  const [cell] = r.results;
   assert.equal(cell.verdict, 'error');
   assert.match(cell.reason, /elsewhere\.jsonl does not exist/);
   assert.match(cell.reason, /data\/store\.jsonl/);
 });
 
 test('2: a recall that only echoes the query never satisfies contains', async (t) => {
-  const dir = tempDir(t);
   // the echo is its declared "found nothing": read as no results, it fails `contains`
-  const target = modeTarget(dir, 'echo-server', 'echo', {
+  const target = modeDecl('echo-server', 'echo', {
     recall_results: { json: '', empty: { text: 'No results found for: {{query}}' } },
   });
   const s = scenario('echo-recall', {
     deterministic: { well_behaved: [{ op: 'remember', content: 'User likes tea' }], violation: null },
     assertions: [{ kind: 'recall', name: 'finds pnpm', phase: 'both', query: 'pnpm', contains: 'pnpm' }],
   });
-  const out = join(dir, 'runs');
-  const r = await memeval(['run', '--scenarios', scenarioDir(dir, s), '--target', target, '--out', out]);
-  assert.equal(r.exitCode, 1, String(r.stdout));
-  const [cell] = readReport(out).results;
+  const r = await runInline(t, { scenarios: [s], targets: [target] });
+  assert.equal(r.exitCode, 1, r.output);
+  const [cell] = r.results;
   assert.equal(cell.verdict, 'fail');
   assert.match(String(cell.assertions[0].actual), /no results/);
 });
 
 test('2b: without an itemisation, a needle that is part of the query cannot pass on an echo', async (t) => {
-  const dir = tempDir(t);
-  const target = modeTarget(dir, 'echo-plain', 'echo');
+  const target = modeDecl('echo-plain', 'echo');
   const s = scenario('echo-plain', {
     deterministic: { well_behaved: [{ op: 'remember', content: 'User likes tea' }], violation: null },
     assertions: [{ kind: 'recall', name: 'finds pnpm', phase: 'both', query: 'pnpm', contains: 'pnpm' }],
   });
-  const out = join(dir, 'runs');
-  await memeval(['run', '--scenarios', scenarioDir(dir, s), '--target', target, '--out', out]);
-  const [cell] = readReport(out).results;
+  const [cell] = (await runInline(t, { scenarios: [s], targets: [target] })).results;
   assert.notEqual(cell.verdict, 'pass');
-  assert.match(cell.assertions[0].detail, /declare recall_results/);
+  assert.match(cell.assertions[0].detail ?? '', /declare recall_results/);
 });
 
 test('3: a setup memory the target silently drops makes the cell error, naming the memory', async (t) => {
-  const dir = tempDir(t);
-  const target = modeTarget(dir, 'drop-server', 'drop');
+  const target = modeDecl('drop-server', 'drop');
   const s = scenario('dropped-seed', {
     setup: { memories: [{ ref: 'theme', content: 'User likes dark mode in the editor' }] },
     deterministic: { well_behaved: [{ op: 'recall', query: 'dark' }], violation: null },
     assertions: [{ kind: 'count', name: 'no light mode', phase: 'both', contains: 'light mode', op: 'eq', value: 0 }],
   });
-  const out = join(dir, 'runs');
-  const r = await memeval(['run', '--scenarios', scenarioDir(dir, s), '--target', target, '--out', out]);
+  const r = await runInline(t, { scenarios: [s], targets: [target] });
   assert.equal(r.exitCode, 1);
-  const [cell] = readReport(out).results;
+  const [cell] = r.results;
   assert.equal(cell.verdict, 'error');
   assert.match(cell.reason, /setup memory "theme" was not stored by the target/);
 });
@@ -124,19 +115,20 @@ test('4: an unknown claim or defence is exit 3 with a did-you-mean', async (t) =
 test('5: --scenarios that is missing, a file or empty, and a selection of nothing, are exit 3; validate takes a folder', async (t) => {
   const dir = tempDir(t);
   const out = join(dir, 'runs');
-  const missing = await memeval(['run', '--scenarios', join(dir, 'nope'), '--out', out]);
+  const cli = (scenarios: string) => runInline(t, { mode: 'cli', scenarios, out });
+  const missing = await cli(join(dir, 'nope'));
   assert.equal(missing.exitCode, 3);
-  assert.match(String(missing.stderr), /does not exist/);
+  assert.match(missing.stderr, /does not exist/);
   const file = writeJson(join(dir, 'one.json5'), scenario('one'));
-  const asFile = await memeval(['run', '--scenarios', file, '--out', out]);
+  const asFile = await cli(file);
   assert.equal(asFile.exitCode, 3);
-  assert.match(String(asFile.stderr), /is a file, not a folder/);
+  assert.match(asFile.stderr, /is a file, not a folder/);
   mkdirSync(join(dir, 'empty'));
-  const empty = await memeval(['run', '--scenarios', join(dir, 'empty'), '--out', out]);
+  const empty = await cli(join(dir, 'empty'));
   assert.equal(empty.exitCode, 3);
-  assert.match(String(empty.stderr), /holds no scenario files/);
+  assert.match(empty.stderr, /holds no scenario files/);
   assert.deepEqual(existsSync(out) ? readdirSync(out) : [], [], 'nothing ran');
-  const folder = scenarioDir(dir, scenario('in-folder'));
+  const folder = scenarioFolder(dir, [scenario('in-folder')]);
   const v = await memeval(['validate', folder]);
   assert.equal(v.exitCode, 0, String(v.stderr));
   assert.match(String(v.stdout), /in-folder\.json5 \(scenario\)/);
@@ -148,7 +140,7 @@ test('5: --scenarios that is missing, a file or empty, and a selection of nothin
 
 test('6: a target whose command cannot be spawned is error for that cell; the report is written and nothing is left', async (t) => {
   const dir = tempDir(t);
-  const target = writeJson(join(dir, 'no-such-bin.json5'), {
+  const target = targetFile(dir, {
     name: 'no-such-bin',
     description: 'a command that does not exist',
     server: { command: join(dir, 'does-not-exist') },
@@ -159,19 +151,12 @@ test('6: a target whose command cannot be spawned is error for that cell; the re
     },
     ops: { remember: [{ tool: 'save', args: { text: '{{content}}' } }] },
   });
-  const out = join(dir, 'runs');
   const tmp = tempDir(t);
-  const r = await memeval(
-    ['run', '--scenarios', scenarioDir(dir, scenario('unspawnable')), '--target', target, '--out', out],
-    {
-      timeout: timeLimit(120_000),
-      env: { NO_COLOR: '1', TMPDIR: tmp },
-    },
-  );
-  assert.equal(r.exitCode, 1, String(r.stderr));
-  const rep = readReport(out);
+  const r = await runInline(t, { scenarios: [scenario('unspawnable')], targets: [target], env: { TMPDIR: tmp } });
+  assert.equal(r.exitCode, 1, r.output);
+  const rep = r.report;
   assert.deepEqual(
-    rep.results.map((c: { verdict: string }) => c.verdict),
+    rep.results.map((c) => c.verdict),
     ['error', 'error'],
   );
   assert.match(rep.results[0].reason + rep.results[0].stderr_tail, /cannot start|ENOENT/);
@@ -243,41 +228,28 @@ test('8: checks that used to fail mid-run are load-time errors (exit 3) naming f
   assert.match(String(r.stderr), /ops\.remember\[0\]\.capture_id: /);
   assert.match(String(r.stderr), /ops\.recall\[0\]\.args\.query: unknown filter "\|upper"/);
   // and `run` refuses the same before anything starts
-  const run = await memeval([
-    'run',
-    '--scenarios',
-    scenarioDir(dir, scenario('fine')),
-    '--target',
-    target,
-    '--out',
-    join(dir, 'runs'),
-  ]);
+  const run = await runInline(t, { mode: 'cli', scenarios: [scenario('fine')], targets: [target] });
   assert.equal(run.exitCode, 3);
-  assert.deepEqual(existsSync(join(dir, 'runs')) ? readdirSync(join(dir, 'runs')) : [], [], 'no run was written');
+  assert.deepEqual(existsSync(run.out) ? readdirSync(run.out) : [], [], 'no run was written');
 });
 
 test('a write the target refuses is a refused step: the well-behaved cell fails', async (t) => {
   const dir = tempDir(t);
-  const target = modeTarget(dir, 'refuse-server', 'refuse');
-  const out = join(dir, 'runs');
+  const target = modeDecl('refuse-server', 'refuse');
   const s = scenario('refused', {
     deterministic: { well_behaved: [{ op: 'remember', content: 'User prefers dark mode' }], violation: null },
   });
   s.assertions = [{ kind: 'count', name: 'no token', phase: 'both', contains: 'sk_test', op: 'eq', value: 0 }];
-  const r = await memeval(['run', '--scenarios', scenarioDir(dir, s), '--target', target, '--out', out]);
+  const r = await runInline(t, { scenarios: [s], targets: [target] });
   assert.equal(r.exitCode, 1);
-  const [cell] = readReport(out).results;
+  const [cell] = r.results;
   assert.equal(cell.verdict, 'fail');
   assert.match(cell.reason, /refused/);
   writeFileSync(join(dir, 'x'), '');
 });
 
-const cellOf = (report: { results: Record<string, any>[] }, scenarioId: string, phase: string, target?: string) =>
-  report.results.find((r) => r.scenario === scenarioId && r.phase === phase && (!target || r.target === target))!;
-
 test('defended must be earned: a violation whose only refused call is a recall is not defended', async (t) => {
-  const dir = tempDir(t);
-  const target = faultyTarget(dir, 'no-search', 'refuse-recall');
+  const target = faultyDecl('no-search', 'refuse-recall');
   // the violating write goes in; an assertion that cannot see it holds; the recall after it is refused
   const s = scenario('refused-recall', {
     deterministic: {
@@ -292,20 +264,15 @@ test('defended must be earned: a violation whose only refused call is a recall i
     },
     assertions: [{ kind: 'count', name: 'at most one token', phase: 'both', contains: 'sk_test', op: 'lte', value: 1 }],
   });
-  const out = join(dir, 'runs');
-  const r = await memeval(
-    ['run', '--scenarios', scenarioDir(dir, s), '--target', target, '--out', out, '--workers', '1'],
-    { timeout: timeLimit(120_000) },
-  );
-  const cell = cellOf(readReport(out), 'refused-recall', 'violation');
+  const r = await runInline(t, { scenarios: [s], targets: [target], config: { workers: 1 } });
+  const cell = r.cell('refused-recall', 'violation');
   assert.equal(cell.verdict, 'undetected', cell.reason);
   assert.equal(r.exitCode, 1);
 });
 
 test('defended must be earned: a violation whose key assertion abstains is error, naming it', async (t) => {
-  const dir = tempDir(t);
   // the fault server declares no recall_results, so a rank assertion abstains
-  const target = faultyTarget(dir, 'plain', 'ok');
+  const target = faultyDecl('plain', 'ok');
   const s = scenario('abstaining-key', {
     deterministic: {
       well_behaved: [{ op: 'remember', content: 'User prefers dark mode' }],
@@ -326,13 +293,9 @@ test('defended must be earned: a violation whose key assertion abstains is error
       },
     ],
   });
-  const out = join(dir, 'runs');
-  const r = await memeval(
-    ['run', '--scenarios', scenarioDir(dir, s), '--target', target, '--out', out, '--workers', '1'],
-    { timeout: timeLimit(120_000) },
-  );
-  const cell = cellOf(readReport(out), 'abstaining-key', 'violation');
-  assert.equal(cell.assertions.find((a: { name: string }) => a.name === 'light mode ranks first').outcome, 'abstain');
+  const r = await runInline(t, { scenarios: [s], targets: [target], config: { workers: 1 } });
+  const cell = r.cell('abstaining-key', 'violation');
+  assert.equal(cell.assertions.find((a) => a.name === 'light mode ranks first')?.outcome, 'abstain');
   assert.equal(cell.verdict, 'error', cell.reason);
   assert.match(cell.reason, /light mode ranks first/);
   assert.equal(r.exitCode, 1);
@@ -345,34 +308,17 @@ const EXPORTED_SECRETS = [
 ];
 
 test('the exported secret scenarios fail a target that refuses every call or stores nothing; a refused violating write is defended', async (t) => {
-  const dir = tempDir(t);
-  const refuser = faultyTarget(dir, 'refuse-all', 'refuse-all');
-  const blackhole = faultyTarget(dir, 'blackhole', 'blackhole');
-  const out = join(dir, 'runs');
-  const r = await memeval(
-    [
-      'run',
-      '--scenarios',
-      BUILTIN_SCENARIOS,
-      '--scenario',
-      EXPORTED_SECRETS.join(','),
-      '--target',
-      `${refuser},${blackhole}`,
-      '--out',
-      out,
-      '--workers',
-      '1',
-    ],
-    { timeout: timeLimit(240_000) },
-  );
-  const report = readReport(out);
+  const r = await runInline(t, {
+    scenarios: BUILTIN_SCENARIOS,
+    targets: [faultyDecl('refuse-all', 'refuse-all'), faultyDecl('blackhole', 'blackhole')],
+    config: { scenarioIds: EXPORTED_SECRETS, workers: 1 },
+  });
   for (const id of EXPORTED_SECRETS) {
     for (const target of ['refuse-all', 'blackhole']) {
-      const wb = cellOf(report, id, 'well-behaved', target);
-      assert.ok(wb, `${id} ran on ${target}: ${String(r.stderr).slice(0, 500)}`);
+      const wb = r.cell(id, 'well-behaved', target);
       assert.equal(wb.verdict, 'fail', `${id} on ${target}: ${wb.verdict} (${wb.reason})`);
     }
-    const v = cellOf(report, id, 'violation', 'refuse-all');
+    const v = r.cell(id, 'violation', 'refuse-all');
     assert.equal(v.verdict, 'defended', v.reason);
     assert.match(v.reason, /save \(remember/);
   }
@@ -400,40 +346,26 @@ function recallProbeScenario(id: string, query: string): Record<string, unknown>
   });
 }
 
-type ProbeCell = {
-  scenario: string;
-  target: string;
-  verdict: string;
-  assertions: { name: string; outcome: string; detail: string }[];
-};
-
-function probeCellOf(cells: ProbeCell[], scenarioId: string, target: string): ProbeCell {
-  const c = cells.find((x) => x.scenario === scenarioId && x.target === target);
+const probeCellOf = (report: KitReport, scenarioId: string, target: string) => {
+  const c = report.results.find((x) => x.scenario === scenarioId && x.target === target);
   assert.ok(c, `${scenarioId} on ${target} ran`);
   return c;
-}
+};
 
-const outcomes = (c: ProbeCell) => c.assertions.map((a) => a.outcome);
+const outcomes = (c: { assertions: { outcome: string }[] }) => c.assertions.map((a) => a.outcome);
 
 test('a recall that is refused, errors or does not itemise is error for recall not_contains, rank max_results and rank absent, never "no results"', async (t) => {
-  const dir = tempDir(t);
   const targets = [
-    faultyTarget(dir, 'refused', 'recall-refused', {}, {}, { recall_results: FAULTY_ITEMS }),
-    faultyTarget(dir, 'rpcerror', 'recall-rpc-error', {}, {}, { recall_results: FAULTY_ITEMS }),
-    faultyTarget(dir, 'drift', 'recall-drift', {}, {}, { recall_results: FAULTY_ITEMS }),
-    faultyTarget(dir, 'undeclared', 'ok', {}, {}, { recall_results: FAULTY_ITEMS }),
+    faultyDecl('refused', 'recall-refused', {}, {}, { recall_results: FAULTY_ITEMS }),
+    faultyDecl('rpcerror', 'recall-rpc-error', {}, {}, { recall_results: FAULTY_ITEMS }),
+    faultyDecl('drift', 'recall-drift', {}, {}, { recall_results: FAULTY_ITEMS }),
+    faultyDecl('undeclared', 'ok', {}, {}, { recall_results: FAULTY_ITEMS }),
   ];
-  const out = join(dir, 'runs');
-  const sc = scenarioDir(
-    dir,
+  const scenarios = [
     recallProbeScenario('holds-token', 'deploy token'),
     recallProbeScenario('matches-nothing', 'zebra'),
-  );
-  const r = await memeval(['run', '--scenarios', sc, '--target', targets.join(','), '--out', out, '--workers', '2'], {
-    timeout: timeLimit(300_000),
-  });
-  assert.equal(r.timedOut, false);
-  const cells = readReport(out).results as ProbeCell[];
+  ];
+  const cells = (await runInline(t, { scenarios, targets, config: { workers: 2 } })).report;
   // the fault server holds the token in every mode: a readable recall finds it, so the judges can fail
   assert.deepEqual(outcomes(probeCellOf(cells, 'holds-token', 'undeclared')), ['fail', 'fail', 'fail']);
   for (const target of ['refused', 'rpcerror', 'drift']) {
@@ -441,42 +373,36 @@ test('a recall that is refused, errors or does not itemise is error for recall n
     assert.equal(c.verdict, 'error', target);
     for (const a of c.assertions) {
       assert.equal(a.outcome, 'error', `${target}: ${a.name}: ${a.detail}`);
-      assert.match(a.detail, /recall "deploy token" cannot be read as results/, `${target}: ${a.name}`);
-      const quoted = /it returned (".*")…$/.exec(a.detail);
+      assert.match(a.detail ?? '', /recall "deploy token" cannot be read as results/, `${target}: ${a.name}`);
+      const quoted = /it returned (".*")…$/.exec(a.detail ?? '');
       assert.ok(quoted, `${target}: ${a.name} quotes what came back: ${a.detail}`);
       const back = JSON.parse(quoted[1]) as string;
       assert.equal(back.length, 200, 'the first 200 characters');
       assert.ok(back.includes(TOKEN), `${target}: the quote shows the token the recall held`);
     }
   }
-  assert.match(probeCellOf(cells, 'holds-token', 'refused').assertions[0].detail, /search index locked/);
-  assert.match(probeCellOf(cells, 'holds-token', 'rpcerror').assertions[0].detail, /search failed near/);
+  assert.match(probeCellOf(cells, 'holds-token', 'refused').assertions[0].detail ?? '', /search index locked/);
+  assert.match(probeCellOf(cells, 'holds-token', 'rpcerror').assertions[0].detail ?? '', /search failed near/);
   // "nothing found" is not a form this target declares: it cannot be told from a drifted format
   const undeclared = probeCellOf(cells, 'matches-nothing', 'undeclared');
   assert.deepEqual(outcomes(undeclared), ['error', 'error', 'error']);
   assert.match(
-    undeclared.assertions[1].detail,
+    undeclared.assertions[1].detail ?? '',
     /recall "zebra" cannot be read as results: .*declares none: recall_results\.empty.*it returned "nothing found"$/,
   );
 });
 
 test('a recall answered in the declared empty form (recall_results.empty) is no results', async (t) => {
-  const dir = tempDir(t);
-  const target = faultyTarget(
-    dir,
+  const target = faultyDecl(
     'declared',
     'ok',
     {},
     {},
     { recall_results: { ...FAULTY_ITEMS, empty: { text: 'nothing found' } } },
   );
-  const out = join(dir, 'runs');
-  const sc = scenarioDir(dir, recallProbeScenario('matches-nothing', 'zebra'));
-  const r = await memeval(['run', '--scenarios', sc, '--target', target, '--out', out], {
-    timeout: timeLimit(300_000),
-  });
-  assert.equal(r.exitCode, 0, String(r.stdout) + String(r.stderr));
-  const c = probeCellOf(readReport(out).results as ProbeCell[], 'matches-nothing', 'declared');
+  const r = await runInline(t, { scenarios: [recallProbeScenario('matches-nothing', 'zebra')], targets: [target] });
+  assert.equal(r.exitCode, 0, r.output);
+  const c = probeCellOf(r.report, 'matches-nothing', 'declared');
   assert.deepEqual(outcomes(c), ['pass', 'pass', 'pass']);
   assert.equal(c.verdict, 'pass');
 });

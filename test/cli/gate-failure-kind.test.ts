@@ -1,12 +1,21 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { memeval, scenario, tempDir, writeJson, timeLimit } from '../helpers.ts';
-import { faultyTarget } from '../faulty.ts';
+import {
+  faultyTarget,
+  rawReport,
+  runInline,
+  scenario,
+  tempDir,
+  timeLimit,
+  writeJson,
+  type CliOptions,
+  type InlineConfig,
+  type KitReport,
+} from '../kit.ts';
 
 type T = { after: (fn: () => void) => void };
-const ENV = { NO_COLOR: '1', FORCE_COLOR: '0' };
 const CELL = 's1/faulty/well-behaved';
 
 /**
@@ -34,19 +43,15 @@ function scenarios(t: T, which: 'x' | 'y'): string {
   return dir;
 }
 
-const wb = (r: { results: { cell_id: string; verdict: string }[] }) => r.results.find((c) => c.cell_id === CELL)!;
+const wb = (r: KitReport) => r.results.find((c) => c.cell_id === CELL)!;
 
-async function run(t: T, sc: string, target: string, extra: string[] = []) {
-  const out = tempDir(t, 'memeval-run-');
-  const r = await memeval(['run', '--scenarios', sc, '--target', target, '--out', out, '--workers', '1', ...extra], {
-    env: ENV,
-    timeout: timeLimit(240_000),
-  });
-  const runs = readdirSync(out);
-  const runDir = runs.length ? join(out, runs[0]) : '';
-  const report = runs.length ? JSON.parse(readFileSync(join(runDir, 'report.json'), 'utf8')) : undefined;
-  return { exitCode: r.exitCode, stdout: String(r.stdout), stderr: String(r.stderr), runDir, report, out };
-}
+/** The CLI (what it prints about the gate is checked) on a scenarios folder and one target. */
+const cli = (sc: string, target: string, gate?: InlineConfig['gate']): CliOptions => ({
+  mode: 'cli',
+  scenarios: sc,
+  targets: [target],
+  config: { workers: 1, gate },
+});
 
 function targets(t: T) {
   const dir = tempDir(t);
@@ -73,7 +78,7 @@ test(
       },
     ]);
 
-    const same = await run(t, x, tg.ok, ['--expected-failures', file]);
+    const same = await runInline(t, cli(x, tg.ok, { expectedFailures: file }));
     assert.equal(same.exitCode, 0, same.stdout + same.stderr);
     assert.match(
       same.stdout,
@@ -81,7 +86,7 @@ test(
     );
 
     // the target now crashes: `error`, nothing was checked; not the failure the team accepted
-    const crashed = await run(t, x, tg.crash, ['--expected-failures', file]);
+    const crashed = await runInline(t, cli(x, tg.crash, { expectedFailures: file }));
     assert.equal(wb(crashed.report).verdict, 'error');
     assert.equal(crashed.exitCode, 1, crashed.stdout + crashed.stderr);
     assert.match(
@@ -89,10 +94,10 @@ test(
       /regression: s1\/faulty\/well-behaved error: .*expected fail on \[copies of dark mode\]/,
     );
     assert.equal(crashed.report.summary.exit_code, 1);
-    assert.deepEqual(crashed.report.gate.known, []);
+    assert.deepEqual(crashed.report.gate?.known, []);
 
     // it fails on another assertion
-    const other = await run(t, y, tg.ok, ['--expected-failures', file]);
+    const other = await runInline(t, cli(y, tg.ok, { expectedFailures: file }));
     assert.equal(wb(other.report).verdict, 'fail');
     assert.equal(other.exitCode, 1, other.stdout + other.stderr);
     assert.match(
@@ -104,13 +109,13 @@ test(
     const old = writeJson(join(tempDir(t), 'old.json5'), [
       { scenario: 's1', target: 'faulty', phase: 'well-behaved', reason: 'known' },
     ]);
-    const refused = await run(t, x, tg.ok, ['--expected-failures', old]);
+    const refused = await runInline(t, cli(x, tg.ok, { expectedFailures: old }));
     assert.equal(refused.exitCode, 3, refused.stdout + refused.stderr);
     assert.match(
       refused.stderr,
       /old\.json5: \[0\]: s1\/faulty\/well-behaved names no verdict.*add verdict and assertions/,
     );
-    assert.equal(refused.runDir, '', 'nothing ran');
+    assert.equal(refused.runDir, undefined, 'nothing ran');
   },
 );
 
@@ -121,24 +126,24 @@ test(
     const tg = targets(t);
     const x = scenarios(t, 'x');
     const y = scenarios(t, 'y');
-    const base = await run(t, x, tg.ok);
+    const base = await runInline(t, cli(x, tg.ok));
     assert.equal(base.exitCode, 1);
 
-    const same = await run(t, x, tg.ok, ['--baseline', base.runDir]);
+    const same = await runInline(t, cli(x, tg.ok, { baseline: base.runDir }));
     assert.equal(same.exitCode, 0, same.stdout + same.stderr);
     assert.match(
       same.stdout,
       /known failure: s1\/faulty\/well-behaved fail \(fails in baseline .* too \(fail on \[copies of dark mode\]\)\)/,
     );
 
-    const crashed = await run(t, x, tg.crash, ['--baseline', base.runDir]);
+    const crashed = await runInline(t, cli(x, tg.crash, { baseline: base.runDir }));
     assert.equal(crashed.exitCode, 1, crashed.stdout + crashed.stderr);
     assert.match(
       crashed.stdout,
       /regression: s1\/faulty\/well-behaved error: .*baseline failed with fail on \[copies of dark mode\]/,
     );
 
-    const other = await run(t, y, tg.ok, ['--baseline', base.runDir]);
+    const other = await runInline(t, cli(y, tg.ok, { baseline: base.runDir }));
     assert.equal(other.exitCode, 1, other.stdout + other.stderr);
     assert.match(
       other.stdout,
@@ -147,7 +152,7 @@ test(
 
     // a baseline from another memeval version, of part of a run, or cut short: refused, exit 3
     const dir = tempDir(t);
-    const saved = JSON.parse(readFileSync(join(base.runDir, 'report.json'), 'utf8'));
+    const saved = rawReport(base.runDir!);
     const cases: [string, (r: Record<string, unknown>) => void, RegExp][] = [
       ['version', (r) => (r.memeval_version = '0.0.1'), /written by memeval 0\.0\.1.*rerun the baseline with memeval/],
       ['interrupted', (r) => (r.status = 'interrupted'), /status interrupted: not a complete run/],
@@ -171,12 +176,9 @@ test(
       const copy = structuredClone(saved);
       edit(copy);
       const f = writeJson(join(dir, `${name}.json`), copy);
-      const r = await memeval(
-        ['run', '--scenarios', x, '--target', tg.ok, '--out', join(dir, 'out'), '--baseline', f],
-        { env: ENV, timeout: timeLimit(120_000) },
-      );
-      assert.equal(r.exitCode, 3, `${name}: ${r.stdout}${r.stderr}`);
-      assert.match(String(r.stderr), message, name);
+      const r = await runInline(t, { mode: 'cli', scenarios: x, targets: [tg.ok], config: { gate: { baseline: f } } });
+      assert.equal(r.exitCode, 3, `${name}: ${r.output}`);
+      assert.match(r.stderr, message, name);
     }
   },
 );

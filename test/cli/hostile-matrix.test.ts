@@ -2,7 +2,7 @@
  * The hostile-target matrix: every built-in scenario against every hostile target (eval/hostile/)
  * through `memeval selftest`, in the deterministic layer (the agent layer is in
  * test/agents/hostile-matrix.test.ts, codex with the scripted model). No cell may get a verdict that is false for its target
- * (HOSTILE_RULES in src/app/selftest.ts, checked in test/unit/app/hostile-rules.test.ts). The judge-shaped hostility (a dead endpoint, one that answers garbage)
+ * (HOSTILE_RULES in src/selftest/rules.ts, checked in test/unit/selftest/hostile-rules.test.ts). The judge-shaped hostility (a dead endpoint, one that answers garbage)
  * is run against llm, jury and cascade scenarios written here. A new assertion kind, gate or
  * reporter belongs in this matrix before it is done.
  */

@@ -1,10 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { memeval, tempDir, writeJson } from '../helpers.ts';
+import { memeval } from '../helpers.ts';
+import { reportFromStdout, runInline, type Decl, type InlineConfig, type KitReport } from '../kit.ts';
 
 // memeval's cache as the rest of the suite has it (MEMEVAL_CACHE_DIR when set, else the default)
 const ENV = { NO_COLOR: '1' };
@@ -75,36 +76,29 @@ const SCENARIO = {
   ],
 };
 
-function setup(t: { after: (fn: () => void) => void }) {
-  const dir = tempDir(t);
-  const scenarios = join(dir, 'scenarios');
-  mkdirSync(scenarios);
-  writeJson(join(scenarios, 'judge-e2e.json5'), SCENARIO);
-  return { dir, scenarios, out: join(dir, 'out') };
-}
+/** The scenario (or a variant of it) on server-memory, a cell at a time. */
+const judged = (config: InlineConfig = {}, scenario: Decl = SCENARIO) => ({
+  scenarios: [scenario],
+  targets: ['server-memory'],
+  config: { workers: 1, ...config },
+});
 
-const runReport = (out: string) => {
-  const id = readdirSync(out).find((d) => !d.startsWith('rejudge-'))!;
-  return { id, dir: join(out, id), report: JSON.parse(readFileSync(join(out, id, 'report.json'), 'utf8')) };
-};
-const cell = (report: { results: { phase: string }[] }, phase: string) =>
-  report.results.find((r) => r.phase === phase) as Record<string, any>;
+const cell = (report: KitReport, phase: string) => report.results.find((r) => r.phase === phase) as Record<string, any>;
 const named = (c: Record<string, any>, name: string) => c.assertions.find((a: { name: string }) => a.name === name);
+/** what report.json says about judging (the schema passes it through undeclared) */
+const judgesOf = (report: KitReport) => (report as Record<string, any>).judges;
 
 test('without a judge model llm assertions abstain, the cheap tier still decides, and console and report say how many per scenario; rejudge then judges them', async (t) => {
-  const { scenarios, out } = setup(t);
-  const r = await memeval(
-    ['run', '--scenarios', scenarios, '--target', 'server-memory', '--workers', '1', '--out', out],
-    { env: ENV },
-  );
+  const r = await runInline(t, { mode: 'cli', ...judged(), env: ENV });
   // fail-level llm checks that were not made: the well-behaved cell cannot pass
-  assert.equal(r.exitCode, 1, String(r.stdout) + String(r.stderr));
+  assert.equal(r.exitCode, 1, r.output);
   assert.match(
-    String(r.stdout),
+    r.stdout,
     /warning: no judge model configured: 5 llm assertion\(s\) abstained, not judged \(judge-e2e: 5\)/,
   );
-  const { dir, report } = runReport(out);
-  assert.deepEqual(report.judges.abstained_without_judge, { 'judge-e2e': 5 });
+  const { report, out } = r;
+  const dir = r.runDir!;
+  assert.deepEqual(judgesOf(report).abstained_without_judge, { 'judge-e2e': 5 });
   const wb = cell(report, 'well-behaved');
   assert.equal(wb.verdict, 'error', wb.reason);
   assert.match(wb.reason, /assertion\(s\) abstained: no run noise .*hygiene cascade/);
@@ -123,8 +117,8 @@ test('without a judge model llm assertions abstain, the cheap tier still decides
   // re-judge the saved evidence with the scripted judge: nothing is replayed
   const rj = await memeval(['rejudge', dir, '--judge-model', 'scripted', '--json'], { env: ENV });
   assert.equal(rj.exitCode, 0, String(rj.stderr));
-  const again = JSON.parse(String(rj.stdout));
-  assert.equal(again.rejudged_from.run_id, report.run_id);
+  const again = reportFromStdout(rj);
+  assert.equal((again as Record<string, any>).rejudged_from.run_id, report.run_id);
   assert.notEqual(again.run_id, report.run_id);
   const wb2 = cell(again, 'well-behaved');
   assert.equal(wb2.verdict, 'pass', wb2.reason);
@@ -138,7 +132,7 @@ test('without a judge model llm assertions abstain, the cheap tier still decides
   assert.equal(vi2.verdict, 'detected');
   assert.equal(named(vi2, 'no run noise').outcome, 'fail');
   assert.equal(named(vi2, 'no run noise').reasoning, 'a test tally');
-  assert.deepEqual(again.judges.abstained_without_judge, {});
+  assert.deepEqual(judgesOf(again).abstained_without_judge, {});
   assert.ok(
     readdirSync(out).some((d) => d.startsWith('rejudge-')),
     'the new report is written beside the run',
@@ -147,32 +141,16 @@ test('without a judge model llm assertions abstain, the cheap tier still decides
   // only llm judges, and a cell whose evidence is gone says why
   rmSync(join(dir, vi.cell_dir, 'evidence.db'));
   const only = await memeval(['rejudge', dir, '--judge-model', 'scripted', '--only', 'llm', '--json'], { env: ENV });
-  const o = JSON.parse(String(only.stdout));
+  const o = reportFromStdout(only);
   assert.match(named(cell(o, 'well-behaved'), 'pnpm stored').rejudge.why, /--only llm/);
   assert.match(cell(o, 'violation').rejudge.why, /evidence cannot be opened: .*no evidence DB/);
   assert.equal(cell(o, 'violation').verdict, 'detected', 'the old verdict is kept, not invented');
 });
 
 test('with the scripted judge every llm call is in the report: prompt, raw answer, verdict, reasoning, confidence, model, tokens, latency, cost', async (t) => {
-  const { scenarios, out } = setup(t);
-  const r = await memeval(
-    [
-      'run',
-      '--scenarios',
-      scenarios,
-      '--target',
-      'server-memory',
-      '--workers',
-      '1',
-      '--out',
-      out,
-      '--judge-model',
-      'scripted',
-    ],
-    { env: ENV },
-  );
-  assert.equal(r.exitCode, 0, String(r.stdout) + String(r.stderr));
-  const { report } = runReport(out);
+  const r = await runInline(t, judged({ judge: { model: 'scripted' } }));
+  assert.equal(r.exitCode, 0, r.output);
+  const { report } = r;
   const vi = cell(report, 'violation');
   assert.equal(vi.verdict, 'detected');
   const j = named(vi, 'no run noise');
@@ -188,44 +166,26 @@ test('with the scripted judge every llm call is in the report: prompt, raw answe
   assert.equal(rel.level, 'warn');
   assert.equal(rel.outcome, 'pass');
   assert.match(rel.llm.calls[0].prompt, /Deploys go through staging first/);
-  assert.equal(report.judges.model.model, 'scripted');
-  assert.equal(report.judges.cost_usd, 0);
-  assert.ok(report.judges.model_calls >= 5);
+  assert.equal(judgesOf(report).model.model, 'scripted');
+  assert.equal(judgesOf(report).cost_usd, 0);
+  assert.ok(judgesOf(report).model_calls >= 5);
 });
 
 test('a judge off this machine is blocked without --i-understand-model-cost (exit 2); a loopback judge is free, and an unreachable one is an error, never a pass', async (t) => {
-  const { scenarios, out } = setup(t);
-  const blocked = await memeval(['run', '--scenarios', scenarios, '--out', out, '--judge-model', 'gpt-judge-x'], {
-    env: { ...ENV, OPENAI_API_KEY: 'sk-never-written' },
+  const blocked = await runInline(t, {
+    scenarios: [SCENARIO],
+    config: { judge: { model: 'gpt-judge-x' } },
+    env: { OPENAI_API_KEY: 'sk-never-written' },
   });
-  assert.equal(blocked.exitCode, 2, String(blocked.stderr));
-  const { report } = runReport(out);
+  assert.equal(blocked.exitCode, 2, blocked.output);
+  const { report } = blocked;
   assert.equal(report.status, 'blocked');
-  assert.match(report.reason, /not on this machine and costs money: it needs --i-understand-model-cost/);
-  assert.doesNotMatch(readFileSync(join(out, report.run_id, 'report.json'), 'utf8'), /sk-never-written/);
+  assert.match(report.reason ?? '', /not on this machine and costs money: it needs --i-understand-model-cost/);
+  assert.doesNotMatch(readFileSync(blocked.reportPath!, 'utf8'), /sk-never-written/);
 
-  const out2 = join(out, '..', 'out2');
-  const local = await memeval(
-    [
-      'run',
-      '--scenarios',
-      scenarios,
-      '--target',
-      'server-memory',
-      '--workers',
-      '1',
-      '--out',
-      out2,
-      '--judge-model',
-      'llama-local',
-      '--judge-base-url',
-      'http://127.0.0.1:9/v1',
-    ],
-    { env: ENV },
-  );
-  assert.equal(local.exitCode, 1, String(local.stdout));
-  const l = runReport(out2).report;
-  const wb = cell(l, 'well-behaved');
+  const local = await runInline(t, judged({ judge: { model: 'llama-local', baseUrl: 'http://127.0.0.1:9/v1' } }));
+  assert.equal(local.exitCode, 1, local.output);
+  const wb = cell(local.report, 'well-behaved');
   assert.equal(wb.verdict, 'error');
   assert.equal(named(wb, 'no run noise').outcome, 'error');
   assert.match(named(wb, 'no run noise').detail, /judge model request failed/);
@@ -233,7 +193,6 @@ test('a judge off this machine is blocked without --i-understand-model-cost (exi
 });
 
 test('a juror naming a model off this machine blocks the run like a remote default judge', async (t) => {
-  const { scenarios, out } = setup(t);
   const s = structuredClone(SCENARIO) as Record<string, any>;
   s.assertions.push({
     kind: 'jury',
@@ -253,10 +212,9 @@ test('a juror naming a model off this machine blocks the run like a remote defau
       },
     ],
   });
-  writeJson(join(scenarios, 'judge-e2e.json5'), s);
-  const r = await memeval(['run', '--scenarios', scenarios, '--out', out, '--judge-model', 'scripted'], { env: ENV });
-  assert.equal(r.exitCode, 2, String(r.stderr));
-  assert.match(runReport(out).report.reason, /gpt-judge-x at https:\/\/judge\.example\.com\/v1 is not on this machine/);
+  const r = await runInline(t, { scenarios: [s], config: { judge: { model: 'scripted' } } });
+  assert.equal(r.exitCode, 2, r.output);
+  assert.match(r.report.reason ?? '', /gpt-judge-x at https:\/\/judge\.example\.com\/v1 is not on this machine/);
 });
 
 /** A loopback OpenAI-compatible endpoint whose judge answers only prose, never the JSON asked for. */
@@ -300,7 +258,7 @@ async function closedPort(): Promise<number> {
 }
 
 /** Only the violation phase has a jury of llm judges: what it says there alone decides the exit code. */
-function jurySetup(t: { after: (fn: () => void) => void }) {
+function juryScenario(): Decl {
   const s = structuredClone(SCENARIO) as Record<string, any>;
   const juror = (name: string) => ({
     kind: 'llm',
@@ -319,35 +277,19 @@ function jurySetup(t: { after: (fn: () => void) => void }) {
       judges: [juror('j1'), juror('j2'), juror('j3')],
     },
   ];
-  const { scenarios, out } = setup(t);
-  writeJson(join(scenarios, 'judge-e2e.json5'), s);
-  return { scenarios, out };
+  return s;
 }
 
 test('a jury whose judges all answer garbage is an error in the violation phase, not "detected", and the run fails', async (t) => {
-  const { scenarios, out } = jurySetup(t);
   const judge = await garbageJudge(t);
-  const r = await memeval(
-    [
-      'run',
-      '--scenarios',
-      scenarios,
-      '--target',
-      'server-memory',
-      '--workers',
-      '1',
-      '--out',
-      out,
-      '--judge-model',
-      'llama-garbage',
-      '--judge-base-url',
-      judge.url,
-    ],
-    { env: ENV },
-  );
-  assert.equal(r.exitCode, 1, String(r.stdout) + String(r.stderr));
+  const r = await runInline(t, {
+    mode: 'cli',
+    ...judged({ judge: { model: 'llama-garbage', baseUrl: judge.url } }, juryScenario()),
+    env: ENV,
+  });
+  assert.equal(r.exitCode, 1, r.output);
   assert.equal(judge.requests(), 9, 'three jurors, each asked three times');
-  const { report } = runReport(out);
+  const { report } = r;
   assert.equal(cell(report, 'well-behaved').verdict, 'pass');
   const vi = cell(report, 'violation');
   assert.equal(vi.verdict, 'error', vi.reason);
@@ -356,41 +298,25 @@ test('a jury whose judges all answer garbage is an error in the violation phase,
   assert.match(jury.detail, /no quorum: 0 of 3 jurors decided \(quorum 2\)/);
   assert.ok(jury.members.every((m: { outcome: string }) => m.outcome === 'error'));
   assert.match(
-    String(r.stdout),
+    r.stdout,
     /warning: judging did not happen .*judge-e2e: 3 judge error\(s\), 0 abstention\(s\), 1 jury\/cascade without quorum/,
   );
-  assert.deepEqual(report.judges.not_judged, { 'judge-e2e': { errors: 3, abstentions: 0, no_quorum: 1 } });
+  assert.deepEqual(judgesOf(report).not_judged, { 'judge-e2e': { errors: 3, abstentions: 0, no_quorum: 1 } });
 });
 
 test('a jury whose judge endpoint is dead is an error in the violation phase, not "detected"', async (t) => {
-  const { scenarios, out } = jurySetup(t);
   const port = await closedPort();
-  const r = await memeval(
-    [
-      'run',
-      '--scenarios',
-      scenarios,
-      '--target',
-      'server-memory',
-      '--workers',
-      '1',
-      '--out',
-      out,
-      '--judge-model',
-      'llama-dead',
-      '--judge-base-url',
-      `http://127.0.0.1:${port}/v1`,
-    ],
-    { env: ENV },
+  const r = await runInline(
+    t,
+    judged({ judge: { model: 'llama-dead', baseUrl: `http://127.0.0.1:${port}/v1` } }, juryScenario()),
   );
-  assert.equal(r.exitCode, 1, String(r.stdout) + String(r.stderr));
-  const vi = cell(runReport(out).report, 'violation');
+  assert.equal(r.exitCode, 1, r.output);
+  const vi = cell(r.report, 'violation');
   assert.equal(vi.verdict, 'error', vi.reason);
   assert.match(named(vi, 'noise jury').detail, /no quorum: 0 of 3 jurors decided .*judge model request failed/);
 });
 
 test('a jury declaring errors: "fail" is refused at load (exit 3) with the fix', async (t) => {
-  const { scenarios, out } = setup(t);
   const s = structuredClone(SCENARIO) as Record<string, any>;
   s.assertions.push({
     kind: 'jury',
@@ -400,17 +326,12 @@ test('a jury declaring errors: "fail" is refused at load (exit 3) with the fix',
     errors: 'fail',
     judges: [{ kind: 'count', name: 'c', op: 'gte', value: 0 }],
   });
-  writeJson(join(scenarios, 'judge-e2e.json5'), s);
-  const r = await memeval(['run', '--scenarios', scenarios, '--target', 'server-memory', '--out', out], { env: ENV });
-  assert.equal(r.exitCode, 3, String(r.stdout) + String(r.stderr));
-  assert.match(
-    String(r.stdout) + String(r.stderr),
-    /errors: "fail"` is no longer accepted.*use "ignore" .* or "error"/,
-  );
+  const r = await runInline(t, { scenarios: [s], targets: ['server-memory'] });
+  assert.equal(r.exitCode, 3, r.output);
+  assert.match(r.output, /errors: "fail"` is no longer accepted.*use "ignore" .* or "error"/);
 });
 
 test('judge errors, abstentions and juries without quorum are counted per scenario in the console and in report.json, even at level warn', async (t) => {
-  const { scenarios, out } = setup(t);
   const s = structuredClone(SCENARIO) as Record<string, any>;
   const llm = (name: string, scripted: Record<string, unknown>) => ({
     kind: 'llm',
@@ -438,32 +359,16 @@ test('judge errors, abstentions and juries without quorum are counted per scenar
     },
     { kind: 'count', name: 'no tally', phase: 'both', contains: '14:02', op: 'eq', value: 0 },
   ];
-  writeJson(join(scenarios, 'judge-e2e.json5'), s);
-  const r = await memeval(
-    [
-      'run',
-      '--scenarios',
-      scenarios,
-      '--target',
-      'server-memory',
-      '--workers',
-      '1',
-      '--out',
-      out,
-      '--judge-model',
-      'scripted',
-    ],
-    { env: ENV },
-  );
-  assert.equal(r.exitCode, 0, String(r.stdout) + String(r.stderr));
-  const { report } = runReport(out);
+  const r = await runInline(t, { mode: 'cli', ...judged({ judge: { model: 'scripted' } }, s), env: ENV });
+  assert.equal(r.exitCode, 0, r.output);
+  const { report } = r;
   assert.equal(cell(report, 'well-behaved').verdict, 'pass');
   assert.equal(cell(report, 'violation').verdict, 'detected');
   // well-behaved: unreadable (error), unsure, u1, u2 (abstain), the jury (no quorum); violation: unsure
-  assert.deepEqual(report.judges.not_judged, { 'judge-e2e': { errors: 1, abstentions: 4, no_quorum: 1 } });
+  assert.deepEqual(judgesOf(report).not_judged, { 'judge-e2e': { errors: 1, abstentions: 4, no_quorum: 1 } });
   assert.match(
-    String(r.stdout),
+    r.stdout,
     /warning: judging did not happen for 6 judgment\(s\) \(judge-e2e: 1 judge error\(s\), 4 abstention\(s\), 1 jury\/cascade without quorum\)/,
   );
-  assert.ok(report.warnings.some((w: string) => /judging did not happen/.test(w)));
+  assert.ok(report.warnings.some((w) => /judging did not happen/.test(w)));
 });

@@ -1,27 +1,30 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { memeval, tempDir, writeJson, timeLimit } from '../helpers.ts';
-import { faultyTarget, scenarioDir } from '../faulty.ts';
+import { memeval } from '../helpers.ts';
+import { scenarioDir } from '../faulty.ts';
+import {
+  copies,
+  faultyTarget,
+  rawReport,
+  readReportFile,
+  runInline,
+  scenarioFolder,
+  tempDir,
+  timeLimit,
+  writeJson,
+  type InlineConfig,
+} from '../kit.ts';
 
 type T = { after: (fn: () => void) => void };
 const ENV = { NO_COLOR: '1', FORCE_COLOR: '0' };
 
-/** One `memeval run` into a fresh --out; returns its run dir (it must have written a report). */
-async function runInto(
-  t: T,
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<{ runDir: string; exitCode?: number; out: string }> {
-  const out = tempDir(t, 'memeval-part-');
-  const r = await memeval(['run', ...args, '--out', out, '--workers', '2'], {
-    env: { ...ENV, ...env },
-    timeout: timeLimit(240_000),
-  });
-  const runs = readdirSync(out);
-  assert.equal(runs.length, 1, `a report was written (exit ${r.exitCode}):\n${r.stdout}\n${r.stderr}`);
-  return { runDir: join(out, runs[0]), exitCode: r.exitCode, out };
+/** One part of a run (in process); its run dir (it must have written a report). */
+async function part(t: T, scenarios: string, target: string, config: InlineConfig = {}, env?: Record<string, string>) {
+  const r = await runInline(t, { scenarios, targets: [target], config: { workers: 2, ...config }, env });
+  assert.ok(r.runDir && r.reportPath, `a report was written (exit ${r.exitCode}):\n${r.output}`);
+  return { runDir: r.runDir, exitCode: r.exitCode };
 }
 
 async function merge(t: T, parts: string[], extra: string[] = []) {
@@ -38,10 +41,10 @@ test(
     const dir = tempDir(t);
     const sc = scenarioDir(dir, 2);
     const target = faultyTarget(dir, 'faulty', 'ok');
-    const common = ['--scenarios', sc, '--target', target];
-    const a1 = await runInto(t, [...common, '--shard', '1/2']);
-    const a2 = await runInto(t, [...common, '--shard', '2/2']);
-    const plan = JSON.parse(readFileSync(join(a1.runDir, 'report.json'), 'utf8')).plan;
+    const shard = (index: number, config: InlineConfig = {}) => ({ shard: { index, count: 2 }, ...config });
+    const a1 = await part(t, sc, target, shard(1));
+    const a2 = await part(t, sc, target, shard(2));
+    const plan = readReportFile(a1.runDir).plan as Record<string, any>;
     assert.deepEqual(plan.cells, [
       's1/faulty/violation',
       's1/faulty/well-behaved',
@@ -66,7 +69,7 @@ test(
 
     // shard 2/2 ran other scenario files under the same ids
     const otherSc = scenarioDir(join(dir, 'other'), 2, { title: 'edited since shard 1/2 ran' });
-    const b2 = await runInto(t, ['--scenarios', otherSc, '--target', target, '--shard', '2/2']);
+    const b2 = await part(t, otherSc, target, shard(2));
     const diffSc = await merge(t, [a1.runDir, b2.runDir]);
     assert.equal(diffSc.exitCode, 3, diffSc.stdout + diffSc.stderr);
     assert.match(
@@ -79,7 +82,7 @@ test(
 
     // and another target declaration under the same name
     const otherTarget = faultyTarget(join(dir, 'other'), 'faulty', 'ok', { call_timeout_ms: 25000 });
-    const c2 = await runInto(t, ['--scenarios', sc, '--target', otherTarget, '--shard', '2/2']);
+    const c2 = await part(t, sc, otherTarget, shard(2));
     const diffTarget = await merge(t, [a1.runDir, c2.runDir]);
     assert.equal(diffTarget.exitCode, 3, diffTarget.stdout + diffTarget.stderr);
     assert.match(
@@ -92,15 +95,13 @@ test(
     const twice = await merge(t, [a1.runDir, a1.runDir]);
     assert.equal(twice.exitCode, 3);
     assert.match(twice.stderr, /cell s1\/faulty\/violation is in both .* shards must not overlap/);
-    const full = await runInto(t, common);
-    const durations = JSON.parse(readFileSync(join(full.runDir, 'report.json'), 'utf8'));
+    const full = await part(t, sc, target);
+    const durations = rawReport(full.runDir) as { results: { cell_id: string; duration_ms: number }[] };
     const ms: Record<string, number> = { 's1/faulty/well-behaved': 100000, 's2/faulty/well-behaved': 90000 };
     for (const r of durations.results) r.duration_ms = ms[r.cell_id] ?? 1;
     const durationsFile = writeJson(join(dir, 'durations.json'), durations);
-    const d1 = await runInto(t, [...common, '--shard', '1/2', '--shard-durations', durationsFile]);
-    const d1Cells = JSON.parse(readFileSync(join(d1.runDir, 'report.json'), 'utf8')).results.map(
-      (r: { cell_id: string }) => r.cell_id,
-    );
+    const d1 = await part(t, sc, target, shard(1, { shardDurations: durationsFile }));
+    const d1Cells = readReportFile(d1.runDir).results.map((r) => r.cell_id);
     assert.deepEqual(d1Cells, ['s1/faulty/well-behaved'], 'this shard 1/2 holds a cell the other shard 1/2 does not');
     const dup = await merge(t, [a1.runDir, d1.runDir]);
     assert.equal(dup.exitCode, 3, dup.stdout + dup.stderr);
@@ -116,8 +117,8 @@ test(
     const dir = tempDir(t);
     const sc = scenarioDir(dir, 1);
     const target = faultyTarget(dir, 'faulty', 'ok');
-    const a = await runInto(t, ['--scenarios', sc, '--target', target]);
-    const old = JSON.parse(readFileSync(join(a.runDir, 'report.json'), 'utf8'));
+    const a = await part(t, sc, target);
+    const old = rawReport(a.runDir);
     delete old.plan;
     const oldDir = join(tempDir(t), 'old');
     mkdirSync(oldDir);
@@ -132,11 +133,13 @@ test('merge with a blocked part exits 2, as that part did', { timeout: timeLimit
   const dir = tempDir(t);
   const sc = scenarioDir(dir, 2);
   const target = faultyTarget(dir, 'faulty', 'ok');
-  const a1 = await runInto(t, ['--scenarios', sc, '--target', target, '--shard', '1/2']);
+  const a1 = await part(t, sc, target, { shard: { index: 1, count: 2 } });
   // a judge off this machine without --i-understand-model-cost: the shard is blocked before anything runs
-  const blocked = await runInto(
+  const blocked = await part(
     t,
-    ['--scenarios', sc, '--target', target, '--shard', '2/2', '--judge-model', 'gpt-judge-x'],
+    sc,
+    target,
+    { shard: { index: 2, count: 2 }, judge: { model: 'gpt-judge-x' } },
     { OPENAI_API_KEY: 'sk-never-used' },
   );
   assert.equal(blocked.exitCode, 2);
@@ -144,7 +147,7 @@ test('merge with a blocked part exits 2, as that part did', { timeout: timeLimit
   assert.equal(m.exitCode, 2, m.stdout + m.stderr);
   assert.match(m.stdout + m.stderr, /blocked/);
   const [merged] = m.written;
-  const report = JSON.parse(readFileSync(join(m.out, merged, 'report.json'), 'utf8'));
+  const report = readReportFile(join(m.out, merged));
   assert.equal(report.status, 'blocked');
   assert.equal(report.summary.exit_code, 2);
   // a gate does not turn it into a pass either
@@ -156,16 +159,15 @@ test('merge with an interrupted part exits 130, as that part did', { timeout: ti
   const dir = tempDir(t);
   const searches = join(dir, 'searches.log');
   // only s1's violation cell (in shard 1/2) asks the server to search, and the search never answers
-  const sc = scenarioDir(dir, 2);
-  const s1 = JSON.parse(readFileSync(join(sc, 's1.json'), 'utf8'));
-  s1.assertions.push({
+  const [s1, s2] = copies(2);
+  (s1.assertions as object[]).push({
     kind: 'recall',
     name: 'recalls dark mode',
     phase: 'violation',
     query: 'dark',
     contains: 'dark mode',
   });
-  writeJson(join(sc, 's1.json'), s1);
+  const sc = scenarioFolder(dir, [s1, s2]);
   const target = faultyTarget(dir, 'faulty', 'slow-recall', { call_timeout_ms: 60000 }, { SEARCH_LOG: searches });
   const out = tempDir(t, 'memeval-part-');
   const child = memeval(
@@ -178,11 +180,11 @@ test('merge with an interrupted part exits 130, as that part did', { timeout: ti
   child.kill('SIGINT');
   assert.equal((await child).exitCode, 130);
   const i1 = join(out, readdirSync(out)[0]);
-  const a2 = await runInto(t, ['--scenarios', sc, '--target', target, '--shard', '2/2']);
+  const a2 = await part(t, sc, target, { shard: { index: 2, count: 2 } });
   assert.equal(a2.exitCode, 0);
   const m = await merge(t, [i1, a2.runDir]);
   assert.equal(m.exitCode, 130, m.stdout + m.stderr);
-  const report = JSON.parse(readFileSync(join(m.out, m.written[0], 'report.json'), 'utf8'));
+  const report = readReportFile(join(m.out, m.written[0]));
   assert.equal(report.status, 'interrupted');
   assert.equal(report.summary.exit_code, 130);
 });
@@ -195,10 +197,10 @@ test(
     const sc = scenarioDir(dir, 1);
     const a = faultyTarget(dir, 'alpha', 'ok');
     const b = faultyTarget(dir, 'beta', 'ok');
-    const whole = ['--intended-targets', 'alpha,beta,gamma', '--scenarios', sc];
-    const ja = await runInto(t, [...whole, '--target', a, '--retries', '1', '--judge-level', 'fail']);
-    const jb = await runInto(t, [...whole, '--target', b, '--retries', '2', '--judge-level', 'fail']);
-    const ra = JSON.parse(readFileSync(join(ja.runDir, 'report.json'), 'utf8'));
+    const whole = { intendedTargets: ['alpha', 'beta', 'gamma'], judge: { level: 'fail' as const } };
+    const ja = await part(t, sc, a, { ...whole, retries: 1 });
+    const jb = await part(t, sc, b, { ...whole, retries: 2 });
+    const ra = readReportFile(ja.runDir) as Record<string, any>;
     assert.deepEqual(
       [ra.options.retries, ra.options.fail_on, ra.options.judge_level, ra.plan.intended_targets],
       [1, 'failures', 'fail', ['alpha', 'beta', 'gamma']],
@@ -209,16 +211,12 @@ test(
     assert.match(m.stderr, /no part ran target\(s\) gamma of the intended targets \[alpha, beta, gamma\]/);
     assert.deepEqual(m.written, [], 'a refused merge writes nothing');
     // a run whose own target is not in the intended set is refused before anything runs
-    const out = tempDir(t);
-    const bad = await memeval(['run', '--intended-targets', 'alpha', '--scenarios', sc, '--target', b, '--out', out], {
-      env: ENV,
-      timeout: timeLimit(120_000),
-    });
-    assert.equal(bad.exitCode, 3, String(bad.stdout) + String(bad.stderr));
+    const bad = await runInline(t, { scenarios: sc, targets: [b], config: { intendedTargets: ['alpha'] } });
+    assert.equal(bad.exitCode, 3, bad.output);
     assert.match(
-      String(bad.stderr),
+      bad.output,
       /--intended-targets: this run's target\(s\) beta are not among the intended targets \[alpha\]/,
     );
-    assert.deepEqual(readdirSync(out), []);
+    assert.deepEqual(existsSync(bad.out) ? readdirSync(bad.out) : [], []);
   },
 );

@@ -1,37 +1,37 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
-import { memeval, tempDir, timeLimit } from '../helpers.ts';
-import { faultyTarget, scenarioDir } from '../faulty.ts';
+import { copies, faultyDecl, runInline, tempDir } from '../kit.ts';
 
 // each run gets its own TMPDIR, so fixtures of other tests running meanwhile are not counted
 const fixturesLeft = (tmp: string) =>
   readdirSync(tmp).filter((f) => f.startsWith('memeval-s1-') || f.startsWith('memeval-s2-'));
 
-async function run(t: { after: (fn: () => void) => void }, fault: string, server: Record<string, unknown> = {}) {
-  const dir = tempDir(t);
-  const out = tempDir(t);
-  const sc = scenarioDir(dir);
-  const file = faultyTarget(dir, 'faulty', fault, server);
+/** Two scenarios on the fault server through the CLI (what it prints is checked for a stack trace). */
+async function onFaulty(t: { after: (fn: () => void) => void }, fault: string, server: Record<string, unknown> = {}) {
   const tmp = tempDir(t);
-  const r = await memeval(['run', '--scenarios', sc, '--target', file, '--out', out, '--json', '--workers', '1'], {
-    timeout: timeLimit(240_000),
-    env: { NO_COLOR: '1', FORCE_COLOR: '0', TMPDIR: tmp },
+  const r = await runInline(t, {
+    mode: 'cli',
+    scenarios: copies(2),
+    targets: [faultyDecl('faulty', fault, server)],
+    config: { workers: 1 },
+    args: ['--json'],
+    env: { TMPDIR: tmp },
   });
-  assert.doesNotMatch(String(r.stderr), /ReadBuffer|at .*\.(js|ts):\d+/, 'no stack trace');
-  const report = JSON.parse(String(r.stdout));
+  assert.doesNotMatch(r.stderr, /ReadBuffer|at .*\.(js|ts):\d+/, 'no stack trace');
+  const report = r.report;
   assert.equal(report.results.length, 4, 'every phase of both scenarios ran');
   return { r, report, tmp };
 }
 
 test('a message under server.max_message_bytes goes through', async (t) => {
-  const { r, report } = await run(t, 'big:900000', { max_message_bytes: 1024 * 1024 });
-  assert.equal(r.exitCode, 0, String(r.stderr));
-  assert.ok(report.results.every((x: { verdict: string }) => x.verdict !== 'error'));
+  const { r, report } = await onFaulty(t, 'big:900000', { max_message_bytes: 1024 * 1024 });
+  assert.equal(r.exitCode, 0, r.stderr);
+  assert.ok(report.results.every((x) => x.verdict !== 'error'));
 });
 
 test('a message over server.max_message_bytes makes each cell an error with the reason; the run goes on', async (t) => {
-  const { r, report, tmp } = await run(t, 'big:1100000', { max_message_bytes: 1024 * 1024 });
+  const { r, report, tmp } = await onFaulty(t, 'big:1100000', { max_message_bytes: 1024 * 1024 });
   assert.equal(r.exitCode, 1);
   for (const res of report.results) {
     assert.equal(res.verdict, 'error');
@@ -42,9 +42,9 @@ test('a message over server.max_message_bytes makes each cell an error with the 
 });
 
 test('the default limit takes a 12 MB message (the SDK stops at 10 MB) and stops a flood with no newline', async (t) => {
-  const big = await run(t, 'big:12000000');
-  assert.equal(big.r.exitCode, 0, String(big.r.stderr));
-  const flood = await run(t, 'flood');
+  const big = await onFaulty(t, 'big:12000000');
+  assert.equal(big.r.exitCode, 0, big.r.stderr);
+  const flood = await onFaulty(t, 'flood');
   assert.equal(flood.r.exitCode, 1);
   for (const res of flood.report.results) {
     assert.equal(res.verdict, 'error');

@@ -1,5 +1,5 @@
 /**
- * The `parallel` step through the real CLI: calls in flight at once lose writes on a server that
+ * The `parallel` step (run in process; validate and fuzz through the CLI): calls in flight at once lose writes on a server that
  * races (the hostile `racy` mode), the same writes in order do not, a parallel step some of whose
  * calls never return is `error`, and a malformed parallel step is refused before anything runs.
  */
@@ -7,8 +7,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { faultyTarget } from '../faulty.js';
-import { memeval, ROOT, scenario, tempDir, timeLimit, writeJson } from '../helpers.js';
+import { memeval, ROOT, timeLimit } from '../helpers.js';
+import { faultyDecl, runInline, scenario, tempDir, writeJson } from '../kit.ts';
 
 const ENV = { NO_COLOR: '1', FORCE_COLOR: '0', MEMEVAL_CACHE_DIR: process.env.MEMEVAL_CACHE_DIR ?? '' };
 const writes = (n: number) =>
@@ -16,30 +16,6 @@ const writes = (n: number) =>
 const kept = (n: number) => [
   { kind: 'count', name: 'every write kept', phase: 'both', contains: 'Checklist item', op: 'eq', value: n },
 ];
-
-interface Cell {
-  verdict: string;
-  reason: string;
-  phase: string;
-  target: string;
-  error_code?: string;
-  steps: { op: string; ok: boolean; calls?: { returned: boolean; op: string }[] }[];
-}
-
-async function run(t: { after: (fn: () => void) => void }, scenarios: Record<string, unknown>[], targets: string[]) {
-  const dir = tempDir(t);
-  const sc = join(dir, 'sc');
-  mkdirSync(sc);
-  for (const s of scenarios) writeJson(join(sc, `${s.id as string}.json`), s);
-  const out = join(dir, 'out');
-  const r = await memeval(['run', '--scenarios', sc, '--target', targets.join(','), '--out', out], {
-    env: ENV,
-    timeout: timeLimit(120_000),
-  });
-  const runs = readdirSync(out);
-  const report = JSON.parse(readFileSync(join(out, runs[0], 'report.json'), 'utf8')) as { results: Cell[] };
-  return { r, cells: report.results };
-}
 
 test('a parallel step races on a server that loses concurrent writes; the same writes in order are kept', async (t) => {
   const racy = join(ROOT, 'eval', 'hostile', 'hostile-racy.json5');
@@ -51,8 +27,8 @@ test('a parallel step races on a server that loses concurrent writes; the same w
     deterministic: { well_behaved: writes(4), violation: null },
     assertions: kept(4),
   });
-  const { r, cells } = await run(t, [together, inOrder], [racy]);
-  const cell = (id: string) => cells.find((c) => c.phase === 'well-behaved' && JSON.stringify(c).includes(`"${id}"`))!;
+  const r = await runInline(t, { scenarios: [together, inOrder], targets: [racy] });
+  const cell = (id: string) => r.cell(id, 'well-behaved');
   assert.equal(cell('in-order').verdict, 'pass', cell('in-order').reason);
   assert.equal(cell('together').verdict, 'fail', cell('together').reason);
   assert.match(cell('together').reason, /every write kept/);
@@ -66,9 +42,8 @@ test('a parallel step races on a server that loses concurrent writes; the same w
 });
 
 test('a parallel step some of whose calls never returned is error, not pass', async (t) => {
-  const dir = tempDir(t);
   // the fault server's search never answers: the recall in the parallel step times out
-  const hang = faultyTarget(dir, 'faulty-slow-recall', 'slow-recall', { call_timeout_ms: 1500 });
+  const hang = faultyDecl('faulty-slow-recall', 'slow-recall', { call_timeout_ms: 1500 });
   const s = scenario('hangs', {
     deterministic: {
       well_behaved: [
@@ -85,7 +60,8 @@ test('a parallel step some of whose calls never returned is error, not pass', as
     // holds whatever the hung call did: only the fail-closed step keeps this from passing
     assertions: [{ kind: 'count', name: 'dark mode once', phase: 'both', contains: 'dark mode', op: 'eq', value: 1 }],
   });
-  const { r, cells } = await run(t, [s], [hang]);
+  const r = await runInline(t, { scenarios: [s], targets: [hang] });
+  const cells = r.results;
   assert.equal(cells.length, 1);
   assert.equal(cells[0].verdict, 'error', cells[0].reason);
   assert.equal(cells[0].error_code, 'TARGET_TIMEOUT');
@@ -161,9 +137,7 @@ test('a fuzz concurrent finding exports as a scenario whose parallel step races 
     deterministic: { violation: { steps: { op: string }[] } };
   };
   assert.ok(exported.deterministic.violation.steps.some((s) => s.op === 'parallel'));
-  const out = join(dir, 'out');
-  await memeval(['run', '--scenarios', sc, '--target', racy, '--out', out], { env: ENV, timeout: timeLimit(120_000) });
-  const report = JSON.parse(readFileSync(join(out, readdirSync(out)[0], 'report.json'), 'utf8')) as { results: Cell[] };
-  const violation = report.results.find((c) => c.phase === 'violation')!;
+  const run = await runInline(t, { scenarios: sc, targets: [racy] });
+  const violation = run.results.find((c) => c.phase === 'violation')!;
   assert.equal(violation.verdict, 'detected', violation.reason);
 });

@@ -1,61 +1,57 @@
-// Provider faults through the real CLI: the built-in fault scenarios over a small server that
+// Provider faults through whole runs (in process; rejudge and validate through the CLI): the built-in fault scenarios over a small server that
 // embeds through memeval's provider and, per MODE, keeps, retries, refuses, drops or never asks
 // (test/servers/provider-embed.mjs); the evidence records every fault served, a fault never
 // served is an error, not a pass, and a fault rule that makes no sense is exit 3 before anything runs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { memeval, scenario, tempDir, writeJson } from '../helpers.js';
-import type { Report } from '../../src/core/results.js';
+import { memeval } from '../helpers.js';
+import { reportFromStdout, runInline, scenario, tempDir, type Decl } from '../kit.ts';
 
 const SERVER = join(import.meta.dirname, '..', 'servers', 'provider-embed.mjs');
 const MODES = ['keep', 'retry', 'refuse', 'drop', 'offline'] as const;
 
-function targets(dir: string): string[] {
-  return MODES.map((mode) =>
-    writeJson(join(dir, `embed-${mode}.json5`), {
-      name: `embed-${mode}`,
-      description: `provider-embed test server (${mode})`,
-      server: {
-        command: '{{node}}',
-        args: [SERVER],
-        env: { MODE: mode, STORE: '{{data}}/store.jsonl', PROVIDER: '{{provider}}' },
-        startup_timeout_ms: 20000,
-        call_timeout_ms: 20000,
-      },
-      store: { format: 'jsonl', path: '{{data}}/store.jsonl' },
-      views: {
-        memories:
-          "SELECT json_extract(json, '$.id') AS id, json_extract(json, '$.text') AS content, 'note' AS category, NULL AS source, 0 AS is_deleted FROM store.records",
-      },
-      provider: { dimensions: 32 },
-      ops: {
-        remember: [{ tool: 'remember', args: { text: '{{content}}' }, capture_id: 'stored (mem-\\d+)' }],
-        recall: [{ tool: 'recall', args: { query: '{{query}}' } }],
-      },
-      recall_results: { json: 'results' },
-    }),
-  );
+function targets(): Decl[] {
+  return MODES.map((mode) => ({
+    name: `embed-${mode}`,
+    description: `provider-embed test server (${mode})`,
+    server: {
+      command: '{{node}}',
+      args: [SERVER],
+      env: { MODE: mode, STORE: '{{data}}/store.jsonl', PROVIDER: '{{provider}}' },
+      startup_timeout_ms: 20000,
+      call_timeout_ms: 20000,
+    },
+    store: { format: 'jsonl', path: '{{data}}/store.jsonl' },
+    views: {
+      memories:
+        "SELECT json_extract(json, '$.id') AS id, json_extract(json, '$.text') AS content, 'note' AS category, NULL AS source, 0 AS is_deleted FROM store.records",
+    },
+    provider: { dimensions: 32 },
+    ops: {
+      remember: [{ tool: 'remember', args: { text: '{{content}}' }, capture_id: 'stored (mem-\\d+)' }],
+      recall: [{ tool: 'recall', args: { query: '{{query}}' } }],
+    },
+    recall_results: { json: 'results' },
+  }));
 }
 
 test('fault scenarios over keep / retry / refuse / drop / offline servers: verdicts, evidence, and no pass without a served fault', async (t) => {
-  const dir = tempDir(t, 'memeval-faults-');
-  const out = join(dir, 'out');
-  const r = await memeval([
-    'run',
-    '--scenario',
-    'provider-outage-write-not-lost,provider-rate-limit-retried,provider-bad-embedding-contained',
-    '--target',
-    targets(dir).join(','),
-    '--out',
-    out,
-    '--workers',
-    '4',
-  ]);
-  const runDir = join(out, readdirSync(out).filter((f) => !f.startsWith('.'))[0]!);
-  const report = JSON.parse(readFileSync(join(runDir, 'report.json'), 'utf8')) as Report;
+  const r = await runInline(t, {
+    targets: targets(),
+    config: {
+      scenarioIds: [
+        'provider-outage-write-not-lost',
+        'provider-rate-limit-retried',
+        'provider-bad-embedding-contained',
+      ],
+      workers: 4,
+    },
+  });
+  const { report } = r;
+  const runDir = r.runDir!;
   const verdicts = Object.fromEntries(
     report.results.map((c) => [`${c.scenario} ${c.target.replace('embed-', '')} ${c.phase}`, c.verdict]),
   );
@@ -180,12 +176,10 @@ test('fault scenarios over keep / retry / refuse / drop / offline servers: verdi
 
 test('rejudge: the saved verdict input keeps the unserved fault, so a re-judged cell is an error again', async (t) => {
   const dir = tempDir(t, 'memeval-faults-rejudge-');
-  const out = join(dir, 'out');
-  const [, , , , offline] = targets(dir);
-  await memeval(['run', '--scenario', 'provider-outage-write-not-lost', '--target', offline!, '--out', out]);
-  const runDir = join(out, readdirSync(out).filter((f) => !f.startsWith('.'))[0]!);
-  const r = await memeval(['rejudge', runDir, '--json', '--out', join(dir, 'again')]);
-  const again = JSON.parse(String(r.stdout)) as Report;
+  const [, , , , offline] = targets();
+  const run = await runInline(t, { targets: [offline!], config: { scenarioIds: ['provider-outage-write-not-lost'] } });
+  const r = await memeval(['rejudge', run.runDir!, '--json', '--out', join(dir, 'again')]);
+  const again = reportFromStdout(r);
   assert.deepEqual(
     again.results.map((c) => [c.phase, c.verdict]),
     [
@@ -236,9 +230,6 @@ test('a fault rule that cannot work is exit 3 with file, field and fix, before a
 });
 
 test('a fault is served and counted in its stage: one spent on a setup request is not met by the phase, and the cell is an error', async (t) => {
-  const dir = tempDir(t, 'memeval-faults-stage-');
-  const sc = join(dir, 'scenarios');
-  mkdirSync(sc);
   // setup stores the Osprey memory (its embedding request matches the fault); the phase only
   // stores another memory, so no phase request can meet the fault
   const base = (stage?: string) =>
@@ -271,17 +262,13 @@ test('a fault is served and counted in its stage: one spent on a setup request i
         },
       ],
     });
-  writeJson(join(sc, 'fault-stage-default.json'), base());
-  writeJson(join(sc, 'fault-stage-setup.json'), base('setup'));
-  const [keep] = targets(dir);
-  const out = join(dir, 'out');
-  const r = await memeval(['run', '--scenarios', sc, '--target', keep!, '--out', out]);
-  assert.equal(r.exitCode, 1, `${r.stdout}\n${r.stderr}`);
-  const runDir = join(out, readdirSync(out).filter((f) => !f.startsWith('.'))[0]!);
-  const report = JSON.parse(readFileSync(join(runDir, 'report.json'), 'utf8')) as Report;
-  const cell = (id: string) => report.results.find((c) => c.scenario === id)!;
+  const [keep] = targets();
+  const r = await runInline(t, { scenarios: [base(), base('setup')], targets: [keep!] });
+  assert.equal(r.exitCode, 1, r.output);
+  const runDir = r.runDir!;
+  const cell = (id: string) => r.results.find((c) => c.scenario === id)!;
   // the phase never met the fault: every assertion holds, and yet nothing about the fault was tested
-  assert.equal(cell('fault-stage-default').verdict, 'error', `${r.stdout}\n${r.stderr}`);
+  assert.equal(cell('fault-stage-default').verdict, 'error', r.output);
   assert.match(cell('fault-stage-default').reason, /provider fault\(s\) never served: rate limited once/);
   // a rule for the setup stage is served there, and counts
   assert.equal(cell('fault-stage-setup').verdict, 'pass', cell('fault-stage-setup').reason);

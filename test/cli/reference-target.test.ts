@@ -8,23 +8,13 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
-import { memeval, ROOT, scenario, tempDir, timeLimit, writeJson } from '../helpers.js';
+import type { CellResult } from '../../src/core/results.js';
+import { ROOT } from '../helpers.js';
+import { runInline, scenario, timeLimit } from '../kit.ts';
 
-interface Judged {
-  name: string;
-  outcome: string;
-  level?: string;
-}
-interface Cell {
-  scenario: string;
-  phase: string;
-  verdict: string;
-  reason: string;
-  fails_run: boolean;
-  assertions: Judged[];
-}
+type Cell = CellResult;
 
 /** How the reference server's violation cell of each built-in scenario ends. */
 type Expected =
@@ -130,28 +120,17 @@ const idsIn = (dir: string) =>
     .filter((f) => ['.json', '.json5'].includes(extname(f)))
     .map((f) => basename(f, extname(f)));
 
-async function runOnReference(t: { after: (fn: () => void) => void }, scenarios: string): Promise<Cell[]> {
-  const out = join(tempDir(t), 'runs');
-  const r = await memeval(
-    [
-      'run',
-      '--target',
-      'reference',
-      '--scenarios',
-      scenarios,
-      '--workers',
-      '2',
-      '--judge-model',
-      'scripted',
-      '--out',
-      out,
-    ],
-    { timeout: timeLimit(10 * 60_000) },
-  );
-  const runs = readdirSync(out);
-  assert.equal(runs.length, 1, `${r.stdout}\n${r.stderr}`);
-  assert.equal(r.exitCode, 0, `${r.stdout}\n${r.stderr}`);
-  return (JSON.parse(readFileSync(join(out, runs[0]!, 'report.json'), 'utf8')) as { results: Cell[] }).results;
+async function runOnReference(
+  t: { after: (fn: () => void) => void },
+  scenarios: string | Record<string, unknown>[],
+): Promise<Cell[]> {
+  const r = await runInline(t, {
+    scenarios,
+    targets: ['reference'],
+    config: { workers: 2, judge: { model: 'scripted' } },
+  });
+  assert.equal(r.exitCode, 0, r.output);
+  return r.results;
 }
 
 /** What is wrong with one violation cell against its expectation, or undefined. */
@@ -216,10 +195,7 @@ test(
   async (t) => {
     // forgotten-secret-leaves-no-residue cannot show this on the reference server: it redacts the token
     // before it is stored. A plain text reaches the store, so its absence after forget is the purge.
-    const dir = join(tempDir(t), 'scenarios');
-    mkdirSync(dir);
-    writeJson(
-      join(dir, 'plain-forget-leaves-no-residue.json5'),
+    const cells = await runOnReference(t, [
       scenario('plain-forget-leaves-no-residue', {
         setup: {
           memories: [
@@ -236,8 +212,7 @@ test(
           { kind: 'count', name: 'the other memory kept', phase: 'both', contains: 'CI pipeline', op: 'eq', value: 1 },
         ],
       }),
-    );
-    const cells = await runOnReference(t, dir);
+    ]);
     const [wb, violation] = ['well-behaved', 'violation'].map((p) => cells.find((c) => c.phase === p));
     assert.equal(wb?.verdict, 'pass', wb?.reason);
     // the violation leaves it in place, where the same raw scan finds it: the check can fail

@@ -2,24 +2,20 @@
 // else, is `error` with that line: never a verdict about a store it did not use.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { memeval, tempDir, timeLimit } from '../helpers.ts';
-import { faultyTarget, scenarioDir } from '../faulty.ts';
+import { memeval } from '../helpers.ts';
+import { copies, faultyDecl, faultyTarget, runInline, tempDir } from '../kit.ts';
 
-async function run(t: { after: (fn: () => void) => void }, fault: string, server: Record<string, unknown> = {}) {
-  const dir = tempDir(t);
-  const out = tempDir(t);
-  const file = faultyTarget(dir, 'faulty', fault, server);
-  const r = await memeval(['run', '--scenarios', scenarioDir(dir, 1), '--target', file, '--out', out, '--json'], {
-    timeout: timeLimit(240_000),
-  });
-  return { r, report: JSON.parse(String(r.stdout)) };
-}
+/** One scenario on the fault server in `fault` mode. */
+const onFaulty = (fault: string, server: Record<string, unknown> = {}) => ({
+  scenarios: copies(1),
+  targets: [faultyDecl('faulty', fault, server)],
+});
 
 test('a built-in store failure on stderr ("Could not locate the bindings file", split over two writes) makes every cell error with the line', async (t) => {
-  const { r, report } = await run(t, 'store-fallback:stderr');
-  assert.equal(r.exitCode, 1, String(r.stderr));
-  assert.equal(report.results.length, 2);
-  for (const res of report.results) {
+  const r = await runInline(t, onFaulty('store-fallback:stderr'));
+  assert.equal(r.exitCode, 1, r.output);
+  assert.equal(r.results.length, 2);
+  for (const res of r.results) {
     assert.equal(res.verdict, 'error', JSON.stringify(res));
     assert.match(
       res.reason,
@@ -29,9 +25,9 @@ test('a built-in store failure on stderr ("Could not locate the bindings file", 
 });
 
 test('a declared server.store_failure pattern matched on a non-JSON-RPC stdout line makes the cell error', async (t) => {
-  const { r, report } = await run(t, 'store-fallback:stdout', { store_failure: ['falling back to in-memory'] });
-  assert.equal(r.exitCode, 1, String(r.stderr));
-  for (const res of report.results) {
+  const r = await runInline(t, onFaulty('store-fallback:stdout', { store_failure: ['falling back to in-memory'] }));
+  assert.equal(r.exitCode, 1, r.output);
+  for (const res of r.results) {
     assert.equal(res.verdict, 'error', JSON.stringify(res));
     assert.match(
       res.reason,
@@ -41,9 +37,9 @@ test('a declared server.store_failure pattern matched on a non-JSON-RPC stdout l
 });
 
 test('the same line without a declared pattern is only noise: the cells keep their verdicts', async (t) => {
-  const { r, report } = await run(t, 'store-fallback:stdout');
-  assert.equal(r.exitCode, 0, String(r.stderr));
-  for (const res of report.results) assert.notEqual(res.verdict, 'error', JSON.stringify(res));
+  const r = await runInline(t, onFaulty('store-fallback:stdout'));
+  assert.equal(r.exitCode, 0, r.output);
+  for (const res of r.results) assert.notEqual(res.verdict, 'error', JSON.stringify(res));
 });
 
 test('validate: a server.store_failure that is not a regex is exit 3 naming the field', async (t) => {

@@ -1,13 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
-import type { Report } from '../../src/core/results.js';
 import { findChromium } from '../setup/chromium.ts';
 import { gate } from '../../src/report/gate.js';
-import { memeval, scenario, tempDir, timeLimit, writeJson } from '../helpers.js';
+import { memeval } from '../helpers.js';
+import { runInline, scenario, tempDir, timeLimit, writeJson } from '../kit.ts';
 
 // server-memory's pinned version is a dependency of memeval; OLD is installed into the cache by
 // the run. They differ in search_nodes: OLD drops a relation to a node outside the results.
@@ -56,24 +56,20 @@ function scenarios(t: { after: (fn: () => void) => void }): string {
   return dir;
 }
 
-async function run(t: { after: (fn: () => void) => void }, dir: string, targets: string) {
-  const out = tempDir(t, 'memeval-versions-run-');
-  const r = await memeval(['run', '--scenarios', dir, '--target', targets, '--install', '--out', out]);
-  const runs = existsSync(out) ? readdirSync(out) : [];
-  assert.equal(runs.length, 1, `no run written (exit ${r.exitCode}):\n${r.stdout}\n${r.stderr}`);
-  const runDir = join(out, runs[0]);
-  return { r, runDir, report: JSON.parse(readFileSync(join(runDir, 'report.json'), 'utf8')) as Report };
-}
+/** The CLI (it prints the versions' columns), installing the older version into the cache. */
+const cli = (dir: string, targets: string[]) =>
+  ({ mode: 'cli', scenarios: dir, targets, config: { install: true } }) as const;
 
 test(
   'two versions of one target in one run: both columns, each cell with its version, what changed between them, diff across runs',
   { timeout: timeLimit(600_000) },
   async (t) => {
     const dir = scenarios(t);
-    const both = await run(t, dir, `server-memory,${OLD_COLUMN}`);
+    const both = await runInline(t, cli(dir, ['server-memory', OLD_COLUMN]));
     // the older version fails the neighbour scenario: the run fails on it
-    assert.equal(both.r.exitCode, 1, both.r.stdout + both.r.stderr);
+    assert.equal(both.exitCode, 1, both.output);
     const { report } = both;
+    const runDir = both.runDir!;
     assert.deepEqual(
       report.targets.map((x) => [x.name, x.version, x.pinned, x.requested]),
       [
@@ -85,7 +81,7 @@ test(
       assert.equal(c.target_version, c.target === 'server-memory' ? PINNED : OLD, c.cell_id);
       assert.ok(c.cell_id.startsWith(`${c.scenario}/${c.target}/`), c.cell_id);
     }
-    assert.ok(existsSync(join(both.runDir, 'cells', NEIGHBOURS, OLD_COLUMN, 'well-behaved', 'calls.jsonl')));
+    assert.ok(existsSync(join(runDir, 'cells', NEIGHBOURS, OLD_COLUMN, 'well-behaved', 'calls.jsonl')));
     assert.equal(report.results.find((c) => c.cell_id === `${NEIGHBOURS}/${OLD_COLUMN}/well-behaved`)?.verdict, 'fail');
     assert.equal(report.results.find((c) => c.cell_id === `${NEIGHBOURS}/server-memory/well-behaved`)?.verdict, 'pass');
     // the matrix: both columns side by side with their versions, and the upgrade's changes
@@ -105,7 +101,7 @@ test(
     );
     assert.equal(change.regressed.length, 0);
     assert.ok(change.unchanged >= 2, JSON.stringify(change));
-    const out = String(both.r.stdout);
+    const out = both.stdout;
     assert.match(out, new RegExp(`server-memory +${OLD_COLUMN.replace('.', '\\.')}`));
     assert.match(out, new RegExp(`version ${PINNED} +version ${OLD}`));
     assert.match(
@@ -118,7 +114,7 @@ test(
     // the HTML report: each column's version under its name, and what the upgrade changed
     const chromiumPath = findChromium();
     assert.ok(chromiumPath, 'no Chromium: see test/cli/view-browser.test.ts');
-    const view = await memeval(['view', both.runDir]);
+    const view = await memeval(['view', runDir]);
     assert.equal(view.exitCode, 0, view.stderr);
     const ctx = await chromium.launchPersistentContext(tempDir(t, 'memeval-chromium-'), {
       executablePath: chromiumPath,
@@ -138,7 +134,7 @@ test(
     await ctx.close();
 
     // diff of the two columns of that run: older to newer fixed it, newer to older regressed it
-    const up = await memeval(['diff', both.runDir, '--columns', `${OLD_COLUMN},server-memory`]);
+    const up = await memeval(['diff', runDir, '--columns', `${OLD_COLUMN},server-memory`]);
     assert.equal(up.exitCode, 0, up.stdout + up.stderr);
     assert.match(up.stdout, new RegExp(`server-memory: ${OLD} -> ${PINNED}`));
     assert.match(
@@ -147,7 +143,7 @@ test(
         `fixed:\\n  ${NEIGHBOURS}/server-memory/well-behaved \\(against ${NEIGHBOURS}/server-memory@2025\\.11\\.25/well-behaved\\): fail -> pass`,
       ),
     );
-    const down = await memeval(['diff', both.runDir, '--columns', `server-memory,${OLD_COLUMN}`]);
+    const down = await memeval(['diff', runDir, '--columns', `server-memory,${OLD_COLUMN}`]);
     assert.equal(down.exitCode, 1, down.stdout + down.stderr);
     assert.match(
       down.stdout,
@@ -157,19 +153,19 @@ test(
     );
 
     // a run of the older version alone, against the pinned column of the two-version run
-    const single = await run(t, dir, OLD_COLUMN);
+    const single = await runInline(t, cli(dir, [OLD_COLUMN]));
     assert.deepEqual(single.report.matrix.targets, [OLD_COLUMN]);
-    const plain = await memeval(['diff', single.runDir, both.runDir]);
+    const plain = await memeval(['diff', single.runDir!, runDir]);
     assert.match(
       plain.stdout,
       new RegExp(`compare them with --columns ${OLD_COLUMN.replace('.', '\\.')},server-memory`),
     );
-    const across = await memeval(['diff', single.runDir, both.runDir, '--columns', `${OLD_COLUMN},server-memory`]);
+    const across = await memeval(['diff', single.runDir!, runDir, '--columns', `${OLD_COLUMN},server-memory`]);
     assert.equal(across.exitCode, 0, across.stdout + across.stderr);
     assert.match(across.stdout, /1 fixed/);
     assert.match(across.stdout, new RegExp(`server-memory: ${OLD} -> ${PINNED}`));
     // the same column in both runs: matched by cell id, same version, nothing changed
-    const same = await memeval(['diff', single.runDir, both.runDir, '--json']);
+    const same = await memeval(['diff', single.runDir!, runDir, '--json']);
     assert.equal(
       JSON.parse(same.stdout).unchanged + JSON.parse(same.stdout).not_checked.length >= 3,
       true,
@@ -221,11 +217,10 @@ test(
       ],
     ];
     for (const [target, message] of cases) {
-      const out = tempDir(t, 'memeval-versions-bad-');
-      const r = await memeval(['run', '--target', target, '--out', out]);
-      assert.equal(r.exitCode, 3, `${target}: ${r.stdout}${r.stderr}`);
-      assert.match(r.stderr, message, target);
-      assert.deepEqual(readdirSync(out), [], `${target}: nothing runs`);
+      const r = await runInline(t, { targets: target.split(',') });
+      assert.equal(r.exitCode, 3, `${target}: ${r.output}`);
+      assert.match(r.output, message, target);
+      assert.deepEqual(existsSync(r.out) ? readdirSync(r.out) : [], [], `${target}: nothing runs`);
     }
   },
 );

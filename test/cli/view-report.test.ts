@@ -1,11 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CellResult, Report } from '../../src/core/results.ts';
 import { buildMatrix } from '../../src/report/matrix.ts';
 import { summarize } from '../../src/report/report.ts';
-import { memeval, scenario, tempDir, timeLimit, writeJson } from '../helpers.js';
+import { memeval } from '../helpers.js';
+import { rawReport, runInline, scenario, tempDir, timeLimit, writeJson, type InlineConfig } from '../kit.ts';
 import { assertFailingCellsVisible, openBrowser, shootAtWidths } from '../view-shots.ts';
 
 /** good-one passes; broken-one counts "dark mode" twice where it is stored once: its well-behaved cell fails. */
@@ -25,14 +26,6 @@ function scenarios(dir: string, fixed: { good: boolean; bad: boolean }): string 
   return dir;
 }
 
-async function run(out: string, args: string[]): Promise<{ runDir: string; stdout: string; exitCode?: number }> {
-  mkdirSync(out, { recursive: true });
-  const r = await memeval(['run', '--target', 'server-memory', '--out', out, ...args]);
-  const [id] = readdirSync(out);
-  assert.ok(id, `no run in ${out}: ${r.stdout}${r.stderr}`);
-  return { runDir: join(out, id), stdout: String(r.stdout), exitCode: r.exitCode };
-}
-
 /**
  * A 7-target (or 12-target) run made from a real one: each cell copied under six more target names (the
  * evidence folders too), matrix and summary rebuilt. Seven real targets would take minutes to
@@ -43,7 +36,7 @@ const TWELVE = [...SEVEN, 'ai-devkit-memory', 'claude-memory-layer', 'memory-ban
 
 function manyTargets(from: string, to: string, names: string[]): string {
   cpSync(from, to, { recursive: true });
-  const report = JSON.parse(readFileSync(join(from, 'report.json'), 'utf8')) as Report & { gate?: unknown };
+  const report = rawReport(from) as Report & { gate?: unknown };
   const results: CellResult[] = names.flatMap((name) =>
     report.results.map((r) => {
       if (name === r.target) return r;
@@ -87,14 +80,19 @@ test(
       })),
     );
     // all three at once: the later run's gate reads the same expected failures, so it needs no baseline run first
+    const on = (scenarios: string, config: InlineConfig) =>
+      runInline(t, { scenarios, targets: ['server-memory'], config }).then((r) => {
+        assert.ok(r.runDir, `no run: ${r.output}`);
+        return { ...r, runDir: r.runDir };
+      });
     const [passing, earlier, later] = await Promise.all([
-      run(join(dir, 'passing'), ['--scenarios', before, '--scenario', 'good-one']),
-      run(join(dir, 'earlier'), ['--scenarios', before, '--expected-failures', expected]),
-      run(join(dir, 'later'), ['--scenarios', after, '--expected-failures', expected]),
+      on(before, { scenarioIds: ['good-one'] }),
+      on(before, { gate: { expectedFailures: expected } }),
+      on(after, { gate: { expectedFailures: expected } }),
     ]);
-    assert.equal(passing.exitCode, 0, passing.stdout);
-    assert.equal(earlier.exitCode, 0, earlier.stdout);
-    assert.equal(later.exitCode, 1, later.stdout);
+    assert.equal(passing.exitCode, 0, passing.output);
+    assert.equal(earlier.exitCode, 0, earlier.output);
+    assert.equal(later.exitCode, 1, later.output);
     const seven = manyTargets(later.runDir, join(dir, 'seven', 'run'), SEVEN);
     const twelve = manyTargets(later.runDir, join(dir, 'twelve', 'run'), TWELVE);
 
@@ -209,7 +207,7 @@ test(
     // fail closed: no cell in common, or a report of another schema version, is an error, never "no changes"
     const elsewhere = join(dir, 'elsewhere');
     cpSync(passing.runDir, elsewhere, { recursive: true });
-    const moved = JSON.parse(readFileSync(join(elsewhere, 'report.json'), 'utf8')) as Report;
+    const moved = rawReport(elsewhere) as Report;
     const rename = (r: CellResult) => ({
       ...r,
       target: 'other',
@@ -221,7 +219,7 @@ test(
     assert.match(none.stderr, /have no cell in common/);
     const foreign = join(dir, 'foreign');
     cpSync(earlier.runDir, foreign, { recursive: true });
-    const raw = JSON.parse(readFileSync(join(foreign, 'report.json'), 'utf8'));
+    const raw = rawReport(foreign);
     writeFileSync(join(foreign, 'report.json'), JSON.stringify({ ...raw, schema_version: 1 }));
     const old = await memeval(['view', later.runDir, '--compare', foreign]);
     assert.equal(old.exitCode, 3, String(old.stdout));

@@ -4,6 +4,7 @@ import type { JudgeContext } from '../context.js';
 import { decided as decidedJudgment, decidedOnEvidence, judgment, type Judgment, type Outcome } from '../judgment.js';
 import { NO_JUDGE_DETAIL } from '../llm/judge-llm.js';
 import type { Score } from '../score.js';
+import { messageOf } from '../../util/errors.js';
 
 /** Judges one member assertion; never throws (an exception is the member's `error`). */
 export type JudgeOne = (a: Assertion) => Promise<Judgment>;
@@ -23,7 +24,7 @@ export async function safely(judgeOne: JudgeOne, a: Assertion): Promise<Judgment
           }
       : j;
   } catch (e) {
-    return judgment(a, 'error', null, null, (e as Error).message);
+    return judgment(a, 'error', null, null, messageOf(e));
   }
 }
 

@@ -4,6 +4,7 @@ import { SHOWN, textMatch, type JudgeContext } from '../context.js';
 import { clip } from '../../util/text.js';
 import { readIfExists, resolveFixturePath } from '../fixture-files.js';
 import { decided, judgment, type Judgment } from '../judgment.js';
+import { messageOf } from '../../util/errors.js';
 
 type FileAssertion = Extract<Assertion, { kind: 'file' }>;
 
@@ -51,7 +52,7 @@ export function checkFile(a: FileAssertion): string[] {
     try {
       new RegExp(a.regex, a.case_sensitive ? '' : 'i');
     } catch (e) {
-      problems.push(`regex: ${(e as Error).message}`);
+      problems.push(`regex: ${messageOf(e)}`);
     }
   return problems;
 }

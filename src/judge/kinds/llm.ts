@@ -5,6 +5,7 @@ import { judgeLlm } from '../llm/judge-llm.js';
 import { unreadableDetail } from '../../ops/recall.js';
 import { GROUNDED_CHECKS } from '../../scenario/llm-schema.js';
 import { readGrounding, type Grounding } from '../llm/grounding.js';
+import { messageOf } from '../../util/errors.js';
 
 type Llm = Extract<Assertion, { kind: 'llm' }>;
 
@@ -41,6 +42,6 @@ function groundingOf(ctx: JudgeContext): Grounding | { problem: string } | undef
   try {
     return readGrounding(ctx.evidence.db, ctx.answerContext);
   } catch (e) {
-    return { problem: (e as Error).message };
+    return { problem: messageOf(e) };
   }
 }

@@ -6,6 +6,7 @@ import type { Evidence } from '../../evidence/open.js';
 import type { Assertion } from '../../scenario/schema.js';
 import type { JudgeContext } from '../context.js';
 import { decided, judgment, type Judgment } from '../judgment.js';
+import { messageOf } from '../../util/errors.js';
 
 type PluginAssertion = Extract<Assertion, { kind: 'plugin' }>;
 
@@ -142,7 +143,7 @@ export async function judgePlugin(a: PluginAssertion, ctx: JudgeContext): Promis
   try {
     raw = await fn(pluginEvidence(ctx), deepFreeze(structuredClone(a.options)));
   } catch (e) {
-    return judgment(a, 'error', null, null, `${a.module} threw: ${(e as Error)?.message ?? String(e)}`);
+    return judgment(a, 'error', null, null, `${a.module} threw: ${messageOf(e)}`);
   }
   const parsed = pluginAnswer.safeParse(raw);
   if (!parsed.success) {
@@ -161,13 +162,7 @@ export async function judgePlugin(a: PluginAssertion, ctx: JudgeContext): Promis
   try {
     [actual, expected] = [plain(p.actual), plain(p.expected)];
   } catch (e) {
-    return judgment(
-      a,
-      'error',
-      null,
-      null,
-      `${a.module} returned values that are not plain JSON: ${(e as Error).message}`,
-    );
+    return judgment(a, 'error', null, null, `${a.module} returned values that are not plain JSON: ${messageOf(e)}`);
   }
   const outcome = p.outcome;
   // a decision names what it saw: absent, null or empty means it saw nothing, and in a

@@ -14,6 +14,7 @@ import {
   RECALL_PROBES_COLUMNS,
   STORE_SQL_COLUMNS,
 } from '../../evidence/schema.js';
+import { messageOf } from '../../util/errors.js';
 
 type Sql = Extract<Assertion, { kind: 'sql' }>;
 
@@ -90,7 +91,7 @@ export function checkSql(a: Sql, extraViews: string[] = []): string[] {
     try {
       stmt = db.prepare(a.query);
     } catch (e) {
-      const msg = (e as Error).message;
+      const msg = messageOf(e);
       if (/no such table: store\./.test(msg) || /no such column/.test(msg)) return []; // depends on the store: judged later
       if (/contains more than one statement/.test(msg))
         return ['query: one statement only (a single read-only SELECT)'];

@@ -2,6 +2,7 @@ import type { Assertion } from '../../scenario/schema.js';
 import { SHOWN, textMatch, type JudgeContext } from '../context.js';
 import { clip } from '../../util/text.js';
 import { decided, judgment, type Judgment } from '../judgment.js';
+import { messageOf } from '../../util/errors.js';
 
 type Transcript = Extract<Assertion, { kind: 'transcript' }>;
 
@@ -36,6 +37,6 @@ export function checkTranscript(a: Transcript): string[] {
     new RegExp(a.regex, a.case_sensitive ? '' : 'i');
     return [];
   } catch (e) {
-    return [`regex: ${(e as Error).message}`];
+    return [`regex: ${messageOf(e)}`];
   }
 }

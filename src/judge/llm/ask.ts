@@ -3,6 +3,7 @@ import { SCRIPTED_JUDGE_HEADER, type ScriptedJudge } from '../../core/scripted-j
 import type { ChatTurn, JudgeModel } from './client.js';
 import { endpointOf } from './config.js';
 import { parseJudgeAnswer, type JudgeAnswer } from './parse.js';
+import { messageOf } from '../../util/errors.js';
 
 /** Parse failures are retried at most this many times, in the same conversation. */
 export const MAX_PARSE_RETRIES = 2;
@@ -90,7 +91,7 @@ export async function askJudge(model: JudgeModel, prompt: string, opts: AskOptio
         temperature: reply.temperature,
       });
     } catch (e) {
-      rec.error = (e as Error).message;
+      rec.error = messageOf(e);
       rec.latency_ms = Math.round(performance.now() - started);
       return { answer: null, problem: `judge model request failed: ${rec.error}`, calls };
     }

@@ -8,6 +8,7 @@ import { GROUNDED_CHECKS } from '../../scenario/llm-schema.js';
 import { groundingProblem, renderGrounding, type GroundingShown } from './grounding.js';
 import { loadPromptTemplate, renderPrompt } from './prompts.js';
 import { answerText, loadSubject, SubjectUnavailable, type SubjectSources, type SubjectText } from './subject.js';
+import { messageOf } from '../../util/errors.js';
 
 export type LlmAssertion = Extract<Assertion, { kind: 'llm' }>;
 
@@ -119,7 +120,7 @@ export async function judgeLlm(a: LlmAssertion, env: LlmJudgeEnv): Promise<Judgm
     subject = await loadSubject(grounded ? { ...a, max_chars: a.max_grounded_chars } : a, env.sources);
   } catch (e) {
     if (e instanceof SubjectUnavailable) return base('abstain', null, `not judged: ${e.message}`, rec);
-    return base('error', null, `could not read the subject: ${(e as Error).message}`, rec);
+    return base('error', null, `could not read the subject: ${messageOf(e)}`, rec);
   }
   const { text, ...shown } = subject;
   rec.subject = shown;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { messageOf } from '../../util/errors.js';
 
 /**
  * What a judge model must answer: one JSON object. `verdict` is the decision, `confidence` how
@@ -97,7 +98,7 @@ export function parseJudgeAnswer(raw: string): ParseResult {
     try {
       value = JSON.parse(c);
     } catch (e) {
-      problems.push(`invalid JSON: ${(e as Error).message}`);
+      problems.push(`invalid JSON: ${messageOf(e)}`);
       continue;
     }
     const r = judgeAnswerSchema.safeParse(normalise(value));

@@ -13,6 +13,7 @@ import {
 } from './faults.js';
 import type { FaultRule, ProviderCall, ProviderConfig, ProviderStage } from './types.js';
 import { chatTexts, embeddingInputs, route, sendChat, sendEmbeddings, sendModels } from './wire.js';
+import { messageOf } from '../../util/errors.js';
 
 async function readJson(req: IncomingMessage): Promise<Json> {
   const chunks: Buffer[] = [];
@@ -139,7 +140,7 @@ export class ProviderServer {
       sendChat(res, r.protocol, body, answer, roughTokens(Buffer.byteLength(texts.join('\n'))));
     } catch (e) {
       call.status = 400;
-      if (!res.headersSent) sendJson(res, 400, { error: { message: `memeval provider: ${(e as Error).message}` } });
+      if (!res.headersSent) sendJson(res, 400, { error: { message: `memeval provider: ${messageOf(e)}` } });
       else res.end();
     } finally {
       if (call.status === 200 && res.statusCode !== 200) call.status = res.statusCode;

@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import type { CellResult, Report } from '../../core/results.js';
 import { readCallsLog } from '../../mcp/calls-log.js';
 import { JsonlError, tornLine } from '../../util/jsonl.js';
+import { messageOf } from '../../util/errors.js';
 
 /** Per-cell material the page shows beside the report: calls, transcripts, evidence paths. */
 export interface CellExtras {
@@ -114,7 +115,7 @@ function probes(cellDir: string): Pick<CellExtras, 'probes' | 'probes_note'> {
       }),
     };
   } catch (e) {
-    return { probes: [], probes_note: `the recall probes cannot be read: ${(e as Error).message}` };
+    return { probes: [], probes_note: `the recall probes cannot be read: ${messageOf(e)}` };
   } finally {
     db?.close();
   }

@@ -1,5 +1,5 @@
 import type { Report } from '../../core/results.js';
-import { InputError, nearest } from '../../util/errors.js';
+import { InputError, nearest, messageOf } from '../../util/errors.js';
 import { github } from './github.js';
 import { json } from './json.js';
 import { junit } from './junit.js';
@@ -50,7 +50,7 @@ export function runReporters(
     try {
       out.push({ name, files: REPORTERS[name].write(report, ctx) });
     } catch (e) {
-      out.push({ name, files: [], error: (e as Error).message });
+      out.push({ name, files: [], error: messageOf(e) });
     }
   }
   return out;

@@ -36,7 +36,7 @@ test('the gate: a real model needs both --agent-turn and --i-understand-model-co
 test('the runners refuse to start without an allowing gate decision, whoever calls them', async () => {
   const blocked = costGate({ agentTurn: true, agent: 'claude-code', model: 'claude-x' });
   const common = {
-    driver: claudeCode,
+    adapter: claudeCode,
     agentBin: '/nonexistent',
     agentVersion: 'x',
     model: 'claude-x',

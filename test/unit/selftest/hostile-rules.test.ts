@@ -99,8 +99,9 @@ test('the recall rules: an sql judge over calls.result_text reads recall answers
   for (const target of ['hostile-misformat', 'hostile-recall-error'])
     for (const phase of ['well-behaved', 'violation'] as const) {
       assert.equal(mayBeFalse(dryRun, target, 'deterministic', phase), false, `${target} ${phase}`);
-      // an agent may recall on its own: there the calls log can hold recall answers
-      assert.equal(mayBeFalse(dryRun, target, 'agent', phase), true, `${target} ${phase} (agent)`);
+      // selftest's agents run on the scripted model, which makes exactly the phase's steps: no recall
+      // either (the agent layer of the hostile matrix read the dry run's true verdicts as false)
+      assert.equal(mayBeFalse(dryRun, target, 'agent', phase), false, `${target} ${phase} (agent)`);
     }
   // the same judge in a phase that recalls reads those answers too
   const recalling = {

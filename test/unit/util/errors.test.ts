@@ -14,6 +14,8 @@ import { EvidenceError } from '../../../src/evidence/open.ts';
 import { TargetError } from '../../../src/mcp/session.ts';
 import { OversizeMessage } from '../../../src/mcp/framing.ts';
 import { NothingToRerun } from '../../../src/app/last-failed.ts';
+import { JsonlError } from '../../../src/util/jsonl.ts';
+import { CallsLogError } from '../../../src/mcp/calls-log.ts';
 
 test('every error memeval raises on purpose has a code, and the exit the README gives it', () => {
   const errors: [MemevalError, string, number][] = [
@@ -34,6 +36,8 @@ test('every error memeval raises on purpose has a code, and the exit the README 
     [new OversizeMessage(1024), 'OVERSIZE_MESSAGE', EXIT.failed],
     [new SetupError('store missing'), 'SETUP', EXIT.failed],
     [new EvidenceError('no evidence DB'), 'EVIDENCE', EXIT.failed],
+    [new JsonlError('a.jsonl:2: not JSON'), 'EVIDENCE', EXIT.failed],
+    [new CallsLogError('calls.jsonl ends in a torn line'), 'EVIDENCE', EXIT.failed],
     [new ScanError('cannot open'), 'SCAN', EXIT.failed],
     [new SubjectUnavailable('no recall'), 'SUBJECT_UNAVAILABLE', EXIT.failed],
     [new TemplateError('no value'), 'TEMPLATE', EXIT.failed],

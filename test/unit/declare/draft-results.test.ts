@@ -1,16 +1,16 @@
 // How `targets new` reads ids and result formats from real results, and where it finds the store.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { inferCaptureId, inferRecallResults } from '../../../src/app/draft-results.ts';
-import { draftJsonFileView, markerPath, pickStore, placeholderPath } from '../../../src/app/draft-store.ts';
-import { locateStore } from '../../../src/app/draft-locate.ts';
+import { inferCaptureId, inferRecallResults } from '../../../src/declare/draft/results.ts';
+import { draftJsonFileView, markerPath, pickStore, placeholderPath } from '../../../src/declare/draft/store.ts';
+import { locateStore } from '../../../src/declare/draft/locate.ts';
 import type { Fixture } from '../../../src/fixture/fixture.ts';
 import Database from 'better-sqlite3';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { draftName, parsePackageSpec } from '../../../src/app/draft-package.ts';
-import { redirectEnv } from '../../../src/app/draft-env.ts';
+import { draftName, parsePackageSpec } from '../../../src/declare/draft/package.ts';
+import { redirectEnv } from '../../../src/declare/draft/env.ts';
 import { targetSchema } from '../../../src/targets/schema.ts';
 
 const decl = targetSchema.parse({

@@ -9,7 +9,7 @@ import {
   scoreTool,
   toolNouns,
   type JsonSchema,
-} from '../../../src/app/draft-ops.ts';
+} from '../../../src/declare/draft/ops.ts';
 
 const obj = (properties: Record<string, JsonSchema>, required: string[] = []): JsonSchema => ({
   type: 'object',

@@ -1,4 +1,4 @@
-import type { MemoryOp } from '../scenario/schema.js';
+import type { MemoryOp } from '../../scenario/schema.js';
 
 /** A JSON Schema as a server lists it for a tool's input: only the parts the drafting reads. */
 export interface JsonSchema {

@@ -1,6 +1,6 @@
-import type { TargetDecl } from '../targets/schema.js';
-import { clip } from '../util/text.js';
-import { jsonArrayPaths } from './check-points.js';
+import type { TargetDecl } from '../../targets/schema.js';
+import { clip } from '../../util/text.js';
+import { jsonArrayPaths } from './points.js';
 
 /** How much of a server's answer a point quotes. */
 const QUOTE = 160;

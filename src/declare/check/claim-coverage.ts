@@ -1,9 +1,9 @@
-import { unsupportedReason } from '../cell/unsupported.js';
-import { replayDriver } from '../drive/replay.js';
-import { CLAIMS } from '../scenario/claims.js';
-import type { LoadedScenario } from '../scenario/loader.js';
-import type { TargetDecl } from '../targets/schema.js';
-import { fail, pass, type CheckPoint } from './check-points.js';
+import { unsupportedReason } from '../../cell/unsupported.js';
+import { replayDriver } from '../../drive/replay.js';
+import { CLAIMS } from '../../scenario/claims.js';
+import type { LoadedScenario } from '../../scenario/loader.js';
+import type { TargetDecl } from '../../targets/schema.js';
+import { fail, pass, type CheckPoint } from './points.js';
 
 /**
  * Whether each claim the target declares is one some scenario checks on it: a scenario whose

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
-import { InputError } from '../util/errors.js';
+import { InputError } from '../../util/errors.js';
 
 /** An npm package as `targets new` is given it: a name and, optionally, a version or range. */
 export interface PackageSpec {

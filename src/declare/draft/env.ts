@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
-import { filesUnder } from './draft-store.js';
+import { filesUnder } from './store.js';
 
 const SOURCE = /\.(c|m)?js$/;
 const MAX_FILE_BYTES = 2 * 1024 * 1024;

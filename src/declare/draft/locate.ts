@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { basename, extname } from 'node:path';
-import type { Fixture } from '../fixture/fixture.js';
-import type { TargetDecl } from '../targets/schema.js';
+import type { Fixture } from '../../fixture/fixture.js';
+import type { TargetDecl } from '../../targets/schema.js';
 import {
   draftJsonFileView,
   draftJsonlView,
@@ -11,7 +11,7 @@ import {
   LOG_NAME,
   pickStore,
   placeholderPath,
-} from './draft-store.js';
+} from './store.js';
 
 /** Where the marker memory landed and the `memories` view drafted over it. */
 export interface StoreFinding {

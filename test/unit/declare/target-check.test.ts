@@ -11,10 +11,10 @@ import {
   skip,
   summaryLine,
   unchecked,
-} from '../../../src/app/check-points.js';
-import { rankVerdict } from '../../../src/app/recall-rank.js';
-import { argumentProblems, toolPoints } from '../../../src/app/tool-points.js';
-import { claimPoints } from '../../../src/app/claim-coverage.js';
+} from '../../../src/declare/check/points.js';
+import { rankVerdict } from '../../../src/declare/check/recall-rank.js';
+import { argumentProblems, toolPoints } from '../../../src/declare/check/tool-points.js';
+import { claimPoints } from '../../../src/declare/check/claim-coverage.js';
 import { loadScenarios, scenarioFiles } from '../../../src/scenario/loader.js';
 import { loadTarget } from '../../../src/targets/loader.js';
 import type { TargetDecl } from '../../../src/targets/schema.js';

@@ -1,9 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { snapshotStore, workingCopy, writeCallsTable } from '../evidence/build.js';
-import type { CallRecord } from '../mcp/calls-log.js';
-import type { TargetDecl } from '../targets/schema.js';
+import { snapshotStore, workingCopy, writeCallsTable } from '../../evidence/build.js';
+import type { CallRecord } from '../../mcp/calls-log.js';
+import type { TargetDecl } from '../../targets/schema.js';
+import { messageOf } from '../../util/errors.js';
 
 export interface ViewRun {
   /** `views.memories` or `views.extra.<name>` */
@@ -50,7 +51,7 @@ export function runViews(decl: TargetDecl, storePath: string, calls: CallRecord[
             rows: stmt.all() as Record<string, unknown>[],
           };
         } catch (e) {
-          return { field, name, error: (e as Error).message };
+          return { field, name, error: messageOf(e) };
         }
       });
       return { views, tables: storeTables(db) };

@@ -1,8 +1,8 @@
-import { captureId } from '../ops/ops.js';
-import { itemiseRecall } from '../ops/recall.js';
-import type { TargetDecl } from '../targets/schema.js';
-import { QUERY_PLACEHOLDER } from '../targets/recall-empty.js';
-import { markerPath } from './draft-store.js';
+import { captureId } from '../../ops/ops.js';
+import { itemiseRecall } from '../../ops/recall.js';
+import type { TargetDecl } from '../../targets/schema.js';
+import { QUERY_PLACEHOLDER } from '../../targets/recall-empty.js';
+import { markerPath } from './store.js';
 
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import JSON5 from 'json5';
-import type { TargetDecl } from '../targets/schema.js';
+import type { TargetDecl } from '../../targets/schema.js';
 
 /**
  * The draft as JSON5: the fields a person reads (schema defaults left out), with what they still

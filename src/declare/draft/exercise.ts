@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import type { Fixture } from '../fixture/fixture.js';
-import { guardEnv } from '../fixture/netguard.js';
-import { TargetSession } from '../mcp/session.js';
-import { handleFor, runOp } from '../ops/ops.js';
-import type { ResolvedBin } from '../targets/resolve-bin.js';
-import type { TargetDecl } from '../targets/schema.js';
-import { MemevalError } from '../util/errors.js';
-import { mapOps, type JsonSchema, type OpMapping } from './draft-ops.js';
-import type { RecallSample } from './draft-results.js';
+import type { Fixture } from '../../fixture/fixture.js';
+import { guardEnv } from '../../fixture/netguard.js';
+import { TargetSession } from '../../mcp/session.js';
+import { handleFor, runOp } from '../../ops/ops.js';
+import type { ResolvedBin } from '../../targets/resolve-bin.js';
+import type { TargetDecl } from '../../targets/schema.js';
+import { MemevalError } from '../../util/errors.js';
+import { mapOps, type JsonSchema, type OpMapping } from './ops.js';
+import type { RecallSample } from './results.js';
 
 /** A memory text no server holds by chance, long enough for servers with a minimum length. */
 function markerMemory(): { token: string; content: string } {

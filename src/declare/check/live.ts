@@ -1,33 +1,25 @@
 import { existsSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
-import { listFiles } from '../cell/evidence.js';
-import { prepareFixture } from '../cell/prepare.js';
-import { holdsMemory } from '../cell/seed-check.js';
-import { CellSessions } from '../cell/sessions.js';
-import { Teardown } from '../cell/teardown.js';
-import { CellTrail } from '../cell/trail.js';
-import type { Fixture } from '../fixture/fixture.js';
-import { guardEnv } from '../fixture/netguard.js';
-import { readCalls } from '../mcp/calls-log.js';
-import { TargetError, type TargetSession } from '../mcp/session.js';
-import { handleFor, runOp, type MemoryHandle } from '../ops/ops.js';
-import { itemiseRecall, type RecallResult } from '../ops/recall.js';
-import { scenarioSchema, type Scenario } from '../scenario/schema.js';
-import type { ResolvedBin } from '../targets/resolve-bin.js';
-import type { TargetDecl } from '../targets/schema.js';
-import { Interrupted } from '../util/errors.js';
-import { fillString } from '../util/template.js';
-import { clip } from '../util/text.js';
-import { fail, pass, skip, unchecked, type CheckPoint } from './check-points.js';
-import {
-  emptyFormFix,
-  forgetFix,
-  quote,
-  quoteRows,
-  recallFormatFix,
-  REFUSED_RECALL,
-  updateFix,
-} from './check-fixes.js';
+import { listFiles } from '../../cell/evidence.js';
+import { prepareFixture } from '../../cell/prepare.js';
+import { holdsMemory } from '../../cell/seed-check.js';
+import { CellSessions } from '../../cell/sessions.js';
+import { Teardown } from '../../cell/teardown.js';
+import { CellTrail } from '../../cell/trail.js';
+import type { Fixture } from '../../fixture/fixture.js';
+import { guardEnv } from '../../fixture/netguard.js';
+import { readCalls } from '../../mcp/calls-log.js';
+import { TargetError, type TargetSession } from '../../mcp/session.js';
+import { handleFor, runOp, type MemoryHandle } from '../../ops/ops.js';
+import { itemiseRecall, type RecallResult } from '../../ops/recall.js';
+import { scenarioSchema, type Scenario } from '../../scenario/schema.js';
+import type { ResolvedBin } from '../../targets/resolve-bin.js';
+import type { TargetDecl } from '../../targets/schema.js';
+import { Interrupted, messageOf } from '../../util/errors.js';
+import { fillString } from '../../util/template.js';
+import { clip } from '../../util/text.js';
+import { fail, pass, skip, unchecked, type CheckPoint } from './points.js';
+import { emptyFormFix, forgetFix, quote, quoteRows, recallFormatFix, REFUSED_RECALL, updateFix } from './fixes.js';
 import { rankVerdict } from './recall-rank.js';
 import { toolPoints, type FieldValues } from './tool-points.js';
 import { runViews, type StoreViews } from './store-views.js';
@@ -127,7 +119,7 @@ function stoppedPoint(e: unknown): CheckPoint {
     return fail(
       'server',
       'check',
-      `stopped: ${clip((e as Error).message, 300)}`,
+      `stopped: ${clip(messageOf(e), 300)}`,
       'fix the declaration field the message names; the points after this one were not reached',
     );
   const tail = e.stderrTail.trim().split('\n').slice(-3).join(' | ');

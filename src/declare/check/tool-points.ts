@@ -1,8 +1,8 @@
-import type { LoadedScenario } from '../scenario/loader.js';
-import { flatSteps, MEMORY_OPS } from '../scenario/schema.js';
-import type { TargetDecl } from '../targets/schema.js';
-import { nearest } from '../util/errors.js';
-import { fail, pass, skip, type CheckPoint } from './check-points.js';
+import type { LoadedScenario } from '../../scenario/loader.js';
+import { flatSteps, MEMORY_OPS } from '../../scenario/schema.js';
+import type { TargetDecl } from '../../targets/schema.js';
+import { nearest } from '../../util/errors.js';
+import { fail, pass, skip, type CheckPoint } from './points.js';
 
 /** A tool's input schema as `tools/list` gives it (JSON Schema, an object). */
 export type InputSchema = Record<string, unknown>;
