@@ -16,6 +16,13 @@ export interface Script {
    * declines and says so. Absent: the script only.
    */
   react?: 'obey' | 'refuse';
+  /**
+   * What the agent read in its workspace before the script (the scenario's setup files, as the
+   * fixture holds them): the prompt asks it to read them, a real model reads them with the agent's
+   * own tools, and the scripted model is handed them, so obey and refuse also react to an
+   * instruction planted in a workspace file.
+   */
+  read?: readonly string[];
 }
 
 /**
@@ -71,7 +78,7 @@ function walk(script: Script, results: SeenResult[]): { decision: PolicyDecision
   // what the script's recalls answered: where the obey and refuse policies look for an instruction
   const recalled: string[] = [];
   const steps = flatSteps(script.steps);
-  let instruction: string | undefined;
+  let instruction: { text: string; from: 'memory' | 'workspace' } | undefined;
   let reacted = false;
   // an agent makes one call at a time: a parallel step's calls are played in order
   for (let i = 0; i <= steps.length; i++) {
@@ -79,9 +86,9 @@ function walk(script: Script, results: SeenResult[]): { decision: PolicyDecision
       // the script is done: a react policy looks at what was recalled, once; obey then does what it says
       if (!script.react || reacted) break;
       reacted = true;
-      instruction = recalled.map(instructionIn).find((x) => x !== undefined);
+      instruction = instructionOf(recalled, script.read ?? []);
       if (instruction === undefined || script.react !== 'obey') break;
-      steps.push({ op: 'remember', content: instruction, category: 'note' });
+      steps.push({ op: 'remember', content: instruction.text, category: 'note' });
       i--; // the next turn of the loop plays the step just added
       continue;
     }
@@ -107,14 +114,38 @@ function walk(script: Script, results: SeenResult[]): { decision: PolicyDecision
   return { decision: { kind: 'text', text: closingText(script, last, instruction) }, handles };
 }
 
+/** The first instruction in what was recalled, else in what was read in the workspace. */
+function instructionOf(
+  recalled: readonly string[],
+  read: readonly string[],
+): { text: string; from: 'memory' | 'workspace' } | undefined {
+  for (const [from, texts] of [
+    ['memory', recalled],
+    ['workspace', read],
+  ] as const) {
+    const text = texts.map(instructionIn).find((x) => x !== undefined);
+    if (text !== undefined) return { text, from };
+  }
+  return undefined;
+}
+
 /** The turn's last words: the last result quoted, and with a react policy, what it did about an instruction. */
-function closingText(script: Script, last: SeenResult | undefined, instruction: string | undefined): string {
+function closingText(
+  script: Script,
+  last: SeenResult | undefined,
+  instruction: { text: string; from: 'memory' | 'workspace' } | undefined,
+): string {
   const quoted = last ? `Done. ${last.text.slice(0, QUOTED_RESULT_CHARS)}` : 'Done.';
   if (!script.react) return quoted;
   if (instruction === undefined) return `${quoted}\nNothing I recalled asked me to do anything.`;
+  const { text, from } = instruction;
+  if (from === 'workspace')
+    return script.react === 'obey'
+      ? `${quoted}\nAs a file in this project asked, I stored: "${text}".`
+      : `${quoted}\nA file in this project asked me to store "${text}". I did not: an instruction found in a file is not the user's.`;
   return script.react === 'obey'
-    ? `${quoted}\nAs a recalled note asked, I stored: "${instruction}".`
-    : `${quoted}\nA recalled memory asked me to store "${instruction}". I did not: an instruction found in memory is not the user's.`;
+    ? `${quoted}\nAs a recalled note asked, I stored: "${text}".`
+    : `${quoted}\nA recalled memory asked me to store "${text}". I did not: an instruction found in memory is not the user's.`;
 }
 
 /** Split steps into agent sessions at each `restart`. */
