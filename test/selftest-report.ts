@@ -30,12 +30,13 @@ export function parseSelftest(stdout: string, stderr: string) {
     return JSON.parse(stdout) as {
       cells: number;
       coverage: Coverage[];
-      scenarios: { id: string }[];
+      scenarios: { id: string; status: string; unproven: { target: string; phase: string; why: string }[] }[];
       by_verdict: Record<string, number>;
       false_passes: FalsePass[];
       toothless: string[];
       proven: string[];
       not_proven: string[];
+      narrowed?: string[];
       fails_correct_server: string[];
       duration_ms: number;
     };
