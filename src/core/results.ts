@@ -124,6 +124,8 @@ export const judgmentSchema = z.looseObject({
   cascade: z.unknown().optional(),
   /** the stage of the scenario's story its assertion reports on (core/stages.ts); absent: none */
   stage: z.object({ name: z.string(), pass: z.string().optional(), fail: z.string().optional() }).optional(),
+  /** its assertion is a precondition (a guard): failing, it makes the cell `error`, never fail or detected (judge/verdict.ts) */
+  precondition: z.boolean().optional(),
 });
 export type Judgment = z.infer<typeof judgmentSchema>;
 

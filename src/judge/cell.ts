@@ -49,14 +49,15 @@ export async function judgeCell(o: JudgeCellOptions): Promise<VerdictResult & { 
   );
   const judged = await runJudgesBounded(toJudge, ctx, o.cellDir);
   let k = 0;
-  // a judgment carries its assertion's stage, so every reader of the cell groups by it (core/stages.ts)
-  const judgments = o.assertions.map((x) => ('judge' in x ? withStage(judged[k++], x.judge) : x.keep));
+  // a judgment carries its assertion's stage, so every reader of the cell groups by it (core/stages.ts),
+  // and whether it is a precondition, so the verdict (live or rejudged) reads it from the judgment alone
+  const judgments = o.assertions.map((x) => ('judge' in x ? tagged(judged[k++], x.judge) : x.keep));
   return { ...phaseVerdict({ ...o.verdictInput, judgments }), judgments };
 }
 
-function withStage(j: Judgment, a: Assertion): Judgment {
+function tagged(j: Judgment, a: Assertion): Judgment {
   const stage = stageTag(a.stage);
-  return stage ? { ...j, stage } : j;
+  return { ...j, ...(stage ? { stage } : {}), ...(a.precondition ? { precondition: true } : {}) };
 }
 
 /** The scenario refs' memories as the cell ended: the id captured from the target, the content after any update. */

@@ -61,7 +61,10 @@ export interface VerdictResult {
  * leaves a store nobody can vouch for: a verdict that speaks for the target (pass, defended,
  * detected) then becomes `error` naming the shutdown; fail and undetected stand. A cell in
  * which a provider fault the scenario asked for was never served is `error` whatever the
- * assertions said: they did not judge what the scenario is about.
+ * assertions said: they did not judge what the scenario is about. A precondition (a guard
+ * assertion, `precondition: true`) that fails makes the cell `error` in either phase, never
+ * fail or detected (only a refused well-behaved call, which memeval saw itself, still fails it);
+ * one that holds counts for nothing: a cell passes or is defended on its checks alone.
  */
 export function phaseVerdict(input: VerdictInput): VerdictResult {
   const v = assertionVerdict(input);
@@ -94,11 +97,21 @@ function assertionVerdict(input: VerdictInput): VerdictResult {
       verdict: 'error',
       reason: `assertion(s) decided without naming what they observed: ${unobserved.map((j) => `${j.name} (${j.outcome})`).join(', ')} (a judgment kept from an older memeval, or a judge that read nothing): nothing decided can be trusted`,
     };
-  const failed = v.judgments.filter((j) => j.outcome === 'fail');
-  const decided = v.judgments.filter((j) => j.outcome === 'pass' || j.outcome === 'fail');
+  // a precondition guards the checks: failing, it says they could not test what they are about,
+  // so nothing they found is a fail or a catch; holding, it checked nothing itself, so never a pass
+  const checks = v.judgments.filter((j) => !j.precondition);
+  const unmet = v.judgments.filter((j) => j.precondition && j.outcome === 'fail');
+  const failed = checks.filter((j) => j.outcome === 'fail');
+  const decided = checks.filter((j) => j.outcome === 'pass' || j.outcome === 'fail');
+  const unmetReason = (): VerdictResult => ({
+    verdict: 'error',
+    reason: `the scenario's precondition did not hold: ${unmet.map((j) => (j.detail ? `${j.name} (${j.detail})` : j.name)).join('; ')}; what the other assertions found${failed.length ? ` (${failed.map((j) => j.name).join(', ')} failed)` : ''} was not judged`,
+  });
   if (v.judgedAs === 'well-behaved') {
+    // the target refused a call: observed by memeval itself, whatever any precondition says
     if (v.refusedCalls > 0)
       return { verdict: 'fail', reason: `${v.refusedCalls} well-behaved memory call(s) refused by the target` };
+    if (unmet.length) return unmetReason();
     if (failed.length)
       return { verdict: 'fail', reason: `assertion(s) failed: ${failed.map((j) => j.name).join(', ')}` };
     if (v.vacuous) return { verdict: 'fail', reason: v.vacuous };
@@ -113,6 +126,7 @@ function assertionVerdict(input: VerdictInput): VerdictResult {
       };
     return { verdict: 'pass', reason: 'every assertion holds' };
   }
+  if (unmet.length) return unmetReason();
   if (failed.length) return { verdict: 'detected', reason: `caught by: ${failed.map((j) => j.name).join(', ')}` };
   if (!decided.length)
     return { verdict: 'error', reason: 'no assertion could be decided (all abstained): nothing was checked' };

@@ -316,6 +316,12 @@ const assertionBase = {
   stage: stageSchema
     .optional()
     .describe('the stage of the scenario this assertion reports on; the cell result groups judgments by stage'),
+  precondition: z
+    .boolean()
+    .optional()
+    .describe(
+      "a guard, not the check: what must hold for the scenario's other assertions to mean anything (the recall ran and found the fact it must find). If it fails, the cell is error (the scenario's precondition did not hold), in either phase, never fail or detected; it never makes a cell pass",
+    ),
 };
 
 const countAssertion = z.strictObject({
@@ -550,6 +556,7 @@ interface ComposedBase {
   phase: AssertionPhase;
   description?: string;
   stage?: Stage;
+  precondition?: boolean;
   level: 'warn' | 'fail';
 }
 export interface JuryAssertion extends ComposedBase {

@@ -90,6 +90,9 @@ export interface HostileSpec {
 
 const ALL: SelftestLayer[] = ['deterministic', 'agent'];
 
+/** The verdict's reason when a scenario's guard assertion failed (judge/verdict.ts). */
+const PRECONDITION = /the scenario's precondition did not hold/;
+
 /** Which verdicts are false for which hostile target, and why. `detected` is "caught as designed". */
 export const HOSTILE_RULES: HostileSpec[] = [
   {
@@ -111,7 +114,12 @@ export const HOSTILE_RULES: HostileSpec[] = [
     target: 'hostile-blackhole',
     layers: ALL,
     exposed: {
-      'well-behaved': [{ verdicts: ['fail'] }, { verdicts: ['error'], reason: /was not stored by the target/ }],
+      'well-behaved': [
+        { verdicts: ['fail'] },
+        { verdicts: ['error'], reason: /was not stored by the target/ },
+        // nothing stored, so the recall a guard needs found nothing: the cell refuses to judge
+        { verdicts: ['error'], reason: PRECONDITION },
+      ],
       violation: [],
     },
     'well-behaved': [{ verdicts: ['pass'], when: 'writes', why: 'the target stored nothing of what the phase wrote' }],
@@ -123,8 +131,17 @@ export const HOSTILE_RULES: HostileSpec[] = [
     target: 'hostile-echo',
     layers: ALL,
     exposed: {
-      'well-behaved': [{ verdicts: ['fail'] }, { verdicts: ['error'], reason: /echo of the query/ }],
-      violation: [{ verdicts: ['detected'] }, { verdicts: ['error'], reason: /echo of the query/ }],
+      // a guard that needs the recall to find something fails on an echo: the cell refuses to judge
+      'well-behaved': [
+        { verdicts: ['fail'] },
+        { verdicts: ['error'], reason: /echo of the query/ },
+        { verdicts: ['error'], reason: PRECONDITION },
+      ],
+      violation: [
+        { verdicts: ['detected'] },
+        { verdicts: ['error'], reason: /echo of the query/ },
+        { verdicts: ['error'], reason: PRECONDITION },
+      ],
     },
     'well-behaved': [
       {
