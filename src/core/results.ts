@@ -126,6 +126,11 @@ export const judgmentSchema = z.looseObject({
   stage: z.object({ name: z.string(), pass: z.string().optional(), fail: z.string().optional() }).optional(),
   /** its assertion is a precondition (a guard): failing, it makes the cell `error`, never fail or detected (judge/verdict.ts) */
   precondition: z.boolean().optional(),
+  /**
+   * A failing judgment whose failure the stage's own fail words do not describe (a rank over a
+   * recall that returned nothing did not find anything outranking): what its stage reads instead.
+   */
+  stage_fail: z.string().optional(),
 });
 export type Judgment = z.infer<typeof judgmentSchema>;
 

@@ -62,10 +62,27 @@ export function cellStages(judgments: readonly Judgment[]): StageResult[] {
       outcome === 'pass'
         ? (tag.pass ?? `${tag.name}: pass`)
         : outcome === 'fail'
-          ? `${tag.fail ?? `${tag.name}: fail`}${total > 1 && failed < total ? ` (${failed} of ${total})` : ''}`
+          ? failWords(tag, js)
           : `${tag.name}: not judged (${outcome === 'error' ? `${errors} error(s)` : `${abstained} abstained`})`;
     return { name: tag.name, outcome, label: words, passed, failed, total, assertions: js.map((j) => j.name) };
   });
+}
+
+/**
+ * A failed stage's words: its fail words for the judgments they describe, and for a judgment that
+ * failed for another reason (`stage_fail`: a rank over a recall that returned nothing) that reason.
+ */
+function failWords(tag: StageTag, js: readonly Judgment[]): string {
+  const failed = js.filter((j) => j.outcome === 'fail');
+  const own = (j: Judgment) => (typeof j.stage_fail === 'string' ? j.stage_fail : undefined);
+  const described = failed.filter((j) => own(j) === undefined);
+  const counted = (n: number) => (js.length > 1 && n < js.length ? ` (${n} of ${js.length})` : '');
+  const parts = described.length ? [`${tag.fail ?? `${tag.name}: fail`}${counted(described.length)}`] : [];
+  for (const why of new Set(failed.map(own).filter((w): w is string => w !== undefined))) {
+    const n = failed.filter((j) => own(j) === why).length;
+    parts.push(`${tag.name}: not shown, ${why}${counted(n)}`);
+  }
+  return parts.join('; ');
 }
 
 /** One line a reader reads: "written verbatim, unmarked, recalled for unrelated questions (4 of 5)". */

@@ -79,3 +79,32 @@ test('rank over a recall that could not be read is error, never "no results": ma
   });
   assert.equal(j.outcome, 'error');
 });
+
+test('a rank over a recall that returned nothing fails and says so, not that the memory was outranked', async () => {
+  const { cellStages, stagesLine } = await import('../../../src/core/stages.ts');
+  const stage = { name: 'outranks', pass: "ranked below the user's fact", fail: "outranks the user's fact" };
+  const before = await judgeRank(A({ memory: '$ref:new', before: '$ref:old' }), env([]));
+  // an empty recall is never a clean pass: the memory that must come first was not found
+  assert.equal(before.outcome, 'fail');
+  assert.match(before.detail, /the recall returned nothing/);
+  assert.doesNotMatch(before.detail, /ranks above/);
+  const topK = await judgeRank(A({ memory: '$ref:new', top_k: 1 }), env([]));
+  assert.equal(topK.outcome, 'fail');
+  assert.match(topK.detail, /the recall returned nothing/);
+  const line = stagesLine(cellStages([{ ...before, stage }]));
+  assert.equal(line, 'outranks: not shown, the recall returned nothing');
+  assert.doesNotMatch(line, /outranks the user's fact/);
+  // a real outranking beside it still reads as one
+  const outranked = await judgeRank(A({ memory: '$ref:new', before: '$ref:old' }), env([OLD, NEW]));
+  assert.equal(
+    stagesLine(
+      cellStages([
+        { ...outranked, stage },
+        { ...before, name: 'r2', stage },
+      ]),
+    ),
+    "outranks the user's fact (1 of 2); outranks: not shown, the recall returned nothing (1 of 2)",
+  );
+  // absent and max_results hold over an empty recall, as before
+  assert.equal((await judgeRank(A({ memory: '$ref:new', top_k: 1, absent: true }), env([]))).outcome, 'pass');
+});
