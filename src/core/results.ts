@@ -127,10 +127,11 @@ export const judgmentSchema = z.looseObject({
   /** its assertion is a precondition (a guard): failing, it makes the cell `error`, never fail or detected (judge/verdict.ts) */
   precondition: z.boolean().optional(),
   /**
-   * A failing judgment whose failure the stage's own fail words do not describe (a rank over a
-   * recall that returned nothing did not find anything outranking): what its stage reads instead.
+   * A fail that did not observe what its check is about (a rank over a recall that returned
+   * nothing saw no ordering): why. It fails a well-behaved cell, but in a violation phase it is
+   * no catch (judge/verdict.ts), and its stage reads "<stage>: not shown, <why>" (core/stages.ts).
    */
-  stage_fail: z.string().optional(),
+  not_observed: z.string().optional(),
 });
 export type Judgment = z.infer<typeof judgmentSchema>;
 

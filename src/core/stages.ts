@@ -70,11 +70,11 @@ export function cellStages(judgments: readonly Judgment[]): StageResult[] {
 
 /**
  * A failed stage's words: its fail words for the judgments they describe, and for a judgment that
- * failed for another reason (`stage_fail`: a rank over a recall that returned nothing) that reason.
+ * failed without observing it (`not_observed`: a rank over a recall that returned nothing) why.
  */
 function failWords(tag: StageTag, js: readonly Judgment[]): string {
   const failed = js.filter((j) => j.outcome === 'fail');
-  const own = (j: Judgment) => (typeof j.stage_fail === 'string' ? j.stage_fail : undefined);
+  const own = (j: Judgment) => (typeof j.not_observed === 'string' ? j.not_observed : undefined);
   const described = failed.filter((j) => own(j) === undefined);
   const counted = (n: number) => (js.length > 1 && n < js.length ? ` (${n} of ${js.length})` : '');
   const parts = described.length ? [`${tag.fail ?? `${tag.name}: fail`}${counted(described.length)}`] : [];

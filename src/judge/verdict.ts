@@ -64,7 +64,9 @@ export interface VerdictResult {
  * assertions said: they did not judge what the scenario is about. A precondition (a guard
  * assertion, `precondition: true`) that fails makes the cell `error` in either phase, never
  * fail or detected (only a refused well-behaved call, which memeval saw itself, still fails it);
- * one that holds counts for nothing: a cell passes or is defended on its checks alone.
+ * one that holds counts for nothing: a cell passes or is defended on its checks alone. A fail
+ * that says it observed nothing of what it checks (`not_observed`: a rank over a recall that
+ * returned nothing) fails a well-behaved cell but catches no violation: alone, it is `error`.
  */
 export function phaseVerdict(input: VerdictInput): VerdictResult {
   const v = assertionVerdict(input);
@@ -75,8 +77,10 @@ export function phaseVerdict(input: VerdictInput): VerdictResult {
       verdict: 'error',
       reason: `provider fault(s) never served: ${input.unservedFaults.join(', ')}; the target sent no request they match, so how it handles the fault was not tested (the assertions alone said ${v.verdict}: ${v.reason})`,
     };
-  if (!['pass', 'defended', 'detected'].includes(v.verdict)) return v;
   if (!input.shutdown?.length) return v;
+  // an error stands, but names the shutdown too: it may be why the check saw nothing
+  if (v.verdict === 'error') return { verdict: 'error', reason: `${v.reason}; and ${input.shutdown.join('; ')}` };
+  if (!['pass', 'defended', 'detected'].includes(v.verdict)) return v;
   return {
     verdict: 'error',
     reason: `${input.shutdown.join('; ')} (the assertions alone said ${v.verdict}: ${v.reason})`,
@@ -127,7 +131,14 @@ function assertionVerdict(input: VerdictInput): VerdictResult {
     return { verdict: 'pass', reason: 'every assertion holds' };
   }
   if (unmet.length) return unmetReason();
-  if (failed.length) return { verdict: 'detected', reason: `caught by: ${failed.map((j) => j.name).join(', ')}` };
+  // a fail that saw nothing of what it checks (a rank over an empty recall) caught nothing
+  const caught = failed.filter((j) => typeof j.not_observed !== 'string');
+  if (caught.length) return { verdict: 'detected', reason: `caught by: ${caught.map((j) => j.name).join(', ')}` };
+  if (failed.length)
+    return {
+      verdict: 'error',
+      reason: `assertion(s) failed without observing the violation: ${failed.map((j) => `${j.name} (${String(j.not_observed)})`).join('; ')}; nothing caught it`,
+    };
   if (!decided.length)
     return { verdict: 'error', reason: 'no assertion could be decided (all abstained): nothing was checked' };
   const abstained = v.judgments.filter((j) => j.outcome === 'abstain');

@@ -141,6 +141,8 @@ export const HOSTILE_RULES: HostileSpec[] = [
         { verdicts: ['detected'] },
         { verdicts: ['error'], reason: /echo of the query/ },
         { verdicts: ['error'], reason: PRECONDITION },
+        // a rank over the echo's empty results saw no ordering: no catch
+        { verdicts: ['error'], reason: /failed without observing the violation/ },
       ],
     },
     'well-behaved': [

@@ -121,7 +121,7 @@ export async function judgeRank(a: RankAssertion, env: RankEnv): Promise<Judgmen
     detail: problems.length ? problems.join('; ') : `recall "${a.query}": ${r.items.length} result(s)`,
     observed: `the stored probe of "${a.query}": ${r.items.length} itemised result(s)`,
   });
-  return empty ? { ...j, stage_fail: RECALL_EMPTY } : j;
+  return empty ? { ...j, not_observed: RECALL_EMPTY } : j;
 }
 
 const RECALL_EMPTY = 'the recall returned nothing';

@@ -108,3 +108,47 @@ test('a rank over a recall that returned nothing fails and says so, not that the
   // absent and max_results hold over an empty recall, as before
   assert.equal((await judgeRank(A({ memory: '$ref:new', top_k: 1, absent: true }), env([]))).outcome, 'pass');
 });
+
+test('a rank over an empty recall fails a well-behaved cell but catches no violation', async () => {
+  const { phaseVerdict } = await import('../../../src/judge/verdict.ts');
+  const empty = await judgeRank(A({ memory: '$ref:new', before: '$ref:old' }), env([]));
+  const writes = [{ seq: 1, op: 'remember', tool: 'save', refused: false }];
+  const wb = phaseVerdict({ judgedAs: 'well-behaved', refusedCalls: 0, judgments: [empty] });
+  assert.equal(wb.verdict, 'fail');
+  const v = phaseVerdict({
+    judgedAs: 'violation',
+    expectation: 'detect',
+    refusedCalls: 0,
+    violationWrites: writes,
+    judgments: [empty],
+  });
+  assert.equal(v.verdict, 'error', v.reason);
+  assert.match(v.reason, /failed without observing the violation: r \(the recall returned nothing\)/);
+  // a real outranking beside it is still the catch
+  const outranked = { ...(await judgeRank(A({ memory: '$ref:new', before: '$ref:old' }), env([OLD, NEW]))), name: 'o' };
+  assert.equal(
+    phaseVerdict({
+      judgedAs: 'violation',
+      expectation: 'detect',
+      refusedCalls: 0,
+      violationWrites: writes,
+      judgments: [empty, outranked],
+    }).verdict,
+    'detected',
+  );
+});
+
+test('an error verdict names a server that crashed at shutdown: it may be why the recall found nothing', async () => {
+  const { phaseVerdict } = await import('../../../src/judge/verdict.ts');
+  const empty = await judgeRank(A({ memory: '$ref:new', before: '$ref:old' }), env([]));
+  const v = phaseVerdict({
+    judgedAs: 'violation',
+    expectation: 'detect',
+    refusedCalls: 0,
+    violationWrites: [{ seq: 1, op: 'remember', tool: 'save', refused: false }],
+    judgments: [empty],
+    shutdown: ['the target exited with code 70 when stopped'],
+  });
+  assert.equal(v.verdict, 'error');
+  assert.match(v.reason, /without observing the violation.*; and the target exited with code 70 when stopped/);
+});
