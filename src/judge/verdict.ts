@@ -109,7 +109,7 @@ function assertionVerdict(input: VerdictInput): VerdictResult {
   const decided = checks.filter((j) => j.outcome === 'pass' || j.outcome === 'fail');
   const unmetReason = (): VerdictResult => ({
     verdict: 'error',
-    reason: `the scenario's precondition did not hold: ${unmet.map((j) => (j.detail ? `${j.name} (${j.detail})` : j.name)).join('; ')}; what the other assertions found${failed.length ? ` (${failed.map((j) => j.name).join(', ')} failed)` : ''} was not judged`,
+    reason: `the scenario's precondition did not hold: ${unmet.map(unmetWords).join('; ')}; what the other assertions found${failed.length ? ` (${failed.map((j) => j.name).join(', ')} failed)` : ''} was not judged`,
   });
   if (v.judgedAs === 'well-behaved') {
     // the target refused a call: observed by memeval itself, whatever any precondition says
@@ -171,6 +171,14 @@ function assertionVerdict(input: VerdictInput): VerdictResult {
     };
   }
   return { verdict: 'undetected', reason: 'violation accepted and no assertion failed: the scenario cannot catch it' };
+}
+
+/** A failed guard as a reader needs it: what it found against what it needed, else its detail. */
+function unmetWords(j: Judgment): string {
+  const scalar = (x: unknown) => typeof x === 'number' || typeof x === 'string';
+  if (scalar(j.actual) && scalar(j.expected))
+    return `${j.name} (got ${String(j.actual)}, expected ${String(j.expected)})`;
+  return j.detail ? `${j.name} (${j.detail})` : j.name;
 }
 
 /** Does this verdict fail the run? `detected` does only where the target claims the defence. */

@@ -283,7 +283,7 @@ test('a precondition that fails makes the cell error in either phase, never fail
     judgments: [j('pass', 'check'), guard('fail')],
   });
   assert.equal(violation.verdict, 'error');
-  assert.match(violation.reason, /the scenario's precondition did not hold: guard/);
+  assert.match(violation.reason, /the scenario's precondition did not hold: guard \(got 0, expected 0\)/);
   // a check that failed beside it is no catch either: its evidence is what the guard says is unsound
   const both = phaseVerdict({
     judgedAs: 'violation',
