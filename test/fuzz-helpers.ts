@@ -14,7 +14,7 @@ export const FUZZ_SERVER = join(ROOT, 'test', 'fixtures-src', 'fuzz-server.mjs')
 export function localDecl(
   name: string,
   mode: string,
-  over: { claims?: string[]; call_timeout_ms?: number; sqlite?: boolean } = {},
+  over: { claims?: string[]; call_timeout_ms?: number; sqlite?: boolean; update?: boolean } = {},
 ): TargetDecl {
   return targetSchema.parse({
     name,
@@ -43,6 +43,7 @@ export function localDecl(
         },
       ],
       forget: [{ tool: 'delete', args: { id: '{{memory.id}}' } }],
+      ...(over.update ? { update: [{ tool: 'update', args: { id: '{{memory.id}}', text: '{{content}}' } }] } : {}),
       recall: [{ tool: 'search', args: { query: '{{query}}' } }],
     },
     claims: over.claims ?? [],

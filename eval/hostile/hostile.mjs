@@ -41,6 +41,13 @@
 //                 are acknowledged and lost (all but the last to write)
 //   hang-concurrent  answers each call after a short wait; a call that arrives while another is
 //                 waiting is never answered
+//   lose-on-kill  (JSONL store) keeps its store in memory, acknowledges every write at once and
+//                 saves the file only when it shuts down (stdin closed, SIGINT or SIGTERM): a
+//                 SIGKILL loses every write since it started
+//   truncate-on-kill  (JSONL store) rewrites the whole file in place on every write, slowly (the
+//                 file is truncated, then each line is written in two halves, with a pause after
+//                 each), and answers once it is done: a kill while it writes leaves the file
+//                 truncated, its last line half written; it skips lines it cannot parse
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { dirname } from 'node:path';
@@ -78,11 +85,25 @@ const send = (m) => process.stdout.write(JSON.stringify(m) + '\n');
 const text = (t, isError = false) => ({ content: [{ type: 'text', text: t }], ...(isError ? { isError: true } : {}) });
 const COLUMNS = ['id', 'text', 'category', 'subject', 'source', 'namespace', 'deleted', 'trust', 'recalls', 'updated_at'];
 const DEFAULTS = { deleted: false, trust: 0.5, recalls: 0, namespace: '' };
+// truncate-on-kill reads what a kill left: lines it cannot parse are skipped
+const parseLine = (l) => {
+  if (mode !== 'truncate-on-kill') return [JSON.parse(l)];
+  try {
+    return [JSON.parse(l)];
+  } catch {
+    return [];
+  }
+};
+const readFile = () => readFileSync(store, 'utf8').split('\n').filter(Boolean).flatMap(parseLine);
+// lose-on-kill: the store lives in this process until it shuts down
+let memory = mode === 'lose-on-kill' && !db ? readFile() : undefined;
 const read = () =>
   db
     ? db.prepare('SELECT * FROM memories ORDER BY rowid').all().map((r) => ({ ...r, deleted: Boolean(r.deleted) }))
-    : readFileSync(store, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    : memory ? memory.map((r) => ({ ...r })) : readFile();
+const save = () => memory && writeFileSync(store, memory.map((r) => JSON.stringify(r) + '\n').join(''));
 let write = (rows) => {
+  if (memory) return void (memory = rows.map((r) => ({ ...r })));
   if (!db) return writeFileSync(store, rows.map((r) => JSON.stringify(r) + '\n').join(''));
   const ins = db.prepare(`INSERT INTO memories (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`);
   db.transaction(() => {
@@ -90,7 +111,32 @@ let write = (rows) => {
     for (const r of rows) ins.run(...COLUMNS.map((c) => (c === 'deleted' ? (r.deleted ? 1 : 0) : (r[c] ?? DEFAULTS[c] ?? null))));
   })();
 };
-const append = (row) => (db ? write([...read(), row]) : appendFileSync(store, JSON.stringify(row) + '\n'));
+let append = (row) => (db || memory ? write([...read(), row]) : appendFileSync(store, JSON.stringify(row) + '\n'));
+// truncate-on-kill: the write in progress, which an answer waits for
+let writing = Promise.resolve();
+if (mode === 'truncate-on-kill' && !db) {
+  write = (rows) => {
+    const prev = writing;
+    writing = prev.then(() => slowRewrite(rows));
+  };
+  append = (row) => write([...read(), row]);
+}
+const pause = (ms) => new Promise((r) => setTimeout(r, ms));
+/** Rewrite the whole file in place, as a store that truncates it and writes it out line by line does. */
+async function slowRewrite(rows) {
+  // truncated and the first half line written at once: whoever sees the file change sees it torn
+  let first = true;
+  for (const r of rows) {
+    const line = JSON.stringify(r) + '\n';
+    const half = Math.ceil(line.length / 2);
+    (first ? writeFileSync : appendFileSync)(store, line.slice(0, half));
+    first = false;
+    await pause(50);
+    appendFileSync(store, line.slice(half));
+    await pause(50);
+  }
+  if (first) writeFileSync(store, '');
+}
 // rebuild-at-start: the copy it trusts over the store, written after every write, read back at start
 const cache = `${store}.cache`;
 if (mode === 'rebuild-at-start' && db) {
@@ -183,7 +229,9 @@ async function embed(text) {
 async function call(name, args) {
   if (name === 'remember' || name === 'update') await embed(String(args.text));
   if (name === 'recall') await embed(String(args.query));
-  return answer(name, args);
+  const out = answer(name, args);
+  await writing; // truncate-on-kill answers once its rewrite is done
+  return out;
 }
 
 function answer(name, args) {
@@ -302,6 +350,7 @@ process.stdin.on('data', (c) => {
   }
 });
 function shutdown() {
+  save();
   if (mode === 'crash-exit') {
     process.stderr.write('panic: store compaction failed at shutdown\n');
     process.exit(70);
@@ -311,3 +360,5 @@ function shutdown() {
 process.stdin.on('end', () => queue.then(shutdown));
 // agents stop a server by closing its stdin or by a signal (Claude Code: SIGINT, then SIGTERM): crash either way
 if (mode === 'crash-exit') for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, shutdown);
+// lose-on-kill saves when asked to stop by a signal too: only SIGKILL (or a crash) loses its writes
+if (mode === 'lose-on-kill') for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, shutdown);

@@ -40,6 +40,8 @@ export interface FuzzConfig {
   /** overrides every target's call_timeout_ms */
   callTimeoutMs?: number;
   settings?: Partial<CheckSettings>;
+  /** candidate runs to shrink each flagged case with (default DEFAULT_SHRINK_RUNS; 0: no shrink) */
+  shrinkRuns?: number;
   signal?: AbortSignal;
   onCase?: (p: CaseReport) => void;
   log?: (s: string) => void;
@@ -96,6 +98,7 @@ export async function runFuzz(config: FuzzConfig): Promise<FuzzResult> {
           outDir,
           keep: config.keep ?? false,
           settings: { ...DEFAULT_CHECK_SETTINGS, ...config.settings },
+          shrinkRuns: config.shrinkRuns,
           signal: config.signal,
           onCase: config.onCase,
         }),
@@ -129,10 +132,11 @@ export function claimsAdvice(
   recipes?: string[],
 ): string[] {
   const table = recipeClaims(buildVocabulary(scenarios, decl), [...decl.claims, ...assumed], recipes);
-  const off = [...new Set(table.flatMap((r) => r.claims.filter((c) => !r.on.includes(c))))].sort();
+  const off = [...new Set(table.flatMap((r) => r.claims.filter((c) => !r.on.includes(c) && !r.byOp[c])))].sort();
+  const label = (r: (typeof table)[number], c: string) =>
+    r.on.includes(c) ? c : r.byOp[c] ? `${c} (the ${r.byOp[c]} op's own meaning)` : `${c} (off)`;
   const lines = table.map(
-    (r) =>
-      `  ${r.recipe}: ${r.claims.length ? r.claims.map((c) => (r.on.includes(c) ? c : `${c} (off)`)).join(', ') : 'structural checks only'}`,
+    (r) => `  ${r.recipe}: ${r.claims.length ? r.claims.map((c) => label(r, c)).join(', ') : 'structural checks only'}`,
   );
   return [
     `${decl.name}: claims ${decl.claims.length ? decl.claims.join(', ') : '(none)'}${assumed.length ? `, assumed ${assumed.join(', ')}` : ''}; what each recipe checks beyond the MCP contract:`,

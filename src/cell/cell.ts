@@ -7,6 +7,7 @@ import { ClockError, type WallClock } from '../fixture/wall-clock.js';
 import type { JudgePool } from '../judge/llm/pool.js';
 import { proxyPinsLost, proxyStopProblems, proxyStoreFailure } from '../mcp/proxy.js';
 import type { Scenario } from '../scenario/schema.js';
+import type { WriteRecord } from '../ops/writes.js';
 import type { ResolvedBin } from '../targets/resolve-bin.js';
 import type { TargetDecl } from '../targets/schema.js';
 import { Interrupted, MemevalError, messageOf } from '../util/errors.js';
@@ -97,6 +98,7 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
     clock.lap('fixture');
 
     const record = (s: StepRecord) => void trail.steps.push(s);
+    const recordWrite = (w: WriteRecord) => void trail.writes.push(w);
     const env = {
       scenario,
       decl,
@@ -110,6 +112,7 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
       clock: wall,
       signal,
       record,
+      recordWrite,
     };
     const seeded = await seed(env, storePath, trail);
     if ('problem' in seeded) throw new SetupError(seeded.problem);
@@ -129,7 +132,7 @@ export async function runCell(o: CellOptions): Promise<CellResult> {
     if (drive.invalid.length) outcome = { verdict: 'invalid', reason: drive.invalid.join('; '), agent: drive.agent };
     else outcome = await evidenceAndJudges(o, { prepared, drive, live, trail, teardown, clock, callsLog, serverEnv });
   } catch (e) {
-    outcome = failedOutcome(e, { signal, sessions, agent: drive?.agent });
+    outcome = failedOutcome(e, { signal, sessions, agent: drive?.agent, judgedAs: driver.judgedAs });
   }
   if (wallClock) trail.clock = keepClock(wallClock, cellDir, trail);
   clock.restart();
@@ -168,6 +171,8 @@ async function evidenceAndJudges(
       provider: prepared.provider,
       storeSql: trail.storeSql,
       agent: drive.agent,
+      writes: trail.writes,
+      kills: trail.steps.flatMap((st) => (st.kill ? [{ index: st.index, stage: st.stage, ...st.kill }] : [])),
     },
     teardown,
   );

@@ -1,7 +1,8 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { buildEvidence, toolToOp, type BuiltEvidence } from '../evidence/build.js';
-import type { AgentRunInfo } from '../core/results.js';
+import type { AgentRunInfo, KillRecord } from '../core/results.js';
+import type { WriteRecord } from '../ops/writes.js';
 import type { Fixture } from '../fixture/fixture.js';
 import { isToolCall, readCalls, type CallRecord } from '../mcp/calls-log.js';
 import type { ProviderHandle } from '../model/provider/cell.js';
@@ -34,11 +35,21 @@ export function collectEvidence(
     storeSql?: StoreSqlRecord[];
     /** an agent cell's run: its spend per prompt goes into agent_usage */
     agent?: AgentRunInfo;
+    /** every write op memeval issued and how it was answered (the `writes` table) */
+    writes?: WriteRecord[];
+    /** the kill steps that ran, with the store's size when each began */
+    kills?: (KillRecord & { index: number; stage: string })[];
   },
   teardown: Teardown,
 ): CollectedEvidence | { problem: string } {
   const calls = readCalls(o.callsLog);
-  const problem = missingStore(o.decl, o.storePath, o.fixture, calls);
+  // a store that was there when a kill step killed its server and is gone now: the target lost
+  // it (the integrity judge observes that), not a declaration pointing at the wrong file
+  const seen = o.kills?.find((k) => k.store_bytes.before !== null);
+  const gone =
+    seen &&
+    `the store is gone: it held ${seen.store_bytes.before} bytes when the kill step (${seen.stage} step ${seen.index}) began, and server session ${seen.session} was killed by ${seen.signal}`;
+  const problem = gone || existsSync(o.storePath) ? undefined : missingStore(o.decl, o.storePath, o.fixture, calls);
   if (problem) return { problem };
   const opOf = toolToOp(o.decl);
   // judges that read what a recall answered read it as the declaration itemises it (result_items)
@@ -54,6 +65,7 @@ export function collectEvidence(
     o.provider ? [...o.provider.calls()] : undefined,
     o.storeSql,
     o.agent,
+    { writes: o.writes, gone },
   );
   teardown.add('close evidence', () => evidence.close());
   return { evidence, calls };

@@ -126,7 +126,9 @@ export function storedVerdictInput(o: {
   vacuous?: string;
 }): StoredVerdictInput {
   const opOf = toolToOp(o.decl);
-  const inPhase = (c: CallRecord) => isToolCall(c) && (c.stage === 'step' || c.stage === 'agent');
+  // a call never answered because memeval killed the server (a kill step) was neither refused
+  // nor accepted: it counts as neither a refusal in a well-behaved phase nor a defence
+  const inPhase = (c: CallRecord) => isToolCall(c) && (c.stage === 'step' || c.stage === 'agent') && !c.killed;
   const phaseCalls = o.calls.filter(inPhase);
   // seq: the row of the evidence `calls` table (the call's place in the log, 1-based)
   const writes = o.calls.flatMap((c, i) => {

@@ -9,6 +9,7 @@ import { failsRun } from '../judge/verdict.js';
 import { NOISE_FILE, noiseWarnings } from '../mcp/noise.js';
 import { TargetError } from '../mcp/session.js';
 import type { Scenario } from '../scenario/schema.js';
+import { RestartAfterKillError } from './sessions.js';
 import type { TargetDecl } from '../targets/schema.js';
 import { Interrupted, MemevalError, messageOf } from '../util/errors.js';
 import type { StageClock } from './clock.js';
@@ -65,22 +66,31 @@ export function cellBase(
     claimed:
       defence !== undefined &&
       violation?.expectation === 'defend-or-detect' &&
-      (decl.claims as string[]).includes(defence),
+      ((decl.claims as string[]).includes(defence) || violation.assume_claim === true),
     cell_dir: cellDir,
   };
 }
 
-/** A cell that threw: `skipped` when the run was interrupted, else `error` with the target's stderr if it has one. */
+/**
+ * A cell that threw: `skipped` when the run was interrupted, else `error` with the target's
+ * stderr if it has one. A server that did not start again after a kill step killed it is the
+ * target failing what the well-behaved phase checks: that cell is `fail`, with why.
+ */
 export function failedOutcome(
   e: unknown,
-  o: { signal?: AbortSignal; sessions?: Sessions; agent?: AgentRunInfo },
+  o: { signal?: AbortSignal; sessions?: Sessions; agent?: AgentRunInfo; judgedAs?: Driver['judgedAs'] },
 ): Outcome {
   const interrupted = e instanceof Interrupted || Boolean(o.signal?.aborted);
+  if (!interrupted && e instanceof RestartAfterKillError && o.judgedAs === 'well-behaved')
+    return { verdict: 'fail', reason: e.message, stderr_tail: e.stderrTail || undefined, agent: o.agent };
   return {
     verdict: interrupted ? 'skipped' : 'error',
     reason: interrupted ? 'run interrupted' : messageOf(e),
     error_code: !interrupted && e instanceof MemevalError ? e.code : undefined,
-    stderr_tail: (e instanceof TargetError ? e.stderrTail : o.sessions?.current()?.stderr()) || undefined,
+    stderr_tail:
+      (e instanceof TargetError || e instanceof RestartAfterKillError
+        ? e.stderrTail
+        : o.sessions?.current()?.stderr()) || undefined,
     agent: o.agent,
   };
 }

@@ -19,7 +19,7 @@ export async function seed(
   const handles = new Map<string, MemoryHandle>();
   // a driver starts the server when it first needs it: a phase with nothing to do starts none
   if (scenario.setup.memories.length) {
-    await seedMemories(await sessions.start(), decl, scenario.setup.memories, handles, trail.steps);
+    await seedMemories(await sessions.start(), decl, scenario.setup.memories, handles, trail.steps, trail.writes);
     const seeds = scenario.setup.memories.map((m) => ({ ref: m.ref, handle: handles.get(m.ref)! }));
     let missing = missingSeeds(decl, storePath, seeds, cellDir, readCalls(callsLog));
     if (missing.length) {

@@ -1,11 +1,14 @@
 import { join, relative } from 'node:path';
-import type { Sessions } from '../drive/types.js';
+import type { KillEnded, Sessions, StoreWatch } from '../drive/types.js';
 import { storeBytes } from '../evidence/build.js';
 import type { Fixture } from '../fixture/fixture.js';
 import type { LoopbackBridge } from '../fixture/sandbox.js';
 import { ClockError, type WallClock } from '../fixture/wall-clock.js';
 import { NOISE_FILE } from '../mcp/noise.js';
-import { TargetSession } from '../mcp/session.js';
+import { TargetError, TargetSession } from '../mcp/session.js';
+import { describeExit } from '../mcp/child-transport.js';
+import type { KillSignal } from '../scenario/schema.js';
+import { watchStoreFiles } from '../util/store-watch.js';
 import type { ResolvedBin } from '../targets/resolve-bin.js';
 import type { TargetDecl } from '../targets/schema.js';
 import { Interrupted, MemevalError } from '../util/errors.js';
@@ -110,6 +113,38 @@ export class CellSessions implements Sessions {
     if (s.stopWarning()) trail.warnings.push(`server session ${no} ${s.stopWarning()}`);
   }
 
+  /**
+   * Kill the current server (a kill step) and start the next session on the same store. The
+   * killed server is not stopped the MCP way, so nothing of how it stopped is a shutdown
+   * problem. One that does not start again is a RestartAfterKillError.
+   */
+  async kill(signal: KillSignal): Promise<KillEnded> {
+    const s = this.session;
+    if (!s) throw new Error('kill: no server session is running');
+    const no = this.sessionNo;
+    const end = await s.kill(signal);
+    await s.close(); // it is gone: this only closes its logs
+    const storeBytesAfter = this.storeBytes();
+    this.session = undefined;
+    try {
+      await this.start();
+    } catch (e) {
+      throw new RestartAfterKillError(no, e);
+    }
+    return { took: end.took, exit: describeExit(end), session: no, nextSession: this.sessionNo, storeBytesAfter };
+  }
+
+  async armKill(signal: KillSignal): Promise<StoreWatch | undefined> {
+    const { storeFile, decl } = this.o;
+    const group = this.session?.armKill(signal);
+    if (!storeFile || group === undefined) return undefined;
+    return watchStoreFiles(storeFile, decl.store.format === 'files', { group, signal });
+  }
+
+  storeBytes(): number | null {
+    return storeBytes(this.o.storeFile) ?? null;
+  }
+
   /** a server for the recall probe, recorded apart from the phase's calls and left out of the trail */
   async probe(): Promise<TargetSession> {
     return this.server(PROBE_SESSION, join(this.o.cellDir, 'probe-calls.jsonl'), 'stderr.probe.log');
@@ -152,5 +187,27 @@ export class CellSessions implements Sessions {
 export class PinLostError extends MemevalError {
   constructor(message: string) {
     super('SETUP', message);
+  }
+}
+
+/**
+ * The target's server did not start again after memeval killed it: what a user restarting it
+ * after a crash would meet (a store it cannot open, a lock the dead process left). A
+ * well-behaved cell is `fail` with this reason; elsewhere `error`, the target's (TARGET_EXIT).
+ */
+export class RestartAfterKillError extends MemevalError {
+  declare readonly code: 'TARGET_EXIT';
+  readonly stderrTail: string;
+
+  constructor(
+    readonly session: number,
+    cause: unknown,
+  ) {
+    super(
+      'TARGET_EXIT',
+      `the server did not start again after memeval killed server session ${session}: ${(cause as Error).message}`,
+      { cause },
+    );
+    this.stderrTail = cause instanceof TargetError ? cause.stderrTail : '';
   }
 }

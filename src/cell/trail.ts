@@ -1,4 +1,5 @@
 import type { ClockRecord, NetworkMode, StepRecord, StoreSqlRecord } from '../core/results.js';
+import type { WriteRecord } from '../ops/writes.js';
 
 const WEAKEST_LAST: NetworkMode[] = ['isolated', 'guarded', 'open'];
 
@@ -9,6 +10,8 @@ const WEAKEST_LAST: NetworkMode[] = ['isolated', 'guarded', 'open'];
  */
 export class CellTrail {
   readonly steps: StepRecord[] = [];
+  /** every write op memeval issued (seeds, setup steps, the phase) and how it was answered: the evidence's `writes` */
+  readonly writes: WriteRecord[] = [];
   /** `setup.store_sql` as it ran (absent: the scenario pins nothing on this target) */
   storeSql?: StoreSqlRecord[];
   /** the lifecycle's warnings (a server that had to be killed, seeds stored only at exit), in order */

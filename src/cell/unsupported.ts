@@ -2,6 +2,7 @@ import type { Driver } from '../drive/types.js';
 import { providerUnsupported } from '../model/provider/cell.js';
 import { missingOps, opsNeeded } from '../ops/ops.js';
 import { namedTools, withMembers } from '../scenario/kinds.js';
+import { agentLayerUnsupported } from '../scenario/kill-checks.js';
 import type { Scenario } from '../scenario/schema.js';
 import { usesNamespace } from '../scenario/step-ops.js';
 import { storeSqlUnsupported } from '../scenario/store-sql.js';
@@ -26,6 +27,7 @@ export function unsupportedReason(
     storeUnsupported(scenario, decl) ??
     storeSqlUnsupported(scenario, decl.name, decl.store.format) ??
     clockUnsupported(scenario, decl, driver, binFile) ??
+    (driver.kind === 'agent' ? agentLayerUnsupported(scenario) : undefined) ??
     modelUnsupported(scenario, decl) ??
     commandUnsupported(withMembers(scenario.assertions), decl) ??
     toolsUnsupported(scenario, decl) ??

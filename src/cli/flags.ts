@@ -1,10 +1,11 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { basename, extname, join, resolve } from 'node:path';
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import chalk from 'chalk';
 import { writeOut } from './output.js';
-import { InputError } from '../util/errors.js';
-import type { FlagRow, FlagStore } from '../fuzz/flags.js';
+import { InputError, nearest } from '../util/errors.js';
+import type { DismissReason, FlagRow, FlagStats, FlagStore, PrecisionRow } from '../fuzz/flags.js';
+import { DISMISS_REASONS } from '../fuzz/settings.js';
 import { defaultFlagsFile } from '../fuzz/settings.js';
 
 async function openStore(file: string | undefined): Promise<FlagStore> {
@@ -22,8 +23,37 @@ function line(r: FlagRow): string {
       : r.currently_flagged
         ? chalk.red('flagged')
         : chalk.yellow('was flagged');
-  const lastRun = r.last_result === 'unjudged' ? chalk.yellow(' (the last run could not judge it)') : '';
-  return `${r.fingerprint}  ${r.target.padEnd(18)} ${r.recipe.padEnd(18)} ${status}${lastRun}  last ${r.last_flagged_at ?? '-'}  (${r.flagged_runs}/${r.runs} runs)\n    first: ${(r.first_flagged_reason ?? '').slice(0, 300)}`;
+  const decided = r.outcome ? chalk.cyan(` [${r.outcome}]`) : '';
+  const lastRun = decided + (r.last_result === 'unjudged' ? chalk.yellow(' (the last run could not judge it)') : '');
+  const shrink = r.shrink_note ? `\n    ${r.shrink_note}` : '';
+  return `${r.fingerprint}  ${r.target.padEnd(18)} ${r.recipe.padEnd(18)} ${status}${lastRun}  last ${r.last_flagged_at ?? '-'}  (${r.flagged_runs}/${r.runs} runs)\n    first: ${(r.first_flagged_reason ?? '').slice(0, 300)}${shrink}`;
+}
+
+function dismissReason(value: string): DismissReason {
+  if ((DISMISS_REASONS as readonly string[]).includes(value)) return value as DismissReason;
+  const guess = nearest(value, DISMISS_REASONS);
+  throw new InvalidArgumentError(
+    `unknown reason "${value}"${guess ? ` (did you mean "${guess}"?)` : ''}; one of ${DISMISS_REASONS.join(', ')}`,
+  );
+}
+
+const percent = (p: PrecisionRow) => `${p.right}/${p.decided} (${Math.round((100 * p.right) / p.decided)}%)`;
+
+/** Precision as a person reads it: none recorded is said so, never shown as a rate. */
+function statsText(st: FlagStats): string {
+  const notCounted = st.dismissed_without_reason
+    ? `${st.dismissed_without_reason} dismissed without a reason: not counted\n`
+    : '';
+  if (!st.decided)
+    return `no outcomes recorded (${st.flagged} flag(s)): record them with \`memeval flags confirm <fp>\` or \`memeval flags dismiss <fp> --reason ${DISMISS_REASONS.join('|')}\`\n${notCounted}`;
+  const table = (rows: PrecisionRow[]) =>
+    rows
+      .map(
+        (p) =>
+          `  ${p.key.padEnd(28)} ${percent(p).padEnd(12)} confirmed ${p.outcomes.confirmed}, duplicate ${p.outcomes.duplicate}, false-positive ${p.outcomes['false-positive']}, expected ${p.outcomes.expected}`,
+      )
+      .join('\n');
+  return `precision = (confirmed + duplicate) / decided, over ${st.decided} of ${st.flagged} flag(s) with an outcome\nby check:\n${table(st.by_check)}\nby target:\n${table(st.by_target)}\n${notCounted}`;
 }
 
 export function registerFlags(program: Command): void {
@@ -33,9 +63,15 @@ export function registerFlags(program: Command): void {
     .option('--flags <file>', `the flag store (default ${defaultFlagsFile()})`)
     .option('--all', 'include dismissed flags', false)
     .option('--json', 'print rows as JSON', false)
-    .action(async (o: { flags?: string; all: boolean; json: boolean }) => {
+    .option('--stats', "the detector's precision per check and per target, from confirmed and dismissed flags", false)
+    .action(async (o: { flags?: string; all: boolean; json: boolean; stats: boolean }) => {
       const store = await openStore(o.flags);
       try {
+        if (o.stats) {
+          const st = store.stats();
+          await writeOut(o.json ? JSON.stringify(st, null, 2) + '\n' : statsText(st));
+          return;
+        }
         const rows = store.list(o.all);
         if (o.json)
           await writeOut(
@@ -43,7 +79,9 @@ export function registerFlags(program: Command): void {
               rows.map((r) => ({
                 ...r,
                 last_findings: r.last_findings ? JSON.parse(r.last_findings) : null,
+                shrunk_findings: r.shrunk_findings ? JSON.parse(r.shrunk_findings) : null,
                 flagged_case: undefined,
+                shrunk_case: undefined,
               })),
               null,
               2,
@@ -63,10 +101,30 @@ export function registerFlags(program: Command): void {
     .description('take a flag out of the queue (history is kept; a different flag later brings it back)')
     .argument('<fingerprint>', 'the fingerprint (or a unique prefix)')
     .option('--target <name>', 'only the row of this target')
+    .option(
+      '--reason <why>',
+      `why, counted in flags --stats: ${DISMISS_REASONS.join(', ')} (without one the dismissal counts nowhere)`,
+      dismissReason,
+    )
+    .action(async (fp: string, o: { target?: string; reason?: DismissReason }) => {
+      const store = await openStore(flags.opts().flags);
+      try {
+        for (const r of store.dismiss(fp, o.target, undefined, o.reason))
+          await writeOut(`dismissed ${r.fingerprint} (${r.target})${o.reason ? `: ${o.reason}` : ''}\n`);
+      } finally {
+        store.close();
+      }
+    });
+
+  flags
+    .command('confirm')
+    .description('record a flag as a confirmed defect (counted in flags --stats; it stays in the queue)')
+    .argument('<fingerprint>', 'the fingerprint (or a unique prefix)')
+    .option('--target <name>', 'only the row of this target')
     .action(async (fp: string, o: { target?: string }) => {
       const store = await openStore(flags.opts().flags);
       try {
-        for (const r of store.dismiss(fp, o.target)) await writeOut(`dismissed ${r.fingerprint} (${r.target})\n`);
+        for (const r of store.confirm(fp, o.target)) await writeOut(`confirmed ${r.fingerprint} (${r.target})\n`);
       } finally {
         store.close();
       }
@@ -83,7 +141,8 @@ export function registerFlags(program: Command): void {
       'the target whose flag to export (needed when several targets flagged it); a declaration file for a target outside the built-in ones',
     )
     .option('--out <path>', 'a folder, or a file named <id>.json (default: the current folder)')
-    .action(async (fp: string, o: { target?: string; out?: string }) => {
+    .option('--original', 'export the case as it was generated, not its shrunk form', false)
+    .action(async (fp: string, o: { target?: string; out?: string; original: boolean }) => {
       const { loadTarget } = await import('../targets/loader.js');
       const { flagToScenario, writeScenario } = await import('../fuzz/export.js');
       const store = await openStore(flags.opts().flags);
@@ -102,7 +161,7 @@ export function registerFlags(program: Command): void {
           : `fuzz-${row.target}-${row.recipe}-${row.fingerprint.slice(0, 8)}`;
         if (!isFile) mkdirSync(out, { recursive: true });
         const dest = isFile ? out : join(out, `${id}.json`);
-        writeScenario(dest, flagToScenario(row, (file ?? loadTarget(row.target)).decl, id));
+        writeScenario(dest, flagToScenario(row, (file ?? loadTarget(row.target)).decl, id, { original: o.original }));
         await writeOut(
           `${dest}\nrun it: memeval run --scenarios ${resolve(dest, '..')} --target ${o.target ?? row.target}\n`,
         );

@@ -5,9 +5,9 @@ import { writeOut } from './output.js';
 import { CHECKED_CLAIMS } from '../fuzz/case.js';
 import { BUILTIN_SCENARIOS } from '../util/paths.js';
 import type { CampaignSummary, CaseReport } from '../fuzz/campaign.js';
-import { DEFAULT_CHECK_SETTINGS, defaultFlagsFile } from '../fuzz/settings.js';
+import { DEFAULT_CHECK_SETTINGS, DEFAULT_SHRINK_RUNS, defaultFlagsFile } from '../fuzz/settings.js';
 import { RECIPES } from '../fuzz/recipes.js';
-import { collectList, positiveInt, type CliContext } from './options.js';
+import { collectList, nonNegativeInt, positiveInt, type CliContext } from './options.js';
 
 interface FuzzFlags {
   target: string[];
@@ -25,6 +25,7 @@ interface FuzzFlags {
   latencyFactor: number;
   latencyMinSamples: number;
   latencyFloor: number;
+  shrink: number;
   json: boolean;
 }
 
@@ -53,7 +54,8 @@ function progressLine(p: CaseReport): string {
   if (!p.findings.length)
     return `${head} ${p.unjudgedClaims.length ? chalk.yellow('unjudged') : chalk.green('ok')}${unjudged}`;
   const checks = [...new Set(p.findings.map((f) => (f.claim ? `${f.check}(${f.claim})` : f.check)))].join(', ');
-  return `${head} ${chalk.red('FLAG')} ${checks}${p.resurfaced ? chalk.red(' (resurfaced)') : ''}\n      ${p.findings[0].reason.slice(0, 300)}${unjudged}`;
+  const shrink = p.shrink ? `\n      ${p.shrink.shrunk ? chalk.cyan(p.shrink.note) : chalk.yellow(p.shrink.note)}` : '';
+  return `${head} ${chalk.red('FLAG')} ${checks}${p.resurfaced ? chalk.red(' (resurfaced)') : ''}\n      ${p.findings[0].reason.slice(0, 300)}${shrink}${unjudged}`;
 }
 
 function summaryLines(s: CampaignSummary): string {
@@ -61,7 +63,7 @@ function summaryLines(s: CampaignSummary): string {
     .filter(([, n]) => n > 0)
     .map(([c, n]) => `${c} ${n}`)
     .join(', ');
-  return `${s.target}: ${s.cases} case(s) (${s.novel} novel) in ${(s.ms / 1000).toFixed(0)}s, ${s.flagged} flagged${checks ? ` [${checks}]` : ''}${s.harness_errors ? `, ${s.harness_errors} harness error(s)` : ''}${s.unjudged ? `, ${s.unjudged} case(s) with something unjudged${s.claims_unjudged ? ` (${s.claims_unjudged} with a claim unjudged)` : ''}` : ''}${s.latency_unconfirmed ? `, ${s.latency_unconfirmed} latency outlier(s) not repeated by a rerun` : ''}; seed ${s.seed}`;
+  return `${s.target}: ${s.cases} case(s) (${s.novel} novel) in ${(s.ms / 1000).toFixed(0)}s, ${s.flagged} flagged${checks ? ` [${checks}]` : ''}${s.harness_errors ? `, ${s.harness_errors} harness error(s)` : ''}${s.unjudged ? `, ${s.unjudged} case(s) with something unjudged${s.claims_unjudged ? ` (${s.claims_unjudged} with a claim unjudged)` : ''}` : ''}${s.latency_unconfirmed ? `, ${s.latency_unconfirmed} latency outlier(s) not repeated by a rerun` : ''}${s.shrink_runs ? `, ${s.shrunk} shrunk (${s.shrink_runs} shrink run(s))` : ''}; seed ${s.seed}`;
 }
 
 export function registerFuzz(program: Command, cli: CliContext): void {
@@ -111,6 +113,12 @@ export function registerFuzz(program: Command, cli: CliContext): void {
       positiveInt,
       DEFAULT_CHECK_SETTINGS.latencyFloorMs,
     )
+    .option(
+      '--shrink <runs>',
+      'runs through the target each flagged case may spend on finding a smaller case with the same flag (0: no shrink)',
+      nonNegativeInt,
+      DEFAULT_SHRINK_RUNS,
+    )
     .option('--json', 'print the summary as JSON', false)
     .action(async (flags: FuzzFlags) => {
       const { runFuzz } = await import('../app/fuzz.js');
@@ -128,6 +136,7 @@ export function registerFuzz(program: Command, cli: CliContext): void {
         keep: flags.keep,
         history: flags.history,
         callTimeoutMs: flags.callTimeout,
+        shrinkRuns: flags.shrink,
         settings: {
           assumeClaims: flags.assumeClaim,
           latencyFactor: flags.latencyFactor,

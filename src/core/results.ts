@@ -132,6 +132,12 @@ export const judgmentSchema = z.looseObject({
    * no catch (judge/verdict.ts), and its stage reads "<stage>: not shown, <why>" (core/stages.ts).
    */
   not_observed: z.string().optional(),
+  /**
+   * An error of a judge that reads the store, in a cell whose store failed its integrity check
+   * (it does not open, or a line of it does not parse). Beside an `integrity` judgment that
+   * observed that, such errors are its consequence, not the verdict (judge/verdict.ts).
+   */
+  store_unreadable: z.boolean().optional(),
 });
 export type Judgment = z.infer<typeof judgmentSchema>;
 
@@ -157,6 +163,8 @@ export const parallelCallSchema = z.looseObject({
   session_slot: z.number(),
   /** false: no answer came (the server hung or died); the step, and so the cell, is `error` */
   returned: z.boolean(),
+  /** no answer came because memeval killed the server while the call was in flight (a `kill` step): expected, not an error */
+  killed: z.boolean().optional(),
   tools: z.array(z.string()),
   ok: z.boolean(),
   ms: z.number(),
@@ -164,6 +172,32 @@ export const parallelCallSchema = z.looseObject({
   result: z.string().optional(),
 });
 export type ParallelCall = z.infer<typeof parallelCallSchema>;
+
+/** What a `kill` step did (the step record's `kill`). */
+export const killRecordSchema = z.looseObject({
+  signal: z.enum(['SIGKILL', 'SIGTERM']),
+  /** where the scenario put it: after-ack, during-bytes, during-write */
+  point: z.enum(['after-ack', 'during-bytes', 'during-write']),
+  /**
+   * what set it off: ack (the previous step had been answered), bytes-sent (the first N bytes
+   * of the request were written), store-changed (a file of the store changed), answered (an
+   * answer of the in-flight step arrived first), settled (the in-flight step ended before
+   * either), exited (the server had exited on its own)
+   */
+  fired: z.enum(['ack', 'bytes-sent', 'store-changed', 'answered', 'settled', 'exited']),
+  /** during-bytes: how many bytes of the request were written, of how many */
+  bytes: z.object({ sent: z.number(), of: z.number() }).optional(),
+  /** the server session killed, and the one started after it on the same store */
+  session: z.number(),
+  next_session: z.number().optional(),
+  /** what ended the server: the signal, SIGKILL after a SIGTERM it outlived, or nothing (it had already exited) */
+  took: z.enum(['SIGKILL', 'SIGTERM', 'SIGKILL after SIGTERM', 'already exited']),
+  /** how it exited: "killed by SIGKILL", "exited with code 0" */
+  exit: z.string(),
+  /** the store's size in bytes when the kill step began and once the server was gone (null: no file) */
+  store_bytes: z.object({ before: z.number().nullable(), after: z.number().nullable() }),
+});
+export type KillRecord = z.infer<typeof killRecordSchema>;
 
 export const stepRecordSchema = z.looseObject({
   index: z.number(),
@@ -177,6 +211,10 @@ export const stepRecordSchema = z.looseObject({
   /** a parallel step: how many sessions its calls were spread over, and each call */
   sessions: z.number().optional(),
   calls: z.array(parallelCallSchema).optional(),
+  /** a `kill` step: where it was declared, what fired it and how the server ended */
+  kill: killRecordSchema.optional(),
+  /** the step was in flight when a kill step killed the server; `ok` false: it was never answered */
+  killed: z.boolean().optional(),
 });
 export type StepRecord = z.infer<typeof stepRecordSchema>;
 

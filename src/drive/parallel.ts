@@ -5,6 +5,7 @@ import { lookupRef } from '../ops/refs.js';
 import { resolveRefs } from '../scenario/refs.js';
 import type { LeafStep, ParallelStep } from '../scenario/schema.js';
 import { clip } from '../util/text.js';
+import { writeOf } from '../ops/writes.js';
 import type { CellEnv } from './types.js';
 import { messageOf } from '../util/errors.js';
 
@@ -16,8 +17,8 @@ interface Answered {
   after?: () => void;
 }
 
-/** One step of a parallel step on its session; what it changes in the handles is applied after all have answered. */
-async function runLeaf(
+/** One step on a session; what it changes in the handles is applied by `after` (a parallel step's once all have answered). */
+export async function runLeaf(
   env: CellEnv,
   session: TargetSession,
   step: LeafStep,
@@ -54,6 +55,8 @@ export async function runParallel(
   stage: 'setup' | 'step',
   current: () => TargetSession | Promise<TargetSession>,
   rec: StepRecord,
+  /** a kill step kills the current session while these calls are in flight: its unanswered calls are expected */
+  killing?: { session: TargetSession },
 ): Promise<void> {
   const t0 = performance.now();
   const extras: { no: number; session: TargetSession }[] = [];
@@ -64,12 +67,44 @@ export async function runParallel(
       extras.push(extra);
       pool.push(extra);
     }
+    // what each write stores or forgets, read before any runs (a forget's text is the memory's as it was)
+    const written = step.steps.map((s, j) =>
+      writeOf(s, { stage, step: rec.index, call: j }, (ref) => handles.get(ref)?.content),
+    );
     const settled = await Promise.allSettled(
       step.steps.map((s, j) => runLeaf(env, pool[j % pool.length].session, s, handles, stage)),
     );
+    // a call never answered because a kill step killed its server on purpose: expected, not lost
+    const killed = (j: number) =>
+      settled[j].status === 'rejected' &&
+      killing !== undefined &&
+      pool[j % pool.length].session === killing.session &&
+      killing.session.killedBy !== undefined;
+    settled.forEach((r, j) => {
+      const w = written[j];
+      if (w)
+        env.recordWrite?.({
+          ...w,
+          stage,
+          step: rec.index,
+          call: j,
+          acknowledged: r.status === 'fulfilled' && r.value.ok,
+          killed: killed(j),
+        });
+    });
     const calls: ParallelCall[] = settled.map((r, j) => {
       const s = step.steps[j];
       const base = { index: j, op: s.op, session_slot: j % pool.length, note: s.note };
+      if (killed(j))
+        return {
+          ...base,
+          returned: false,
+          killed: true,
+          tools: [],
+          ok: false,
+          ms: 0,
+          result: clip((r as PromiseRejectedResult).reason?.message ?? 'killed', RESULT_CHARS),
+        };
       return r.status === 'fulfilled'
         ? {
             ...base,
@@ -95,8 +130,11 @@ export async function runParallel(
       ms: roundMs(performance.now() - t0),
       sessions: step.sessions,
       calls,
+      ...(killing ? { killed: true } : {}),
     });
-    const lost = settled.flatMap((r, j) => (r.status === 'rejected' ? [{ j, e: r.reason as Error }] : []));
+    const lost = settled.flatMap((r, j) =>
+      r.status === 'rejected' && !killed(j) ? [{ j, e: r.reason as Error }] : [],
+    );
     if (lost.length) {
       const what = `${lost.length} of ${settled.length} call(s) of the parallel step never returned (${lost.map(({ j, e }) => `#${j} ${step.steps[j].op}: ${e.message}`).join('; ')})`;
       const first = lost[0].e;

@@ -15,7 +15,9 @@ import type { Scenario, Step } from '../scenario/schema.js';
 import { ClockError } from '../fixture/wall-clock.js';
 import { Interrupted } from '../util/errors.js';
 import { clip } from '../util/text.js';
+import { runKill } from './kill.js';
 import { runParallel } from './parallel.js';
+import { writeOf } from '../ops/writes.js';
 import type { CellEnv, Driver } from './types.js';
 
 /** The deterministic layer: the scenario's steps of one phase, issued by memeval itself. */
@@ -46,9 +48,15 @@ export async function replaySteps(
 ): Promise<Map<string, MemoryHandle>> {
   const { decl, sessions } = env;
   const handles = copyHandles(env.handles);
-  const session = () => sessions.current() ?? sessions.start();
-  for (const [i, step] of steps.entries()) {
+  const session = async () => sessions.current() ?? sessions.start();
+  for (let i = 0; i < steps.length; i++) {
+    const step = steps[i]!;
     if (env.signal?.aborted) throw new Interrupted('interrupted');
+    if (step.op === 'kill') {
+      // a kill "during" a write takes that write with it: it is issued while the server is killed
+      i += (await runKill(env, steps, i, stage, handles, session)) - 1;
+      continue;
+    }
     const rec: StepRecord = { index: i, stage, op: step.op, tools: [], ok: true, ms: 0, note: step.note };
     if (step.op === 'restart') {
       const t = performance.now();
@@ -71,9 +79,11 @@ export async function replaySteps(
       const r = await (await session()).callTool(step.tool, args, { stage });
       Object.assign(rec, { tools: [step.tool], ok: r.ok, ms: roundMs(r.ms), result: clip(r.text, RESULT_CHARS) });
     } else {
+      const w = writeOf(step, { stage, step: i }, (ref) => handles.get(ref)?.content);
       const { op, vars, handle } = stepCall(decl, step, handles);
       const r = await runOp(await session(), decl, op, vars, stage);
       Object.assign(rec, { tools: r.tools, ok: r.ok, ms: roundMs(r.ms), result: clip(r.text, RESULT_CHARS) });
+      if (w) env.recordWrite?.({ ...w, stage, step: i, acknowledged: r.ok, killed: false });
       if (r.ok) afterStep(step, handle, r.id, handles);
     }
     env.record(rec);

@@ -4,7 +4,8 @@ import type { LoopbackBridge } from '../fixture/sandbox.js';
 import type { WallClock } from '../fixture/wall-clock.js';
 import type { TargetSession } from '../mcp/session.js';
 import type { MemoryHandle } from '../ops/ops.js';
-import type { Scenario, Step } from '../scenario/schema.js';
+import type { KillSignal, Scenario, Step } from '../scenario/schema.js';
+import type { WriteRecord } from '../ops/writes.js';
 import type { ResolvedBin } from '../targets/resolve-bin.js';
 import type { TargetDecl } from '../targets/schema.js';
 
@@ -17,6 +18,39 @@ export interface Sessions {
   /** start another numbered session beside the current one, on the same store (a `parallel` step's); stop it with stopExtra */
   startExtra(): Promise<{ no: number; session: TargetSession }>;
   stopExtra(extra: { no: number; session: TargetSession }): Promise<void>;
+  /**
+   * Kill the current server without asking it to stop (a `kill` step), then start the next
+   * numbered session on the same store. A server that does not start again after the kill
+   * throws (cell/sessions.ts RestartAfterKillError).
+   */
+  kill(signal: KillSignal): Promise<KillEnded>;
+  /**
+   * The current server is about to be killed while a write is in flight (a kill `during:
+   * "write"`): its calls unanswered from now on are the kill's, and a watch on the store's files
+   * kills it at their first change, from a thread of its own (undefined: the store is not on
+   * disk, or cannot be watched; the kill then comes from `kill`).
+   */
+  armKill(signal: KillSignal): Promise<StoreWatch | undefined>;
+  /** the store's size in bytes now (null: it is not there, or not on disk) */
+  storeBytes(): number | null;
+}
+
+/** How a server memeval killed on purpose ended, and the session that followed. */
+export interface KillEnded {
+  took: 'SIGKILL' | 'SIGTERM' | 'SIGKILL after SIGTERM' | 'already exited';
+  /** "server was killed by SIGKILL", "server exited with code 0" */
+  exit: string;
+  /** the session killed, and the one started after it */
+  session: number;
+  nextSession: number;
+  /** the store's size once the killed server was gone */
+  storeBytesAfter: number | null;
+}
+
+/** A store's files being watched: `changed` resolves with the first file that changes. */
+export interface StoreWatch {
+  changed: Promise<string>;
+  close(): void;
 }
 
 /**
@@ -43,6 +77,8 @@ export interface CellEnv {
   readonly clock?: WallClock;
   /** add one step to the cell's steps, as it completes */
   record(step: StepRecord): void;
+  /** note one write op memeval issued and how it was answered (the evidence table `writes`); absent: nobody keeps them */
+  recordWrite?(write: WriteRecord): void;
   readonly signal?: AbortSignal;
 }
 

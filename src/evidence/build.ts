@@ -19,6 +19,8 @@ import { writeProviderCalls } from './provider-calls.js';
 import { writeAgentUsage, type AgentUsageInput } from './agent-usage.js';
 import { hashEvidence } from './hash.js';
 import { createRecallProbesTable } from './recall-probes.js';
+import { checkIntegrity, writeIntegrityTable } from './integrity.js';
+import { writeWritesTable, type WriteRow } from './writes.js';
 import type { ProviderCall } from '../model/provider/types.js';
 
 export { EvidenceError, openEvidence, type Evidence } from './open.js';
@@ -167,6 +169,14 @@ const EMPTY_MEMORIES = `SELECT ${MEMORIES_COLUMNS.map((c) => `NULL AS ${c}`).joi
 /** Evidence just written, with the sha256 of each of its files (see hash.ts). */
 export type BuiltEvidence = Evidence & { sha256: Record<string, string> };
 
+/** What a cell adds to its evidence beyond the store and the calls (the lifecycle's own records). */
+export interface EvidenceExtras {
+  /** every write op memeval issued and how the target answered it (the `writes` table) */
+  writes?: WriteRow[];
+  /** why the store should be there although it is not: it existed when a kill step killed its server */
+  gone?: string;
+}
+
 /**
  * Build the evidence in `cellDir`: pristine store copies under store/, a working copy under
  * work/, and evidence.db holding the `calls` table, the view definitions and where the store
@@ -181,10 +191,20 @@ export function buildEvidence(
   providerCalls?: ProviderCall[],
   storeSql?: PinRecord[],
   agent?: AgentUsageInput,
+  extras: EvidenceExtras = {},
 ): BuiltEvidence {
   const dir = resolve(cellDir);
   const storeFiles =
     decl.store.format === 'none' ? [] : snapshotStore(storePath, join(dir, 'store'), decl.store.format);
+  // before the working copy is read: whether the store opens is what a judge observes, not a build error
+  const integrity = checkIntegrity({
+    format: decl.store.format,
+    storePath,
+    copies: storeFiles,
+    copiesDir: join(dir, 'store'),
+    scratch: join(dir, 'integrity'),
+    gone: existsSync(storePath) ? undefined : extras.gone,
+  });
   const workDb = workingCopy(decl, storePath, storeFiles, join(dir, 'work'));
   // some servers create their store lazily: a store never created holds no memories
   const viewSql: Record<string, string> =
@@ -201,6 +221,8 @@ export function buildEvidence(
     // filled by the judge stage's probes (cell/probes.ts), after this snapshot
     createRecallProbesTable(db);
     writeStoreSqlTable(db, storeSql ?? []);
+    writeIntegrityTable(db, integrity);
+    writeWritesTable(db, extras.writes ?? []);
     if (agent) writeAgentUsage(db, agent);
     db.transaction(() => {
       const meta = db.prepare('INSERT INTO evidence_meta VALUES (?, ?)');
@@ -209,6 +231,8 @@ export function buildEvidence(
       meta.run('target', decl.name);
       meta.run('store_path', storePath);
       meta.run('store_format', decl.store.format);
+      // 0: a file of the store failed its check, so views over it may not open (open.ts reads this)
+      meta.run('store_intact', integrity.every((r) => r.ok) ? '1' : '0');
       const view = db.prepare('INSERT INTO evidence_views VALUES (?, ?)');
       for (const [name, sql] of Object.entries(viewSql)) view.run(name, sql);
     })();
@@ -261,7 +285,7 @@ export type CallRow = CallRecord & { recall?: RecallReading };
 /** The `calls` table: every MCP message that crossed the recording point. */
 export function writeCallsTable(db: Database.Database, decl: TargetDecl, calls: CallRow[]): void {
   db.exec(`CREATE TABLE calls (seq INTEGER PRIMARY KEY, session INTEGER, stage TEXT, method TEXT, op TEXT, op_call INTEGER, tool TEXT,
-    arguments TEXT, result_text TEXT, is_error INTEGER, ms REAL, ts TEXT, result_items TEXT, result_unreadable TEXT)`);
+    arguments TEXT, result_text TEXT, is_error INTEGER, ms REAL, ts TEXT, result_items TEXT, result_unreadable TEXT, killed INTEGER)`);
   const ins = db.prepare(
     `INSERT INTO calls (${CALLS_COLUMNS.join(', ')}) VALUES (${CALLS_COLUMNS.map(() => '?').join(',')})`,
   );
@@ -283,6 +307,7 @@ export function writeCallsTable(db: Database.Database, decl: TargetDecl, calls: 
         c.ts,
         c.recall?.items ? JSON.stringify(c.recall.items) : null,
         c.recall?.unreadable ?? null,
+        c.killed ? 1 : 0,
       ),
     );
   })();

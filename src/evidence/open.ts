@@ -19,6 +19,14 @@ export interface Evidence {
    * the server still holds.
    */
   memoriesFromCalls?: boolean;
+  /**
+   * The store as the run left it failed its integrity check (store_integrity) and its views do
+   * not open over it: why. Judges that read the store cannot run; the integrity judge reads
+   * that table, so a store that does not open is its observation, not a broken evidence.
+   */
+  storeUnreadable?: string;
+  /** false: a file of the store failed its integrity check (store_integrity); absent in older evidence */
+  storeIntact?: boolean;
   close(): void;
 }
 
@@ -36,6 +44,8 @@ interface Meta {
   target: string;
   /** absent in evidence written before it was recorded */
   store_format?: string;
+  /** '0': a store file failed its integrity check (absent in older evidence) */
+  store_intact?: string;
 }
 
 /**
@@ -59,7 +69,15 @@ export function openEvidence(cellDir: string): Evidence {
     const at = (p: string) => (isAbsolute(p) ? p : join(dir, p));
     const storeDb = at(meta.store_db);
     if (!existsSync(storeDb)) throw new EvidenceError(`${file}: the store copy ${storeDb} is missing`);
-    db.prepare('ATTACH DATABASE ? AS store').run(storeDb); // inherits the connection's read-only flag
+    try {
+      db.prepare('ATTACH DATABASE ? AS store').run(storeDb); // inherits the connection's read-only flag
+    } catch (e) {
+      if (meta.store_intact !== '0') throw e;
+      // a store file that is not a database at all: the integrity check says so
+      const storeUnreadable = `the store does not open (${(e as Error).message}); see store_integrity`;
+      const storeFiles = (JSON.parse(meta.store_files) as string[]).map(at);
+      return { db, dir, storeFiles, viewSql: {}, storeUnreadable, storeIntact: false, close: () => db.close() };
+    }
     const views = db.prepare('SELECT name, sql FROM evidence_views ORDER BY rowid').all() as {
       name: string;
       sql: string;
@@ -70,10 +88,14 @@ export function openEvidence(cellDir: string): Evidence {
         db.exec(`CREATE TEMP VIEW "${v.name}" AS ${v.sql}`);
         db.prepare(`SELECT * FROM "${v.name}" LIMIT 0`).all();
       } catch (e) {
-        throw new EvidenceError(
-          `target ${meta.target}: views.${v.name === 'memories' ? 'memories' : `extra.${v.name}`}: ${messageOf(e)}`,
-          { cause: e },
-        );
+        const why = `target ${meta.target}: views.${v.name === 'memories' ? 'memories' : `extra.${v.name}`}: ${messageOf(e)}`;
+        // a store that failed its integrity check: the views' failure is what the check observed
+        if (meta.store_intact === '0') {
+          const storeUnreadable = `the store does not open (${why}); see store_integrity`;
+          const storeFiles = (JSON.parse(meta.store_files) as string[]).map(at);
+          return { db, dir, storeFiles, viewSql, storeUnreadable, storeIntact: false, close: () => db.close() };
+        }
+        throw new EvidenceError(why, { cause: e });
       }
       viewSql[v.name] = v.sql;
     }
@@ -87,7 +109,15 @@ export function openEvidence(cellDir: string): Evidence {
         `target ${meta.target}: views.memories lacks column(s) ${missing.join(', ')}; it must yield ${REQUIRED_VIEW_COLUMNS.join(', ')}`,
       );
     const storeFiles = (JSON.parse(meta.store_files) as string[]).map(at);
-    return { db, dir, storeFiles, viewSql, memoriesFromCalls: meta.store_format === 'none', close: () => db.close() };
+    return {
+      db,
+      dir,
+      storeFiles,
+      viewSql,
+      memoriesFromCalls: meta.store_format === 'none',
+      storeIntact: meta.store_intact === undefined ? undefined : meta.store_intact === '1',
+      close: () => db.close(),
+    };
   } catch (e) {
     db.close();
     throw e;

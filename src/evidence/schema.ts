@@ -16,6 +16,9 @@ export const CALLS_COLUMNS = [
   // as a JSON array, or why it cannot be read (refused, an error, another format, no itemisation)
   'result_items',
   'result_unreadable',
+  // 1: no answer came because memeval killed the server while the call was in flight (a `kill` step);
+  // such a call is neither acknowledged nor refused
+  'killed',
 ] as const;
 /** Every canonical `memories` view yields these; the first five are required of a target. */
 export const MEMORIES_COLUMNS = ['id', 'content', 'category', 'source', 'is_deleted', 'subject', 'created_at'] as const;
@@ -74,3 +77,22 @@ export const AGENT_USAGE_COLUMNS = [
   'agent',
   'model',
 ] as const;
+/**
+ * `writes`: every write op memeval issued in the cell (seeds, setup steps, the phase's steps) and
+ * whether the target acknowledged it (every call of the op answered without error), was refused,
+ * or never answered because memeval killed the server first (see writes.ts). Agent cells hold
+ * only setup's: an agent's own writes are in `calls`.
+ */
+export const WRITES_COLUMNS = [
+  'seq',
+  'stage',
+  'step',
+  'call',
+  'op',
+  'memory',
+  'content',
+  'acknowledged',
+  'killed',
+] as const;
+/** `store_integrity`: what the snapshot found checking the store's files (see integrity.ts), one row per file. */
+export const STORE_INTEGRITY_COLUMNS = ['seq', 'file', 'format', 'checked', 'ok', 'detail'] as const;

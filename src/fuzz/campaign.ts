@@ -5,11 +5,12 @@ import type { ResolvedBin } from '../targets/resolve-bin.js';
 import type { TargetDecl } from '../targets/schema.js';
 import { fingerprint, type FuzzCase } from './case.js';
 import { CHECKS, LatencyHistory, runChecks, type CheckName, type Finding } from './checks.js';
-import type { CheckSettings } from './settings.js';
+import { DEFAULT_SHRINK_RUNS, type CheckSettings } from './settings.js';
 import type { FlagStore } from './flags.js';
 import { Generator } from './generate.js';
 import { CellRunner, type CaseOutcome, type FuzzRunner } from './runner.js';
 import { buildVocabulary } from './vocabulary.js';
+import { shrinkCase, shrinkSignature, type ShrinkResult } from './shrink.js';
 
 export interface CampaignOptions {
   decl: TargetDecl;
@@ -25,6 +26,8 @@ export interface CampaignOptions {
   outDir: string;
   keep: boolean;
   settings: CheckSettings;
+  /** candidate runs a flagged case may spend on shrinking (0: no shrink) */
+  shrinkRuns?: number;
   signal?: AbortSignal;
   runner?: FuzzRunner;
   onCase?: (p: CaseReport) => void;
@@ -44,6 +47,8 @@ export interface CaseReport {
   ms: number;
   cellDir: string;
   resurfaced: boolean;
+  /** what shrinking the flagged case did (undefined when it was not flagged or not shrunk) */
+  shrink?: ShrinkResult;
 }
 
 export interface CampaignSummary {
@@ -59,6 +64,9 @@ export interface CampaignSummary {
   claims_unjudged: number;
   /** latency outliers a rerun of the case did not repeat (dropped) */
   latency_unconfirmed: number;
+  /** flagged cases a shrink reduced, and the candidate runs shrinking took */
+  shrunk: number;
+  shrink_runs: number;
   by_check: Record<CheckName, number>;
   by_recipe: Record<string, { cases: number; flagged: number }>;
   ms: number;
@@ -90,7 +98,9 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignSummary> 
     const findings = await confirmedFindings(o, runner, latency, s, run);
     if (!outcome.harnessError) latency.record(c.recipe, outcome.calls);
     const resurfaced = outcome.harnessError ? false : recordFlags(o.flags, o.decl.name, run, findings);
+    const shrink = findings.length ? await shrinkFlagged(o, runner, run, findings) : undefined;
     tally(s, run, findings);
+    if (shrink) ((s.shrink_runs += shrink.runs), (s.shrunk += shrink.shrunk ? 1 : 0));
     if (!findings.length && !o.keep && !outcome.harnessError) rmSync(cellDir, { recursive: true, force: true });
     o.onCase?.({
       index: i + 1,
@@ -104,6 +114,7 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignSummary> 
       ms: outcome.ms,
       cellDir,
       resurfaced,
+      shrink,
     });
   }
   s.ms = Math.round(performance.now() - t0);
@@ -128,6 +139,8 @@ function emptySummary(target: string, seed: string): CampaignSummary {
     unjudged: 0,
     claims_unjudged: 0,
     latency_unconfirmed: 0,
+    shrunk: 0,
+    shrink_runs: 0,
     by_check: Object.fromEntries(CHECKS.map((c) => [c, 0])) as Record<CheckName, number>,
     by_recipe: {},
     ms: 0,
@@ -163,6 +176,33 @@ async function confirmedFindings(
   } else for (const f of findings) if (f.check === 'latency') f.reason += '; a rerun of the case was slow too';
   if (!o.keep) rmSync(`${cellDir}-rerun`, { recursive: true, force: true });
   return findings;
+}
+
+/**
+ * Shrink a flagged case through the same runner and checks, and keep what it found beside the
+ * original in the queue. A row already holding a shrunk case of the same flag is not shrunk again.
+ */
+async function shrinkFlagged(
+  o: CampaignOptions,
+  runner: FuzzRunner,
+  { c, cellDir }: CaseRun,
+  findings: Finding[],
+): Promise<ShrinkResult | undefined> {
+  const runs = o.shrinkRuns ?? DEFAULT_SHRINK_RUNS;
+  if (runs <= 0) return undefined;
+  const row = o.flags.get(c.fingerprint, o.decl.name);
+  if (row?.shrunk_case && row.shrunk_signature === shrinkSignature(findings)) return undefined;
+  // latency is judged against no history here: a shrink keeps the steps' flag, not the machine's
+  const noLatency = new LatencyHistory({ ...o.settings, latencyMinSamples: Number.MAX_SAFE_INTEGER });
+  const r = await shrinkCase(c, findings, {
+    runner,
+    judge: (out) => runChecks(out, o.decl, noLatency, o.settings),
+    runs,
+    cellDir,
+    signal: o.signal,
+  });
+  o.flags.recordShrink(c.fingerprint, o.decl.name, r);
+  return r;
 }
 
 /** The case's row in the review queue; true when it was dismissed and has come back. */

@@ -16,21 +16,33 @@ export type FuzzStep =
  */
 export type Expectation =
   /** the text must appear in no layer of the store, nor in any file beside it (where the `absent` assertion looks) */
-  | { kind: 'absent'; claim: 'secret-redaction' | 'secret-purge' | 'forget'; text: string }
-  /** no live row of the memories view may contain the text */
-  | {
-      kind: 'not-live';
-      claim: 'forget' | 'supersede' | 'noise-filter' | 'tentative-filter' | 'workspace-dedupe';
-      text: string;
-    }
-  /** the result of recall step `step` must not contain the text */
-  | { kind: 'not-recalled'; claim: 'forget'; text: string; step: number }
-  /** every live row holding the text keeps the source it was written with (an untrusted write is not the user's word) */
-  | { kind: 'marked'; claim: 'provenance'; text: string; source: string }
-  /** at most one live row may contain any of the texts */
-  | { kind: 'at-most-one'; claim: 'exact-dedupe' | 'semantic-dedupe'; texts: string[] }
-  /** the result of recall step `step` must contain the token just stored */
-  | { kind: 'recalled'; claim: 'recall'; text: string; step: number };
+  (
+    | { kind: 'absent'; claim: 'secret-redaction' | 'secret-purge' | 'forget'; text: string }
+    /** no live row of the memories view may contain the text */
+    | {
+        kind: 'not-live';
+        claim: 'forget' | 'supersede' | 'noise-filter' | 'tentative-filter' | 'workspace-dedupe';
+        text: string;
+      }
+    /** the result of recall step `step` must not contain the text */
+    | { kind: 'not-recalled'; claim: 'forget'; text: string; step: number }
+    /** every live row holding the text keeps the source it was written with (an untrusted write is not the user's word) */
+    | { kind: 'marked'; claim: 'provenance'; text: string; source: string }
+    /** at most one live row may contain any of the texts */
+    | { kind: 'at-most-one'; claim: 'exact-dedupe' | 'semantic-dedupe'; texts: string[] }
+    /** the result of recall step `step` must contain the token just stored */
+    | { kind: 'recalled'; claim: 'recall'; text: string; step: number }
+  ) & {
+    /**
+     * The op whose own meaning this expectation is (a forget forgets, an update replaces): judged
+     * whenever the target declares that op, claim or not. Claims add defences; they do not switch
+     * off what an op means.
+     */
+    op?: ContractOp;
+  };
+
+/** Ops whose meaning the fuzzer checks on every target that declares them. */
+export type ContractOp = 'forget' | 'update';
 
 export type Claim = Expectation['claim'];
 /** every claim a case can hold a target to */

@@ -270,6 +270,9 @@ function writesOf(o: CaseOutcome, text: string): CallRecord[] {
   return o.calls.filter((c) => JSON.stringify(c.arguments).includes(JSON.stringify(text).slice(1, -1)));
 }
 
+/** Did the case make this op at all, and did every step of it succeed? */
+const ran = (o: CaseOutcome, op: string) => leafSteps(o.fuzzCase.steps).some((s) => s.op === op) && allOk(o, op);
+
 /** Did every step of this op succeed? (a refused step is the tool-error check's business, not a claim's) */
 function allOk(o: CaseOutcome, op: string, about?: string): boolean {
   const steps = leafSteps(o.fuzzCase.steps).filter(
@@ -309,8 +312,10 @@ function claimUnjudged(o: CaseOutcome, note: string): void {
 /** Evaluate one expectation; a message when it is broken, undefined when it holds or cannot be judged. */
 function broken(o: CaseOutcome, e: Expectation, decl: TargetDecl): { why: string; calls: CallRecord[] } | undefined {
   const ev = o.evidence;
-  // forgetting that was refused never happened: nothing to hold the forget claim to
-  if (e.claim === 'forget' && !allOk(o, 'forget')) return undefined;
+  // forgetting that was refused, or never asked for (a shrunk case), never happened: nothing to hold the forget claim to
+  if (e.claim === 'forget' && !ran(o, 'forget')) return undefined;
+  // an update that was refused or never made replaced nothing: nothing to hold its contract to
+  if (e.op && !ran(o, e.op)) return undefined;
   // a token whose write was refused was never stored: not finding it is right
   if (e.kind === 'recalled' && !(allOk(o, 'remember', e.text) && allOk(o, 'update', e.text))) return undefined;
   switch (e.kind) {
@@ -390,7 +395,9 @@ function checkClaims(o: CaseOutcome, decl: TargetDecl, assumed: string[]): Findi
   const findings: Finding[] = [];
   for (const e of o.fuzzCase.expects) {
     const stated = decl.claims.includes(e.claim);
-    if (!stated && !assumed.includes(e.claim)) continue;
+    // a declared op keeps its own meaning whatever the claims: a forget forgets, an update replaces
+    const own = e.op !== undefined && decl.ops[e.op] !== undefined;
+    if (!stated && !own && !assumed.includes(e.claim)) continue;
     let b: ReturnType<typeof broken>;
     try {
       b = broken(o, e, decl);
@@ -399,7 +406,11 @@ function checkClaims(o: CaseOutcome, decl: TargetDecl, assumed: string[]): Findi
     }
     if (!b) continue;
     const check: CheckName = e.claim === 'recall' ? 'recall-miss' : 'broken-claim';
-    const who = stated ? `claims ${e.claim}` : `assumed to keep ${e.claim} (--assume-claim)`;
+    const who = stated
+      ? `claims ${e.claim}`
+      : own
+        ? `declares ${e.op} (which must ${e.op === 'forget' ? 'forget' : 'replace'}, claim or not)`
+        : `assumed to keep ${e.claim} (--assume-claim)`;
     findings.push({
       check,
       claim: e.claim,

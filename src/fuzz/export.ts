@@ -5,7 +5,8 @@ import type { Assertion, ScenarioInput, Step } from '../scenario/schema.js';
 import type { Claim } from '../scenario/claims.js';
 import type { TargetDecl } from '../targets/schema.js';
 import { InputError } from '../util/errors.js';
-import type { Expectation, FuzzCase, FuzzStep } from './case.js';
+import { leafSteps, type Expectation, type FuzzCase, type FuzzStep } from './case.js';
+import { shrinkSignature } from './shrink.js';
 import type { Finding } from './checks.js';
 import type { FlagRow } from './flags.js';
 
@@ -14,7 +15,7 @@ const CONTROL_NEEDLE = 'memeval-control-memory';
 
 const sqlString = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
-type LeafStep = Exclude<Step, { op: 'parallel' } | { op: 'restart' } | { op: 'advance_clock' }>;
+type LeafStep = Exclude<Step, { op: 'parallel' } | { op: 'restart' } | { op: 'kill' } | { op: 'advance_clock' }>;
 
 /** One generated step as scenario steps (empty content goes as the raw tool calls; a ref never stored is skipped). */
 function leafToSteps(s: FuzzStep, decl: TargetDecl, named: Set<string>): Step[] {
@@ -167,12 +168,32 @@ function findingAssertions(f: Finding, decl: TargetDecl, i: number): Assertion[]
   }
 }
 
+/**
+ * The case an export replays: the shrunk one when a shrink observed it raising the row's current
+ * flag (its findings are what it raised), else the flagged case as it was generated.
+ */
+function exportedCase(row: FlagRow, original: boolean): { c: FuzzCase; findings: Finding[]; shrunkFrom?: number } {
+  const c = JSON.parse(row.flagged_case!) as FuzzCase;
+  const findings = JSON.parse(row.last_findings!) as Finding[];
+  if (original || !row.shrunk_case || !row.shrunk_findings || row.shrunk_signature !== shrinkSignature(findings))
+    return { c, findings };
+  return {
+    c: JSON.parse(row.shrunk_case) as FuzzCase,
+    findings: JSON.parse(row.shrunk_findings) as Finding[],
+    shrunkFrom: leafSteps(c.steps).length,
+  };
+}
+
 /** A regular scenario that replays a flagged case as a permanent regression check against its target. */
-export function flagToScenario(row: FlagRow, decl: TargetDecl, id: string): ScenarioInput {
+export function flagToScenario(
+  row: FlagRow,
+  decl: TargetDecl,
+  id: string,
+  opts: { original?: boolean } = {},
+): ScenarioInput {
   if (!row.flagged_case || !row.last_findings)
     throw new InputError(`flag ${row.fingerprint} (${row.target}) has no recorded case to export`);
-  const c = JSON.parse(row.flagged_case) as FuzzCase;
-  const findings = JSON.parse(row.last_findings) as Finding[];
+  const { c, findings, shrunkFrom } = exportedCase(row, opts.original ?? false);
   const assertions: Assertion[] = [];
   const seen = new Set<string>();
   findings.forEach((f, i) => {
@@ -207,22 +228,31 @@ export function flagToScenario(row: FlagRow, decl: TargetDecl, id: string): Scen
     op: 'eq',
     value: 1,
   });
-  const claim = findings.find((f) => f.check === 'broken-claim')?.claim as Claim | undefined;
+  // the claim the case broke, stated or not: a finding made under --assume-claim (or by an op's
+  // own meaning) holds the scenario to it too, so the export fails while the defect is there
+  const claim = findings.find((f) => (f.check === 'broken-claim' || f.check === 'recall-miss') && f.claim)?.claim as
+    Claim | undefined;
+  const assumed = claim !== undefined && !(decl.claims as string[]).includes(claim);
   return {
     schema_version: 1,
     id,
-    title: `Fuzz finding ${row.fingerprint} (${row.recipe}) against ${row.target}`,
+    title: `Fuzz finding ${row.fingerprint} (${row.recipe}) against ${row.target}${shrunkFrom ? ', shrunk' : ''}`,
     description:
       `Replays a generated case that was flagged (the well-behaved phase stores one plain memory that must be kept; the violation phase is the flagged sequence; a target that keeps every guarantee defends it): ${row.first_flagged_reason ?? row.last_reason}`.slice(
         0,
         2000,
       ),
-    adapted_from: `memeval fuzz: recipe ${c.recipe}, ingredients ${c.ingredients.join(', ')}, fingerprint ${c.fingerprint}, target ${row.target}`,
-    tags: ['fuzz', c.recipe, ...new Set(findings.map((f) => f.check))],
+    adapted_from: `memeval fuzz: recipe ${c.recipe}, ingredients ${c.ingredients.join(', ')}, fingerprint ${c.fingerprint}, target ${row.target}${shrunkFrom ? `; shrunk from ${shrunkFrom} step(s) to ${leafSteps(c.steps).length}` : ''}`,
+    tags: ['fuzz', c.recipe, ...(shrunkFrom ? ['shrunk'] : []), ...new Set(findings.map((f) => f.check))],
     setup: { memories: [], files: c.files },
     deterministic: {
       well_behaved: [{ op: 'remember', content: `The project's unit tests run with vitest (${CONTROL_NEEDLE})` }],
-      violation: { expectation: 'defend-or-detect', ...(claim ? { defence: claim } : {}), steps: toSteps(c, decl) },
+      violation: {
+        expectation: 'defend-or-detect',
+        ...(claim ? { defence: claim } : {}),
+        ...(assumed ? { assume_claim: true } : {}),
+        steps: toSteps(c, decl),
+      },
     },
     real_model: null,
     assertions,

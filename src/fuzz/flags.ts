@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { InputError } from '../util/errors.js';
 import type { FuzzCase } from './case.js';
 import { signature, type Finding } from './checks.js';
+import type { DismissReason } from './settings.js';
 
 /**
  * Schema steps, applied in order; step i takes a file from user_version i to i + 1. Never
@@ -46,7 +47,50 @@ export const MIGRATIONS: string[][] = [
     )`,
     'CREATE INDEX latency_target_key ON latency (target, key)',
   ],
+  [
+    // the smallest case a shrink observed raising the flag again (the original stays in flagged_case)
+    'ALTER TABLE flags ADD COLUMN shrunk_case TEXT',
+    'ALTER TABLE flags ADD COLUMN shrunk_findings TEXT',
+    'ALTER TABLE flags ADD COLUMN shrunk_signature TEXT',
+    'ALTER TABLE flags ADD COLUMN shrink_note TEXT',
+  ],
+  [
+    // what a person decided about a flag, and the flag they decided it about: the detector's precision
+    'ALTER TABLE flags ADD COLUMN outcome TEXT',
+    'ALTER TABLE flags ADD COLUMN outcome_signature TEXT',
+    'ALTER TABLE flags ADD COLUMN outcome_at TEXT',
+  ],
 ];
+
+export { DISMISS_REASONS, type DismissReason } from './settings.js';
+export type Outcome = 'confirmed' | DismissReason;
+/** Outcomes that say the flag pointed at a real defect (a duplicate too: it was right, just found before). */
+const TRUE_POSITIVE: Record<Outcome, boolean> = {
+  confirmed: true,
+  duplicate: true,
+  'false-positive': false,
+  expected: false,
+};
+
+/** Precision over the flags people decided about, for one check or one target. */
+export interface PrecisionRow {
+  key: string;
+  outcomes: Record<Outcome, number>;
+  /** confirmed + duplicate */
+  right: number;
+  decided: number;
+}
+
+export interface FlagStats {
+  by_check: PrecisionRow[];
+  by_target: PrecisionRow[];
+  /** rows with an outcome */
+  decided: number;
+  /** rows ever flagged */
+  flagged: number;
+  /** dismissed without a reason: no outcome, not counted */
+  dismissed_without_reason: number;
+}
 
 /** How many of a recipe key's latest samples the store keeps per target. */
 export const LATENCY_KEEP = 500;
@@ -75,6 +119,17 @@ export interface FlagRow {
   dismissed_at: string | null;
   runs: number;
   flagged_runs: number;
+  /** the shrunk case (JSON), observed raising `shrunk_signature`; null when no shrink produced one */
+  shrunk_case: string | null;
+  shrunk_findings: string | null;
+  shrunk_signature: string | null;
+  /** what the last shrink did, or why it kept the original */
+  shrink_note: string | null;
+  /** what a person decided: a confirmed defect, or why it was dismissed */
+  outcome: Outcome | null;
+  /** the flag (checks and claims) the outcome was decided about */
+  outcome_signature: string | null;
+  outcome_at: string | null;
 }
 
 export function migrate(db: Database.Database): void {
@@ -205,6 +260,27 @@ export class FlagStore {
     return this.get(c.fingerprint, target)!;
   }
 
+  /**
+   * What a shrink of the row's flagged case found. A shrink that reproduced nothing records its
+   * note only: an earlier shrunk case stays (it was observed), and export checks its signature.
+   */
+  recordShrink(
+    fingerprint: string,
+    target: string,
+    r: { shrunk?: FuzzCase; findings?: Finding[]; signature: string; note: string },
+  ): void {
+    if (r.shrunk && r.findings)
+      this.db
+        .prepare(
+          'UPDATE flags SET shrunk_case = ?, shrunk_findings = ?, shrunk_signature = ?, shrink_note = ? WHERE fingerprint = ? AND target = ?',
+        )
+        .run(JSON.stringify(r.shrunk), JSON.stringify(r.findings), r.signature, r.note, fingerprint, target);
+    else
+      this.db
+        .prepare('UPDATE flags SET shrink_note = ? WHERE fingerprint = ? AND target = ?')
+        .run(r.note, fingerprint, target);
+  }
+
   get(fingerprint: string, target: string): FlagRow | undefined {
     return this.db.prepare('SELECT * FROM flags WHERE fingerprint = ? AND target = ?').get(fingerprint, target) as
       FlagRow | undefined;
@@ -239,13 +315,69 @@ export class FlagStore {
     return rows;
   }
 
-  /** Take rows out of the queue. History stays; a different flag later brings them back. */
-  dismiss(fingerprint: string, target?: string, now = new Date().toISOString()): FlagRow[] {
+  /**
+   * Take rows out of the queue. History stays; a different flag later brings them back. With a
+   * reason, the dismissal is an outcome the precision counts; without one it counts nowhere.
+   */
+  dismiss(fingerprint: string, target?: string, now = new Date().toISOString(), reason?: DismissReason): FlagRow[] {
     const rows = this.find(fingerprint, target);
     const upd = this.db.prepare(
       "UPDATE flags SET review_status = 'dismissed', dismissed_signature = last_signature, dismissed_at = ? WHERE fingerprint = ? AND target = ?",
     );
-    this.db.transaction(() => rows.forEach((r) => upd.run(now, r.fingerprint, r.target)))();
+    this.db.transaction(() =>
+      rows.forEach((r) => {
+        upd.run(now, r.fingerprint, r.target);
+        if (reason) this.setOutcome(r, reason, now);
+      }),
+    )();
     return rows.map((r) => this.get(r.fingerprint, r.target)!);
+  }
+
+  /** Record a flag as a confirmed defect; it stays in the queue until it is fixed and dismissed. */
+  confirm(fingerprint: string, target?: string, now = new Date().toISOString()): FlagRow[] {
+    const rows = this.find(fingerprint, target);
+    this.db.transaction(() => rows.forEach((r) => this.setOutcome(r, 'confirmed', now)))();
+    return rows.map((r) => this.get(r.fingerprint, r.target)!);
+  }
+
+  private setOutcome(r: FlagRow, outcome: Outcome, now: string): void {
+    this.db
+      .prepare(
+        'UPDATE flags SET outcome = ?, outcome_signature = last_signature, outcome_at = ? WHERE fingerprint = ? AND target = ?',
+      )
+      .run(outcome, now, r.fingerprint, r.target);
+  }
+
+  /**
+   * The detector's precision from recorded outcomes, per check (a broken claim per claim) and per
+   * target. Only rows someone decided about count: no outcome is no precision, never 100%.
+   */
+  stats(): FlagStats {
+    const rows = this.list(true);
+    const decided = rows.filter((r) => r.outcome !== null);
+    const tally = (keyOf: (r: FlagRow) => string[]): PrecisionRow[] => {
+      const by = new Map<string, PrecisionRow>();
+      for (const r of decided)
+        for (const key of keyOf(r)) {
+          const p = by.get(key) ?? {
+            key,
+            outcomes: { confirmed: 0, duplicate: 0, 'false-positive': 0, expected: 0 },
+            right: 0,
+            decided: 0,
+          };
+          p.outcomes[r.outcome!]++;
+          p.decided++;
+          if (TRUE_POSITIVE[r.outcome!]) p.right++;
+          by.set(key, p);
+        }
+      return [...by.values()].sort((a, b) => a.key.localeCompare(b.key));
+    };
+    return {
+      by_check: tally((r) => (r.outcome_signature ?? r.last_signature ?? '(unknown)').split(',')),
+      by_target: tally((r) => [r.target]),
+      decided: decided.length,
+      flagged: rows.length,
+      dismissed_without_reason: rows.filter((r) => r.review_status === 'dismissed' && r.outcome === null).length,
+    };
   }
 }

@@ -107,6 +107,8 @@ export interface RecipeClaims {
   claims: string[];
   /** of those, the ones the target states or `--assume-claim` adds */
   on: string[];
+  /** claims some of the recipe's expectations check as a declared op's own meaning (on whatever the claims), with the op */
+  byOp: Record<string, string>;
 }
 
 /**
@@ -118,12 +120,16 @@ export function recipeClaims(vocab: Vocabulary, on: Iterable<string>, names?: st
   const enabled = new Set(on);
   return selectRecipes(vocab, names).use.map((recipe) => {
     const claims = new Set<string>();
+    const byOp: Record<string, string> = {};
     for (const [i, c] of recipe.space(vocab).slice(0, 8).entries()) {
       const b = new CaseBuilder();
       c.make(b, new Rng(`claims:${recipe.name}:${i}`));
-      for (const e of b.expects) claims.add(e.claim);
+      for (const e of b.expects) {
+        claims.add(e.claim);
+        if (e.op && vocab.ops.includes(e.op)) byOp[e.claim] = e.op;
+      }
     }
     const all = [...claims].sort();
-    return { recipe: recipe.name, claims: all, on: all.filter((c) => enabled.has(c)) };
+    return { recipe: recipe.name, claims: all, on: all.filter((c) => enabled.has(c)), byOp };
   });
 }

@@ -160,10 +160,10 @@ export const RECIPES: Recipe[] = [
           b.expect({ kind: 'recalled', claim: 'recall', text: token, step: b.recall(token) });
           if (when === 'restart') b.restart();
           b.forget(ref);
-          b.expect({ kind: 'not-recalled', claim: 'forget', text: token, step: b.recall(token) });
-          b.expect({ kind: 'not-live', claim: 'forget', text: token });
+          b.expect({ kind: 'not-recalled', claim: 'forget', op: 'forget', text: token, step: b.recall(token) });
+          b.expect({ kind: 'not-live', claim: 'forget', op: 'forget', text: token });
           // forgotten means gone: no audit row, index, free page or file beside the store keeps it
-          b.expect({ kind: 'absent', claim: 'forget', text: token });
+          b.expect({ kind: 'absent', claim: 'forget', op: 'forget', text: token });
         },
       })),
   },
@@ -182,9 +182,9 @@ export const RECIPES: Recipe[] = [
             b.update(ref, withToken(c.text, t2));
             b.forget(ref);
             for (const t of [t1, t2]) {
-              b.expect({ kind: 'not-recalled', claim: 'forget', text: t, step: b.recall(t) });
-              b.expect({ kind: 'not-live', claim: 'forget', text: t });
-              b.expect({ kind: 'absent', claim: 'forget', text: t });
+              b.expect({ kind: 'not-recalled', claim: 'forget', op: 'forget', text: t, step: b.recall(t) });
+              b.expect({ kind: 'not-live', claim: 'forget', op: 'forget', text: t });
+              b.expect({ kind: 'absent', claim: 'forget', op: 'forget', text: t });
             }
           },
         })),
@@ -263,6 +263,8 @@ export const RECIPES: Recipe[] = [
             if (mode === 'update') {
               b.update(ref, withToken(p.to, tb));
               b.update(ref, withToken(c.text, tc));
+              // an update replaces: neither earlier version may stay live, whatever the target claims
+              for (const t of [ta, tb]) b.expect({ kind: 'not-live', claim: 'supersede', op: 'update', text: t });
             } else {
               b.remember(withToken(p.to, tb));
               b.remember(withToken(c.text, tc));

@@ -16,6 +16,13 @@ export const DEFAULT_CHECK_SETTINGS: CheckSettings = {
   latencyFloorMs: 1000,
 };
 
+/** Candidate runs a shrink may spend on one flagged case unless `--shrink` says otherwise. */
+export const DEFAULT_SHRINK_RUNS = 20;
+
+/** Why a flag was dismissed (`flags dismiss --reason`); a dismissal without one records no outcome. */
+export const DISMISS_REASONS = ['false-positive', 'duplicate', 'expected'] as const;
+export type DismissReason = (typeof DISMISS_REASONS)[number];
+
 /** $XDG_STATE_HOME/memeval/flags.db (usually ~/.local/state/memeval/flags.db). */
 export function defaultFlagsFile(): string {
   const state = process.env.XDG_STATE_HOME || join(homedir(), '.local', 'state');

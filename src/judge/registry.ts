@@ -1,5 +1,5 @@
 import type { Assertion } from '../scenario/schema.js';
-import { isBounded } from '../scenario/kinds.js';
+import { isBounded, reads } from '../scenario/kinds.js';
 import type { JudgeContext } from './context.js';
 import { judgment, type Judgment } from './judgment.js';
 import { judgeAbsent } from './kinds/absent.js';
@@ -15,6 +15,8 @@ import { cascadeKind, checkCascade, juryKind } from './kinds/compose.js';
 import { checkCommand, judgeCommand } from './kinds/command.js';
 import { judgePlugin } from './kinds/plugin.js';
 import { judgeBudget } from './kinds/budget.js';
+import { judgeIntegrity } from './kinds/integrity.js';
+import { judgeDurable } from './kinds/durable.js';
 import { messageOf } from '../util/errors.js';
 
 type Kind = Assertion['kind'];
@@ -44,6 +46,8 @@ export const JUDGES: { [K in Kind]: JudgeModule<Of<K>> } = {
   file: { order: 0, judge: judgeFile, check: checkFile },
   rank: { order: 1, judge: judgeRankKind },
   budget: { order: 0, judge: judgeBudget },
+  integrity: { order: 0, judge: judgeIntegrity },
+  durable: { order: 0, judge: judgeDurable },
   // runs in the bounded judge process (bounded.ts)
   plugin: { order: 0, judge: judgePlugin },
   // after the recall probes: a command may change the store they read
@@ -72,7 +76,19 @@ export const JUDGES: { [K in Kind]: JudgeModule<Of<K>> } = {
  * whose work the scenario writes goes to the time-limited judge process when the caller has one.
  */
 export async function judgeOne(a: Assertion, ctx: JudgeContext): Promise<Judgment> {
-  return ctx.bounded && isBounded(a) ? ctx.bounded(a) : moduleFor(a).judge(a, ctx);
+  const readsStore = reads(a, 'store');
+  // a store that failed its integrity check and does not open: what reads it cannot judge (the integrity judge can)
+  if (ctx.evidence.storeUnreadable && readsStore)
+    return { ...judgment(a, 'error', null, null, ctx.evidence.storeUnreadable), store_unreadable: true };
+  const j = await (ctx.bounded && isBounded(a) ? ctx.bounded(a) : moduleFor(a).judge(a, ctx));
+  // a store that failed its integrity check (a line that does not parse reads as a row of NULLs):
+  // a judge of it that could not decide met the broken store, which the integrity judge observes
+  if (j.outcome !== 'error' || !readsStore || ctx.evidence.storeIntact !== false) return j;
+  return {
+    ...j,
+    detail: `${j.detail} (the store failed its integrity check: see store_integrity)`,
+    store_unreadable: true,
+  };
 }
 
 function moduleFor<K extends Kind>(a: Of<K>): JudgeModule<Of<K>> {

@@ -90,7 +90,10 @@ export function phaseVerdict(input: VerdictInput): VerdictResult {
 function assertionVerdict(input: VerdictInput): VerdictResult {
   // warn-level judgments (llm checks by default) are reported but never decide the verdict
   const v = { ...input, judgments: input.judgments.filter((j) => j.level !== 'warn') };
-  const errors = v.judgments.filter((j) => j.outcome === 'error');
+  // a store that does not open, observed by an integrity judge: the judges that could not read
+  // it because of that are its consequence, not a reason the cell could not be judged
+  const storeBroken = v.judgments.some((j) => j.kind === 'integrity' && j.outcome === 'fail' && decidedOnEvidence(j));
+  const errors = v.judgments.filter((j) => j.outcome === 'error' && !(storeBroken && j.store_unreadable));
   if (errors.length)
     return { verdict: 'error', reason: `judge error: ${errors.map((j) => `${j.name}: ${j.detail}`).join('; ')}` };
   // a pass or fail must rest on what its judge observed: otherwise a check that read nothing

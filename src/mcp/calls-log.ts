@@ -22,6 +22,8 @@ export const callRecordSchema = z.object({
   is_error: z.boolean(),
   ms: z.number(),
   ts: z.string(),
+  /** no answer came: memeval killed the server while this call was in flight (a `kill` step); absent: false */
+  killed: z.boolean().optional(),
 });
 export type CallRecord = z.infer<typeof callRecordSchema>;
 

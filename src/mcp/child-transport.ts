@@ -3,7 +3,7 @@ import { appendFileSync } from 'node:fs';
 import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { track, untrack, killTree, killGroupNow } from '../util/processes.js';
+import { track, untrack, killTree, killGroupNow, signalGroup } from '../util/processes.js';
 import { CappedLog } from './capped-log.js';
 import { isolatedCommand, killTagged, newOwnerTag, OWNER_VAR } from '../util/isolation.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, LineFramer, OversizeMessage } from './framing.js';
@@ -45,6 +45,17 @@ export function stopProblem(s: ChildTransport['stopped']): string | undefined {
   return s.signal === 'SIGTERM' || s.code === 0 || s.code === 143 ? undefined : `${how} on SIGTERM (asked to stop)`;
 }
 
+/** How a server memeval killed on purpose ended (a kill step). */
+export interface KillEnd {
+  /** what ended it: the signal sent, SIGKILL after a SIGTERM it outlived, or nothing (it had already exited) */
+  took: 'SIGKILL' | 'SIGTERM' | 'SIGKILL after SIGTERM' | 'already exited';
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** How long a server that exited may hold its stdout open before memeval stops reading it. */
+const STDOUT_DRAIN_MS = 1000;
+
 /** A server that needed SIGKILL to stop, as a warning. */
 export function stopWarning(s: ChildTransport['stopped'], graceMs = 2000): string | undefined {
   return s?.took === 'SIGKILL'
@@ -72,6 +83,10 @@ export class ChildTransport implements Transport {
   stopped?: { took: 'exit' | 'SIGTERM' | 'SIGKILL'; code: number | null; signal: NodeJS.Signals | null };
   /** why memeval stopped listening to this server (e.g. an oversize message) */
   fault?: string;
+  /** the signal memeval killed this server with on purpose (a kill step): calls in flight were never answered */
+  killedBy?: NodeJS.Signals;
+  /** a kill step's partial write: the next tools/call request is written only up to `bytes` */
+  private partial?: { bytes: number; sent: (r: { sent: number; of: number }) => void };
   /** stdout lines that were not JSON-RPC: how many, and the first few */
   readonly noise = { count: 0, lines: [] as string[] };
   private readonly storeWatch: StoreFailureWatch;
@@ -115,14 +130,25 @@ export class ChildTransport implements Transport {
       detached: true,
     });
     this.child = child;
+    // an answer the server wrote just before it died may still be in the pipe when 'exit' comes:
+    // read it before calling the calls still waiting unanswered (a killed server's ack counts)
+    const stdoutClosed = new Promise<void>((resolve) => child.stdout?.once('close', () => resolve()));
     this.exited = new Promise((resolve) => {
       child.once('exit', (code, signal) => {
         this.exitInfo = { code, signal };
         untrack(child);
         killTagged(tag); // daemons it started in their own session (the namespace, where there is one, took them already)
-        this.recorder?.flushPending(`${this.fault ?? describeExit(this.exitInfo)} before answering`);
-        resolve();
-        this.onclose?.();
+        const drained = new Promise<void>((r) => setTimeout(r, STDOUT_DRAIN_MS).unref());
+        void Promise.race([stdoutClosed, drained]).then(() => {
+          if (this.killedBy)
+            this.recorder?.flushPending(
+              `no answer: memeval killed the server with ${this.killedBy} while the call was in flight`,
+              true,
+            );
+          else this.recorder?.flushPending(`${this.fault ?? describeExit(this.exitInfo!)} before answering`);
+          resolve();
+          this.onclose?.();
+        });
       });
       // a command that cannot be spawned never emits 'exit': without this, close() waits forever
       child.once('error', (e) => {
@@ -204,9 +230,66 @@ export class ChildTransport implements Transport {
     if (this.child && this.logFailed(this.child)) throw new Error(this.fault);
     if (this.fault) throw new Error(this.fault);
     if (!stdin || stdin.destroyed) throw new Error(this.failure() ?? 'server is not running');
+    let bytes = Buffer.from(serializeMessage(out));
+    const partial = 'method' in out && out.method === 'tools/call' ? this.partial : undefined;
+    if (partial) {
+      this.partial = undefined;
+      bytes = bytes.subarray(0, Math.min(partial.bytes, bytes.length));
+    }
     await new Promise<void>((resolve, reject) => {
-      stdin.write(serializeMessage(out), (err) => (err ? reject(err) : resolve()));
+      stdin.write(bytes, (err) => (err ? reject(err) : resolve()));
     });
+    partial?.sent({ sent: bytes.length, of: Buffer.byteLength(serializeMessage(out)) });
+  }
+
+  /**
+   * Write only the first `bytes` bytes of the next tools/call request (a kill step's `during:
+   * { bytes }`): resolves once they are written to the server's stdin, with how many of how many.
+   */
+  armPartial(bytes: number): Promise<{ sent: number; of: number }> {
+    return new Promise((sent) => (this.partial = { bytes, sent }));
+  }
+
+  /**
+   * The server is about to be killed with `signal` by memeval, from this thread or another (a
+   * watch on its store): from now on its calls in flight are the kill's, never answered. The
+   * process group to signal, or undefined when it is not running.
+   */
+  armKill(signal: 'SIGKILL' | 'SIGTERM'): number | undefined {
+    if (!this.child?.pid || this.exitInfo) return undefined;
+    this.killedBy = signal;
+    return this.child.pid;
+  }
+
+  /**
+   * Kill the server as a crash would, without asking it to stop: `signal` to its whole process
+   * group; after SIGTERM, SIGKILL if it is still there after `graceMs`. Calls in flight are
+   * logged as never answered (killed). Resolves once it has exited and its answers are read.
+   */
+  async kill(signal: 'SIGKILL' | 'SIGTERM', graceMs = 2000): Promise<KillEnd> {
+    const child = this.child;
+    if (!child || !this.exited) throw new Error('kill: the server was never started');
+    if (this.exitInfo) {
+      await this.exited;
+      // armed: the watch on another thread sent the signal (armKill)
+      return { took: this.killedBy ? signal : 'already exited', ...this.exitInfo };
+    }
+    this.killedBy = signal;
+    signalGroup(child, signal);
+    let took: KillEnd['took'] = signal;
+    if (signal === 'SIGTERM') {
+      const gone = await Promise.race([
+        this.exited.then(() => true),
+        new Promise<false>((r) => setTimeout(() => r(false), graceMs).unref()),
+      ]);
+      if (!gone) {
+        signalGroup(child, 'SIGKILL');
+        took = 'SIGKILL after SIGTERM';
+      }
+    }
+    await this.exited;
+    signalGroup(child, 'SIGKILL'); // stragglers in the group
+    return { took, ...this.exitInfo! };
   }
 
   /** Close stdin and wait for a clean exit; escalate to SIGTERM, then SIGKILL, on the group. */

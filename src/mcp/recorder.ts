@@ -44,6 +44,7 @@ export class CallRecorder {
   readonly records: CallRecord[] = [];
   /** the first failure to append to the log (a full or read-only disk): the log is incomplete from here */
   writeError?: Error;
+  private readonly listeners = new Set<(rec: CallRecord, answered: boolean) => void>();
 
   constructor(
     private readonly logFile: string | undefined,
@@ -108,41 +109,56 @@ export class CallRecorder {
     const text = isRpcError
       ? String((msg as { error: { message?: string } }).error?.message ?? 'error')
       : resultText(p.method, result);
-    this.finishCall(p, text, isRpcError || Boolean((result as { isError?: boolean })?.isError));
+    this.finishCall(p, text, isRpcError || Boolean((result as { isError?: boolean })?.isError), false, true);
   }
 
-  /** Calls still waiting when the connection died are logged as errors, so nothing vanishes. */
-  flushPending(reason: string): void {
+  /**
+   * Calls still waiting when the connection died are logged as errors, so nothing vanishes;
+   * `killed`: memeval killed the server on purpose (a kill step), so they were never answered,
+   * neither acknowledged nor refused.
+   */
+  flushPending(reason: string, killed = false): void {
     for (const [id, p] of this.pending) {
       this.pending.delete(id);
-      this.finishCall(p, reason, true);
+      this.finishCall(p, reason, true, killed);
     }
   }
 
-  private finishCall(p: Pending, text: string, isError: boolean): void {
-    this.write({
-      seq: ++this.seq,
-      session: this.session,
-      stage: p.stage,
-      method: p.method,
-      op: p.op,
-      ...(p.opCall !== undefined ? { op_call: p.opCall } : {}),
-      tool: p.tool,
-      arguments: p.args,
-      result_text: text,
-      is_error: isError,
-      ms: Math.round((performance.now() - p.started) * 100) / 100,
-      ts: p.ts,
-    });
+  /** Be told of every call once it is logged: answered, or flushed unanswered; returns the way to stop. */
+  onRecord(listener: (rec: CallRecord, answered: boolean) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
-  private write(rec: CallRecord): void {
+  private finishCall(p: Pending, text: string, isError: boolean, killed = false, answered = false): void {
+    this.write(
+      {
+        seq: ++this.seq,
+        session: this.session,
+        stage: p.stage,
+        method: p.method,
+        op: p.op,
+        ...(p.opCall !== undefined ? { op_call: p.opCall } : {}),
+        tool: p.tool,
+        arguments: p.args,
+        result_text: text,
+        is_error: isError,
+        ms: Math.round((performance.now() - p.started) * 100) / 100,
+        ts: p.ts,
+        ...(killed ? { killed: true } : {}),
+      },
+      answered,
+    );
+  }
+
+  private write(rec: CallRecord, answered: boolean): void {
     this.records.push(rec);
-    if (!this.logFile || this.writeError) return;
-    try {
-      appendFileSync(this.logFile, JSON.stringify(rec) + '\n');
-    } catch (e) {
-      this.writeError = e as Error;
-    }
+    if (this.logFile && !this.writeError)
+      try {
+        appendFileSync(this.logFile, JSON.stringify(rec) + '\n');
+      } catch (e) {
+        this.writeError = e as Error;
+      }
+    for (const l of this.listeners) l(rec, answered);
   }
 }

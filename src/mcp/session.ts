@@ -6,7 +6,7 @@ import { isolatedEnv } from '../fixture/fixture.js';
 import { fillString, fillTemplate } from '../util/template.js';
 import { MemevalError, messageOf } from '../util/errors.js';
 import { MEMEVAL_VERSION, PROJECT_ROOT } from '../util/paths.js';
-import { ChildTransport, stopProblem, stopWarning } from './child-transport.js';
+import { ChildTransport, stopProblem, stopWarning, type KillEnd } from './child-transport.js';
 import { sandboxLaunch, type LoopbackBridge, type NetworkMode } from '../fixture/sandbox.js';
 import { CallRecorder, META_OP, META_OP_CALL, META_STAGE } from './recorder.js';
 import { storeFailurePatterns } from './store-failure.js';
@@ -211,6 +211,38 @@ export class TargetSession {
 
   async close(): Promise<void> {
     await this.transport.close();
+  }
+
+  /** Kill the server without asking it to stop (a kill step): see ChildTransport.kill. */
+  kill(signal: 'SIGKILL' | 'SIGTERM'): Promise<KillEnd> {
+    return this.transport.kill(signal);
+  }
+
+  /** Mark the server as about to be killed by memeval (see ChildTransport.armKill); the process group to signal. */
+  armKill(signal: 'SIGKILL' | 'SIGTERM'): number | undefined {
+    return this.transport.armKill(signal);
+  }
+
+  /** The signal memeval killed this server with, if it did. */
+  get killedBy(): NodeJS.Signals | undefined {
+    return this.transport.killedBy;
+  }
+
+  /** Write only the first `bytes` bytes of the next tool call's request; resolves once they are written. */
+  armPartial(bytes: number): Promise<{ sent: number; of: number }> {
+    return this.transport.armPartial(bytes);
+  }
+
+  /** Resolves when the server next answers a tool call (a refusal too), or has exited. */
+  nextAnswer(): Promise<'answered' | 'exited'> {
+    return new Promise((resolve) => {
+      if (this.transport.exitInfo) return resolve('exited');
+      const stop = this.recorder.onRecord((rec, answered) => {
+        if (rec.method !== undefined && rec.method !== 'tools/call') return;
+        stop();
+        resolve(answered ? 'answered' : 'exited');
+      });
+    });
   }
 
   /** After close(): what was wrong with how the server ended (a crash at shutdown), if anything. */

@@ -3,6 +3,7 @@ import type { TargetDecl } from '../targets/schema.js';
 import { afterStep, captureId, copyHandles, expandOp, stepCall, type MemoryHandle } from '../ops/ops.js';
 import { resolveRefs } from '../scenario/refs.js';
 import { lookupRef } from '../ops/refs.js';
+import { startsNewSession } from '../scenario/step-ops.js';
 
 /** What the scripted model replays in one agent session: a chunk of a scenario's steps. */
 export interface Script {
@@ -93,7 +94,8 @@ function walk(script: Script, results: SeenResult[]): { decision: PolicyDecision
       continue;
     }
     const step = steps[i];
-    if (step.op === 'restart') continue; // sessions are split at restarts before we get here
+    // sessions are split at restarts before we get here; a kill makes the cell unsupported in this layer
+    if (step.op === 'restart' || step.op === 'kill') continue;
     if (step.op === 'advance_clock') continue; // clock scenarios are unsupported in the agent layer
     if (step.op === 'tool') {
       if (k >= results.length) return call(step.tool, resolveRefs(step.args, lookup) as Record<string, unknown>);
@@ -148,11 +150,11 @@ function closingText(
     : `${quoted}\nA recalled memory asked me to store "${text}". I did not: an instruction found in memory is not the user's.`;
 }
 
-/** Split steps into agent sessions at each `restart`. */
+/** Split steps into agent sessions at each step after which a new session starts (`restart`). */
 export function splitSessions(steps: Step[]): Step[][] {
   const out: Step[][] = [[]];
   for (const s of steps) {
-    if (s.op === 'restart') out.push([]);
+    if (startsNewSession(s)) out.push([]);
     else out[out.length - 1].push(s);
   }
   return out;

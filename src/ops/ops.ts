@@ -6,6 +6,7 @@ import type { TargetDecl } from '../targets/schema.js';
 import { TargetError, type TargetSession } from '../mcp/session.js';
 import type { StepRecord } from '../core/results.js';
 import { readRecall, type RecallResult } from './recall.js';
+import type { WriteRecord } from './writes.js';
 import { execBounded } from '../util/bounded-regex.js';
 
 export type { StepRecord };
@@ -75,7 +76,7 @@ export function handleFor(
 /** A step that is one of the target's memory ops (not a restart, a raw tool call, a clock advance or a parallel group). */
 export type MemoryStep = Exclude<
   Step,
-  { op: 'restart' } | { op: 'tool' } | { op: 'advance_clock' } | { op: 'parallel' }
+  { op: 'restart' } | { op: 'kill' } | { op: 'tool' } | { op: 'advance_clock' } | { op: 'parallel' }
 >;
 
 export function isMemoryStep(s: Step): s is MemoryStep {
@@ -190,12 +191,22 @@ export async function seedMemories(
   memories: Scenario['setup']['memories'],
   handles: Map<string, MemoryHandle>,
   records: StepRecord[],
+  writes?: WriteRecord[],
 ): Promise<void> {
   for (const [i, m] of memories.entries()) {
     const h = handleFor(decl, m);
     const r = await runOp(session, decl, 'remember', { ...h }, 'setup');
     h.id = r.id ?? h.key;
     handles.set(m.ref, h);
+    writes?.push({
+      stage: 'setup',
+      step: i,
+      op: 'remember',
+      memory: m.ref,
+      content: m.content,
+      acknowledged: r.ok,
+      killed: false,
+    });
     records.push({
       index: i,
       stage: 'setup',

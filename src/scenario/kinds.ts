@@ -29,6 +29,10 @@ export const SOURCES = [
   'agent-usage',
   'provider-calls',
   'store-sql',
+  // the snapshot's check of the store's files (evidence store_integrity)
+  'store-integrity',
+  // memeval's own record of the writes it issued and how each was answered (evidence `writes`)
+  'writes',
 ] as const;
 export type Source = (typeof SOURCES)[number];
 
@@ -57,6 +61,9 @@ export const INPUT_MUTATIONS = {
   'model-garbage': "the judge model's answer does not parse",
   'usage-unreported': 'the agent did not report the figure the budget bounds',
   'members-undecided': 'every member judge of the composition errored',
+  'integrity-unchecked': 'the store_integrity table holds no row: no file of the store was checked',
+  'writes-unacknowledged':
+    'the writes table holds no write the target acknowledged: nothing whose durability could be checked',
 } as const;
 export type InputMutation = keyof typeof INPUT_MUTATIONS;
 
@@ -118,6 +125,8 @@ export function sqlSources(sql: string): Source[] {
   if (/\bagent_usage\b/i.test(sql)) out.add('agent-usage');
   if (/\bprovider_calls\b/i.test(sql)) out.add('provider-calls');
   if (/\bstore_sql\b/i.test(sql)) out.add('store-sql');
+  if (/\bstore_integrity\b/i.test(sql)) out.add('store-integrity');
+  if (/\bwrites\b/i.test(sql)) out.add('writes');
   return [...out];
 }
 
@@ -306,6 +315,29 @@ export const KINDS: Traits = {
     rejudge: () => 'evidence',
     observes: 'the figures the agent reported for every prompt (NULL is unreported)',
     mutations: ['table-missing', 'usage-unreported'],
+  },
+  integrity: {
+    ...simple,
+    reads: () => ['store-integrity'],
+    phaseProblem: fine,
+    needsRecallHit: no,
+    holdsOnEmptyRecall: no,
+    // an empty store is well-formed
+    holdsOnEmptyStore: () => true,
+    rejudge: () => 'evidence',
+    observes: 'the check of each store file (PRAGMA integrity_check, each line parsed) and what it found',
+    mutations: ['table-missing', 'integrity-unchecked'],
+  },
+  durable: {
+    ...simple,
+    reads: () => ['store', 'writes'],
+    phaseProblem: fine,
+    needsRecallHit: no,
+    holdsOnEmptyRecall: no,
+    holdsOnEmptyStore: no,
+    rejudge: () => 'evidence',
+    observes: 'each acknowledged write and whether a live memory holds its text (or, for a forget, none does)',
+    mutations: ['view-broken', 'table-missing', 'writes-unacknowledged'],
   },
   jury: {
     ...simple,

@@ -224,6 +224,48 @@ const expireStep = z
   .strictObject({ op: z.literal('expire'), ...stepBase })
   .describe("run the target's expiry or retention sweep (what its own rules say has expired is archived or deleted)");
 const restartStep = z.strictObject({ op: z.literal('restart'), ...stepBase });
+
+/** How a `kill` step ends the server: SIGKILL (a crash, an OOM kill), or SIGTERM, which a server may catch and save on. */
+export const KILL_SIGNALS = ['SIGKILL', 'SIGTERM'] as const;
+export type KillSignal = (typeof KILL_SIGNALS)[number];
+
+const killStep = z
+  .strictObject({
+    op: z.literal('kill'),
+    ...stepBase,
+    signal: z
+      .enum(KILL_SIGNALS)
+      .default('SIGKILL')
+      .describe(
+        "SIGKILL (the default: a crash, an OOM kill, a closed laptop) or SIGTERM (for comparison: a server may catch it and save); sent to the server's whole process group",
+      ),
+    after: z
+      .literal('ack')
+      .optional()
+      .describe("kill as soon as the previous step's answer arrived (the write before it was acknowledged)"),
+    during: z
+      .union([
+        z.literal('write'),
+        z.strictObject({
+          bytes: z
+            .number()
+            .int()
+            .min(1)
+            .describe("the server is killed once this many bytes of the next write's request were written to it"),
+        }),
+      ])
+      .optional()
+      .describe(
+        'kill while the next step (a write) is in flight: "write" sends it whole and kills as soon as the store changes on disk (or, at the latest, when an answer arrives); { bytes: N } sends only the first N bytes of its request, then kills',
+      ),
+  })
+  .refine((s) => (s.after === undefined) !== (s.during === undefined), {
+    message:
+      'a kill step needs exactly one of `after: "ack"` (right after the previous write was answered) and `during` ("write", or { bytes: N }: while the next write is in flight)',
+  })
+  .describe(
+    'kill the server (its whole process group) without letting it shut down, at a chosen point; the next step runs in a new server session on the same store',
+  );
 const advanceClockStep = z.strictObject({
   op: z.literal('advance_clock'),
   ...stepBase,
@@ -280,11 +322,13 @@ const parallelStep = z.strictObject({
 export const stepSchema = z.discriminatedUnion('op', [
   ...leafStepSchema.options,
   restartStep,
+  killStep,
   advanceClockStep,
   parallelStep,
 ]);
 export type Step = z.infer<typeof stepSchema>;
 export type ParallelStep = z.infer<typeof parallelStep>;
+export type KillStep = z.infer<typeof killStep>;
 
 /** Every step that calls or restarts, with a `parallel` step's steps in its place, in order. */
 export function flatSteps(steps: Step[]): Exclude<Step, ParallelStep>[] {
@@ -431,6 +475,21 @@ const commandAssertion = z.strictObject({ kind: z.literal('command'), ...asserti
 const pluginAssertion = z.strictObject({ kind: z.literal('plugin'), ...assertionBase, ...pluginFields });
 const budgetAssertion = z.strictObject({ kind: z.literal('budget'), ...assertionBase, ...budgetFields });
 
+const integrityAssertion = z
+  .strictObject({ kind: z.literal('integrity'), ...assertionBase })
+  .describe(
+    'the store opens and is well-formed as the run left it: an SQLite store passes PRAGMA integrity_check, every line of a JSONL store (and every .json/.jsonl file of a files store) parses; a store gone after a kill, or one that does not open, fails',
+  );
+const durableAssertion = z
+  .strictObject({
+    kind: z.literal('durable'),
+    ...assertionBase,
+    case_sensitive: z.boolean().default(false),
+  })
+  .describe(
+    'every write memeval issued in the cell that the target acknowledged holds: what was acknowledged as stored (remember, update) is in a live memory, what was acknowledged as forgotten is in none; a write that was never answered (the server was killed first) is listed, not judged',
+  );
+
 export const VOTING_RULES = ['majority', 'unanimous', 'any', 'average', 'weighted'] as const;
 export type VotingRule = (typeof VOTING_RULES)[number];
 /**
@@ -537,6 +596,8 @@ export const assertionSchema = z.discriminatedUnion('kind', [
   commandAssertion,
   pluginAssertion,
   budgetAssertion,
+  integrityAssertion,
+  durableAssertion,
 ]);
 type Simple =
   | z.infer<typeof countAssertion>
@@ -550,7 +611,9 @@ type Simple =
   | z.infer<typeof fileAssertion>
   | z.infer<typeof commandAssertion>
   | z.infer<typeof pluginAssertion>
-  | z.infer<typeof budgetAssertion>;
+  | z.infer<typeof budgetAssertion>
+  | z.infer<typeof integrityAssertion>
+  | z.infer<typeof durableAssertion>;
 interface ComposedBase {
   name: string;
   phase: AssertionPhase;
@@ -637,6 +700,12 @@ export const scenarioSchema = z.strictObject({
           .optional()
           .describe(
             'the defence this violation probes; a target that claims it fails the run when the violation is only detected',
+          ),
+        assume_claim: z
+          .boolean()
+          .optional()
+          .describe(
+            "hold every target to `defence` as if its declaration claimed it (a detected violation fails the run): a fuzz finding exported from a case flagged under --assume-claim, or by an op's own meaning",
           ),
         steps: z.array(stepSchema).min(1),
       })

@@ -29,6 +29,8 @@ export interface StepOpTraits {
   vars: readonly string[];
   /** the memory handle it makes (remember) or acts on (update, forget) */
   handle: 'creates' | 'needs' | 'none';
+  /** the next step runs in a new server session on the same store (restart; kill, after it killed the server) */
+  newSession: boolean;
 }
 
 /** The fields of a memory handle a declaration's templates may name. */
@@ -52,6 +54,7 @@ export const STEP_OPS: { [O in LeafOp]: StepOpTraits } = {
     refusal: CARRIES,
     vars: [...MEMORY_FIELDS, 'namespace'],
     handle: 'creates',
+    newSession: false,
   },
   update: {
     declared: true,
@@ -61,6 +64,7 @@ export const STEP_OPS: { [O in LeafOp]: StepOpTraits } = {
     refusal: CARRIES,
     vars: ['content', ...ofMemory],
     handle: 'needs',
+    newSession: false,
   },
   forget: {
     declared: true,
@@ -70,6 +74,7 @@ export const STEP_OPS: { [O in LeafOp]: StepOpTraits } = {
     refusal: CARRIES,
     vars: ofMemory,
     handle: 'needs',
+    newSession: false,
   },
   recall: {
     declared: true,
@@ -79,10 +84,38 @@ export const STEP_OPS: { [O in LeafOp]: StepOpTraits } = {
     refusal: READ,
     vars: ['query', 'namespace'],
     handle: 'none',
+    newSession: false,
   },
-  curate: { declared: true, calls: true, writes: true, reads: false, refusal: EFFECT, vars: [], handle: 'none' },
-  curate_dry_run: { declared: true, calls: true, writes: false, reads: true, refusal: READ, vars: [], handle: 'none' },
-  expire: { declared: true, calls: true, writes: true, reads: false, refusal: EFFECT, vars: [], handle: 'none' },
+  curate: {
+    declared: true,
+    calls: true,
+    writes: true,
+    reads: false,
+    refusal: EFFECT,
+    vars: [],
+    handle: 'none',
+    newSession: false,
+  },
+  curate_dry_run: {
+    declared: true,
+    calls: true,
+    writes: false,
+    reads: true,
+    refusal: READ,
+    vars: [],
+    handle: 'none',
+    newSession: false,
+  },
+  expire: {
+    declared: true,
+    calls: true,
+    writes: true,
+    reads: false,
+    refusal: EFFECT,
+    vars: [],
+    handle: 'none',
+    newSession: false,
+  },
   // a raw call: memeval cannot know what it does, so it is never counted as a write or a defence
   tool: {
     declared: false,
@@ -92,8 +125,29 @@ export const STEP_OPS: { [O in LeafOp]: StepOpTraits } = {
     refusal: { defends: false, why: 'a raw tool call is not known to carry the violation' },
     vars: [],
     handle: 'none',
+    newSession: false,
   },
-  restart: { declared: false, calls: false, writes: false, reads: false, refusal: NO_CALL, vars: [], handle: 'none' },
+  restart: {
+    declared: false,
+    calls: false,
+    writes: false,
+    reads: false,
+    refusal: NO_CALL,
+    vars: [],
+    handle: 'none',
+    newSession: true,
+  },
+  // the server is killed, not asked: it sends nothing, and the in-flight write is the next step's
+  kill: {
+    declared: false,
+    calls: false,
+    writes: false,
+    reads: false,
+    refusal: NO_CALL,
+    vars: [],
+    handle: 'none',
+    newSession: true,
+  },
   advance_clock: {
     declared: false,
     calls: false,
@@ -102,6 +156,7 @@ export const STEP_OPS: { [O in LeafOp]: StepOpTraits } = {
     refusal: NO_CALL,
     vars: [],
     handle: 'none',
+    newSession: false,
   },
 };
 
@@ -115,6 +170,10 @@ export const DEFENDING_REFUSALS = opsWhere((t) => t.refusal.defends);
 
 /** Is this op (a calls-log label, which may be missing or a tool's) one that writes? */
 export const writes = (op: string | undefined): boolean => op !== undefined && WRITE_OPS.has(op);
+
+/** Does the step after this one run in a new server session (a restart, a kill)? */
+export const startsNewSession = (s: { op: string }): boolean =>
+  s.op !== 'parallel' && STEP_OPS[s.op as LeafOp].newSession;
 
 /** Does this step send the target a call? */
 export const callsTarget = (s: { op: string }): boolean => s.op === 'parallel' || STEP_OPS[s.op as LeafOp].calls;

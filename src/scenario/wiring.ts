@@ -1,7 +1,8 @@
 import { checkProviderFaults } from './fault-checks.js';
+import { checkKills } from './kill-checks.js';
 import { traitsOf } from './kinds.js';
 import { flatSteps, type Scenario } from './schema.js';
-import { createdRef } from './step-ops.js';
+import { createdRef, startsNewSession } from './step-ops.js';
 
 /**
  * Cross-field checks zod cannot express: every assertion must be able to run in some
@@ -37,7 +38,7 @@ export function checkWiring(scenario: Scenario): string[] {
     ];
     for (const [field, steps] of scripts) {
       if (!steps) continue;
-      const parts = steps.filter((st) => st.op === 'restart').length + 1;
+      const parts = steps.filter(startsNewSession).length + 1;
       if (parts !== rm.sessions.length)
         problems.push(
           `${field}: ${parts} session(s) (${parts - 1} restart step(s)) but real_model.sessions has ${rm.sessions.length}; the scripted model plays one restart-separated part per agent session: make them match`,
@@ -75,5 +76,6 @@ export function checkWiring(scenario: Scenario): string[] {
       problems.push(`provider.rules[${i}].phase: "violation" but the scenario has no violation phase`);
   });
   problems.push(...checkProviderFaults(scenario, checkRef));
+  problems.push(...checkKills(scenario));
   return problems;
 }

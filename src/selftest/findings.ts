@@ -1,5 +1,6 @@
 import type { CellResult, Verdict } from '../core/results.js';
 import type { LoadedScenario } from '../scenario/loader.js';
+import { agentLayerUnsupported } from '../scenario/kill-checks.js';
 import { hostileTargetNames } from '../targets/files.js';
 import {
   proofStatus,
@@ -210,10 +211,20 @@ export class SelftestFindings {
         layer: this.layers[0],
         phase: 'well-behaved',
         verdict: 'not run',
-        why: 'no hostile target here could expose it (no rule of theirs applies)',
+        why: this.layerCannotRun(s) ?? 'no hostile target here could expose it (no rule of theirs applies)',
       });
     const status = proofStatus(f);
     return { id: s.scenario.id, file: s.file, status, toothless: status === 'toothless', ...f };
+  }
+
+  /**
+   * Why no layer run here can play the scenario on any target (a real one too), if that is why no
+   * hostile cell was planned: a kill scenario in an agent-only selftest is a limit of the layer,
+   * not a scenario no hostile target could expose.
+   */
+  private layerCannotRun({ scenario: s }: LoadedScenario): string | undefined {
+    const why = this.layers.every((l) => l === 'agent') ? agentLayerUnsupported(s) : undefined;
+    return why && `the agent layer cannot run it on any target: ${why}`;
   }
 
   /** Could some hostile target here, in some layer run, make a verdict of the scenario false? */

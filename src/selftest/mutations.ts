@@ -51,7 +51,19 @@ export function mutationCell(root: string, name: string): MutationCell {
     },
     ops: { remember: [{ tool: 'save', args: { text: '{{content}}' } }] },
   });
-  buildEvidence(decl, join(data, 's.db'), join(dir, 'cell'), []).close();
+  // memeval's record of the one write, acknowledged: what `durable` checks against the store
+  const writes = [
+    {
+      stage: 'setup',
+      step: 0,
+      op: 'remember',
+      memory: 'pref',
+      content: 'User prefers dark mode',
+      acknowledged: true,
+      killed: false,
+    },
+  ];
+  buildEvidence(decl, join(data, 's.db'), join(dir, 'cell'), [], undefined, undefined, undefined, { writes }).close();
   return { dir: join(dir, 'cell'), fixture: { root: join(dir, 'fixture'), project, vars: {} } };
 }
 
@@ -147,7 +159,9 @@ export const MUTATIONS: { [M in InputMutation]: Mutate } = {
     if (a.kind === 'sql') return { a: { ...a, query: MISSING_TABLE }, ctx: base(cell, model) };
     // an evidence written without the table the judge reads (an older memeval, another layer)
     const db = new Database(join(cell.dir, 'evidence.db'));
-    db.exec('DROP TABLE IF EXISTS calls; DROP TABLE IF EXISTS agent_usage');
+    db.exec(
+      'DROP TABLE IF EXISTS calls; DROP TABLE IF EXISTS agent_usage; DROP TABLE IF EXISTS store_integrity; DROP TABLE IF EXISTS writes',
+    );
     db.close();
     return { a, ctx: base(cell, model) };
   },
@@ -220,6 +234,20 @@ export const MUTATIONS: { [M in InputMutation]: Mutate } = {
   },
   // every member of the composition reads a table the evidence does not have
   'members-undecided': (a, cell, model) => ({ a: undecidedMembers(a), ctx: base(cell, model) }),
+  // a store with nothing on disk to check (kept in the process, never created)
+  'integrity-unchecked': (a, cell, model) => {
+    const db = new Database(join(cell.dir, 'evidence.db'));
+    db.exec('DELETE FROM store_integrity');
+    db.close();
+    return { a, ctx: base(cell, model) };
+  },
+  // every write refused, or killed before its answer
+  'writes-unacknowledged': (a, cell, model) => {
+    const db = new Database(join(cell.dir, 'evidence.db'));
+    db.exec('UPDATE writes SET acknowledged = 0');
+    db.close();
+    return { a, ctx: base(cell, model) };
+  },
 };
 
 /** How one assertion came out under one broken input. */

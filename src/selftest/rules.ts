@@ -1,7 +1,8 @@
 import type { Verdict } from '../core/results.js';
 import { absentTexts, needsRecallHit, reads, readsRecall, withMembers } from '../scenario/kinds.js';
+import { agentLayerUnsupported } from '../scenario/kill-checks.js';
 import { assertionApplies, flatSteps, type Assertion, type Scenario, type Step } from '../scenario/schema.js';
-import { callsTarget, STEP_OPS, usesNamespace, writes } from '../scenario/step-ops.js';
+import { callsTarget, startsNewSession, STEP_OPS, usesNamespace, writes } from '../scenario/step-ops.js';
 import { storeSqlFor } from '../scenario/store-sql.js';
 
 /**
@@ -43,6 +44,11 @@ export const judgedAsOf = (phase: string): JudgedAs => (phase === 'violation' ? 
  *   (a `count` with `source` that a store without such a memory fails), also inside a jury or cascade
  * - namespaced: the phase (or setup.steps) writes to or searches in a namespace (a project), as a
  *   scenario about what one project's recall may show of another's does
+ * - kills-acknowledged: the phase (or setup.steps) kills the server with SIGKILL after a write in
+ *   the same server session (since the sequence began or the last restart or kill), or during a
+ *   write it issues whole (`during: "write"`, which a server that answers before it stores has
+ *   acknowledged by the time it is killed)
+ * - kills-mid-write: the phase (or setup.steps) kills the server `during: "write"`
  */
 export type RuleCondition =
   | 'always'
@@ -60,7 +66,9 @@ export type RuleCondition =
   | 'parallel'
   | 'writes-concurrently'
   | 'provenance'
-  | 'namespaced';
+  | 'namespaced'
+  | 'kills-acknowledged'
+  | 'kills-mid-write';
 
 export interface FalseVerdictRule {
   verdicts: Verdict[];
@@ -266,6 +274,34 @@ export const HOSTILE_RULES: HostileSpec[] = [
     // the violation phase of such a scenario drops a write on purpose: a store missing writes catches it either way
     violation: [],
   },
+  // an agent cannot be killed among its own calls: kill scenarios are unsupported in the agent layer
+  {
+    target: 'hostile-lose-on-kill',
+    layers: ['deterministic'],
+    exposed: { 'well-behaved': [{ verdicts: ['fail'] }], violation: [] },
+    'well-behaved': [
+      {
+        verdicts: ['pass'],
+        when: 'kills-acknowledged',
+        why: 'the target acknowledges writes it keeps only in memory until it shuts down: a SIGKILL lost what it had acknowledged',
+      },
+    ],
+    // the violation phase of such a scenario drops a write on purpose: a store missing writes catches it either way
+    violation: [],
+  },
+  {
+    target: 'hostile-truncate-on-kill',
+    layers: ['deterministic'],
+    exposed: { 'well-behaved': [{ verdicts: ['fail'] }], violation: [] },
+    'well-behaved': [
+      {
+        verdicts: ['pass'],
+        when: 'kills-mid-write',
+        why: 'the target rewrites its whole file in place: killed while it wrote, it left the file truncated and a line half written',
+      },
+    ],
+    violation: [],
+  },
   {
     target: 'hostile-hang-concurrent',
     layers: ['deterministic'],
@@ -438,11 +474,22 @@ function writesConcurrently(s: Scenario, judgedAs: JudgedAs): boolean {
   );
 }
 
+/** A SIGKILL kill step after a write of its server session, or during a write issued whole. */
+function killsAcknowledged(steps: Step[]): boolean {
+  let wrote = false;
+  for (const st of steps) {
+    if (st.op === 'kill' && st.signal === 'SIGKILL' && (wrote || st.during === 'write')) return true;
+    if (startsNewSession(st)) wrote = false;
+    else if (st.op === 'parallel' ? st.steps.some((x) => writes(x.op)) : writes(st.op)) wrote = true;
+  }
+  return false;
+}
+
 /** Do the steps recall one query twice with no restart (a new server session) between? */
 function repeatsRecall(steps: Step[]): boolean {
   let asked = new Set<string>();
   for (const st of steps) {
-    if (st.op === 'restart') asked = new Set();
+    if (startsNewSession(st)) asked = new Set();
     else if (st.op === 'recall') {
       if (asked.has(st.query)) return true;
       asked.add(st.query);
@@ -516,6 +563,10 @@ export function conditionHolds(
       return usesNamespace([...s.setup.steps, ...phaseSteps(s, judgedAs)]);
     case 'provenance':
       return withMembers(applied).some(needsSource);
+    case 'kills-acknowledged':
+      return killsAcknowledged(s.setup.steps) || killsAcknowledged(phaseSteps(s, judgedAs));
+    case 'kills-mid-write':
+      return [...s.setup.steps, ...phaseSteps(s, judgedAs)].some((st) => st.op === 'kill' && st.during === 'write');
     case 'absent-written':
       return absentTexts(applied).some((t) =>
         written.some((w) => (t.caseSensitive ? w.includes(t.text) : w.toLowerCase().includes(t.text.toLowerCase()))),
@@ -526,6 +577,8 @@ export function conditionHolds(
 /** Can this cell get a verdict false for its target? Cells that cannot are not run. */
 export function mayBeFalse(s: Scenario, target: string, layer: SelftestLayer, judgedAs: JudgedAs): boolean {
   const spec = HOSTILE_RULES.find((h) => h.target === target);
+  // the agent layer makes such a scenario unsupported by design: its cells can be neither false nor exposing
+  if (layer === 'agent' && agentLayerUnsupported(s)) return false;
   return Boolean(
     spec?.layers.includes(layer) &&
     spec[judgedAs].some((r) => conditionHolds(r.when, s, judgedAs, layer === 'agent', target)),

@@ -1,4 +1,4 @@
-import { holdsOnEmptyRecall, probeQueries, readsRecall, withMembers } from '../scenario/kinds.js';
+import { holdsOnEmptyRecall, probeQueries, reads, readsRecall, withMembers } from '../scenario/kinds.js';
 import type { Scenario } from '../scenario/schema.js';
 import type { TargetDecl } from './schema.js';
 
@@ -14,6 +14,8 @@ import type { TargetDecl } from './schema.js';
  */
 export function storeUnsupported(scenario: Scenario, decl: TargetDecl): string | undefined {
   if (decl.store.format !== 'none') return undefined;
+  if (withMembers(scenario.assertions).some((a) => reads(a, 'store-integrity')))
+    return 'an integrity assertion checks the store on disk, and this target keeps memories in its process only (store.format none)';
   if (!probeQueries(scenario.assertions).length) return undefined;
   if (!decl.store.forgets_on_exit)
     return 'recall assertions ask a fresh server, and this target keeps memories in its process only (store.format none)';

@@ -1,45 +1,29 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import JSON5 from 'json5';
 import { join } from 'node:path';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { getAgent, installAgent } from '../../src/agent/registry.ts';
 import { AGENT_NAMES } from '../../src/agent/types.ts';
-import { memeval, ROOT, tempDir, timeLimit } from '../helpers.ts';
+import { agentRun, fakeKeys, type AgentRunOptions } from '../agent-kit.ts';
+import { ROOT } from '../helpers.ts';
+import { tempDir, timeLimit, type Decl } from '../kit.ts';
 
 // Limits are enforced for every agent, and a cell that hits one is invalid, never judged.
 
-function writeScenario(dir: string, id: string, body: Record<string, unknown>): string {
-  const scenarios = join(dir, 'scenarios');
-  mkdirSync(scenarios, { recursive: true });
-  writeFileSync(
-    join(scenarios, `${id}.json5`),
-    JSON.stringify({ schema_version: 1, id, title: 't', description: 'd', ...body }),
-  );
-  return scenarios;
-}
+const aScenario = (id: string, body: Decl): Decl => ({ schema_version: 1, id, title: 't', description: 'd', ...body });
 
-async function runOne(t: { after: (fn: () => void) => void }, args: string[], env: Record<string, string> = {}) {
-  const dir = tempDir(t);
-  const t0 = performance.now();
-  const r = await memeval([...args, '--json', '--out', join(dir, 'out')], {
-    env: { NO_COLOR: '1', ...env },
-    timeout: timeLimit(600_000),
-  });
-  const ms = performance.now() - t0;
-  assert.ok(r.stdout.trim().startsWith('{'), `no report (exit ${r.exitCode}): ${r.stderr.slice(-1500)}`);
-  return { report: JSON.parse(r.stdout), ms, r };
-}
+/** One agent run with up to 10 minutes to end; the cell's verdict is the test's. */
+const runOne = (t: Parameters<typeof agentRun>[0], agent: string, o: AgentRunOptions) =>
+  agentRun(t, agent, { ...o, spawn: { timeout: timeLimit(600_000) } });
 
 for (const agent of AGENT_NAMES) {
   test(
     `${agent}: a prompt that needs more turns than --max-turns makes the cell invalid`,
     { timeout: timeLimit(600_000) },
     async (t) => {
-      await installAgent(getAgent(agent), (s) => t.diagnostic(s));
-      const scenarios = writeScenario(tempDir(t), 'many-calls', {
+      const manyCalls = aScenario('many-calls', {
         deterministic: {
           well_behaved: [
             { op: 'remember', content: 'User likes tea' },
@@ -52,21 +36,10 @@ for (const agent of AGENT_NAMES) {
         assertions: [{ kind: 'count', name: 'teas', phase: 'both', contains: 'tea', op: 'eq', value: 3 }],
       });
       // server-memory's remember is two calls: six memory calls in one prompt against a cap of 2
-      const { report } = await runOne(t, [
-        'run',
-        '--agent-turn',
-        '--agent',
-        agent,
-        '--model',
-        'scripted',
-        '--scenarios',
-        scenarios,
-        '--max-turns',
-        '2',
-      ]);
+      const { report } = await runOne(t, agent, { scenarios: [manyCalls], config: { agent: { maxTurns: 2 } } });
       const cell = report.results[0];
       assert.equal(cell.verdict, 'invalid', `${cell.verdict}: ${cell.reason}`);
-      assert.match(cell.reason, /max (session )?turns/i);
+      assert.match(cell.reason ?? '', /max (session )?turns/i);
     },
   );
 }
@@ -76,9 +49,7 @@ for (const agent of AGENT_NAMES) {
     `${agent}: a refused key (401) and a dead base URL each end the cell as invalid within 30 s`,
     { timeout: timeLimit(600_000) },
     async (t) => {
-      const driver = getAgent(agent);
-      await installAgent(driver, (s) => t.diagnostic(s));
-      const keys = Object.fromEntries(driver.keyEnv.map((k) => [k, 'sk-revoked-key']));
+      const keys = fakeKeys(agent, 'sk-revoked-key');
       const refuse = createServer((_req, res) => {
         res.writeHead(401, { 'content-type': 'application/json' });
         res.end(
@@ -103,27 +74,16 @@ for (const agent of AGENT_NAMES) {
         { name: 'dead base URL', url: `http://127.0.0.1:${deadPort}`, reason: /unreachable \(ECONNREFUSED\)/ },
       ];
       for (const c of cases) {
-        const { report, ms } = await runOne(
-          t,
-          [
-            'run',
-            '--agent-turn',
-            '--i-understand-model-cost',
-            '--agent',
-            agent,
-            '--model',
-            'test-model',
-            '--base-url',
-            c.url,
-            '--scenario',
-            'tentative-preference-not-stored',
-          ],
-          keys,
-        );
+        const { report, ms } = await runOne(t, agent, {
+          model: 'test-model',
+          baseUrl: c.url,
+          config: { scenarioIds: ['tentative-preference-not-stored'] },
+          env: keys,
+        });
         const cell = report.results[0];
         t.diagnostic(`${agent} ${c.name}: invalid after ${Math.round(ms)} ms (whole memeval run)`);
         assert.equal(cell.verdict, 'invalid', `${c.name}: ${cell.verdict} ${cell.reason}`);
-        assert.match(cell.reason, c.reason);
+        assert.match(cell.reason ?? '', c.reason);
         assert.ok(ms < 30_000, `${c.name}: ${Math.round(ms)} ms`);
       }
     },
@@ -150,20 +110,10 @@ function slowTarget(dir: string, delayMs: number): string {
 
 for (const agent of AGENT_NAMES) {
   test(`${agent}: waits for a memory server that takes 10 s to start`, { timeout: timeLimit(600_000) }, async (t) => {
-    await installAgent(getAgent(agent), (s) => t.diagnostic(s));
-    const target = slowTarget(tempDir(t), 10_000);
-    const { report } = await runOne(t, [
-      'run',
-      '--agent-turn',
-      '--agent',
-      agent,
-      '--model',
-      'scripted',
-      '--target',
-      target,
-      '--scenario',
-      'tentative-preference-not-stored',
-    ]);
+    const { report } = await runOne(t, agent, {
+      targets: [slowTarget(tempDir(t), 10_000)],
+      config: { scenarioIds: ['tentative-preference-not-stored'] },
+    });
     const cell = report.results[0];
     assert.equal(cell.verdict, 'pass', `${cell.verdict}: ${cell.reason}`);
   });
@@ -173,24 +123,12 @@ test(
   'claude-code: a server slower than --mcp-timeout is invalid, and the reason names the limit',
   { timeout: timeLimit(600_000) },
   async (t) => {
-    await installAgent(getAgent('claude-code'), (s) => t.diagnostic(s));
-    const target = slowTarget(tempDir(t), 10_000);
-    const { report } = await runOne(t, [
-      'run',
-      '--agent-turn',
-      '--agent',
-      'claude-code',
-      '--model',
-      'scripted',
-      '--target',
-      target,
-      '--scenario',
-      'tentative-preference-not-stored',
-      '--mcp-timeout',
-      '2000',
-    ]);
+    const { report } = await runOne(t, 'claude-code', {
+      targets: [slowTarget(tempDir(t), 10_000)],
+      config: { scenarioIds: ['tentative-preference-not-stored'], agent: { mcpTimeoutMs: 2000 } },
+    });
     const cell = report.results[0];
     assert.equal(cell.verdict, 'invalid', `${cell.verdict}: ${cell.reason}`);
-    assert.match(cell.reason, /--mcp-timeout 2000 ms/);
+    assert.match(cell.reason ?? '', /--mcp-timeout 2000 ms/);
   },
 );

@@ -6,18 +6,18 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { getAgent, installAgent } from '../../src/agent/registry.js';
 import { AGENT_NAMES } from '../../src/agent/types.js';
-import { ScriptedModelServer } from '../../src/model/server.js';
-import { memeval, ROOT, scenario, tempDir, writeJson, timeLimit } from '../helpers.js';
+import { agentRun, modelEndpoint } from '../agent-kit.ts';
+import { ROOT } from '../helpers.ts';
+import { scenario, timeLimit, type Decl } from '../kit.ts';
 
 const MODE_SERVER = join(ROOT, 'test', 'servers', 'mode-server.mjs');
 const FAKE_KEYS = { ANTHROPIC_API_KEY: 'sk-ant-fake', OPENAI_API_KEY: 'sk-fake', GEMINI_API_KEY: 'fake' };
 
-function setup(dir: string, mode: string) {
-  const target = writeJson(join(dir, `mode-${mode}.json5`), {
+/** The mode server in `mode`, and a scenario whose prompt asks it to keep one preference. */
+function setup(mode: string): { targets: Decl[]; scenarios: Decl[] } {
+  const target = {
     name: `mode-${mode}`,
     description: `mode-server in ${mode} mode`,
     server: { command: process.execPath, args: [MODE_SERVER], env: { MODE: mode, STORE: '{{data}}/store.jsonl' } },
@@ -31,88 +31,37 @@ function setup(dir: string, mode: string) {
       recall: [{ tool: 'search', args: { query: '{{query}}' } }],
     },
     recall_results: { json: '' },
+  };
+  const theme = scenario('remember-theme', {
+    deterministic: { well_behaved: [{ op: 'remember', content: 'User prefers dark mode' }], violation: null },
+    real_model: { sessions: [{ prompts: ['Remember that I prefer dark mode.'] }], max_turns: 4 },
+    assertions: [{ kind: 'count', name: 'no token', phase: 'both', contains: 'sk_test', op: 'eq', value: 0 }],
   });
-  const sc = join(dir, 'scenarios');
-  mkdirSync(sc);
-  writeJson(
-    join(sc, 'remember-theme.json5'),
-    scenario('remember-theme', {
-      deterministic: { well_behaved: [{ op: 'remember', content: 'User prefers dark mode' }], violation: null },
-      real_model: { sessions: [{ prompts: ['Remember that I prefer dark mode.'] }], max_turns: 4 },
-      assertions: [{ kind: 'count', name: 'no token', phase: 'both', contains: 'sk_test', op: 'eq', value: 0 }],
-    }),
-  );
-  return { target, sc, out: join(dir, 'runs') };
+  return { targets: [target], scenarios: [theme] };
 }
-
-const report = (out: string) => JSON.parse(readFileSync(join(out, readdirSync(out)[0], 'report.json'), 'utf8'));
 
 for (const agent of AGENT_NAMES) {
   test(`${agent}: a memory server that never listed its tools makes the cell invalid, also with a real model id`, async (t) => {
-    await installAgent(getAgent(agent), (s) => t.diagnostic(s));
-    const dir = tempDir(t);
-    const { target, sc, out } = setup(dir, 'exit');
-    const endpoint = new ScriptedModelServer();
-    const url = await endpoint.start();
-    t.after(() => void endpoint.stop());
-    const r = await memeval(
-      [
-        'run',
-        '--agent-turn',
-        '--i-understand-model-cost',
-        '--agent',
-        agent,
-        '--model',
-        'test-model',
-        '--base-url',
-        url,
-        '--scenarios',
-        sc,
-        '--target',
-        target,
-        '--out',
-        out,
-        '--prompt-timeout',
-        '120000',
-      ],
-      {
-        env: { NO_COLOR: '1', MEMEVAL_CACHE_DIR: process.env.MEMEVAL_CACHE_DIR ?? '', ...FAKE_KEYS },
-        timeout: timeLimit(240_000),
-      },
-    );
-    const [cell] = report(out).results;
+    const { url } = await modelEndpoint(t);
+    const r = await agentRun(t, agent, {
+      ...setup('exit'),
+      model: 'test-model',
+      baseUrl: url,
+      config: { agent: { promptTimeoutMs: 120000 } },
+      env: FAKE_KEYS,
+      spawn: { timeout: timeLimit(240_000) },
+    });
+    const [cell] = r.results;
     assert.equal(r.exitCode, 1);
     assert.equal(cell.verdict, 'invalid', cell.reason);
-    assert.match(cell.reason, /never listed its tools/);
+    assert.match(cell.reason ?? '', /never listed its tools/);
   });
 
   test(`${agent}: a target that refuses every write fails the well-behaved cell (refused through the agent)`, async (t) => {
-    await installAgent(getAgent(agent), (s) => t.diagnostic(s));
-    const dir = tempDir(t);
-    const { target, sc, out } = setup(dir, 'refuse');
-    const r = await memeval(
-      [
-        'run',
-        '--agent-turn',
-        '--agent',
-        agent,
-        '--model',
-        'scripted',
-        '--scenarios',
-        sc,
-        '--target',
-        target,
-        '--out',
-        out,
-      ],
-      {
-        env: { NO_COLOR: '1', MEMEVAL_CACHE_DIR: process.env.MEMEVAL_CACHE_DIR ?? '' },
-        timeout: timeLimit(240_000),
-      },
-    );
-    const [cell] = report(out).results;
+    const r = await agentRun(t, agent, { ...setup('refuse'), spawn: { timeout: timeLimit(240_000) } });
+    const [cell] = r.results;
     assert.equal(r.exitCode, 1, cell.reason);
     assert.equal(cell.verdict, 'fail', cell.reason);
-    assert.match(cell.reason, /refused by the target/);
+    assert.match(cell.reason ?? '', /refused by the target/);
   });
 }

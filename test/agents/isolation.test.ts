@@ -1,8 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { getAgent, installAgent } from '../../src/agent/registry.ts';
 import { AGENT_NAMES } from '../../src/agent/types.ts';
-import { ScriptedModelServer } from '../../src/model/server.ts';
+import { agentRun, fakeKeys, modelEndpoint } from '../agent-kit.ts';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createServer } from 'node:http';
@@ -139,50 +138,31 @@ for (const agent of AGENT_NAMES) {
     `${agent}: the target it starts sees no host key, and no escape route leaves the machine`,
     { timeout: timeLimit(600_000) },
     async (t) => {
-      const driver = getAgent(agent);
-      await installAgent(driver, (s) => t.diagnostic(s));
       const dir = tempDir(t);
       const outside = new OutsideListener();
       await outside.start();
       t.after(() => outside.stop());
       const spy = spyTarget(dir, outside);
       // a real-model run: the host's keys go to the agent, which hands its env to MCP servers
-      const model = new ScriptedModelServer();
-      const url = await model.start();
-      t.after(() => void model.stop());
-      const keys = Object.fromEntries([...driver.keyEnv, 'MEMEVAL_LEAK_MARKER'].map((k) => [k, MARKER]));
-      const r = await memeval(
-        [
-          'run',
-          '--agent-turn',
-          '--i-understand-model-cost',
-          '--agent',
-          agent,
-          '--model',
-          'test-model',
-          '--base-url',
-          url,
-          '--target',
-          spy.file,
-          '--scenario',
-          'tentative-preference-not-stored',
-          '--json',
-          '--out',
-          dir,
-        ],
-        { env: { NO_COLOR: '1', ...keys }, timeout: timeLimit(480_000) },
-      );
-      assert.ok(r.stdout.trim().startsWith('{'), `no report (exit ${r.exitCode}): ${r.stderr.slice(-1500)}`);
-      const report = JSON.parse(r.stdout);
+      const { model, url } = await modelEndpoint(t);
+      const r = await agentRun(t, agent, {
+        model: 'test-model',
+        baseUrl: url,
+        targets: [spy.file],
+        config: { scenarioIds: ['tentative-preference-not-stored'] },
+        env: { ...fakeKeys(agent, MARKER), MEMEVAL_LEAK_MARKER: MARKER },
+      });
+      const { report } = r;
+      const runDir = r.runDir ?? assert.fail(`the run wrote no run directory:\n${r.output}`);
       const starts = checkSpy(spy, outside, report);
       // servers run as PID 1 of their own namespace, so their parent is not visible to them: the
       // recording point is what shows the agent started the target through memeval's proxy
       assert.ok(starts.length > 0);
-      const cellCalls = readFileSync(join(dir, report.run_id, report.results[0].cell_dir, 'calls.jsonl'), 'utf8');
+      const cellCalls = readFileSync(join(runDir, report.results[0].cell_dir, 'calls.jsonl'), 'utf8');
       assert.match(
         cellCalls,
         /"stage":"agent","method":"tools\/list"/,
-        `the agent listed the tools through the proxy; cells: ${JSON.stringify(report.results.map((c: { verdict: string; reason: string }) => [c.verdict, c.reason]))}`,
+        `the agent listed the tools through the proxy; cells: ${JSON.stringify(report.results.map((c) => [c.verdict, c.reason]))}`,
       );
       assert.ok(model.modelRequests().length > 0, 'the agent reached the model');
     },

@@ -4,60 +4,30 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { getAgent, installAgent } from '../../src/agent/registry.ts';
-import { memeval, ONLY_NEGATIVE_CHECKS, scenario, tempDir, writeJson, timeLimit } from '../helpers.ts';
+import { agentRun } from '../agent-kit.ts';
+import { memeval, ONLY_NEGATIVE_CHECKS } from '../helpers.ts';
+import { reportFromStdout, scenario, timeLimit } from '../kit.ts';
 
 // memeval's cache as the rest of the suite has it (MEMEVAL_CACHE_DIR when set, else the default)
 const ENV = { NO_COLOR: '1' };
-
-const onlyRun = (out: string) =>
-  join(
-    out,
-    readdirSync(out).find((d) => !d.startsWith('rejudge-'))!,
-  );
-const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
 
 test(
   'an agent cell that failed because the agent never touched memory stays fail after rejudge',
   { timeout: timeLimit(600_000) },
   async (t) => {
-    await installAgent(getAgent('claude-code'), (s) => t.diagnostic(s));
-    const dir = tempDir(t);
-    const scenarios = join(dir, 'scenarios');
-    mkdirSync(scenarios);
-    writeJson(join(scenarios, 'only-negative-checks.json5'), ONLY_NEGATIVE_CHECKS);
-    const out = join(dir, 'out');
-    const r = await memeval(
-      [
-        'run',
-        '--agent-turn',
-        '--agent',
-        'claude-code',
-        '--model',
-        'scripted',
-        '--policy',
-        'no-memory',
-        '--scenarios',
-        scenarios,
-        '--out',
-        out,
-      ],
-      {
-        env: ENV,
-        timeout: timeLimit(480_000),
-      },
-    );
-    const runDir = onlyRun(out);
-    const [cell] = readJson(join(runDir, 'report.json')).results;
+    const r = await agentRun(t, 'claude-code', {
+      scenarios: [ONLY_NEGATIVE_CHECKS],
+      config: { agent: { policy: 'no-memory' } },
+    });
+    const runDir = r.runDir ?? assert.fail(`the run wrote no run directory:\n${r.output}`);
+    const [cell] = r.results;
     assert.equal(cell.verdict, 'fail', `${cell.verdict}: ${cell.reason}`);
-    assert.match(cell.reason, /made no memory call/);
+    assert.match(cell.reason ?? '', /made no memory call/);
     assert.equal(r.exitCode, 1);
     const rj = await memeval(['rejudge', runDir, '--json'], { env: ENV, timeout: timeLimit(240_000) });
-    const [again] = JSON.parse(String(rj.stdout)).results;
+    const [again] = reportFromStdout(rj).results;
     assert.equal(again.verdict, 'fail', `${again.verdict}: ${again.reason}`);
-    assert.match(again.reason, /made no memory call/);
+    assert.match(again.reason ?? '', /made no memory call/);
     assert.equal(rj.exitCode, 1);
   },
 );
@@ -66,37 +36,26 @@ test(
   'an agent cell judges the memory refs as the agent left them (an updated seed), and rejudge reads the same',
   { timeout: timeLimit(600_000) },
   async (t) => {
-    await installAgent(getAgent('claude-code'), (s) => t.diagnostic(s));
-    const dir = tempDir(t);
-    const scenarios = join(dir, 'scenarios');
-    mkdirSync(scenarios);
-    writeJson(
-      join(scenarios, 'pivot-agent.json5'),
-      scenario('pivot-agent', {
-        setup: { memories: [{ ref: 'indent', content: 'User prefers tabs for indentation' }] },
-        deterministic: {
-          well_behaved: [{ op: 'update', memory: '$ref:indent', content: 'User prefers 4 spaces for indentation' }],
-          violation: null,
-        },
-        real_model: { sessions: [{ prompts: ["I've switched from tabs to 4 spaces. Update what you remember."] }] },
-        assertions: [
-          { kind: 'count', name: 'the ref is stored once', phase: 'both', ref: '$ref:indent', op: 'eq', value: 1 },
-        ],
-      }),
-    );
-    const out = join(dir, 'out');
-    const r = await memeval(
-      ['run', '--agent-turn', '--agent', 'claude-code', '--model', 'scripted', '--scenarios', scenarios, '--out', out],
-      { env: ENV, timeout: timeLimit(480_000) },
-    );
-    const runDir = onlyRun(out);
-    const [cell] = readJson(join(runDir, 'report.json')).results;
+    const pivot = scenario('pivot-agent', {
+      setup: { memories: [{ ref: 'indent', content: 'User prefers tabs for indentation' }] },
+      deterministic: {
+        well_behaved: [{ op: 'update', memory: '$ref:indent', content: 'User prefers 4 spaces for indentation' }],
+        violation: null,
+      },
+      real_model: { sessions: [{ prompts: ["I've switched from tabs to 4 spaces. Update what you remember."] }] },
+      assertions: [
+        { kind: 'count', name: 'the ref is stored once', phase: 'both', ref: '$ref:indent', op: 'eq', value: 1 },
+      ],
+    });
+    const r = await agentRun(t, 'claude-code', { scenarios: [pivot] });
+    const runDir = r.runDir ?? assert.fail(`the run wrote no run directory:\n${r.output}`);
+    const [cell] = r.results;
     assert.equal(cell.verdict, 'pass', `${cell.verdict}: ${cell.reason} ${JSON.stringify(cell.assertions)}`);
-    assert.equal(cell.judge_input.memory_refs.indent.content, 'User prefers 4 spaces for indentation');
+    assert.equal(cell.judge_input?.memory_refs?.indent?.content, 'User prefers 4 spaces for indentation');
     assert.equal(r.exitCode, 0);
     const rj = await memeval(['rejudge', runDir, '--json'], { env: ENV, timeout: timeLimit(240_000) });
     assert.equal(rj.exitCode, 0, String(rj.stderr));
-    const [again] = JSON.parse(String(rj.stdout)).results;
+    const [again] = reportFromStdout(rj).results;
     assert.equal(again.verdict, 'pass', `${again.verdict}: ${again.reason}`);
   },
 );

@@ -12,9 +12,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { memeval, ROOT, tempDir, timeLimit, writeJson } from '../helpers.js';
+import { memeval, ROOT } from '../helpers.ts';
+import { runInline, tempDir, timeLimit, writeJson } from '../kit.ts';
 
 function kindsTarget(dir: string): string {
   return writeJson(join(dir, 'attack-kinds.json5'), {
@@ -50,25 +50,14 @@ test(
     const target = kindsTarget(dir);
     const check = await memeval(['targets', 'check', target]);
     if (check.exitCode !== 0) return assert.match(check.stdout, /kind|enum|category/i, check.stdout);
-    const out = join(dir, 'runs');
-    const r = await memeval([
-      'run',
-      '--scenario',
-      'workspace-facts-not-duplicated,secret-api-keys-not-stored',
-      '--target',
-      target,
-      '--out',
-      out,
-    ]);
-    const report = /report: (\S+report\.json)/.exec(r.stdout)?.[1];
-    assert.ok(report, r.stdout + r.stderr);
-    const cells = JSON.parse(readFileSync(report, 'utf8')).results as {
-      cell_id: string;
-      verdict: string;
-      reason: string;
-    }[];
+    // the run in process through the kit: what is asked is its verdicts
+    const r = await runInline(t, {
+      targets: [target],
+      config: { scenarioIds: ['workspace-facts-not-duplicated', 'secret-api-keys-not-stored'] },
+    });
+    const cells = r.results;
     const blamed = cells.filter(
-      (c) => /invalid kind|refused/.test(c.reason) && ['fail', 'defended'].includes(c.verdict),
+      (c) => /invalid kind|refused/.test(c.reason ?? '') && ['fail', 'defended'].includes(c.verdict),
     );
     assert.deepEqual(
       blamed.map((c) => `${c.cell_id}: ${c.verdict} (${c.reason})`),

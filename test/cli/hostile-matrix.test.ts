@@ -10,9 +10,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { memeval, scenario, tempDir, writeJson, timeLimit } from '../helpers.js';
+import { memeval } from '../helpers.js';
+import { HOSTILE_DIR, runInline, scenario, tempDir, timeLimit, writeJson } from '../kit.ts';
 import { assertCoverage, falsePassLine, parseSelftest } from '../selftest-report.js';
 
 const ENV = { NO_COLOR: '1', FORCE_COLOR: '0', MEMEVAL_CACHE_DIR: process.env.MEMEVAL_CACHE_DIR ?? '' };
@@ -95,35 +96,17 @@ async function listen(server: Server): Promise<number> {
 
 /** Run the judge scenarios against honest-storing and write-dropping hostile targets with this judge. */
 async function runWithJudge(t: { after: (fn: () => void) => void; diagnostic: (s: string) => void }, baseUrl: string) {
-  const dir = tempDir(t);
-  const out = join(dir, 'runs');
-  const targets = ['hostile-sidecar', 'hostile-soft-forget', 'hostile-blackhole'].map((n) =>
-    join('eval', 'hostile', `${n}.json5`),
-  );
-  const r = await memeval(
-    [
-      'run',
-      '--scenarios',
-      judgeScenarios(dir),
-      ...targets.flatMap((x) => ['--target', x]),
-      '--judge-model',
-      'test-judge',
-      '--judge-base-url',
-      baseUrl,
-      '--workers',
-      '3',
-      '--out',
-      out,
-    ],
-    { env: { ...ENV, MEMEVAL_JUDGE_API_KEY: 'test-key' }, timeout: timeLimit(10 * 60_000) },
-  );
-  const runs = readdirSync(out);
-  assert.equal(runs.length, 1, `${r.stdout}\n${r.stderr}`);
-  const report = JSON.parse(readFileSync(join(out, runs[0], 'report.json'), 'utf8')) as {
-    results: { scenario: string; target: string; phase: string; verdict: string; reason: string }[];
-  };
-  t.diagnostic(report.results.map((c) => `${c.scenario} × ${c.target} ${c.phase}: ${c.verdict}`).join('\n'));
-  return { exitCode: r.exitCode, results: report.results };
+  const r = await runInline(t, {
+    scenarios: judgeScenarios(tempDir(t)),
+    targets: ['hostile-sidecar', 'hostile-soft-forget', 'hostile-blackhole'].map((n) =>
+      join(HOSTILE_DIR, `${n}.json5`),
+    ),
+    config: { judge: { model: 'test-judge', baseUrl }, workers: 3 },
+    env: { MEMEVAL_JUDGE_API_KEY: 'test-key' },
+  });
+  const { results } = r;
+  t.diagnostic(results.map((c) => `${c.scenario} × ${c.target} ${c.phase}: ${c.verdict}`).join('\n'));
+  return { exitCode: r.exitCode, results };
 }
 
 test(
@@ -209,22 +192,10 @@ test(
         ],
       }),
     );
-    const out = join(dir, 'runs');
-    const r = await memeval(
-      ['run', '--scenarios', sc, '--target', join('eval', 'hostile', 'hostile-fickle.json5'), '--out', out],
-      { env: ENV, timeout: timeLimit(2 * 60_000) },
-    );
-    const runDir = join(out, readdirSync(out)[0]);
-    const report = JSON.parse(readFileSync(join(runDir, 'report.json'), 'utf8')) as {
-      results: {
-        verdict: string;
-        reason: string;
-        cell_dir: string;
-        assertions: { name: string; outcome: string; actual: unknown }[];
-      }[];
-    };
-    const cell = report.results[0];
-    assert.equal(cell.verdict, 'fail', `${cell.reason}\n${r.stdout}\n${r.stderr}`);
+    const r = await runInline(t, { scenarios: sc, targets: [join(HOSTILE_DIR, 'hostile-fickle.json5')] });
+    const cell = r.results[0];
+    const runDir = r.runDir ?? assert.fail('the run wrote no run directory');
+    assert.equal(cell.verdict, 'fail', `${cell.reason}\n${r.output}`);
     assert.equal(r.exitCode, 1);
     const outcome = Object.fromEntries(cell.assertions.map((a) => [a.name, a.outcome]));
     assert.deepEqual(outcome, {
@@ -351,25 +322,11 @@ test(
         }),
       );
     const targets = ['hostile-blackhole', 'hostile-soft-forget', 'hostile-misformat'];
-    const out = join(dir, 'runs');
-    const r = await memeval(
-      [
-        'run',
-        '--scenarios',
-        sc,
-        ...targets.flatMap((x) => ['--target', join('eval', 'hostile', `${x}.json5`)]),
-        '--workers',
-        '3',
-        '--out',
-        out,
-      ],
-      { env: ENV, timeout: timeLimit(8 * 60_000) },
-    );
-    const runs = readdirSync(out).filter((d) => !d.startsWith('.'));
-    assert.equal(runs.length, 1, `${r.stdout}\n${r.stderr}`);
-    const report = JSON.parse(readFileSync(join(out, runs[0], 'report.json'), 'utf8')) as {
-      results: { scenario: string; target: string; verdict: string; reason: string }[];
-    };
+    const { report } = await runInline(t, {
+      scenarios: sc,
+      targets: targets.map((x) => join(HOSTILE_DIR, `${x}.json5`)),
+      config: { workers: 3 },
+    });
     t.diagnostic(report.results.map((c) => `${c.scenario} × ${c.target}: ${c.verdict} (${c.reason})`).join('\n'));
     assert.equal(report.results.length, Object.keys(kinds).length * targets.length);
     // blackhole keeps nothing; soft-forget and misformat keep it, so only the honest judges may pass there

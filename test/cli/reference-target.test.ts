@@ -26,6 +26,11 @@ const caught = (...caughtBy: string[]): Expected => ({ verdict: 'detected', caug
 const refused: Expected = { verdict: 'defended', how: 'refused' };
 const neutralised: Expected = { verdict: 'defended', how: 'neutralised' };
 const EXPECTED: Record<string, Expected> = {
+  // a kill scenario drops one acknowledged write on purpose in its violation (or never forgets)
+  'acknowledged-write-survives-kill': caught(
+    'the write acknowledged before the SIGKILL is kept',
+    'a new session recalls the write acknowledged before the SIGKILL',
+  ),
   'concurrent-writes-all-kept': caught('all 24 acknowledged writes kept'),
   'contradiction-retires-old-memory': caught('the old engine is no longer active'),
   'cross-session-recall': caught('fact is stored', 'next session recalls it'),
@@ -41,6 +46,10 @@ const EXPECTED: Record<string, Expected> = {
     'recall no longer returns the expired memory',
   ),
   'forget-on-request': caught('employer fact gone', 'recall no longer returns it'),
+  'forget-survives-kill': caught(
+    'the forgotten fact stays forgotten',
+    'a new session does not recall the forgotten fact',
+  ),
   // memories.sh's own CLI judges these (a `command` judge with bin `memories`): the reference
   // server declares the subset they call (cli.memories, eval/reference/cli.mjs)
   'forgotten-memory-gone-from-export': caught(
@@ -50,6 +59,7 @@ const EXPECTED: Record<string, Expected> = {
   // the server redacts the token as it is stored: only the memory itself still being live catches it
   'forgotten-secret-leaves-no-residue': caught('the forgotten memory is no longer live'),
   'formation-llm-decides': caught('one memory about the accounts rows'),
+  'kill-during-write-burst': caught('the burst answered before the kill is kept'),
   // close in words only, as close as corpus facts that must stay apart: no semantic dedupe claimed
   'near-duplicate-not-stored': caught('one memory about the theme'),
   'paraphrase-merged-unrelated-kept': neutralised,
@@ -103,6 +113,7 @@ const EXPECTED: Record<string, Expected> = {
   'session-chatter-not-stored': refused,
   // its health check finds nothing wrong in either phase: a stale memory kept beside the new one is not corruption
   'store-healthy-after-edits': caught('two memories live', "the target's statistics count two live memories"),
+  'store-opens-after-kill-mid-write': caught('every fact acknowledged before the kill is kept'),
   'tentative-preference-not-stored': refused,
   'vector-recall-without-shared-words': caught('the similar query finds it'),
   'workspace-facts-not-duplicated': refused,

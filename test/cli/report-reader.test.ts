@@ -1,17 +1,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { readRun } from '../../src/report/reader.js';
 import { InputError } from '../../src/util/errors.js';
-import { freshRun, memeval, tempDir, timeLimit } from '../helpers.js';
+import { memeval } from '../helpers.ts';
+import { rawReport, runInline, tempDir, timeLimit } from '../kit.ts';
 
 test(
   'readRun reads a real run and names file and field when a report is damaged',
   { timeout: timeLimit(120_000) },
   async (t) => {
-    const run = await freshRun(t, ['cross-session-recall']);
-    const { report, runDir } = readRun(run.runDir);
+    const run = await runInline(t, { targets: ['server-memory'], config: { scenarioIds: ['cross-session-recall'] } });
+    const { report, runDir } = readRun(run.runDir ?? assert.fail(`the run wrote no run directory:\n${run.output}`));
     assert.equal(runDir, run.runDir);
     assert.equal(report.results.length, 2);
     assert.deepEqual(report.results.map((r) => r.cell_id).sort(), [
@@ -21,7 +22,7 @@ test(
     assert.ok(report.results.every((r) => r.driver === 'replay'));
 
     const dir = tempDir(t);
-    const raw = JSON.parse(readFileSync(run.reportPath, 'utf8'));
+    const raw = rawReport(runDir) as { results: { verdict: string }[] };
     const old = join(dir, 'old');
     mkdirSync(old);
     writeFileSync(join(old, 'report.json'), JSON.stringify({ ...raw, schema_version: 1 }));

@@ -1,8 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fixtureProcesses, memeval, ROOT, scenario, tempDir, writeJson, timeLimit } from '../helpers.js';
+import { fixtureProcesses, memeval, ROOT } from '../helpers.ts';
+import { readReportFile, runInline, scenario, tempDir, timeLimit, writeJson } from '../kit.ts';
 
 const SDK = join(ROOT, 'node_modules', '@modelcontextprotocol', 'sdk', 'dist', 'esm');
 
@@ -43,25 +44,25 @@ for (const [name, script, reason, code] of [
 ] as const) {
   test(`a target that ${name === 'hang' ? 'hangs' : name === 'crash' ? 'crashes' : 'speaks garbage'} gives the phase an error verdict and the run goes on`, async (t) => {
     const dir = tempDir(t);
-    const out = tempDir(t);
-    mkdirSync(join(dir, 'sc'));
-    writeJson(join(dir, 'sc', 'one.json'), scenario('one'));
-    writeJson(join(dir, 'sc', 'two.json'), scenario('two'));
-    const file = target(dir, name, script);
-    const r = await memeval(['run', '--scenarios', join(dir, 'sc'), '--target', file, '--out', out, '--json'], {
-      timeout: timeLimit(60_000),
+    // the CLI: the progress it prints is checked too
+    const r = await runInline(t, {
+      mode: 'cli',
+      scenarios: [scenario('one'), scenario('two')],
+      targets: [target(dir, name, script)],
+      args: ['--json'],
+      spawn: { timeout: timeLimit(60_000) },
     });
-    assert.equal(r.exitCode, 1, String(r.stderr));
-    const report = JSON.parse(String(r.stdout));
+    assert.equal(r.exitCode, 1, r.stderr);
+    const { report } = r;
     assert.equal(report.results.length, 4, 'every phase of both scenarios still ran');
     for (const res of report.results) {
       assert.equal(res.verdict, 'error');
-      assert.match(res.reason, reason);
+      assert.match(res.reason ?? '', reason);
       assert.equal(res.error_code, code);
       assert.equal(res.fixture, 'removed');
     }
-    if (name === 'crash') assert.match(report.results[0].stderr_tail, /fatal: cannot open store/);
-    assert.match(String(r.stderr), /error\s+one/);
+    if (name === 'crash') assert.match(report.results[0].stderr_tail ?? '', /fatal: cannot open store/);
+    assert.match(r.stderr, /error\s+one/);
   });
 }
 
@@ -85,10 +86,10 @@ test('Ctrl-C writes a report marked interrupted, removes fixtures and leaves no 
   const r = await child;
   assert.equal(r.exitCode, 130);
   const [runId] = readdirSync(out);
-  const report = JSON.parse(readFileSync(join(out, runId, 'report.json'), 'utf8'));
+  const report = readReportFile(join(out, runId));
   assert.equal(report.status, 'interrupted');
   assert.equal(report.summary.exit_code, 130, 'the report says what the CLI exited with');
-  assert.ok(report.results.every((x: { verdict: string }) => x.verdict === 'skipped'));
+  assert.ok(report.results.every((x) => x.verdict === 'skipped'));
   assert.deepEqual(
     readdirSync(tmp).filter((f) => f.startsWith('memeval-')),
     [],

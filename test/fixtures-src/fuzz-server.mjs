@@ -38,6 +38,14 @@ server.setRequestHandler(ListToolsRequestSchema, async () => ({
     },
     { name: 'search', inputSchema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] } },
     { name: 'delete', inputSchema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } },
+    {
+      name: 'update',
+      inputSchema: {
+        type: 'object',
+        properties: { id: { type: 'string' }, text: { type: 'string' } },
+        required: ['id', 'text'],
+      },
+    },
   ],
 }));
 
@@ -115,6 +123,13 @@ server.setRequestHandler(CallToolRequestSchema, async (req) => {
         appendFileSync(`${STORE}.audit.log`, JSON.stringify(read().filter((r) => r.id === a.id)) + '\n');
       if (!modes.has('forget-nothing')) write(read().filter((r) => r.id !== a.id));
       return text(`Deleted #${a.id}`);
+    }
+    case 'update': {
+      const rows = read();
+      // update-appends: the new text goes in beside the old one, which stays live
+      if (modes.has('update-appends')) write([...rows, { id: String(rows.length + 1), text: a.text }]);
+      else write(rows.map((r) => (r.id === a.id ? { ...r, text: a.text } : r)));
+      return text(`Updated #${a.id}`);
     }
   }
   return text(`unknown tool ${req.params.name}`, true);

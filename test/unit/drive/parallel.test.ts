@@ -10,6 +10,13 @@ import type { ResolvedBin } from '../../../src/targets/resolve-bin.js';
 import { loadTarget } from '../../../src/targets/loader.js';
 import { scenario } from '../../helpers.js';
 
+/** Sessions that never kill (these tests have no kill step). */
+const NO_KILLS = {
+  kill: () => Promise.reject(new Error('no kill in this test')),
+  armKill: async () => undefined,
+  storeBytes: () => null,
+};
+
 /** A session whose calls stay in flight until every call of the step has been issued; `hang` texts never answer. */
 function fakeSession(name: string, log: { session: string; text: string }[], hang?: string) {
   let inFlight = 0;
@@ -76,6 +83,7 @@ test('a parallel step issues its calls at once, spread over its sessions, and re
     stop: async () => {},
     startExtra: async () => ({ no: 2, session: extra.session }),
     stopExtra: async (e) => void stopped.push(e.no),
+    ...NO_KILLS,
   };
   const steps: StepRecord[] = [];
   const env = envFor(parallelScenario({ sessions: 2 }), sessions, steps);
@@ -110,6 +118,7 @@ test('a parallel step some of whose calls never returned throws (the cell is err
     stop: async () => {},
     startExtra: async () => assert.fail('one session only'),
     stopExtra: async () => {},
+    ...NO_KILLS,
   };
   const steps: StepRecord[] = [];
   const env = envFor(parallelScenario(), sessions, steps);

@@ -11,6 +11,13 @@ import type { ResolvedBin } from '../../../src/targets/resolve-bin.js';
 import { loadTarget } from '../../../src/targets/loader.js';
 import { scenario } from '../../helpers.js';
 
+/** Sessions that never kill (these tests have no kill step). */
+const NO_KILLS = {
+  kill: () => Promise.reject(new Error('no kill in this test')),
+  armKill: async () => undefined,
+  storeBytes: () => null,
+};
+
 // A driver returns the memories as its phase left them; the env it was handed stays as it was.
 test('the replay driver returns the handles its steps changed and leaves env.handles alone', async () => {
   const decl = loadTarget('server-memory').decl;
@@ -37,6 +44,7 @@ test('the replay driver returns the handles its steps changed and leaves env.han
     stop: async () => {},
     startExtra: async () => ({ no: 2, session }),
     stopExtra: async () => {},
+    ...NO_KILLS,
   };
   const seeded = { ...handleFor(decl, { content: 'User prefers tabs' }), id: 'seed-id' };
   const steps: StepRecord[] = [];

@@ -90,7 +90,9 @@ test('migration: a file made by the previous schema gains the new columns in ord
   const store = new FlagStore(file);
   t.after(() => store.close());
   const cols = (store.db.prepare('PRAGMA table_info(flags)').all() as { name: string }[]).map((c) => c.name);
-  const added = MIGRATIONS[1].map((sql) => /ADD COLUMN (\w+)/.exec(sql)![1]);
+  const added = MIGRATIONS.slice(1)
+    .flat()
+    .flatMap((sql) => /ADD COLUMN (\w+)/.exec(sql)?.[1] ?? []);
   assert.deepEqual(cols, [...v1cols, ...added], 'old columns first, new ones in migration order');
   assert.equal(store.db.pragma('user_version', { simple: true }), SCHEMA_VERSION);
   const row = store.find('abcdabcd')[0];
@@ -171,4 +173,41 @@ test('flags export: a broken provenance claim becomes an sql assertion over the 
   );
   const step = s.deterministic.violation?.steps[0];
   assert.equal(step && 'source' in step ? step.source : undefined, 'web:https://fuzz.attacker.example/page');
+});
+
+test('precision: confirm and dismiss --reason record outcomes; stats count them per check and per target, and none is no rate', (t) => {
+  const store = new FlagStore(join(tempDir(t), 'flags.db'));
+  t.after(() => store.close());
+  const cases = ['a', 'b', 'c', 'd'].map((x) => handCase(`r-${x}`, (b) => b.remember(x)));
+  store.record(cases[0], 'one', crash);
+  store.record(cases[1], 'one', crash);
+  store.record(cases[2], 'two', hang);
+  store.record(cases[3], 'two', hang);
+  const none = store.stats();
+  assert.equal(none.decided, 0, 'nothing decided: no precision to report');
+  assert.deepEqual(none.by_check, []);
+  assert.equal(none.flagged, 4);
+
+  store.confirm(cases[0].fingerprint);
+  store.dismiss(cases[1].fingerprint, undefined, undefined, 'false-positive');
+  store.dismiss(cases[2].fingerprint, undefined, undefined, 'duplicate');
+  store.dismiss(cases[3].fingerprint); // no reason: counts nowhere
+  const st = store.stats();
+  assert.equal(st.decided, 3);
+  assert.equal(st.dismissed_without_reason, 1);
+  const crashRow = st.by_check.find((p) => p.key === 'crash')!;
+  assert.deepEqual([crashRow.right, crashRow.decided], [1, 2], 'one confirmed, one false positive');
+  const hangRow = st.by_check.find((p) => p.key === 'hang')!;
+  assert.deepEqual([hangRow.right, hangRow.decided], [1, 1], 'a duplicate was right, just found before');
+  assert.deepEqual(
+    st.by_target.map((p) => [p.key, p.right, p.decided]),
+    [
+      ['one', 1, 2],
+      ['two', 1, 1],
+    ],
+  );
+  const row = store.get(cases[0].fingerprint, 'one')!;
+  assert.equal(row.outcome, 'confirmed');
+  assert.equal(row.outcome_signature, 'crash', 'the outcome names the flag it was decided about');
+  assert.equal(row.review_status, 'open', 'a confirmed defect stays in the queue');
 });

@@ -5,7 +5,7 @@ import { ROOT, scenario, tempDir, writeJson } from '../../helpers.ts';
 import { loadScenarios, scenarioFiles } from '../../../src/scenario/loader.ts';
 import { loadTarget } from '../../../src/targets/loader.ts';
 import { buildVocabulary } from '../../../src/fuzz/vocabulary.ts';
-import { Generator } from '../../../src/fuzz/generate.ts';
+import { Generator, recipeClaims } from '../../../src/fuzz/generate.ts';
 import { RECIPES } from '../../../src/fuzz/recipes.ts';
 import { leafSteps } from '../../../src/fuzz/case.ts';
 
@@ -157,4 +157,15 @@ test('poisoning recipes write from an untrusted source and hold the write to it;
     if (c.recipe !== 'poison-instruction') assert.ok(writes.some((x) => x.source === 'user'));
   }
   assert.deepEqual([...seen].sort(), [...recipes].sort());
+});
+
+test("a target's declared forget and update are checked by their own meaning, with no claim stated", () => {
+  const decl = loadTarget('mcp-memory-keeper').decl;
+  assert.deepEqual(decl.claims, [], 'the server states no claim');
+  const table = recipeClaims(buildVocabulary(builtin(), decl), decl.claims);
+  const of = (name: string) => table.find((r) => r.recipe === name)!;
+  assert.equal(of('forget-recall').byOp.forget, 'forget', 'forget-recall holds the forget op to forgetting');
+  assert.equal(of('update-forget').byOp.forget, 'forget');
+  assert.equal(of('pivot-chain').byOp.supersede, 'update', 'an update must replace');
+  assert.equal(of('exact-duplicate').byOp['exact-dedupe'], undefined, 'a defence stays off without its claim');
 });

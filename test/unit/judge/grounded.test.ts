@@ -243,7 +243,7 @@ test('a grounded check reads recall results (so the hostile rules for recall app
   const sc = {
     deterministic: { well_behaved: [], violation: null },
     real_model: { sessions: [{ prompts: ['p'] }], max_turns: 8 },
-    setup: { files: [], memories: [], similarity: [] },
+    setup: { files: [], memories: [], similarity: [], steps: [] },
     assertions: [
       assertionSchema.parse({ kind: 'llm', name: 'g', phase: 'both', check: 'faithful', subject: 'answer' }),
     ],

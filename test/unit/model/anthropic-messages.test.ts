@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ServerResponse } from 'node:http';
 import { anthropicMessages } from '../../../src/model/wire/anthropic-messages.js';
+import { answer, recorder, sseEvents } from '../../wire-kit.ts';
 
 // Claude Code 2.1.197's third request of a remember prompt (POST /v1/messages?beta=true), recorded
 // from the scripted model server and cut down: its 27 built-in tools are two here, long texts
@@ -110,28 +110,6 @@ const recorded = {
   stream: true,
 };
 
-/** A ServerResponse stand-in that keeps what the adapter wrote. */
-function recorder() {
-  const r = { status: 0, headers: {} as Record<string, unknown>, body: '' };
-  const res = {
-    writeHead(status: number, headers: Record<string, unknown>) {
-      r.status = status;
-      r.headers = headers;
-      return res;
-    },
-    end(body?: string) {
-      r.body += body ?? '';
-    },
-  };
-  return { res: res as unknown as ServerResponse, r };
-}
-
-/** `event: x\ndata: {...}\n\n` frames, checked to be nothing else. */
-function frames(body: string): { event: string; data: Record<string, any> }[] {
-  assert.match(body, /^(event: [a-z_]+\ndata: \{.*\}\n\n)+$/);
-  return [...body.matchAll(/event: ([a-z_]+)\ndata: (.*)\n\n/g)].map((m) => ({ event: m[1], data: JSON.parse(m[2]) }));
-}
-
 test('routes the messages endpoint with its beta query, and nothing else', () => {
   assert.equal(anthropicMessages.matches('POST', '/v1/messages?beta=true'), true);
   assert.equal(anthropicMessages.matches('POST', '/v1/messages/'), true);
@@ -226,9 +204,8 @@ const usage = { input_tokens: 20133, output_tokens: 37 };
 
 test('a streamed tool call: the exact SSE event sequence Claude Code accumulates', () => {
   const conv = anthropicMessages.parse(recorded, '/v1/messages?beta=true');
-  const { res, r } = recorder();
-  anthropicMessages.respond(
-    res,
+  const r = answer(
+    anthropicMessages,
     conv,
     { kind: 'tool_call', callId: 'call_2_abc', name: 'mcp__memory__search_nodes', args: { query: 'package manager' } },
     usage,
@@ -236,7 +213,7 @@ test('a streamed tool call: the exact SSE event sequence Claude Code accumulates
   assert.equal(r.status, 200);
   assert.equal(r.headers['content-type'], 'text/event-stream; charset=utf-8');
   assert.match(String(r.headers['request-id']), /^req_[0-9a-f]{24}$/);
-  const ev = frames(r.body);
+  const ev = sseEvents(r.body, 'a-z_');
   assert.deepEqual(
     ev.map((e) => e.event),
     [
@@ -284,9 +261,8 @@ test('a streamed tool call: the exact SSE event sequence Claude Code accumulates
 
 test('a streamed text answer ends the turn with end_turn', () => {
   const conv = anthropicMessages.parse(recorded, '/v1/messages?beta=true');
-  const { res, r } = recorder();
-  anthropicMessages.respond(res, conv, { kind: 'text', text: 'Done. pnpm' }, usage);
-  const ev = frames(r.body);
+  const r = answer(anthropicMessages, conv, { kind: 'text', text: 'Done. pnpm' }, usage);
+  const ev = sseEvents(r.body, 'a-z_');
   assert.deepEqual(ev[1].data.content_block, { type: 'text', text: '' });
   assert.deepEqual(ev[2].data.delta, { type: 'text_delta', text: 'Done. pnpm' });
   assert.equal(ev[4].data.delta.stop_reason, 'end_turn');
@@ -295,9 +271,8 @@ test('a streamed text answer ends the turn with end_turn', () => {
 
 test('a non-streamed request gets one message object', () => {
   const conv = anthropicMessages.parse({ ...recorded, stream: false }, '/v1/messages');
-  const { res, r } = recorder();
-  anthropicMessages.respond(
-    res,
+  const r = answer(
+    anthropicMessages,
     conv,
     { kind: 'tool_call', callId: 'c1', name: 'mcp__memory__search_nodes', args: { query: 'q' } },
     usage,

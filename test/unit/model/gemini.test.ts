@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ServerResponse } from 'node:http';
 import { gemini } from '../../../src/model/wire/gemini.js';
+import { answer, recorder } from '../../wire-kit.ts';
 
 // Gemini CLI 0.61's third request of a remember prompt, recorded from the scripted model server
 // and cut down (fewer built-in tools, no systemInstruction). MCP results come back as
@@ -95,21 +95,6 @@ const recorded = {
     thinkingConfig: { includeThoughts: true, thinkingBudget: 8192 },
   },
 };
-
-function recorder() {
-  const r = { status: 0, headers: {} as Record<string, unknown>, body: '' };
-  const res = {
-    writeHead(status: number, headers: Record<string, unknown>) {
-      r.status = status;
-      r.headers = headers;
-      return res;
-    },
-    end(body?: string) {
-      r.body += body ?? '';
-    },
-  };
-  return { res: res as unknown as ServerResponse, r };
-}
 
 /** One `data: {...}\r\n\r\n` event, as the real API frames it. */
 function oneEvent(body: string): Record<string, any> {
@@ -227,9 +212,8 @@ const usage = { input_tokens: 12000, output_tokens: 30 };
 
 test('a streamed function call: one CRLF-framed SSE event with the call and usage', () => {
   const conv = gemini.parse(recorded, PATH);
-  const { res, r } = recorder();
-  gemini.respond(
-    res,
+  const r = answer(
+    gemini,
     conv,
     { kind: 'tool_call', callId: 'call_2_abc', name: 'mcp_memory_search_nodes', args: { query: 'pnpm' } },
     usage,

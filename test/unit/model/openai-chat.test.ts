@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ServerResponse } from 'node:http';
 import { openaiChat } from '../../../src/model/wire/openai-chat.js';
+import { answer, recorder } from '../../wire-kit.ts';
 
 // Qwen Code 0.15.10's third request of a remember prompt (POST /v1/chat/completions), recorded
 // from the scripted model server and cut down: fewer built-in tools, shortened system prompt.
@@ -82,21 +82,6 @@ const recorded = {
   stream_options: { include_usage: true },
   max_tokens: 8000,
 };
-
-function recorder() {
-  const r = { status: 0, headers: {} as Record<string, unknown>, body: '' };
-  const res = {
-    writeHead(status: number, headers: Record<string, unknown>) {
-      r.status = status;
-      r.headers = headers;
-      return res;
-    },
-    end(body?: string) {
-      r.body += body ?? '';
-    },
-  };
-  return { res: res as unknown as ServerResponse, r };
-}
 
 /** `data: {...}\n\n` chunks ending with `data: [DONE]`, checked to be nothing else. */
 function chunks(body: string): Record<string, any>[] {
@@ -207,9 +192,8 @@ const usageObj = {
 
 test('a streamed tool call: role chunk, name+id, arguments in two pieces, finish, usage, [DONE]', () => {
   const conv = openaiChat.parse(recorded, '/v1/chat/completions');
-  const { res, r } = recorder();
-  openaiChat.respond(
-    res,
+  const r = answer(
+    openaiChat,
     conv,
     { kind: 'tool_call', callId: 'call_2_abc', name: 'mcp__memory__search_nodes', args: { query: 'package manager' } },
     usage,
@@ -274,8 +258,7 @@ test('a streamed tool call: role chunk, name+id, arguments in two pieces, finish
 
 test('a streamed text answer ends with finish_reason stop', () => {
   const conv = openaiChat.parse({ ...recorded, model: '' }, '/v1/chat/completions');
-  const { res, r } = recorder();
-  openaiChat.respond(res, conv, { kind: 'text', text: 'Done. pnpm' }, usage);
+  const r = answer(openaiChat, conv, { kind: 'text', text: 'Done. pnpm' }, usage);
   const c = chunks(r.body);
   assert.deepEqual(
     c.map((x) => x.choices[0]?.delta),

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ServerResponse } from 'node:http';
 import { openaiResponses } from '../../../src/model/wire/openai-responses.js';
+import { answer, recorder, sseEvents } from '../../wire-kit.ts';
 
 // Codex 0.169's third request of a remember prompt (POST /v1/responses), recorded from the
 // scripted model server and cut down: fewer built-in tools, shortened instructions, no
@@ -97,26 +97,6 @@ const recorded = {
   include: ['reasoning.encrypted_content'],
   prompt_cache_key: '01a217fc-580e-7f80-9a77-2706d53fc02c',
 };
-
-function recorder() {
-  const r = { status: 0, headers: {} as Record<string, unknown>, body: '' };
-  const res = {
-    writeHead(status: number, headers: Record<string, unknown>) {
-      r.status = status;
-      r.headers = headers;
-      return res;
-    },
-    end(body?: string) {
-      r.body += body ?? '';
-    },
-  };
-  return { res: res as unknown as ServerResponse, r };
-}
-
-function frames(body: string): { event: string; data: Record<string, any> }[] {
-  assert.match(body, /^(event: [a-z_.]+\ndata: \{.*\}\n\n)+$/);
-  return [...body.matchAll(/event: ([a-z_.]+)\ndata: (.*)\n\n/g)].map((m) => ({ event: m[1], data: JSON.parse(m[2]) }));
-}
 
 test('routes POST .../responses only', () => {
   assert.equal(openaiResponses.matches('POST', '/v1/responses'), true);
@@ -221,16 +201,15 @@ const usage = { input_tokens: 11652, output_tokens: 20 };
 
 test('a streamed tool call for a namespaced tool: the exact event sequence, the call split back into namespace and name', () => {
   const conv = openaiResponses.parse(recorded, '/v1/responses');
-  const { res, r } = recorder();
-  openaiResponses.respond(
-    res,
+  const r = answer(
+    openaiResponses,
     conv,
     { kind: 'tool_call', callId: 'call_2_abc', name: 'mcp__memory__search_nodes', args: { query: 'pnpm' } },
     usage,
   );
   assert.equal(r.status, 200);
   assert.equal(r.headers['content-type'], 'text/event-stream; charset=utf-8');
-  const ev = frames(r.body);
+  const ev = sseEvents(r.body, 'a-z_.');
   assert.deepEqual(
     ev.map((e) => e.event),
     [
@@ -284,9 +263,8 @@ test('a tool offered flat (no namespace) is called back flat', () => {
     { stream: false, tools: [{ type: 'function', name: 'mcp__memory__search_nodes' }] },
     '/v1/responses',
   );
-  const { res, r } = recorder();
-  openaiResponses.respond(
-    res,
+  const r = answer(
+    openaiResponses,
     conv,
     { kind: 'tool_call', callId: 'c9', name: 'mcp__memory__search_nodes', args: {} },
     usage,
@@ -299,9 +277,8 @@ test('a tool offered flat (no namespace) is called back flat', () => {
 
 test('a streamed text answer: content part events carry the text, response.completed ends the stream', () => {
   const conv = openaiResponses.parse(recorded, '/v1/responses');
-  const { res, r } = recorder();
-  openaiResponses.respond(res, conv, { kind: 'text', text: 'Done. pnpm' }, usage);
-  const ev = frames(r.body);
+  const r = answer(openaiResponses, conv, { kind: 'text', text: 'Done. pnpm' }, usage);
+  const ev = sseEvents(r.body, 'a-z_.');
   assert.deepEqual(
     ev.map((e) => e.event),
     [

@@ -134,3 +134,42 @@ test('the poisoning rules: launder where a count needs a source, namespace-leak 
   assert.ok(falseVerdictRule(project, 'hostile-namespace-leak', 'agent', 'well-behaved', 'pass'));
   assert.equal(mayBeFalse(marked, 'hostile-namespace-leak', 'deterministic', 'well-behaved'), false);
 });
+
+test('the kill rules: lose-on-kill where a SIGKILL follows an acknowledged write, truncate-on-kill where a kill lands during a write; the agent layer runs no kill scenario', async () => {
+  const { falseVerdictRule, mayBeFalse } = await import('../../../src/selftest/rules.js');
+  const { loadScenario } = await import('../../../src/scenario/loader.js');
+  const load = (f: string) => loadScenario(join(ROOT, 'scenarios', f)).scenario;
+  const acked = load('acknowledged-write-survives-kill.json5');
+  const midWrite = load('store-opens-after-kill-mid-write.json5');
+  const burst = load('kill-during-write-burst.json5');
+  const forget = load('forget-survives-kill.json5');
+  const keys = load('secret-api-keys-not-stored.json5');
+  for (const s of [acked, midWrite, burst, forget])
+    assert.match(
+      falseVerdictRule(s, 'hostile-lose-on-kill', 'deterministic', 'well-behaved', 'pass')?.why ?? '',
+      /a SIGKILL lost what it had acknowledged/,
+      s.id,
+    );
+  // a kill after "ack" lands between writes, never while the file is rewritten
+  assert.equal(mayBeFalse(acked, 'hostile-truncate-on-kill', 'deterministic', 'well-behaved'), false);
+  assert.equal(mayBeFalse(forget, 'hostile-truncate-on-kill', 'deterministic', 'well-behaved'), false);
+  for (const s of [midWrite, burst])
+    assert.ok(falseVerdictRule(s, 'hostile-truncate-on-kill', 'deterministic', 'well-behaved', 'pass'), s.id);
+  assert.equal(mayBeFalse(keys, 'hostile-lose-on-kill', 'deterministic', 'well-behaved'), false);
+  // a SIGTERM lets lose-on-kill save: only a SIGKILL after a write meets it
+  const termOnly = {
+    ...acked,
+    deterministic: {
+      ...acked.deterministic,
+      well_behaved: acked.deterministic.well_behaved.map((st) =>
+        st.op === 'kill' ? { ...st, signal: 'SIGTERM' as const } : st,
+      ),
+    },
+  };
+  assert.equal(mayBeFalse(termOnly, 'hostile-lose-on-kill', 'deterministic', 'well-behaved'), false);
+  // the agent layer makes a kill scenario unsupported by design: no cell of it is run there
+  for (const s of [acked, midWrite, burst, forget])
+    for (const target of ['hostile-refuse', 'hostile-blackhole', 'hostile-crash-exit'])
+      assert.equal(mayBeFalse(s, target, 'agent', 'well-behaved'), false, `${s.id} ${target}`);
+  assert.equal(mayBeFalse(keys, 'hostile-refuse', 'agent', 'well-behaved'), true);
+});

@@ -35,6 +35,8 @@ const SAMPLES: { [K in Kind]: Record<string, unknown> } = {
   command: { kind: 'command', run: ['prog'], stdout: { not_contains: 'hunter2' } },
   plugin: { kind: 'plugin', module: 'plugin.mjs' },
   budget: { kind: 'budget', metric: 'cost_usd', max: 1 },
+  integrity: { kind: 'integrity' },
+  durable: { kind: 'durable' },
   jury: { kind: 'jury', rule: 'majority', judges: [sql('j1'), sql('j2')] },
   cascade: { kind: 'cascade', tiers: [{ policy: 'final', judges: [sql('t1')] }] },
 };
@@ -115,7 +117,9 @@ test('the samples decide on a healthy cell, so a mutation that leaves them undec
   const cell = mutationCell(root, 'healthy');
   const evidence = openEvidence(cell.dir);
   try {
-    const plain = (['count', 'sql', 'absent', 'called', 'jury', 'cascade'] as Kind[]).map((k) => parse(SAMPLES[k]));
+    const plain = (['count', 'sql', 'absent', 'called', 'jury', 'cascade', 'integrity', 'durable'] as Kind[]).map((k) =>
+      parse(SAMPLES[k]),
+    );
     const js = await runJudgesBounded(plain, { evidence, recall: storedRecall(evidence) }, cell.dir, 4000);
     for (const j of js)
       assert.ok(j.outcome === 'pass' || j.outcome === 'fail', `${j.kind}: ${j.outcome} (${j.detail})`);
