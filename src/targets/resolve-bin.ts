@@ -59,14 +59,15 @@ export function resolveBin(prefix: string, pkg: string, bin: string): ResolvedBi
   return { packageDir, file: join(packageDir, rel), version: json.version };
 }
 
-export function resolveTargetBin(decl: TargetDecl): ResolvedBin {
+/** `installHint`: how to install it, in the command the user ran (default: `targets install`, or `run --install`). */
+export function resolveTargetBin(decl: TargetDecl, installHint?: string): ResolvedBin {
   if (!decl.package) return { packageDir: '', file: decl.server.command!, version: 'local' };
   const found = resolveBin(targetPrefix(decl.package, decl.name), decl.package.npm, decl.package.bin);
   if (!found) {
     const how =
       decl.package.source === 'dependency'
         ? 'run `npm install` in the memeval folder'
-        : `run \`memeval targets install ${decl.name}\` (or add --install to memeval run)`;
+        : (installHint ?? `run \`memeval targets install ${decl.name}\` (or add --install to memeval run)`);
     throw new NotInstalledError(
       `target ${decl.name}: ${decl.package.npm}@${decl.package.version} is not installed; ${how}`,
     );
