@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { PROJECT_ROOT } from '../util/paths.js';
-import { packageInstallDir } from './cache.js';
+import { targetInstallDir } from './cache.js';
 import type { TargetDecl } from './schema.js';
 import { MemevalError } from '../util/errors.js';
 
@@ -21,9 +21,7 @@ export class NotInstalledError extends MemevalError {
 
 /** The node_modules dir a target's package lives in: memeval's own, or the cache. */
 export function targetPrefix(pkg: NonNullable<TargetDecl['package']>, name: string): string {
-  return pkg.source === 'dependency'
-    ? dependencyPrefix(pkg.npm)
-    : packageInstallDir('targets', pkg.install_name ?? name, pkg.version);
+  return pkg.source === 'dependency' ? dependencyPrefix(pkg.npm) : targetInstallDir(pkg, name);
 }
 
 /**
