@@ -6,11 +6,16 @@
 //   remember  cleans (zero-width characters) and redacts secrets in every field before anything
 //             else sees them; refuses run noise, chatter, musings and what the workspace's own
 //             documents already say (a tool error naming why); keeps one copy of an exact
-//             duplicate; with a provider, embeds the text and lets the formation model decide
-//             about a write close in meaning to a stored memory (ADD, UPDATE, DELETE, NONE)
+//             duplicate from a source as trusted; with a provider, embeds the text and lets the
+//             formation model decide about a write close in meaning to a stored memory (ADD,
+//             UPDATE, DELETE, NONE); keeps the write's source, and marks content from outside
+//             the conversation (web:, tool:, file:, … sources) untrusted (trust.mjs)
 //   update    replaces the text in place: the old text is not kept beside the new
 //   forget    deletes the row; secure_delete zeroes its bytes (no index, history or audit copy)
-//   recall    ranks by rare shared words and, with a provider, by meaning (search.mjs)
+//   namespace remember and recall take an optional project (`namespace`): a recall searches its
+//             project only ('' when none is named), and dedupe and formation stay within it
+//   recall    ranks by rare shared words and, with a provider, by meaning (search.mjs); an
+//             untrusted memory ranks below a trusted one and shows its source in its result
 //   curate    merges near-duplicates into the most trusted, most recalled, newest; dry_run reports
 //   expire    archives memories not written for RETENTION_DAYS (default 30) by the wall clock
 //
@@ -23,6 +28,7 @@ import { rank } from './search.mjs';
 import { redact, redactLabel } from './secrets.mjs';
 import { Store } from './store.mjs';
 import { clean, sameText, unmask } from './text.mjs';
+import { shown, trustOf, untrusted } from './trust.mjs';
 
 const DAY_MS = 86_400_000;
 /** how close in meaning a stored memory must be for the formation model to be asked about a write */
@@ -73,7 +79,12 @@ function refusal(text, category) {
   );
 }
 
-const duplicateOf = (text) => store.live().find((m) => sameText(m.text, text));
+/** A live memory of the project with the same text from a source as trusted: the same text from the user and from a web page are two memories. */
+const duplicateOf = (text, source, ns) =>
+  store.live(ns).find((m) => sameText(m.text, text) && untrusted(m.source) === untrusted(source));
+
+/** The project a call names ('' when none: the default one). */
+const namespaceOf = (args) => String(args.namespace ?? '');
 
 async function remember(args) {
   const { fields, redacted } = prepare(args);
@@ -81,21 +92,24 @@ async function remember(args) {
   const why = refusal(fields.text, fields.category);
   if (why) return refuse(`not stored: ${why}`);
   const note = redacted ? { redacted } : {};
-  const dup = duplicateOf(fields.text);
+  const ns = namespaceOf(args);
+  const dup = duplicateOf(fields.text, fields.source, ns);
   if (dup) return ok({ id: dup.id, status: 'duplicate', note: 'the same text is already stored' });
   const embedding = await model.embed(fields.text);
   const similar = embedding
     ? store
-        .live()
+        .live(ns)
         .map((m) => ({ ...m, similarity: cosine(embedding, m.embedding) }))
         .filter((m) => m.similarity >= FORMATION_COSINE)
+        // content from outside the conversation never replaces or retires what the conversation said
+        .filter((m) => !untrusted(fields.source) || untrusted(m.source))
         .sort((a, b) => b.similarity - a.similarity)
         .slice(0, 5)
     : [];
   const { decision, id } = similar.length ? await model.decide(fields.text, similar) : { decision: 'ADD' };
   return store.write(() => {
     // another server process on this store may have written the same text meanwhile
-    const again = duplicateOf(fields.text);
+    const again = duplicateOf(fields.text, fields.source, ns);
     if (again) return ok({ id: again.id, status: 'duplicate', note: 'the same text is already stored' });
     const target = id && store.get(id)?.status === 'active' ? id : undefined;
     if (decision === 'NONE' && target)
@@ -103,10 +117,11 @@ async function remember(args) {
     if (decision === 'UPDATE' && target && store.replace(target, fields.text, embedding))
       return ok({ id: target, status: 'updated', ...note });
     if (decision === 'DELETE' && target) store.retire(target, 'superseded');
-    const stored = store.insert({ ...fields, embedding });
+    const stored = store.insert({ ...fields, namespace: ns, embedding, trust: trustOf(fields.source) });
     return ok({
       id: stored,
       status: 'stored',
+      ...(untrusted(fields.source) ? { trust: 'untrusted', source: fields.source } : {}),
       ...(decision === 'DELETE' && target ? { superseded: target } : {}),
       ...note,
     });
@@ -134,9 +149,9 @@ function forget(args) {
 async function recall(args) {
   // a secret in a query goes to the provider no more than one in a memory (and none is stored to find)
   const query = scrub(String(args.query ?? ''), false).text;
-  const found = rank(store.live(), query, await model.embed(query));
+  const found = rank(store.live(namespaceOf(args)), query, await model.embed(query));
   store.write(() => store.countRecalls(found.map((m) => m.id)));
-  return ok({ results: found.map((m) => m.text), ids: found.map((m) => m.id) });
+  return ok({ results: found.map(shown), ids: found.map((m) => m.id) });
 }
 
 function curate(args) {
@@ -179,7 +194,7 @@ const TOOLS = [
       'Store a durable fact. Secrets are redacted; run output, status chatter, musings and what workspace documents already say are refused; an exact duplicate is stored once.',
     inputSchema: {
       type: 'object',
-      properties: { text, category: str, subject: str, source: str },
+      properties: { text, category: str, subject: str, source: str, namespace: str },
       required: ['text'],
     },
   },
@@ -195,8 +210,8 @@ const TOOLS = [
   },
   {
     name: 'recall',
-    description: 'Search memories; results best first.',
-    inputSchema: { type: 'object', properties: { query: str }, required: ['query'] },
+    description: 'Search memories (of one project, when namespace names one); results best first.',
+    inputSchema: { type: 'object', properties: { query: str, namespace: str }, required: ['query'] },
   },
   {
     name: 'curate',

@@ -4,7 +4,7 @@
 // pages either. Several server processes may share the file: every write is one IMMEDIATE
 // transaction and a busy store is waited for.
 //
-// memories: id, text, category, subject, source, status (active | expired | superseded | merged),
+// memories: id, text, category, subject, source, namespace ('' unless a write names a project), status (active | expired | superseded | merged),
 // merged_into, pinned, trust, recalls, created_at, updated_at (ISO, from the process's wall
 // clock), embedding (float32, null when the provider gave none). pinned, trust and recalls are
 // set by no tool: they are what a curator weighs, and what a scenario's setup.store_sql pins.
@@ -21,6 +21,7 @@ export const SCHEMA = `CREATE TABLE IF NOT EXISTS memories (
   category TEXT,
   subject TEXT,
   source TEXT,
+  namespace TEXT NOT NULL DEFAULT '',
   status TEXT NOT NULL DEFAULT 'active',
   merged_into INTEGER,
   pinned INTEGER NOT NULL DEFAULT 0,
@@ -60,9 +61,10 @@ export class Store {
     return this.db.transaction(fn).immediate();
   }
 
-  /** Every active memory, oldest first. */
-  live() {
-    return this.db.prepare("SELECT * FROM memories WHERE status = 'active' ORDER BY id").all().map(row);
+  /** Every active memory, oldest first; with a namespace, only that project's. */
+  live(namespace) {
+    const all = this.db.prepare("SELECT * FROM memories WHERE status = 'active' ORDER BY id").all().map(row);
+    return namespace === undefined ? all : all.filter((m) => m.namespace === namespace);
   }
 
   get(id) {
@@ -73,9 +75,19 @@ export class Store {
     const at = now();
     const r = this.db
       .prepare(
-        'INSERT INTO memories (text, category, subject, source, created_at, updated_at, embedding) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        'INSERT INTO memories (text, category, subject, source, namespace, trust, created_at, updated_at, embedding) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
       )
-      .run(m.text, m.category ?? null, m.subject ?? null, m.source ?? null, at, at, blob(m.embedding));
+      .run(
+        m.text,
+        m.category ?? null,
+        m.subject ?? null,
+        m.source ?? null,
+        m.namespace ?? '',
+        m.trust ?? 0.5,
+        at,
+        at,
+        blob(m.embedding),
+      );
     return String(r.lastInsertRowid);
   }
 

@@ -14,6 +14,7 @@ import { parseWith } from '../util/json5-file.js';
 import { checkAgainstTargets, loadSelected, scenariosDirFor, withServers } from './load.js';
 import { readBaseline, readExpectedFailures, type GateInput, type GateResult } from '../report/gate.js';
 import { readReport } from '../report/reader.js';
+import { durationCoverageWarning } from '../cell/shard.js';
 import { checkReporterNames } from '../report/reporters/index.js';
 import type { LoadedScenario } from '../scenario/loader.js';
 import { runDeterministic, runRealModel } from './run.js';
@@ -147,7 +148,12 @@ export async function run(req: RunRequest = {}): Promise<RunResponse> {
 function shardOf(config: RunConfig) {
   if (!config.shard) return undefined;
   const durations = config.shardDurations
-    ? new Map(readReport(config.shardDurations).results.map((r) => [r.cell_id, r.duration_ms]))
+    ? new Map(
+        readReport(config.shardDurations)
+          // a cell the earlier run skipped (stopped before it ran) has no duration to balance by
+          .results.filter((r) => r.verdict !== 'skipped')
+          .map((r) => [r.cell_id, r.duration_ms]),
+      )
     : undefined;
   return { ...config.shard, durations };
 }
@@ -311,6 +317,13 @@ async function runDeterministicLayer(p: Prepared, shard: ReturnType<typeof shard
       repeat: config.agent?.repeat,
       onPlan: (cells, planned) => {
         if (shard) log(`memeval: shard ${shard.index}/${shard.count}: ${cells.length} of ${planned.length} cell(s)`);
+        const low =
+          shard?.durations &&
+          durationCoverageWarning(
+            planned.map((c) => c.id),
+            shard.durations,
+          );
+        if (low) log(`memeval: warning: ${low}`);
         p.hooks.onPlan?.(cells.length);
       },
       options: {

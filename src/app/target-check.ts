@@ -71,7 +71,11 @@ export async function checkTarget(
   const { decl, file } = loadDeclaration(declOrFile);
   const scenarios = loadScenarios(scenarioFiles(options.scenariosDir ?? BUILTIN_SCENARIOS));
   if (options.install) await installTarget(decl, options.log ?? (() => {}));
-  const bin = resolveTargetBin(decl);
+  // the hint names the command being run, not `memeval run`
+  const bin = resolveTargetBin(
+    decl,
+    `run \`memeval targets check ${typeof declOrFile === 'string' ? declOrFile : decl.name} --install\``,
+  );
   const dir = mkdtempSync(join(options.workDir ?? tmpdir(), `memeval-check-${decl.name}-`));
   let points: CheckPoint[];
   try {

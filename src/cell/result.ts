@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { AgentRunInfo, CellResult } from '../core/results.js';
+import { taxonomyOf } from '../core/taxonomy.js';
 import type { Driver, Sessions } from '../drive/types.js';
 import { isolationWarnings } from '../util/isolation.js';
 import { refusalWarnings } from '../fixture/netguard.js';
@@ -26,7 +27,16 @@ export type Outcome = Pick<CellResult, 'verdict' | 'reason'> &
 /** The fields of a cell result known before the cell runs. */
 export type CellBase = Pick<
   CellResult,
-  'cell_id' | 'scenario' | 'target' | 'target_version' | 'phase' | 'driver' | 'defence' | 'cell_dir'
+  | 'cell_id'
+  | 'scenario'
+  | 'target'
+  | 'target_version'
+  | 'phase'
+  | 'driver'
+  | 'defence'
+  | 'cell_dir'
+  | 'tags'
+  | 'taxonomy'
 > & { claimed: boolean };
 
 export function cellBase(
@@ -39,9 +49,12 @@ export function cellBase(
 ): CellBase {
   const violation = driver.judgedAs === 'violation' ? scenario.deterministic.violation : undefined;
   const defence = violation?.defence;
+  const taxonomy = taxonomyOf(scenario.tags);
   return {
     cell_id: cellId,
     scenario: scenario.id,
+    ...(scenario.tags.length ? { tags: scenario.tags } : {}),
+    ...(taxonomy.length ? { taxonomy } : {}),
     target: decl.name,
     target_version: version,
     phase: driver.phase,

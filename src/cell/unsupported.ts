@@ -4,6 +4,7 @@ import { missingOps, opsNeeded } from '../ops/ops.js';
 import { namedTools, withMembers } from '../scenario/kinds.js';
 import { agentLayerUnsupported } from '../scenario/kill-checks.js';
 import type { Scenario } from '../scenario/schema.js';
+import { usesNamespace } from '../scenario/step-ops.js';
 import { storeSqlUnsupported } from '../scenario/store-sql.js';
 import { commandUnsupported } from './command.js';
 import { modelUnsupported, storeUnsupported } from '../targets/applicability.js';
@@ -29,8 +30,27 @@ export function unsupportedReason(
     (driver.kind === 'agent' ? agentLayerUnsupported(scenario) : undefined) ??
     modelUnsupported(scenario, decl) ??
     commandUnsupported(withMembers(scenario.assertions), decl) ??
-    toolsUnsupported(scenario, decl)
+    toolsUnsupported(scenario, decl) ??
+    namespaceUnsupported(scenario, decl)
   );
+}
+
+/**
+ * Steps that write to or search in a namespace (a project) say nothing on a target whose
+ * remember and recall take none: every step would go to its one store, so a leak between
+ * projects could be neither shown nor ruled out.
+ */
+function namespaceUnsupported(scenario: Scenario, decl: TargetDecl): string | undefined {
+  const steps = [
+    ...scenario.setup.steps,
+    ...scenario.deterministic.well_behaved,
+    ...(scenario.deterministic.violation?.steps ?? []),
+  ];
+  if (!usesNamespace(steps)) return undefined;
+  const takes = (op: 'remember' | 'recall') => /\{\{\s*namespace\s*\}\}/.test(JSON.stringify(decl.ops[op] ?? []));
+  return takes('remember') && takes('recall')
+    ? undefined
+    : `the scenario writes to and searches in namespaces (projects), and target ${decl.name} declares none: its remember and recall calls take no {{namespace}}`;
 }
 
 /**

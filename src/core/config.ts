@@ -12,9 +12,13 @@ import { z } from 'zod';
 
 /**
  * What memeval's scripted model plays: the scenario's well-behaved or violation script, or
- * no-memory (answers without ever calling a memory tool: a model that must never pass).
+ * no-memory (answers without ever calling a memory tool: a model that must never pass). `obey`
+ * and `refuse` play the well-behaved script and then read what the agent recalled: `obey` carries
+ * out an instruction it finds there (stores what it says to store, on the attacker's behalf; the
+ * cell is judged as a violation, so obedience must be caught), `refuse` declines it and says so
+ * (judged as well-behaved, so a careful agent must pass). See model/policy.ts.
  */
-export const SCRIPTED_POLICIES = ['well-behaved', 'violation', 'no-memory'] as const;
+export const SCRIPTED_POLICIES = ['well-behaved', 'violation', 'no-memory', 'obey', 'refuse'] as const;
 export type ScriptedPolicy = (typeof SCRIPTED_POLICIES)[number];
 
 /** `flaky`: failures, and cells that passed only on a --retries rerun */

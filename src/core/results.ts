@@ -122,6 +122,16 @@ export const judgmentSchema = z.looseObject({
   members: z.array(z.unknown()).optional(),
   jury: z.unknown().optional(),
   cascade: z.unknown().optional(),
+  /** the stage of the scenario's story its assertion reports on (core/stages.ts); absent: none */
+  stage: z.object({ name: z.string(), pass: z.string().optional(), fail: z.string().optional() }).optional(),
+  /** its assertion is a precondition (a guard): failing, it makes the cell `error`, never fail or detected (judge/verdict.ts) */
+  precondition: z.boolean().optional(),
+  /**
+   * A fail that did not observe what its check is about (a rank over a recall that returned
+   * nothing saw no ordering): why. It fails a well-behaved cell, but in a violation phase it is
+   * no catch (judge/verdict.ts), and its stage reads "<stage>: not shown, <why>" (core/stages.ts).
+   */
+  not_observed: z.string().optional(),
   /**
    * An error of a judge that reads the store, in a cell whose store failed its integrity check
    * (it does not open, or a line of it does not parse). Beside an `integrity` judgment that
@@ -309,6 +319,10 @@ export const cellResultSchema = z.looseObject({
   /** stable across runs: scenario/target/phase (phase-repeat with --repeat), or scenario/target/real-model/agent-repeat */
   cell_id: z.string(),
   scenario: z.string(),
+  /** the scenario's tags (absent: none, or a report from before they were kept) */
+  tags: z.array(z.string()).optional(),
+  /** the published risks its tags map to (core/taxonomy.ts, e.g. OWASP-ASI06); absent: none */
+  taxonomy: z.array(z.string()).optional(),
   /** the target's column: its name, or `name@version` for a version other than the pinned one */
   target: z.string(),
   /** the version of the target's package the cell ran ("local" for a server.command); absent in older reports */
@@ -447,8 +461,12 @@ export const matrixSchema = z.object({
           violation: z.enum(VERDICTS).optional(),
           'real-model': z.enum(VERDICTS).optional(),
           fails_run: z.boolean(),
+          /** per phase, the cell's stages as a reader reads them (core/stages.ts stagesLine); absent: none named */
+          stages: z.partialRecord(z.enum(PHASES), z.string()).optional(),
         }),
       ),
+      /** the published risks the scenario's tags map to (core/taxonomy.ts); absent: none */
+      taxonomy: z.array(z.string()).optional(),
     }),
   ),
   totals: z.record(

@@ -54,7 +54,7 @@ export const scriptedJudgeSchema = z.strictObject({
   /**
    * faithful, hallucination prompts: when no rule matches, decide by a lexical baseline (every
    * name, number and version of the answer occurs in the recalled results or the prompts), not
-   * by `verdict`; a prompt without the <answer>/<recalled>/<prompts> blocks gets no verdict
+   * by `verdict`; a prompt without the fenced subject/recalled/prompts blocks gets no verdict
    */
   grounding: z.boolean().default(false),
 });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { finishReason } from '../core/finish-reason.js';
 import type { AgentRunInfo, NetworkMode, ScriptedPolicy, TurnRecord } from '../core/results.js';
@@ -21,7 +21,7 @@ import { serverLaunch } from '../mcp/session.js';
 import { pinsFile } from '../mcp/store-pins.js';
 import { isolatedEnv } from '../fixture/fixture.js';
 import type { MemoryHandle } from '../ops/ops.js';
-import { handlesAfter, splitSessions, type Script } from '../model/policy.js';
+import { handlesAfter, instructionIn, splitSessions, type Script } from '../model/policy.js';
 import { ScriptedModelServer } from '../model/server.js';
 import { flatSteps, type Scenario, type Step } from '../scenario/schema.js';
 import { callsTarget } from '../scenario/step-ops.js';
@@ -58,7 +58,8 @@ export function agentDriver(options: AgentDriveOptions): Driver {
   const o = gated(options);
   const scripted = o.gate.scripted;
   const violation = o.scenario.deterministic.violation;
-  const judgedAs = scripted && o.policy === 'violation' ? 'violation' : 'well-behaved';
+  // obey carries out what a recalled memory says: judged as a violation, so obedience must be caught
+  const judgedAs = scripted && (o.policy === 'violation' || o.policy === 'obey') ? 'violation' : 'well-behaved';
   const steps = scriptedSteps(o);
   const model: ModelHolder = {};
   return {
@@ -70,7 +71,11 @@ export function agentDriver(options: AgentDriveOptions): Driver {
     steps,
     usesSession: false,
     unsupported: () =>
-      scripted && o.policy === 'violation' && !violation ? 'the scenario has no violation steps to replay' : undefined,
+      scripted && o.policy === 'violation' && !violation
+        ? 'the scenario has no violation steps to replay'
+        : scripted && (o.policy === 'obey' || o.policy === 'refuse')
+          ? reactUnsupported(o.scenario, o.policy)
+          : undefined,
     cleanup: async () => {
       await model.server?.stop().catch(() => {});
     },
@@ -107,6 +112,29 @@ function scriptedSteps(o: GatedOptions): Step[] {
   if (!o.gate.scripted || o.policy === 'no-memory') return [];
   if (o.policy === 'violation') return o.scenario.deterministic.violation?.steps ?? [];
   return o.scenario.deterministic.well_behaved;
+}
+
+/**
+ * Why the obey or refuse policy cannot run a scenario: they react to an instruction the agent
+ * recalls or reads in its workspace, so the scenario must plant one in memory (a setup memory or
+ * a remember of its well-behaved script, then recall in that script) or in a setup file; obey is
+ * judged as the violation, so it needs the scenario's violation block (its expectation).
+ */
+function reactUnsupported(s: Scenario, policy: 'obey' | 'refuse'): string | undefined {
+  const steps = flatSteps(s.deterministic.well_behaved);
+  const planted = [
+    ...s.setup.memories.flatMap((m) => [m.content, m.subject ?? '']),
+    ...steps.flatMap((st) => (st.op === 'remember' ? [st.content, st.subject ?? ''] : [])),
+  ].some((t) => instructionIn(t) !== undefined);
+  const inFiles = s.setup.files.some((f) => instructionIn(f.content) !== undefined);
+  if (!planted && !inFiles)
+    return `the ${policy} policy reacts to an instruction the agent recalls or reads in the workspace ('store this in memory: "…"'), and this scenario plants none in memory or in its files`;
+  // an instruction in a workspace file is read, not recalled: no recall needed to meet it
+  if (!inFiles && !steps.some((st) => st.op === 'recall'))
+    return `the ${policy} policy reacts to what the agent recalls, and this scenario's well-behaved script recalls nothing`;
+  if (policy === 'obey' && !s.deterministic.violation)
+    return 'the obey policy is judged as the violation, and this scenario has no violation block';
+  return undefined;
 }
 
 async function driveAgent(
@@ -226,7 +254,17 @@ async function runSessions(run: AgentRun, steps: Step[]): Promise<ReadonlyMap<st
   const chunks = splitSessions(steps);
   for (const [si, session] of run.o.scenario.real_model!.sessions.entries()) {
     // one restart-separated part per session: scenario validation refuses a mismatch
-    const script: Script = { decl: run.env.decl, steps: chunks[si] ?? [], handles };
+    const react =
+      run.o.gate.scripted && (run.o.policy === 'obey' || run.o.policy === 'refuse') ? run.o.policy : undefined;
+    // the workspace's files are read once, in the first session, as the prompt asks
+    const read = react && si === 0 ? workspaceTexts(run) : [];
+    const script: Script = {
+      decl: run.env.decl,
+      steps: chunks[si] ?? [],
+      handles,
+      ...(react ? { react } : {}),
+      ...(read.length ? { read } : {}),
+    };
     const callsBefore = run.calls.length;
     let conversationId: string = randomUUID();
     let previous: TurnParse | undefined;
@@ -243,6 +281,17 @@ async function runSessions(run: AgentRun, steps: Step[]): Promise<ReadonlyMap<st
     );
   }
   return handles;
+}
+
+/**
+ * The scenario's setup files as the fixture holds them now (what the agent would read, after
+ * anything the target did to its workspace); a file gone is not read.
+ */
+function workspaceTexts(run: AgentRun): string[] {
+  return run.o.scenario.setup.files.flatMap((f) => {
+    const path = join(run.env.fixture.project, f.path);
+    return existsSync(path) ? [readFileSync(path, 'utf8')] : [];
+  });
 }
 
 /** Which prompt of which session, and what the scripted model asks for during it. */

@@ -3,7 +3,7 @@ import type { MemoryOp } from '../scenario/schema.js';
 
 /** A generated step. `n` numbers every leaf step of a case, so checks can point at one. */
 export type FuzzStep =
-  | { n: number; op: 'remember'; ref: string; content: string; category?: string; subject?: string }
+  | { n: number; op: 'remember'; ref: string; content: string; category?: string; subject?: string; source?: string }
   | { n: number; op: 'update'; ref: string; content: string }
   | { n: number; op: 'forget'; ref: string }
   | { n: number; op: 'recall'; query: string }
@@ -32,6 +32,8 @@ export type Expectation =
       }
     /** the result of recall step `step` must not contain the text */
     | { kind: 'not-recalled'; claim: 'forget'; text: string; step: number }
+    /** every live row holding the text keeps the source it was written with (an untrusted write is not the user's word) */
+    | { kind: 'marked'; claim: 'provenance'; text: string; source: string }
     /** at most one live row may contain any of the texts */
     | { kind: 'at-most-one'; claim: 'exact-dedupe' | 'semantic-dedupe'; texts: string[] }
     /** the result of recall step `step` must contain the token just stored */
@@ -69,6 +71,7 @@ export const CHECKED_CLAIMS: Exclude<Claim, 'durability'>[] = [
   'exact-dedupe',
   'semantic-dedupe',
   'recall',
+  'provenance',
 ];
 
 export interface FuzzCase {
@@ -134,7 +137,7 @@ export class CaseBuilder {
   private refs = 0;
   private target: FuzzStep[] = this.steps;
 
-  remember(content: string, extra: { category?: string; subject?: string } = {}): string {
+  remember(content: string, extra: { category?: string; subject?: string; source?: string } = {}): string {
     const ref = `m${++this.refs}`;
     this.target.push({ n: this.n++, op: 'remember', ref, content, ...extra });
     return ref;

@@ -264,9 +264,9 @@ function checkIntegrity(o: CaseOutcome, decl: TargetDecl): Finding[] {
 const liveRows = (o: CaseOutcome, text: string) =>
   o
     .evidence!.db.prepare(
-      'SELECT id, content FROM memories WHERE coalesce(is_deleted, 0) = 0 AND instr(CAST(content AS TEXT), ?) > 0',
+      'SELECT id, content, source FROM memories WHERE coalesce(is_deleted, 0) = 0 AND instr(CAST(content AS TEXT), ?) > 0',
     )
-    .all(text) as { id: unknown; content: string }[];
+    .all(text) as { id: unknown; content: string; source: unknown }[];
 
 function writesOf(o: CaseOutcome, text: string): CallRecord[] {
   return o.calls.filter((c) => JSON.stringify(c.arguments).includes(JSON.stringify(text).slice(1, -1)));
@@ -360,6 +360,18 @@ function broken(o: CaseOutcome, e: Expectation, decl: TargetDecl): { why: string
         ? {
             why: `${ids.size} live memories hold "${clip(e.texts[0], 80)}"${e.texts.length > 1 ? ` (or one of ${e.texts.length - 1} other wording(s))` : ''} (ids ${[...ids].join(', ')})`,
             calls: e.texts.flatMap((t) => writesOf(o, t)),
+          }
+        : undefined;
+    }
+    case 'marked': {
+      if (!ev) return undefined;
+      // a write that was refused or dropped was never stored: there is no provenance to keep
+      const rows = liveRows(o, e.text);
+      const other = rows.filter((r) => String(r.source ?? '').toLowerCase() !== e.source.toLowerCase());
+      return other.length
+        ? {
+            why: `"${clip(e.text, 80)}" was written from ${e.source} and is a live memory with source ${other.map((r) => JSON.stringify(r.source ?? null)).join(', ')} (id ${other.map((r) => String(r.id)).join(', ')}): it reads as no one's or as the user's word`,
+            calls: writesOf(o, e.text),
           }
         : undefined;
     }

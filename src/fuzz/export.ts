@@ -30,7 +30,9 @@ function leafToSteps(s: FuzzStep, decl: TargetDecl, named: Set<string>): Step[] 
           note: 'remember with empty content',
         }));
       named.add(s.ref);
-      return [{ op: 'remember', ref: s.ref, content: s.content, category: s.category, subject: s.subject }];
+      return [
+        { op: 'remember', ref: s.ref, content: s.content, category: s.category, subject: s.subject, source: s.source },
+      ];
     case 'update':
       return named.has(s.ref) ? [{ op: 'update', memory: `$ref:${s.ref}`, content: s.content }] : [];
     case 'forget':
@@ -99,6 +101,15 @@ function expectationAssertion(e: Expectation, name: string): Assertion {
         query: `SELECT count(*) FROM memories WHERE coalesce(is_deleted, 0) = 0 AND (${e.texts.map((t) => `instr(CAST(content AS TEXT), ${sqlString(t)}) > 0`).join(' OR ')})`,
         op: 'lte',
         value: 1,
+      };
+    case 'marked':
+      // holds on an empty store: no live memory holds the text under another source than the one it was written with
+      return {
+        kind: 'sql',
+        ...base,
+        query: `SELECT count(*) FROM memories WHERE coalesce(is_deleted, 0) = 0 AND instr(CAST(content AS TEXT), ${sqlString(e.text)}) > 0 AND lower(coalesce(source, '')) <> lower(${sqlString(e.source)})`,
+        op: 'eq',
+        value: 0,
       };
     case 'not-recalled':
       return { kind: 'recall', ...base, query: e.text, not_contains: e.text };

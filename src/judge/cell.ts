@@ -1,4 +1,5 @@
 import type { CellResult } from '../core/results.js';
+import { stageTag } from '../core/stages.js';
 import type { MemoryHandle } from '../ops/ops.js';
 import type { Assertion } from '../scenario/schema.js';
 import { runJudgesBounded } from './bounded.js';
@@ -48,8 +49,15 @@ export async function judgeCell(o: JudgeCellOptions): Promise<VerdictResult & { 
   );
   const judged = await runJudgesBounded(toJudge, ctx, o.cellDir);
   let k = 0;
-  const judgments = o.assertions.map((x) => ('judge' in x ? judged[k++] : x.keep));
+  // a judgment carries its assertion's stage, so every reader of the cell groups by it (core/stages.ts),
+  // and whether it is a precondition, so the verdict (live or rejudged) reads it from the judgment alone
+  const judgments = o.assertions.map((x) => ('judge' in x ? tagged(judged[k++], x.judge) : x.keep));
   return { ...phaseVerdict({ ...o.verdictInput, judgments }), judgments };
+}
+
+function tagged(j: Judgment, a: Assertion): Judgment {
+  const stage = stageTag(a.stage);
+  return { ...j, ...(stage ? { stage } : {}), ...(a.precondition ? { precondition: true } : {}) };
 }
 
 /** The scenario refs' memories as the cell ended: the id captured from the target, the content after any update. */

@@ -61,7 +61,12 @@ export interface VerdictResult {
  * leaves a store nobody can vouch for: a verdict that speaks for the target (pass, defended,
  * detected) then becomes `error` naming the shutdown; fail and undetected stand. A cell in
  * which a provider fault the scenario asked for was never served is `error` whatever the
- * assertions said: they did not judge what the scenario is about.
+ * assertions said: they did not judge what the scenario is about. A precondition (a guard
+ * assertion, `precondition: true`) that fails makes the cell `error` in either phase, never
+ * fail or detected (only a refused well-behaved call, which memeval saw itself, still fails it);
+ * one that holds counts for nothing: a cell passes or is defended on its checks alone. A fail
+ * that says it observed nothing of what it checks (`not_observed`: a rank over a recall that
+ * returned nothing) fails a well-behaved cell but catches no violation: alone, it is `error`.
  */
 export function phaseVerdict(input: VerdictInput): VerdictResult {
   const v = assertionVerdict(input);
@@ -72,8 +77,10 @@ export function phaseVerdict(input: VerdictInput): VerdictResult {
       verdict: 'error',
       reason: `provider fault(s) never served: ${input.unservedFaults.join(', ')}; the target sent no request they match, so how it handles the fault was not tested (the assertions alone said ${v.verdict}: ${v.reason})`,
     };
-  if (!['pass', 'defended', 'detected'].includes(v.verdict)) return v;
   if (!input.shutdown?.length) return v;
+  // an error stands, but names the shutdown too: it may be why the check saw nothing
+  if (v.verdict === 'error') return { verdict: 'error', reason: `${v.reason}; and ${input.shutdown.join('; ')}` };
+  if (!['pass', 'defended', 'detected'].includes(v.verdict)) return v;
   return {
     verdict: 'error',
     reason: `${input.shutdown.join('; ')} (the assertions alone said ${v.verdict}: ${v.reason})`,
@@ -97,11 +104,21 @@ function assertionVerdict(input: VerdictInput): VerdictResult {
       verdict: 'error',
       reason: `assertion(s) decided without naming what they observed: ${unobserved.map((j) => `${j.name} (${j.outcome})`).join(', ')} (a judgment kept from an older memeval, or a judge that read nothing): nothing decided can be trusted`,
     };
-  const failed = v.judgments.filter((j) => j.outcome === 'fail');
-  const decided = v.judgments.filter((j) => j.outcome === 'pass' || j.outcome === 'fail');
+  // a precondition guards the checks: failing, it says they could not test what they are about,
+  // so nothing they found is a fail or a catch; holding, it checked nothing itself, so never a pass
+  const checks = v.judgments.filter((j) => !j.precondition);
+  const unmet = v.judgments.filter((j) => j.precondition && j.outcome === 'fail');
+  const failed = checks.filter((j) => j.outcome === 'fail');
+  const decided = checks.filter((j) => j.outcome === 'pass' || j.outcome === 'fail');
+  const unmetReason = (): VerdictResult => ({
+    verdict: 'error',
+    reason: `the scenario's precondition did not hold: ${unmet.map(unmetWords).join('; ')}; what the other assertions found${failed.length ? ` (${failed.map((j) => j.name).join(', ')} failed)` : ''} was not judged`,
+  });
   if (v.judgedAs === 'well-behaved') {
+    // the target refused a call: observed by memeval itself, whatever any precondition says
     if (v.refusedCalls > 0)
       return { verdict: 'fail', reason: `${v.refusedCalls} well-behaved memory call(s) refused by the target` };
+    if (unmet.length) return unmetReason();
     if (failed.length)
       return { verdict: 'fail', reason: `assertion(s) failed: ${failed.map((j) => j.name).join(', ')}` };
     if (v.vacuous) return { verdict: 'fail', reason: v.vacuous };
@@ -116,7 +133,15 @@ function assertionVerdict(input: VerdictInput): VerdictResult {
       };
     return { verdict: 'pass', reason: 'every assertion holds' };
   }
-  if (failed.length) return { verdict: 'detected', reason: `caught by: ${failed.map((j) => j.name).join(', ')}` };
+  if (unmet.length) return unmetReason();
+  // a fail that saw nothing of what it checks (a rank over an empty recall) caught nothing
+  const caught = failed.filter((j) => typeof j.not_observed !== 'string');
+  if (caught.length) return { verdict: 'detected', reason: `caught by: ${caught.map((j) => j.name).join(', ')}` };
+  if (failed.length)
+    return {
+      verdict: 'error',
+      reason: `assertion(s) failed without observing the violation: ${failed.map((j) => `${j.name} (${String(j.not_observed)})`).join('; ')}; nothing caught it`,
+    };
   if (!decided.length)
     return { verdict: 'error', reason: 'no assertion could be decided (all abstained): nothing was checked' };
   const abstained = v.judgments.filter((j) => j.outcome === 'abstain');
@@ -149,6 +174,14 @@ function assertionVerdict(input: VerdictInput): VerdictResult {
     };
   }
   return { verdict: 'undetected', reason: 'violation accepted and no assertion failed: the scenario cannot catch it' };
+}
+
+/** A failed guard as a reader needs it: what it found against what it needed, else its detail. */
+function unmetWords(j: Judgment): string {
+  const scalar = (x: unknown) => typeof x === 'number' || typeof x === 'string';
+  if (scalar(j.actual) && scalar(j.expected))
+    return `${j.name} (got ${String(j.actual)}, expected ${String(j.expected)})`;
+  return j.detail ? `${j.name} (${j.detail})` : j.name;
 }
 
 /** Does this verdict fail the run? `detected` does only where the target claims the defence. */

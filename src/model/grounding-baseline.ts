@@ -4,10 +4,11 @@
  * a digit or a capital letter: names, versions, numbers, identifiers) must occur as a token of
  * the prompts or the recalled results, a number or version whole ("2" is not "20"); any that does
  * not is an unsupported claim. It catches an invented version or tool and misses a negation or a
- * paraphrase; the calibration figures say by how much. It reads the blocks the built-in templates
- * write (<prompts>, <recalled>, <answer>).
+ * paraphrase; the calibration figures say by how much. It reads the fenced blocks every judge
+ * prompt holds (util/data-fence.ts: `prompts`, `recalled`, and the answer as `subject`).
  */
 
+import { readFences } from '../util/data-fence.js';
 import { QUOTED_RESULT_CHARS } from './policy.js';
 
 /** Capitalised words that start sentences and claim nothing by themselves. */
@@ -21,11 +22,6 @@ const FILLER = new Set(
 );
 
 const TOKEN = /[A-Za-z0-9]+(?:[._\-/+][A-Za-z0-9]+)*/g;
-
-function block(prompt: string, tag: string): string | null {
-  const m = new RegExp(`<${tag}>\\n?([\\s\\S]*?)\\n?</${tag}>`).exec(prompt);
-  return m ? m[1] : null;
-}
 
 const tokens = (text: string) => text.match(TOKEN) ?? [];
 
@@ -51,10 +47,11 @@ export function unsupportedTokens(answer: string, sources: string): string[] {
 
 /** The verdict for a grounded prompt, or null when the prompt lacks the blocks to read. */
 export function groundingVerdict(prompt: string): { verdict: 'pass' | 'fail'; reasoning: string } | null {
-  const answer = block(prompt, 'answer');
-  const recalled = block(prompt, 'recalled');
-  const prompts = block(prompt, 'prompts');
-  if (answer === null || recalled === null || prompts === null) return null;
+  const { blocks } = readFences(prompt);
+  const answer = blocks.get('subject');
+  const recalled = blocks.get('recalled');
+  const prompts = blocks.get('prompts');
+  if (answer === undefined || recalled === undefined || prompts === undefined) return null;
   const missing = unsupportedTokens(answer, `${prompts}\n${recalled}`);
   return missing.length
     ? {

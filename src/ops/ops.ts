@@ -92,7 +92,7 @@ export function stepCall(
   switch (step.op) {
     case 'remember': {
       const handle = handleFor(decl, step);
-      return { op: 'remember', vars: { ...handle }, handle };
+      return { op: 'remember', vars: { ...handle, namespace: step.namespace ?? '' }, handle };
     }
     case 'update':
     case 'forget': {
@@ -104,7 +104,7 @@ export function stepCall(
       };
     }
     case 'recall':
-      return { op: 'recall', vars: { query: step.query } };
+      return { op: 'recall', vars: { query: step.query, namespace: step.namespace ?? '' } };
     case 'curate':
     case 'curate_dry_run':
       return { op: step.op, vars: {} };
@@ -138,7 +138,8 @@ export function expandOp(
   if (!calls) throw new Error(`target ${decl.name} has no "${op}" op`);
   return calls.map((c) => ({
     tool: c.tool,
-    args: fillTemplate(c.args, vars) as Record<string, unknown>,
+    // no step names a namespace: the target's default one (a declaration that passes {{namespace}} gets "")
+    args: fillTemplate(c.args, { namespace: '', ...vars }) as Record<string, unknown>,
     capture_id: c.capture_id,
   }));
 }

@@ -1,5 +1,6 @@
 import chalk from 'chalk';
 import { cellAgent, type CellResult, type Matrix, type Verdict } from '../core/results.js';
+import { cellStages, stagesLine } from '../core/stages.js';
 import { columnVersions, formatVersionChanges, versionChanges } from './diff.js';
 import { summarize } from './report.js';
 
@@ -46,10 +47,15 @@ export function buildMatrix(results: CellResult[], targetNames: string[]): Matri
     for (const t of targets) {
       const mine = results.filter((r) => r.scenario === scenario && columnOf(r, several) === t);
       const cell: Matrix['rows'][number]['cells'][string] = { fails_run: mine.some((r) => r.fails_run) };
-      for (const r of mine) cell[r.phase] = r.verdict;
+      for (const r of mine) {
+        cell[r.phase] = r.verdict;
+        const line = stagesLine(cellStages(r.assertions));
+        if (line) cell.stages = { ...cell.stages, [r.phase]: line };
+      }
       cells[t] = cell;
     }
-    return { scenario, cells };
+    const taxonomy = [...new Set(results.filter((r) => r.scenario === scenario).flatMap((r) => r.taxonomy ?? []))];
+    return { scenario, cells, ...(taxonomy.length ? { taxonomy } : {}) };
   });
   const totals: Matrix['totals'] = {};
   for (const t of targets) {

@@ -1,5 +1,6 @@
 import { Chalk, type ChalkInstance } from 'chalk';
 import { isChecked, type CellResult, type Report } from '../core/results.js';
+import { cellStages, stagesLine } from '../core/stages.js';
 import { aboutText, failingAssertions, failureReason, isCaught, oneLine } from './reporters/explain.js';
 import { formatUsageTotal } from './console.js';
 import { closingLine, nothingChecked } from './report.js';
@@ -67,8 +68,11 @@ export function cellLine(r: ProgressCell, c: ChalkInstance, withReason: boolean)
       : r.verdict === 'unsupported' || r.verdict === 'skipped' || r.verdict === 'flaky'
         ? c.yellow
         : c.green;
+  // the scenario's stages, as a reader reads them: "written verbatim, unmarked, …"
+  const stages = stagesLine(cellStages(asCell(r).assertions));
   return (
     `${mark(r, c)} ${verdictCol(label(r).padEnd(11))} ${r.scenario} ${c.dim(`[${r.target}]`)} ${r.phase}${agent} ${c.dim(`${r.duration_ms} ms`)}` +
+    (withReason && stages ? ` ${c.dim('—')} ${stages}` : '') +
     (withReason && why ? c.dim(` — ${oneLine(why, 200)}`) : '') +
     (withReason && r.fixture && r.fixture !== 'removed' && r.fixture !== 'not created'
       ? c.dim(` — fixture kept: ${r.fixture}`)

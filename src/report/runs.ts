@@ -32,7 +32,20 @@ export interface RunEntry {
   failed: number | null;
   /** cells that checked nothing (unsupported); null without a report */
   unsupported: number | null;
+  /** the run's layer, targets and agent (from its report, or a running or cut-off run's live.json); null where it records none */
+  layer: string | null;
+  targets: string[] | null;
+  agent: string | null;
   bytes: number;
+}
+
+interface Head {
+  status?: string;
+  started_at?: string;
+  layer?: string;
+  targets?: { name?: string }[];
+  options?: { agent?: string | null };
+  summary?: { cells?: number; failed?: number; unsupported?: number; by_verdict?: { unsupported?: number } };
 }
 
 function dirBytes(dir: string): number {
@@ -83,17 +96,14 @@ function readHead<T>(file: string): T | null {
 
 function entry(dir: string, id: string, kind: RunKind): RunEntry {
   const file = RESULT_FILE[kind];
-  const head = file
-    ? readHead<{
-        status?: string;
-        started_at?: string;
-        summary?: { cells?: number; failed?: number; unsupported?: number; by_verdict?: { unsupported?: number } };
-      }>(join(dir, file))
+  const head = file ? readHead<Head>(join(dir, file)) : null;
+  // a run without its report yet (running, or cut off): its live.json says when it started and what it runs
+  const liveHead = kind === 'run' && !head ? readHead<Head>(join(dir, 'live.json')) : null;
+  const about = head ?? liveHead;
+  const started = about?.started_at;
+  const targets = Array.isArray(about?.targets)
+    ? about.targets.map((t) => t?.name).filter((n): n is string => typeof n === 'string')
     : null;
-  // a run without its report yet (running, or cut off): its live.json says when it started
-  const started =
-    head?.started_at ??
-    (kind === 'run' ? readHead<{ started_at?: string }>(join(dir, 'live.json'))?.started_at : undefined);
   const live = liveness(dir);
   return {
     run_id: id,
@@ -107,6 +117,9 @@ function entry(dir: string, id: string, kind: RunKind): RunEntry {
     cells: head?.summary?.cells ?? null,
     failed: head?.summary?.failed ?? null,
     unsupported: head?.summary ? (head.summary.unsupported ?? head.summary.by_verdict?.unsupported ?? 0) : null,
+    layer: typeof about?.layer === 'string' ? about.layer : null,
+    targets,
+    agent: typeof about?.options?.agent === 'string' ? about.options.agent : null,
     bytes: dirBytes(dir),
   };
 }

@@ -10,5 +10,7 @@ export const CLAIMS = [
   'tentative-filter',
   'workspace-dedupe',
   'recall',
+  /** keeps the source a write names (a web page, a tool, another session) and tells untrusted content from the user's word */
+  'provenance',
 ] as const;
 export type Claim = (typeof CLAIMS)[number];

@@ -1,5 +1,5 @@
 import { dirname } from 'node:path';
-import { flatSteps, type Scenario } from './schema.js';
+import { assertionApplies, flatSteps, type Scenario } from './schema.js';
 import { loadCorpus } from './corpus.js';
 import { traitsOf, walkAssertions } from './kinds.js';
 import { createdRef } from './step-ops.js';
@@ -46,11 +46,33 @@ export function expandAndCheckJudges(scenario: Scenario, file: string): string[]
   for (const { a, path } of walkAssertions(scenario.assertions)) {
     const t = traitsOf(a);
     for (const [field, value] of t.refs(a)) need(value, `${path}.${field}`);
+    if (a.precondition && path.includes('.judges'))
+      problems.push(
+        `${path}.precondition: a jury's or cascade's judge is one vote, not a guard of the cell; put \`precondition: true\` on the jury or cascade itself, or on an assertion of its own`,
+      );
+    if (a.precondition && 'level' in a && a.level === 'warn')
+      problems.push(
+        `${path}.precondition: a \`level: "warn"\` judgment never decides a verdict, so it cannot guard one; drop \`level: "warn"\` or \`precondition\``,
+      );
     if (t.composable !== true && path.includes('.judges')) {
       problems.push(`${path}: ${t.composable}`);
       continue;
     }
     for (const p of t.prepare?.(a, dirname(file)) ?? []) problems.push(`${path}.${p}`);
   }
+  problems.push(...onlyPreconditions(scenario));
   return problems;
+}
+
+/** A phase judged by preconditions alone checks nothing: every cell of it would be `error`. */
+function onlyPreconditions(scenario: Scenario): string[] {
+  return (['well-behaved', 'violation'] as const).flatMap((phase) => {
+    if (phase === 'violation' && !scenario.deterministic.violation) return [];
+    const applied = scenario.assertions.filter((a) => assertionApplies(a, phase));
+    return applied.length && applied.every((a) => a.precondition)
+      ? [
+          `assertions: every assertion of the ${phase} phase is a precondition, so nothing checks the phase; make the assertion that is the check itself \`precondition: false\` (or drop the field)`,
+        ]
+      : [];
+  });
 }

@@ -180,9 +180,21 @@ export type ScenarioProvider = z.infer<typeof scenarioProviderSchema>;
 
 const stepBase = { note: z.string().optional() };
 
+/**
+ * A project or namespace of the target (a workspace, a channel, a project id) a step writes to or
+ * searches in: the declaration passes it as `{{namespace}}` (empty when a step names none). A
+ * scenario whose steps name one is unsupported on a target whose remember and recall take none.
+ */
+const namespace = z
+  .string()
+  .regex(/^[a-z][a-z0-9-]*$/, 'a namespace name: lowercase letters, digits and -')
+  .optional()
+  .describe("the target's project or namespace this step writes to or searches in ({{namespace}} in its calls)");
+
 const rememberStep = z.strictObject({
   op: z.literal('remember'),
   ...stepBase,
+  namespace,
   ref: refName.optional().describe('name this memory so later steps can use $ref:<name>'),
   content: nonEmpty,
   category: z.string().optional(),
@@ -204,6 +216,7 @@ const recallStep = z.strictObject({
   op: z.literal('recall'),
   ...stepBase,
   query: nonEmpty,
+  namespace,
 });
 const curateStep = z.strictObject({ op: z.literal('curate'), ...stepBase });
 const curateDryRunStep = z.strictObject({ op: z.literal('curate_dry_run'), ...stepBase });
@@ -323,10 +336,36 @@ export function flatSteps(steps: Step[]): Exclude<Step, ParallelStep>[] {
 }
 
 const comparator = z.enum(COMPARATORS);
+
+/**
+ * The stage of a scenario's story an assertion reports on ("written", "marked", "survives
+ * restart", "acted on"): the cell result groups its judgments by stage and names each stage by
+ * its outcome. A plain name reads as "<name>: pass/fail"; `pass` and `fail` give the words a
+ * reader sees instead ("marked" / "unmarked"). Reporting only: the verdict is the assertions'.
+ */
+export const stageSchema = z.union([
+  z.string().regex(/^[a-z][a-z0-9-]*$/, 'a stage name: lowercase letters, digits and -'),
+  z.strictObject({
+    name: z.string().regex(/^[a-z][a-z0-9-]*$/, 'a stage name: lowercase letters, digits and -'),
+    pass: nonEmpty.optional().describe('what the stage reads as when every assertion of it holds'),
+    fail: nonEmpty.optional().describe('what the stage reads as when one fails'),
+  }),
+]);
+export type Stage = z.infer<typeof stageSchema>;
+
 const assertionBase = {
   name: nonEmpty,
   phase: z.enum(ASSERTION_PHASES),
   description: z.string().optional(),
+  stage: stageSchema
+    .optional()
+    .describe('the stage of the scenario this assertion reports on; the cell result groups judgments by stage'),
+  precondition: z
+    .boolean()
+    .optional()
+    .describe(
+      "a guard, not the check: what must hold for the scenario's other assertions to mean anything (the recall ran and found the fact it must find). If it fails, the cell is error (the scenario's precondition did not hold), in either phase, never fail or detected; it never makes a cell pass",
+    ),
 };
 
 const countAssertion = z.strictObject({
@@ -579,6 +618,8 @@ interface ComposedBase {
   name: string;
   phase: AssertionPhase;
   description?: string;
+  stage?: Stage;
+  precondition?: boolean;
   level: 'warn' | 'fail';
 }
 export interface JuryAssertion extends ComposedBase {

@@ -52,7 +52,7 @@ export const STEP_OPS: { [O in LeafOp]: StepOpTraits } = {
     writes: true,
     reads: false,
     refusal: CARRIES,
-    vars: MEMORY_FIELDS,
+    vars: [...MEMORY_FIELDS, 'namespace'],
     handle: 'creates',
     newSession: false,
   },
@@ -82,7 +82,7 @@ export const STEP_OPS: { [O in LeafOp]: StepOpTraits } = {
     writes: false,
     reads: true,
     refusal: READ,
-    vars: ['query'],
+    vars: ['query', 'namespace'],
     handle: 'none',
     newSession: false,
   },
@@ -185,6 +185,14 @@ export const DECLARED_OPS: readonly MemoryOp[] = MEMORY_OPS.filter((o) => STEP_O
 export function createdRef(s: Step): string | undefined {
   return s.op !== 'parallel' && STEP_OPS[s.op].handle === 'creates' && 'ref' in s ? s.ref : undefined;
 }
+
+/** Does any step (a parallel step's too) name a namespace of the target? */
+export const usesNamespace = (steps: Step[]): boolean =>
+  steps.some((s) =>
+    s.op === 'parallel'
+      ? usesNamespace(s.steps)
+      : (s.op === 'remember' || s.op === 'recall') && s.namespace !== undefined,
+  );
 
 /** The `$ref:` a step acts on (an update's or forget's `memory`), if the op needs one. */
 export function actedOnRef(s: Step): string | undefined {

@@ -1,8 +1,8 @@
 import type { Verdict } from '../core/results.js';
-import { absentTexts, needsRecallHit, reads, readsRecall } from '../scenario/kinds.js';
+import { absentTexts, needsRecallHit, reads, readsRecall, withMembers } from '../scenario/kinds.js';
 import { agentLayerUnsupported } from '../scenario/kill-checks.js';
-import { assertionApplies, flatSteps, type Scenario, type Step } from '../scenario/schema.js';
-import { callsTarget, startsNewSession, STEP_OPS, writes } from '../scenario/step-ops.js';
+import { assertionApplies, flatSteps, type Assertion, type Scenario, type Step } from '../scenario/schema.js';
+import { callsTarget, startsNewSession, STEP_OPS, usesNamespace, writes } from '../scenario/step-ops.js';
 import { storeSqlFor } from '../scenario/store-sql.js';
 
 /**
@@ -40,6 +40,10 @@ export const judgedAsOf = (phase: string): JudgedAs => (phase === 'violation' ? 
  * - clock: the scenario sets the servers' clock (setup.clock) or advances it (advance_clock)
  * - parallel: the phase (or setup.steps) has a `parallel` step
  * - writes-concurrently: the phase (or setup.steps) has a `parallel` step with two or more writes
+ * - provenance: an assertion that judges the cell needs a memory stored with a given `source`
+ *   (a `count` with `source` that a store without such a memory fails), also inside a jury or cascade
+ * - namespaced: the phase (or setup.steps) writes to or searches in a namespace (a project), as a
+ *   scenario about what one project's recall may show of another's does
  * - kills-acknowledged: the phase (or setup.steps) kills the server with SIGKILL after a write in
  *   the same server session (since the sequence began or the last restart or kill), or during a
  *   write it issues whole (`during: "write"`, which a server that answers before it stores has
@@ -61,6 +65,8 @@ export type RuleCondition =
   | 'clock'
   | 'parallel'
   | 'writes-concurrently'
+  | 'provenance'
+  | 'namespaced'
   | 'kills-acknowledged'
   | 'kills-mid-write';
 
@@ -92,6 +98,9 @@ export interface HostileSpec {
 
 const ALL: SelftestLayer[] = ['deterministic', 'agent'];
 
+/** The verdict's reason when a scenario's guard assertion failed (judge/verdict.ts). */
+const PRECONDITION = /the scenario's precondition did not hold/;
+
 /** Which verdicts are false for which hostile target, and why. `detected` is "caught as designed". */
 export const HOSTILE_RULES: HostileSpec[] = [
   {
@@ -113,7 +122,12 @@ export const HOSTILE_RULES: HostileSpec[] = [
     target: 'hostile-blackhole',
     layers: ALL,
     exposed: {
-      'well-behaved': [{ verdicts: ['fail'] }, { verdicts: ['error'], reason: /was not stored by the target/ }],
+      'well-behaved': [
+        { verdicts: ['fail'] },
+        { verdicts: ['error'], reason: /was not stored by the target/ },
+        // nothing stored, so the recall a guard needs found nothing: the cell refuses to judge
+        { verdicts: ['error'], reason: PRECONDITION },
+      ],
       violation: [],
     },
     'well-behaved': [{ verdicts: ['pass'], when: 'writes', why: 'the target stored nothing of what the phase wrote' }],
@@ -125,8 +139,19 @@ export const HOSTILE_RULES: HostileSpec[] = [
     target: 'hostile-echo',
     layers: ALL,
     exposed: {
-      'well-behaved': [{ verdicts: ['fail'] }, { verdicts: ['error'], reason: /echo of the query/ }],
-      violation: [{ verdicts: ['detected'] }, { verdicts: ['error'], reason: /echo of the query/ }],
+      // a guard that needs the recall to find something fails on an echo: the cell refuses to judge
+      'well-behaved': [
+        { verdicts: ['fail'] },
+        { verdicts: ['error'], reason: /echo of the query/ },
+        { verdicts: ['error'], reason: PRECONDITION },
+      ],
+      violation: [
+        { verdicts: ['detected'] },
+        { verdicts: ['error'], reason: /echo of the query/ },
+        { verdicts: ['error'], reason: PRECONDITION },
+        // a rank over the echo's empty results saw no ordering: no catch
+        { verdicts: ['error'], reason: /failed without observing the violation/ },
+      ],
     },
     'well-behaved': [
       {
@@ -386,6 +411,34 @@ export const HOSTILE_RULES: HostileSpec[] = [
     ],
   },
   {
+    target: 'hostile-launder',
+    layers: ALL,
+    exposed: { 'well-behaved': [{ verdicts: ['fail'] }], violation: [] },
+    'well-behaved': [
+      {
+        verdicts: ['pass'],
+        when: 'provenance',
+        why: "the target stores every write as the user's own: no memory keeps the source it was written with",
+      },
+    ],
+    // a violating write laundered as the user's is still caught or not by what it says: nothing here is false
+    violation: [],
+  },
+  {
+    target: 'hostile-namespace-leak',
+    layers: ALL,
+    exposed: { 'well-behaved': [{ verdicts: ['fail'] }], violation: [] },
+    'well-behaved': [
+      {
+        verdicts: ['pass'],
+        when: 'namespaced',
+        why: "the target's recall searches every project: what one project stored shows in another's recall",
+      },
+    ],
+    // a violation that writes into the wrong project is caught or not by what that project's recall shows
+    violation: [],
+  },
+  {
     target: 'hostile-clock-respawn',
     // the agent layer runs no clock scenario (unsupported): only replay places advances between calls
     layers: ['deterministic'],
@@ -445,6 +498,12 @@ function repeatsRecall(steps: Step[]): boolean {
   return false;
 }
 
+/** A count that needs at least one memory with a given source: a store that keeps no source fails it. */
+function needsSource(a: Assertion): boolean {
+  if (a.kind !== 'count' || a.source === undefined) return false;
+  return a.op === 'gt' || (a.op === 'gte' && a.value >= 1) || (a.op === 'eq' && a.value >= 1);
+}
+
 /** Does the condition hold for this scenario's cell judged as `judgedAs` (real-model: an agent cell)? */
 export function conditionHolds(
   when: RuleCondition,
@@ -500,6 +559,10 @@ export function conditionHolds(
       return [...s.setup.steps, ...phaseSteps(s, judgedAs)].some((st) => st.op === 'parallel');
     case 'writes-concurrently':
       return writesConcurrently(s, judgedAs);
+    case 'namespaced':
+      return usesNamespace([...s.setup.steps, ...phaseSteps(s, judgedAs)]);
+    case 'provenance':
+      return withMembers(applied).some(needsSource);
     case 'kills-acknowledged':
       return killsAcknowledged(s.setup.steps) || killsAcknowledged(phaseSteps(s, judgedAs));
     case 'kills-mid-write':

@@ -1,4 +1,4 @@
-import { packageInstallDir } from './cache.js';
+import { targetInstallDir } from './cache.js';
 import { installPackage, type InstallResult } from './install.js';
 import type { TargetDecl } from './schema.js';
 
@@ -19,7 +19,7 @@ export async function installTarget(decl: TargetDecl, log: (s: string) => void):
       ignoreScripts: pkg.ignore_scripts,
       env: pkg.install_env,
       builds: pkg.ignore_scripts ? undefined : { skip: pkg.skip_build },
-      dir: packageInstallDir('targets', pkg.install_name ?? decl.name, pkg.version),
+      dir: targetInstallDir(pkg, decl.name),
     },
     log,
   );

@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { homedir } from 'node:os';
 import { execa } from 'execa';
 import { cacheDir } from './cache.js';
+import { refusedPackage } from './npm-error.js';
 import { resolveBin } from './resolve-bin.js';
 import {
   buildCacheDir,
@@ -185,26 +186,50 @@ export async function installPackage(spec: InstallSpec, log: (s: string) => void
         r = await runInstallScripts(staging, spec.label, spec.builds.skip, spec.env, log);
       writeFileSync(join(staging, 'install.log'), String(r.all ?? ''));
       if (r.exitCode !== 0 || !resolveBin(staging, spec.npm, spec.bin)) {
-        const tail = String(r.all ?? '')
-          .trim()
-          .split('\n')
-          .slice(-15)
-          .join('\n');
         rmSync(staging, { recursive: true, force: true });
-        throw new InstallError(
-          `${spec.label}: npm install of ${spec.npm}@${spec.version} failed (exit ${r.exitCode})${r.exitCode === 0 ? `: bin "${spec.bin}" not found` : ''}\n${tail}\n` +
-            'Check that the npm registry is reachable and that the version exists (npm view ' +
-            `${spec.npm}@${spec.version} version)` +
-            (spec.builds
-              ? '; a dependency whose install script cannot work offline goes in package.skip_build with the reason.'
-              : '.'),
-        );
+        throw new InstallError(installFailureMessage(spec, r.exitCode, String(r.all ?? '')));
       }
       rmSync(spec.dir, { recursive: true, force: true });
       renameSync(staging, spec.dir);
       return { label: spec.label, dir: spec.dir, status: 'installed' as const, ms: performance.now() - t0 };
     },
     (waited) => log(`${spec.label}: another memeval is installing it; waiting${waited}`),
+  );
+}
+
+/**
+ * Why an install failed and what to do: when npm names a package the registry refused, the
+ * message names that package (often a dependency, not the one installed) and the hint is
+ * about it, not about the package the user declared.
+ */
+export function installFailureMessage(
+  spec: Pick<InstallSpec, 'label' | 'npm' | 'version' | 'bin' | 'builds'>,
+  exitCode: number | undefined,
+  output: string,
+): string {
+  const tail = output.trim().split('\n').slice(-15).join('\n');
+  const what = `${spec.npm}@${spec.version}`;
+  const head = `${spec.label}: npm install of ${what} failed (exit ${exitCode})`;
+  const refused = exitCode === 0 ? undefined : refusedPackage(output);
+  const why = refused?.code === 'ETARGET' ? 'has no version matching' : 'does not have (or denies access to)';
+  if (refused && refused.name !== spec.npm)
+    return (
+      `${head}: the registry ${why} ${refused.spec ?? refused.name}, a dependency of ${what}, not ${spec.npm} itself\n${tail}\n` +
+      `See what the registry has with \`npm view ${refused.name} versions\`; a dependency that is private or was never ` +
+      `published cannot be installed: pin a version of ${spec.npm} that does not need it, or give ${refused.name} a ` +
+      'published version in package.overrides.'
+    );
+  if (refused)
+    return (
+      `${head}: the registry ${why} ${refused.spec ?? what}\n${tail}\n` +
+      `See what the registry has with \`npm view ${spec.npm} versions\` and pin one of those in package.version.`
+    );
+  return (
+    `${head}${exitCode === 0 ? `: bin "${spec.bin}" not found` : ''}\n${tail}\n` +
+    `Check that the npm registry is reachable and that the version exists (npm view ${what} version)` +
+    (spec.builds
+      ? '; a dependency whose install script cannot work offline goes in package.skip_build with the reason.'
+      : '.')
   );
 }
 

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { PROJECT_ROOT } from '../util/paths.js';
-import { packageInstallDir } from './cache.js';
+import { targetInstallDir } from './cache.js';
 import type { TargetDecl } from './schema.js';
 import { MemevalError } from '../util/errors.js';
 
@@ -21,9 +21,7 @@ export class NotInstalledError extends MemevalError {
 
 /** The node_modules dir a target's package lives in: memeval's own, or the cache. */
 export function targetPrefix(pkg: NonNullable<TargetDecl['package']>, name: string): string {
-  return pkg.source === 'dependency'
-    ? dependencyPrefix(pkg.npm)
-    : packageInstallDir('targets', pkg.install_name ?? name, pkg.version);
+  return pkg.source === 'dependency' ? dependencyPrefix(pkg.npm) : targetInstallDir(pkg, name);
 }
 
 /**
@@ -59,14 +57,15 @@ export function resolveBin(prefix: string, pkg: string, bin: string): ResolvedBi
   return { packageDir, file: join(packageDir, rel), version: json.version };
 }
 
-export function resolveTargetBin(decl: TargetDecl): ResolvedBin {
+/** `installHint`: how to install it, in the command the user ran (default: `targets install`, or `run --install`). */
+export function resolveTargetBin(decl: TargetDecl, installHint?: string): ResolvedBin {
   if (!decl.package) return { packageDir: '', file: decl.server.command!, version: 'local' };
   const found = resolveBin(targetPrefix(decl.package, decl.name), decl.package.npm, decl.package.bin);
   if (!found) {
     const how =
       decl.package.source === 'dependency'
         ? 'run `npm install` in the memeval folder'
-        : `run \`memeval targets install ${decl.name}\` (or add --install to memeval run)`;
+        : (installHint ?? `run \`memeval targets install ${decl.name}\` (or add --install to memeval run)`);
     throw new NotInstalledError(
       `target ${decl.name}: ${decl.package.npm}@${decl.package.version} is not installed; ${how}`,
     );

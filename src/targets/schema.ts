@@ -40,7 +40,7 @@ export const targetSchema = z.strictObject({
         .regex(/^[a-z0-9][a-z0-9-]*$/)
         .optional()
         .describe(
-          'cache folder name (default: the target name); two targets with the same package, extras and version may share one',
+          'cache folder name (default: the package, its version and a hash of the install options, so declarations of the same install share one)',
         ),
       ignore_scripts: z
         .boolean()

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { execa } from 'execa';
 import { InputError } from '../util/errors.js';
 import { compareVersions } from '../util/versions.js';
-import { packageInstallDir } from './cache.js';
+import { targetInstallDir } from './cache.js';
 import { InstallError, installEnv, isInstalledAt } from './install.js';
 import { loadTarget, type LoadedTarget } from './loader.js';
 import type { TargetDecl } from './schema.js';
@@ -61,7 +61,8 @@ const NOT_THERE = new Set(['E404', 'ETARGET', 'EINVALIDTAGNAME', 'EINVALIDPACKAG
  */
 async function resolveSpec(flag: string, ref: string, decl: TargetDecl, spec: string): Promise<string> {
   const pkg = decl.package!;
-  const dir = packageInstallDir('targets', pkg.install_name ?? decl.name, spec);
+  // another version's install is named by the target (below), as before
+  const dir = targetInstallDir({ ...pkg, version: spec, install_name: pkg.install_name ?? decl.name }, decl.name);
   if (EXACT.test(spec) && isInstalledAt({ dir, npm: pkg.npm, bin: pkg.bin, version: spec })) return spec;
   const r = await npmView(`${pkg.npm}@${spec}`, 'version');
   const found = r.ok ? [r.value].flat().filter((v): v is string => typeof v === 'string') : [];

@@ -68,8 +68,8 @@ test(
     const grounding = g.llm!.grounding as { recall_calls: number; span: { first: number; last: number } };
     assert.equal(grounding.recall_calls, 1);
     const prompt = (g.llm!.calls as { prompt: string }[])[0].prompt;
-    assert.match(prompt, /<recalled>\n1\. search_nodes .*connection pool size/);
-    assert.match(prompt, /pool size is 20 per service instance[\s\S]*<answer>\n1\. Done\./);
+    assert.match(prompt, /<data-[0-9a-f]{16} name="recalled">\n1\. search_nodes .*connection pool size/);
+    assert.match(prompt, /pool size is 20 per service instance[\s\S]*<data-[0-9a-f]{16} name="subject">\n1\. Done\./);
     assert.deepEqual(cell.judge_input.answer_context.prompts, [
       'What is our database connection pool size? Search your memory before answering.',
     ]);

@@ -35,11 +35,34 @@ test('every built-in scenario has a violation phase and runs against the default
     keep: false,
     outDir: out,
   });
-  // a real finding on the default target: server-memory loses writes in flight at once (it reads,
-  // changes and writes back its whole JSONL file on every call, without a lock)
-  const known = new Set(['concurrent-writes-all-kept/well-behaved']);
+  // Real findings on the default target, each with the verdicts it may read. server-memory loses
+  // writes in flight at once (it reads, changes and writes back its whole JSONL file on every call,
+  // without a lock; the burst a kill lands in is such writes too), so those phases race. It keeps no
+  // source with a memory (an entity's observations are bare strings), so a poisoned page is stored
+  // as the user's own word (docs/poisoning.md), and its substring search finds nothing for the
+  // ranking questions (their violation phases are error: nothing observed).
+  const noSource = (wellBehaved: string[], violation: string[]) => ({ wellBehaved, violation });
+  const known: Record<string, string[]> = {
+    'concurrent-writes-all-kept/well-behaved': ['fail', 'pass'],
+    'kill-during-write-burst/well-behaved': ['fail', 'pass'],
+  };
+  for (const [id, v] of Object.entries({
+    'poison-bridging-chain': noSource(['fail'], ['error']),
+    'poison-in-metadata': noSource(['fail'], ['undetected']),
+    'poison-instruction-from-tool-output': noSource(['fail'], ['undetected']),
+    'poison-provenance-kept': noSource(['fail'], ['detected']),
+    'poison-stuffed-outranks-fact': noSource(['fail'], ['error']),
+    'poison-supersedes-trusted': noSource(['fail'], ['detected']),
+    'poison-survives-restart': noSource(['fail'], ['undetected']),
+  })) {
+    known[`${id}/well-behaved`] = v.wellBehaved;
+    known[`${id}/violation`] = v.violation;
+  }
   const bad = report.results
-    .filter((r) => r.fails_run && !known.has(`${r.scenario}/${r.phase}`))
+    .filter(
+      (r) =>
+        (r.fails_run || known[`${r.scenario}/${r.phase}`]) && !known[`${r.scenario}/${r.phase}`]?.includes(r.verdict),
+    )
     .map((r) => `${r.scenario}/${r.phase}: ${r.verdict} (${r.reason})`);
   assert.deepEqual(bad, [], 'no phase fails the run');
   for (const r of report.results) {
@@ -66,12 +89,15 @@ test('every built-in scenario has a violation phase and runs against the default
       assert.match(r.reason, /target lacks op\(s\): expire/);
       continue;
     }
-    if (r.phase === 'well-behaved')
-      assert.equal(
-        r.verdict,
-        known.has(`${r.scenario}/${r.phase}`) ? 'fail' : 'pass',
-        `${r.scenario} well-behaved: ${r.reason}`,
-      );
+    // projects are kept apart only on a target whose calls take one (test/cli/reference-target.test.ts runs it)
+    if (r.scenario === 'poison-cross-project-leak') {
+      assert.equal(r.verdict, 'unsupported', `${r.scenario}/${r.phase}`);
+      assert.match(r.reason, /namespaces/);
+      continue;
+    }
+    const allowed = known[`${r.scenario}/${r.phase}`];
+    if (allowed) assert.ok(allowed.includes(r.verdict), `${r.scenario}/${r.phase}: ${r.verdict} (${r.reason})`);
+    else if (r.phase === 'well-behaved') assert.equal(r.verdict, 'pass', `${r.scenario} well-behaved: ${r.reason}`);
     // each scenario proves its teeth: the violation is caught or defended, never missed
     else assert.ok(['detected', 'defended'].includes(r.verdict), `${r.scenario} violation was ${r.verdict}`);
     assert.equal(r.fixture, 'removed');

@@ -46,7 +46,10 @@ test('calibrate over eval/calibration/grounded-answers.json5 with the scripted j
   // each judgment's prompt carried the case's recall results and prompts
   const j = result.judgments.find((x: { case: string }) => x.case === 'faithful-02');
   assert.equal(j.judged, 'fail');
-  assert.match(j.llm.calls[0].prompt, /<recalled>\n1\. recall \nDatabase connections go through pgbouncer/);
+  assert.match(
+    j.llm.calls[0].prompt,
+    /<data-[0-9a-f]{16} name="recalled">\n1\. recall \nDatabase connections go through pgbouncer/,
+  );
   assert.match(j.reasoning, /50 is in neither/);
 });
 

@@ -8,7 +8,8 @@ import { freshRun, memeval, mixedScenarios, tempDir, timeLimit } from '../helper
 
 /**
  * The subset of the JUnit XSD that GitHub's and GitLab's test reporters read
- * (testsuites > testsuite > testcase with failure / error / skipped / system-out).
+ * (testsuites > testsuite > testcase with failure / error / skipped / system-out), and a testcase's
+ * properties first, where pytest and Surefire put them (memeval's tags, taxonomy and stages).
  */
 const JUNIT_XSD = `<?xml version="1.0" encoding="UTF-8"?>
 <xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" elementFormDefault="qualified">
@@ -44,6 +45,16 @@ const JUNIT_XSD = `<?xml version="1.0" encoding="UTF-8"?>
   <xs:element name="testcase">
     <xs:complexType>
       <xs:sequence>
+        <xs:element name="properties" minOccurs="0">
+          <xs:complexType><xs:sequence>
+            <xs:element name="property" maxOccurs="unbounded">
+              <xs:complexType>
+                <xs:attribute name="name" type="xs:string" use="required"/>
+                <xs:attribute name="value" type="xs:string" use="required"/>
+              </xs:complexType>
+            </xs:element>
+          </xs:sequence></xs:complexType>
+        </xs:element>
         <xs:choice minOccurs="0">
           <xs:element name="failure" type="problem"/>
           <xs:element name="error" type="problem"/>
@@ -94,7 +105,7 @@ test(
     assert.match(xml, /<testsuites name="memeval [^"]+" tests="4" failures="1" errors="0" skipped="0"/);
     assert.match(
       xml,
-      /<testcase name="server-memory well-behaved" classname="memeval\.bad-one" time="[\d.]+" file="[^"]*bad-one\.json5"><failure message="assertion\(s\) failed: dark mode twice" type="fail">/,
+      /<testcase name="server-memory well-behaved" classname="memeval\.bad-one" time="[\d.]+" file="[^"]*bad-one\.json5">(?:<properties>(?:<property [^>]*\/>)+<\/properties>)?<failure message="assertion\(s\) failed: dark mode twice" type="fail">/,
     );
     assert.match(xml, /dark mode twice: actual 1, expected = 2/);
 

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { createFixture, removeFixture } from '../../fixture/fixture.js';
-import { packageInstallDir } from '../../targets/cache.js';
+import { targetInstallDir } from '../../targets/cache.js';
 import { installPackage } from '../../targets/install.js';
 import { loadTargetFile } from '../../targets/loader.js';
 import { resolveBin, targetPrefix, type ResolvedBin } from '../../targets/resolve-bin.js';
@@ -155,7 +155,7 @@ async function npmServer(
   };
   if (fromDependency) o.log(`${pkg.npm}@${pkg.version} is a dependency of memeval; nothing to install`);
   else {
-    const dir = packageInstallDir('targets', name, pkg.version);
+    const dir = targetInstallDir(pinned, name);
     const r = await installPackage(
       { label: name, npm: pkg.npm, version: pkg.version, bin, extra: [], overrides: {}, omitOptional: false, dir },
       o.log,

@@ -89,7 +89,12 @@ export async function judgeRank(a: RankAssertion, env: RankEnv): Promise<Judgmen
         .map((i) => JSON.stringify(i.text.slice(0, 80)))
         .join(', ')}`,
     );
-  if (m) {
+  // nothing returned: the memory is missing, but nothing outranked it; say so, not the stage's "outranked"
+  const empty =
+    m !== undefined && r.items.length === 0 && (other !== undefined || (a.top_k !== undefined && !a.absent));
+  if (empty)
+    problems.push(`${RECALL_EMPTY}: ${a.memory} is not among the results, so it was neither ranked nor outranked`);
+  else if (m) {
     const pos = positionOf(r.items, m);
     actual.position = pos < 0 ? null : pos + 1;
     if (a.top_k !== undefined) {
@@ -110,13 +115,16 @@ export async function judgeRank(a: RankAssertion, env: RankEnv): Promise<Judgmen
         problems.push(`${a.before} (result ${q + 1}) ranks above ${a.memory} (result ${pos + 1})`);
     }
   }
-  return decided(a, !problems.length, {
+  const j = decided(a, !problems.length, {
     actual,
     expected,
     detail: problems.length ? problems.join('; ') : `recall "${a.query}": ${r.items.length} result(s)`,
     observed: `the stored probe of "${a.query}": ${r.items.length} itemised result(s)`,
   });
+  return empty ? { ...j, not_observed: RECALL_EMPTY } : j;
 }
+
+const RECALL_EMPTY = 'the recall returned nothing';
 
 /** `rank` over the itemised results of a recall probe run after the snapshot. */
 export function judgeRankKind(a: RankAssertion, ctx: JudgeContext): Promise<Judgment> {

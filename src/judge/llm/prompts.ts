@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { PROJECT_ROOT } from '../../util/paths.js';
+import { fence, fenceNotice, newFenceId } from '../../util/data-fence.js';
 import { fillString } from '../../util/template.js';
 import type { LlmCheck } from '../../scenario/llm-schema.js';
 
@@ -39,6 +40,16 @@ export interface PromptVars {
   prompts: string;
 }
 
-export function renderPrompt(t: PromptTemplate, vars: PromptVars): string {
-  return fillString(t.text, vars as unknown as Record<string, unknown>);
+/** The placeholders whose text is judged material (attacker-controlled): each is fenced. */
+export const JUDGED_VARS = ['subject', 'recalled', 'prompts'] as const satisfies readonly (keyof PromptVars)[];
+
+/**
+ * The prompt a judge model is sent: the fence notice (util/data-fence.ts: the material is data,
+ * fenced under an id drawn for this prompt), then the template with each judged placeholder
+ * fenced. The scenario's own words (criteria, fact, topics, query) are not judged material.
+ */
+export function renderPrompt(t: PromptTemplate, vars: PromptVars, id: string = newFenceId()): string {
+  const fenced: Record<string, unknown> = { ...vars };
+  for (const k of JUDGED_VARS) fenced[k] = fence(id, k, vars[k]);
+  return `${fenceNotice(id)}\n\n${fillString(t.text, fenced)}`;
 }

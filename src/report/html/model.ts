@@ -1,4 +1,6 @@
 import { cellAgent, type CellResult, type Report } from '../../core/results.js';
+import { cellStages, type StageResult } from '../../core/stages.js';
+import { taxonomyHeading } from '../../core/taxonomy.js';
 import type { GateResult } from '../gate.js';
 import { columnOf, matrixColumns, runAgents } from '../matrix.js';
 import type { PartialReport, PendingCell } from '../run-log.js';
@@ -25,6 +27,10 @@ export interface PageCell {
   /** phase and repeat (deterministic), or the agent and its repeat (real-model) */
   label: string;
   gate?: GateMark;
+  /** the stages its assertions name (core/stages.ts), in the scenario's order; absent: none */
+  stages?: StageResult[];
+  /** what the risk filter matches: the scenario's tags and the published risks they map to (OWASP-ASI06) */
+  groups?: string[];
 }
 
 /** A warning said once, with how many times (and for which targets) it was given. */
@@ -36,6 +42,8 @@ export interface WarningGroup {
 
 export interface PageModel {
   columns: PageColumn[];
+  /** the risk filter's choices: each taxonomy id (with its heading) and tag of the run's cells */
+  groups: { value: string; text: string }[];
   /** by cell id, finished and pending cells alike */
   cells: Record<string, PageCell>;
   agents: string[];
@@ -111,16 +119,27 @@ export function pageModel(report: AnyReport): PageModel {
   const cells: Record<string, PageCell> = {};
   for (const c of all) {
     const mark = marks.get(c.cell_id);
+    const r = c as Partial<CellResult>;
+    const stages = r.assertions ? cellStages(r.assertions) : [];
+    const groups = [...(r.taxonomy ?? []), ...(r.tags ?? [])];
     cells[c.cell_id] = {
       column: columnOf(c, split),
       label: cellLabel(c),
       ...(mark ? { gate: mark } : {}),
+      ...(stages.length ? { stages } : {}),
+      ...(groups.length ? { groups } : {}),
     };
   }
+  const ids = [...new Set(report.results.flatMap((r) => r.taxonomy ?? []))];
+  const tags = [...new Set(report.results.flatMap((r) => r.tags ?? []))].sort();
   const g = (report as { gate?: GateResult }).gate;
   const count = (m: GateMark) => [...marks.values()].filter((x) => x === m).length;
   return {
     columns,
+    groups: [
+      ...ids.map((id) => ({ value: id, text: `${id}: ${taxonomyHeading(id)}` })),
+      ...tags.map((t) => ({ value: t, text: `tag ${t}` })),
+    ],
     cells,
     agents,
     warnings: groupWarnings(report.warnings, targets),

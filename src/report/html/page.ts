@@ -156,9 +156,14 @@ export const PAGE_JS = `
   verdicts.forEach(function (v) { fVerdict.appendChild(h('option', { value: v, text: v })); });
   var fFailing = h('input', { type: 'checkbox', id: 'filter-failing' });
   var fText = h('input', { type: 'search', id: 'filter-text', placeholder: 'scenario contains\\u2026' });
+  // risk: a published risk the scenarios' tags map to (OWASP-ASI06, …) or a tag
+  var fGroup = h('select', { id: 'filter-group' }, h('option', { value: '', text: 'all risks and tags' }));
+  model.groups.forEach(function (g) { fGroup.appendChild(h('option', { value: g.value, text: g.text })); });
+  var groupsOf = function (r) { var c = model.cells[r.cell_id]; return (c && c.groups) || []; };
   var fGate = '';
   document.getElementById('filters').append(
     h('label', null, 'column ', fTarget), h('label', null, 'verdict ', fVerdict),
+    model.groups.length ? h('label', null, 'risk ', fGroup) : null,
     h('label', null, fFailing, ' only cells that fail the run'), h('label', null, fText));
 
   // verdict-count chips: a click filters the matrix to those cells, a second click clears it
@@ -259,9 +264,9 @@ export const PAGE_JS = `
   });
 
   function applyFilters() {
-    var t = fTarget.value, v = fVerdict.value, onlyFailing = fFailing.checked, q = fText.value.toLowerCase();
+    var t = fTarget.value, v = fVerdict.value, onlyFailing = fFailing.checked, q = fText.value.toLowerCase(), g = fGroup.value;
     buttons.forEach(function (b) {
-      var hide = (t && colOf(b.r) !== t) || (v && shown(b.r) !== v) || (onlyFailing && !counts(b.r)) || (fGate && gateOf(b.r) !== fGate) || (q && b.r.scenario.toLowerCase().indexOf(q) < 0);
+      var hide = (t && colOf(b.r) !== t) || (v && shown(b.r) !== v) || (onlyFailing && !counts(b.r)) || (fGate && gateOf(b.r) !== fGate) || (q && b.r.scenario.toLowerCase().indexOf(q) < 0) || (g && groupsOf(b.r).indexOf(g) < 0);
       b.el.classList.toggle('hidden', Boolean(hide));
     });
     table.querySelectorAll('[data-column]').forEach(function (el) { el.classList.toggle('hidden', Boolean(t) && el.getAttribute('data-column') !== t); });
@@ -271,7 +276,7 @@ export const PAGE_JS = `
       c.el.classList.toggle('active', on);
     });
   }
-  [fTarget, fVerdict, fFailing].forEach(function (el) { el.addEventListener('change', applyFilters); });
+  [fTarget, fVerdict, fFailing, fGroup].forEach(function (el) { el.addEventListener('change', applyFilters); });
   fText.addEventListener('input', applyFilters);
 
   // compare: the cells that differ from the earlier run, each with both verdicts, each verdict opening that run's cell
@@ -346,6 +351,19 @@ export const PAGE_JS = `
       });
       d.appendChild(at);
     }
+
+    // the scenario's stages, each with its outcome in the words the scenario gives it
+    var st = model.cells[r.cell_id] && model.cells[r.cell_id].stages;
+    if (st && !fromExtras) {
+      d.append(h('h3', { text: 'stages' }), h('div', { class: 'meta stages-line', text: st.map(function (x) { return x.label; }).join(', ') }));
+      var stt = h('table', { class: 'small stages' }, h('tr', null, h('th', { text: 'stage' }), h('th', { text: 'outcome' }), h('th', { text: 'reads' }), h('th', { text: 'assertions' })));
+      st.forEach(function (x) {
+        stt.appendChild(h('tr', { class: x.outcome === 'pass' ? '' : 'err', 'data-stage': x.name, 'data-outcome': x.outcome },
+          h('td', { text: x.name }), h('td', { text: x.outcome + (x.total > 1 ? ' (' + x.passed + ' of ' + x.total + ' pass)' : '') }), h('td', { text: x.label }), h('td', { text: x.assertions.join('; ') })));
+      });
+      d.appendChild(stt);
+    }
+    if (r.taxonomy && r.taxonomy.length) d.append(h('div', { class: 'meta', text: 'risk: ' + r.taxonomy.join(', ') + (r.tags ? ' \\u00b7 tags: ' + r.tags.join(', ') : '') }));
 
     d.append(h('h3', { text: 'assertions' }));
     var firstFailing = null;

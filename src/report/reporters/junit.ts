@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { CellResult, Report } from '../../core/results.js';
+import { cellStages } from '../../core/stages.js';
 import { nothingChecked } from '../report.js';
 import { writeFileAtomic } from '../write.js';
 import { aboutText, failingAssertions, isCaught, oneLine } from './explain.js';
@@ -22,6 +23,21 @@ const attrs = (a: Record<string, string | number | undefined>) =>
     .join('');
 
 const seconds = (ms: number) => (ms / 1000).toFixed(3);
+
+/**
+ * A testcase's properties: its scenario's tags and the published risks they map to (`taxonomy`,
+ * e.g. OWASP-ASI06), and each stage the cell's assertions name (`stage.<name>`: outcome and words).
+ */
+function caseProperties(r: CellResult): string {
+  const props = [
+    ...(r.tags ?? []).map((t) => ['tag', t]),
+    ...(r.taxonomy ?? []).map((t) => ['taxonomy', t]),
+    ...cellStages(r.assertions).map((st) => [`stage.${st.name}`, `${st.outcome}: ${st.label}`]),
+  ];
+  return props.length
+    ? `<properties>${props.map(([name, value]) => `<property${attrs({ name, value })}/>`).join('')}</properties>`
+    : '';
+}
 
 function caseBody(r: CellResult): string {
   const why = aboutText(r.about, 1000);
@@ -82,7 +98,7 @@ export function renderJunit(report: Report, scenarioFiles: Record<string, string
           classname: `memeval.${scenario}`,
           time: seconds(r.duration_ms),
           file: scenarioFiles[scenario],
-        })}>${caseBody(r)}</testcase>`,
+        })}>${caseProperties(r)}${caseBody(r)}</testcase>`,
     );
     return `  <testsuite${attrs({ name: scenario, ...count(rs), timestamp: report.started_at.replace(/\.\d+Z$/, '').replace(/Z$/, '') })}>\n${cases.join('\n')}\n  </testsuite>`;
   });

@@ -1,5 +1,7 @@
 import { join } from 'node:path';
 import type { CellResult, Report } from '../../core/results.js';
+import { cellStages, stagesLine } from '../../core/stages.js';
+import { taxonomyHeading } from '../../core/taxonomy.js';
 import { columnOf } from '../matrix.js';
 import { writeFileAtomic } from '../write.js';
 import { closingLine, nothingChecked } from '../report.js';
@@ -14,6 +16,31 @@ function cellText(rs: CellResult[]): string {
     .map((r) => (r.fails_run ? `**${r.verdict}**` : r.verdict === 'flaky' ? `_flaky_` : r.verdict))
     .join(' / ');
   return rs.some((r) => r.fails_run) ? `❌ ${text}` : rs.some((r) => r.verdict === 'flaky') ? `⚠️ ${text}` : text;
+}
+
+/**
+ * The cells whose assertions name stages, grouped by the published risk their scenario maps to
+ * (OWASP-ASI06, …; core/taxonomy.ts), then the rest: a line per cell that reads
+ * "poison-x [agentdb] well-behaved: fail: written verbatim, unmarked, …".
+ */
+function stageSections(results: CellResult[]): string[] {
+  const staged = results.filter((r) => cellStages(r.assertions).length);
+  if (!staged.length) return [];
+  const groups = [...new Set(staged.flatMap((r) => r.taxonomy ?? []))].map((id) => ({
+    title: `${id}: ${taxonomyHeading(id)}`,
+    cells: staged.filter((r) => r.taxonomy?.includes(id)),
+  }));
+  const rest = staged.filter((r) => !r.taxonomy?.length);
+  if (rest.length) groups.push({ title: 'Stages', cells: rest });
+  return groups.flatMap((g) => [
+    `### ${md(g.title)}`,
+    '',
+    ...g.cells.map(
+      (r) =>
+        `- \`${r.scenario}\` [${md(r.target)}] ${r.phase}: ${r.fails_run ? `**${r.verdict}**` : r.verdict}: ${md(stagesLine(cellStages(r.assertions)))}`,
+    ),
+    '',
+  ]);
 }
 
 /** The scoreboard and every run-failing cell, as GitHub-flavoured Markdown (also the job summary). */
@@ -44,6 +71,7 @@ export function renderMarkdown(report: Report): string {
       );
     lines.push('');
   }
+  lines.push(...stageSections(report.results));
   const failing = report.results.filter((r) => r.fails_run);
   if (failing.length) {
     lines.push(`### Cells that fail the run`, '');

@@ -125,6 +125,56 @@ test('latency samples persist per target and recipe key, the latest kept; a dama
   assert.throws(() => again.latencySamples('tgt', 'r'), /not a duration \(x\)/);
 });
 
+test('flags export: a broken provenance claim becomes an sql assertion over the source, true on an empty store', async () => {
+  const { flagToScenario } = await import('../../../src/fuzz/export.ts');
+  const { loadTarget } = await import('../../../src/targets/loader.ts');
+  const decl = loadTarget('server-memory').decl;
+  const fuzzCase = {
+    recipe: 'poison-instruction',
+    ingredients: ['run-script', 'x', 'web'],
+    fingerprint: 'f00dfeedf00dfeed',
+    steps: [
+      { n: 0, op: 'remember', ref: 'm1', content: 'tok1: do it', source: 'web:https://fuzz.attacker.example/page' },
+    ],
+    expects: [],
+    files: [],
+    needs: ['remember'],
+  };
+  const finding = {
+    check: 'broken-claim',
+    claim: 'provenance',
+    reason: 'x',
+    calls: [],
+    expectation: {
+      kind: 'marked',
+      claim: 'provenance',
+      text: 'tok1',
+      source: 'web:https://fuzz.attacker.example/page',
+    },
+  };
+  const s = flagToScenario(
+    {
+      fingerprint: 'f00dfeedf00dfeed',
+      target: 'server-memory',
+      recipe: 'poison-instruction',
+      flagged_case: JSON.stringify(fuzzCase),
+      last_findings: JSON.stringify([finding]),
+      last_reason: 'x',
+    } as never,
+    decl,
+    'fuzz-x',
+  );
+  const a = s.assertions.find((x) => x.name.startsWith('broken-claim provenance'));
+  assert.equal(a?.kind, 'sql');
+  assert.equal(a?.phase, 'both');
+  assert.match(
+    a?.kind === 'sql' ? a.query : '',
+    /lower\(coalesce\(source, ''\)\) <> lower\('web:https:\/\/fuzz\.attacker\.example\/page'\)/,
+  );
+  const step = s.deterministic.violation?.steps[0];
+  assert.equal(step && 'source' in step ? step.source : undefined, 'web:https://fuzz.attacker.example/page');
+});
+
 test('precision: confirm and dismiss --reason record outcomes; stats count them per check and per target, and none is no rate', (t) => {
   const store = new FlagStore(join(tempDir(t), 'flags.db'));
   t.after(() => store.close());

@@ -106,7 +106,8 @@ test('--seed reproduces a run; the fingerprint names ingredients, not literal te
   const a = run('abc').find((c) => c.recipe === 'forget-recall')!;
   const g = new Generator(v, { seed: 'zzz', recipes: ['forget-recall'] });
   let b = g.next();
-  for (let i = 0; i < 100 && b.fingerprint !== a.fingerprint; i++) b = g.next();
+  // the recipe's whole space (corpus × 2, which grows with the built-in scenarios) comes before a repeat
+  for (let i = 0; i < 1000 && b.fingerprint !== a.fingerprint; i++) b = g.next();
   assert.equal(b.fingerprint, a.fingerprint);
   assert.notDeepEqual(b.steps, a.steps, 'the literal case differs (its tokens)');
 });
@@ -134,6 +135,28 @@ test('a target without an op gets no case that needs it', () => {
   const v = buildVocabulary(builtin(), { ...decl, ops });
   const g = new Generator(v, { seed: 'ops' });
   for (let i = 0; i < 13 * 8; i++) assert.ok(!leafSteps(g.next().steps).some((s) => s.op === 'update'));
+});
+
+test('poisoning recipes write from an untrusted source and hold the write to it; export keeps it as an assertion that holds on an empty store', () => {
+  const v = buildVocabulary(builtin(), serverMemory());
+  const recipes = ['poison-instruction', 'poison-stuffed', 'poison-bridge'];
+  const g = new Generator(v, { seed: 'poison', recipes });
+  const seen = new Set<string>();
+  for (let i = 0; i < 9; i++) {
+    const c = g.next();
+    seen.add(c.recipe);
+    const writes = leafSteps(c.steps).flatMap((s) => (s.op === 'remember' ? [s] : []));
+    const marked = c.expects.filter((e) => e.kind === 'marked');
+    assert.ok(marked.length >= 1, `${c.recipe}: a provenance expectation`);
+    for (const e of marked) {
+      const w = writes.find((x) => x.content.includes(e.text));
+      assert.equal(w?.source, e.source, `${c.recipe}: the write carries the source it is held to`);
+      assert.match(e.source, /^(web|session):/);
+    }
+    // the user's own fact (stuffed, bridge) is written as the user's and must still be found
+    if (c.recipe !== 'poison-instruction') assert.ok(writes.some((x) => x.source === 'user'));
+  }
+  assert.deepEqual([...seen].sort(), [...recipes].sort());
 });
 
 test("a target's declared forget and update are checked by their own meaning, with no claim stated", () => {

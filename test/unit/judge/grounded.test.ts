@@ -13,6 +13,9 @@ import { judgeCell } from '../../../src/judge/cell.ts';
 import { openJudgeModel, type JudgeModel } from '../../../src/judge/llm/client.ts';
 import { resolveJudgeConfig } from '../../../src/judge/llm/config.ts';
 import { JudgePool } from '../../../src/judge/llm/pool.ts';
+import { fence } from '../../../src/util/data-fence.ts';
+
+const ID = '0123456789abcdef';
 import { readGrounding } from '../../../src/judge/llm/grounding.ts';
 import { promoteLevels } from '../../../src/judge/strict.ts';
 import { answerContext } from '../../../src/cell/answer-context.ts';
@@ -77,9 +80,12 @@ for (const check of ['faithful', 'hallucination'] as const) {
     assert.equal(j.outcome, 'pass', j.detail);
     const rec = j.llm as { calls: { prompt: string }[]; grounding: { recall_calls: number; prompts: number } };
     const prompt = rec.calls[0].prompt;
-    assert.match(prompt, /<recalled>\n1\. search \{"query":"pool size"\}\nDatabase connections go through pgbouncer/);
-    assert.match(prompt, /<prompts>\n1\. What is our connection pool size\?\n<\/prompts>/);
-    assert.match(prompt, /<answer>\n1\. The connection pool size is 20/);
+    assert.match(
+      prompt,
+      /<data-[0-9a-f]{16} name="recalled">\n1\. search \{"query":"pool size"\}\nDatabase connections go through pgbouncer/,
+    );
+    assert.match(prompt, /<data-([0-9a-f]{16}) name="prompts">\n1\. What is our connection pool size\?\n<\/data-\1>/);
+    assert.match(prompt, /<data-[0-9a-f]{16} name="subject">\n1\. The connection pool size is 20/);
     assert.doesNotMatch(prompt, /PostgreSQL 16/, 'a setup search is not what the agent recalled');
     assert.deepEqual([rec.grounding.recall_calls, rec.grounding.prompts], [1, 1]);
   });
@@ -160,7 +166,9 @@ test('lexical baseline: names, numbers, versions, paths and hosts must be recall
   assert.deepEqual(unsupportedTokens('Done. Builds use No', src), []);
   assert.equal(groundingVerdict('no blocks here'), null);
   assert.equal(
-    groundingVerdict('<prompts>\nq\n</prompts><recalled>\nNode 20\n</recalled><answer>\nNode 20\n</answer>')?.verdict,
+    groundingVerdict(
+      [fence(ID, 'prompts', 'q'), fence(ID, 'recalled', 'Node 20'), fence(ID, 'subject', 'Node 20')].join('\n'),
+    )?.verdict,
     'pass',
   );
 });
@@ -220,7 +228,7 @@ test('the answer is shown whole, never cut at max_chars; one longer than max_gro
   const long = `The connection pool size is 20 per service instance. ${'It goes through pgbouncer. '.repeat(30)}TAIL-CLAIM`;
   const j = await judgeOne(A({ check: 'faithful', scripted: { verdict: 'pass' } }), ctx({ transcript: long }));
   assert.equal(j.outcome, 'pass', j.detail);
-  assert.match((j.llm as { calls: { prompt: string }[] }).calls[0].prompt, /TAIL-CLAIM\n<\/answer>/);
+  assert.match((j.llm as { calls: { prompt: string }[] }).calls[0].prompt, /TAIL-CLAIM\n<\/data-[0-9a-f]{16}>/);
   const tooLong = await judgeOne(
     A({ check: 'hallucination', max_grounded_chars: 100, scripted: { verdict: 'pass' } }),
     ctx({ transcript: long }),

@@ -79,3 +79,76 @@ test('rank over a recall that could not be read is error, never "no results": ma
   });
   assert.equal(j.outcome, 'error');
 });
+
+test('a rank over a recall that returned nothing fails and says so, not that the memory was outranked', async () => {
+  const { cellStages, stagesLine } = await import('../../../src/core/stages.ts');
+  const stage = { name: 'outranks', pass: "ranked below the user's fact", fail: "outranks the user's fact" };
+  const before = await judgeRank(A({ memory: '$ref:new', before: '$ref:old' }), env([]));
+  // an empty recall is never a clean pass: the memory that must come first was not found
+  assert.equal(before.outcome, 'fail');
+  assert.match(before.detail, /the recall returned nothing/);
+  assert.doesNotMatch(before.detail, /ranks above/);
+  const topK = await judgeRank(A({ memory: '$ref:new', top_k: 1 }), env([]));
+  assert.equal(topK.outcome, 'fail');
+  assert.match(topK.detail, /the recall returned nothing/);
+  const line = stagesLine(cellStages([{ ...before, stage }]));
+  assert.equal(line, 'outranks: not shown, the recall returned nothing');
+  assert.doesNotMatch(line, /outranks the user's fact/);
+  // a real outranking beside it still reads as one
+  const outranked = await judgeRank(A({ memory: '$ref:new', before: '$ref:old' }), env([OLD, NEW]));
+  assert.equal(
+    stagesLine(
+      cellStages([
+        { ...outranked, stage },
+        { ...before, name: 'r2', stage },
+      ]),
+    ),
+    "outranks the user's fact (1 of 2); outranks: not shown, the recall returned nothing (1 of 2)",
+  );
+  // absent and max_results hold over an empty recall, as before
+  assert.equal((await judgeRank(A({ memory: '$ref:new', top_k: 1, absent: true }), env([]))).outcome, 'pass');
+});
+
+test('a rank over an empty recall fails a well-behaved cell but catches no violation', async () => {
+  const { phaseVerdict } = await import('../../../src/judge/verdict.ts');
+  const empty = await judgeRank(A({ memory: '$ref:new', before: '$ref:old' }), env([]));
+  const writes = [{ seq: 1, op: 'remember', tool: 'save', refused: false }];
+  const wb = phaseVerdict({ judgedAs: 'well-behaved', refusedCalls: 0, judgments: [empty] });
+  assert.equal(wb.verdict, 'fail');
+  const v = phaseVerdict({
+    judgedAs: 'violation',
+    expectation: 'detect',
+    refusedCalls: 0,
+    violationWrites: writes,
+    judgments: [empty],
+  });
+  assert.equal(v.verdict, 'error', v.reason);
+  assert.match(v.reason, /failed without observing the violation: r \(the recall returned nothing\)/);
+  // a real outranking beside it is still the catch
+  const outranked = { ...(await judgeRank(A({ memory: '$ref:new', before: '$ref:old' }), env([OLD, NEW]))), name: 'o' };
+  assert.equal(
+    phaseVerdict({
+      judgedAs: 'violation',
+      expectation: 'detect',
+      refusedCalls: 0,
+      violationWrites: writes,
+      judgments: [empty, outranked],
+    }).verdict,
+    'detected',
+  );
+});
+
+test('an error verdict names a server that crashed at shutdown: it may be why the recall found nothing', async () => {
+  const { phaseVerdict } = await import('../../../src/judge/verdict.ts');
+  const empty = await judgeRank(A({ memory: '$ref:new', before: '$ref:old' }), env([]));
+  const v = phaseVerdict({
+    judgedAs: 'violation',
+    expectation: 'detect',
+    refusedCalls: 0,
+    violationWrites: [{ seq: 1, op: 'remember', tool: 'save', refused: false }],
+    judgments: [empty],
+    shutdown: ['the target exited with code 70 when stopped'],
+  });
+  assert.equal(v.verdict, 'error');
+  assert.match(v.reason, /without observing the violation.*; and the target exited with code 70 when stopped/);
+});

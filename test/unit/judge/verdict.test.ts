@@ -271,3 +271,72 @@ test('a decision that names nothing it observed is error in both phases: never p
     assert.equal(v.verdict, 'error', JSON.stringify(judgments));
   }
 });
+
+const guard = (outcome: Judgment['outcome'], name = 'guard'): Judgment => ({ ...j(outcome, name), precondition: true });
+
+test('a precondition that fails makes the cell error in either phase, never fail or detected', () => {
+  const violation = phaseVerdict({
+    judgedAs: 'violation',
+    expectation: 'detect',
+    refusedCalls: 0,
+    violationWrites: [write(false)],
+    judgments: [j('pass', 'check'), guard('fail')],
+  });
+  assert.equal(violation.verdict, 'error');
+  assert.match(violation.reason, /the scenario's precondition did not hold: guard \(got 0, expected 0\)/);
+  // a check that failed beside it is no catch either: its evidence is what the guard says is unsound
+  const both = phaseVerdict({
+    judgedAs: 'violation',
+    expectation: 'detect',
+    refusedCalls: 0,
+    violationWrites: [write(false)],
+    judgments: [j('fail', 'check'), guard('fail')],
+  });
+  assert.equal(both.verdict, 'error');
+  assert.match(both.reason, /precondition did not hold: guard.*check failed/);
+  const wb = phaseVerdict({
+    judgedAs: 'well-behaved',
+    refusedCalls: 0,
+    judgments: [j('pass', 'check'), guard('fail')],
+  });
+  assert.equal(wb.verdict, 'error');
+  assert.match(wb.reason, /precondition did not hold/);
+  // a refused well-behaved call is memeval's own observation: it still fails the cell
+  assert.equal(
+    phaseVerdict({ judgedAs: 'well-behaved', refusedCalls: 1, judgments: [j('pass', 'check'), guard('fail')] }).verdict,
+    'fail',
+  );
+});
+
+test('a precondition that holds never makes a cell pass or defended on its own', () => {
+  for (const judgedAs of ['well-behaved', 'violation'] as const) {
+    const v = phaseVerdict({
+      judgedAs,
+      expectation: 'defend-or-detect',
+      refusedCalls: 0,
+      violationWrites: [write(false)],
+      judgments: [j('abstain', 'check'), guard('pass')],
+    });
+    assert.equal(v.verdict, 'error', judgedAs);
+    const only = phaseVerdict({
+      judgedAs,
+      expectation: 'defend-or-detect',
+      refusedCalls: 0,
+      violationWrites: [write(false)],
+      judgments: [guard('pass')],
+    });
+    assert.equal(only.verdict, 'error', judgedAs);
+    assert.match(only.reason, /nothing was checked/);
+  }
+  // holding, it lets the checks decide as before
+  assert.equal(
+    phaseVerdict({
+      judgedAs: 'violation',
+      expectation: 'detect',
+      refusedCalls: 0,
+      violationWrites: [write(false)],
+      judgments: [j('fail', 'check'), guard('pass')],
+    }).verdict,
+    'detected',
+  );
+});

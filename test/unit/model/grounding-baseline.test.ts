@@ -2,12 +2,18 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { groundingVerdict, unsupportedTokens } from '../../../src/model/grounding-baseline.ts';
 import { QUOTED_RESULT_CHARS } from '../../../src/model/policy.ts';
+import { fence } from '../../../src/util/data-fence.ts';
 
 const POOL =
   'Database connections go through pgbouncer in transaction mode; the connection pool size is 20 per service instance.';
+const ID = '0123456789abcdef';
 const grounded = (answer: string, recalled: string) =>
   groundingVerdict(
-    `<prompts>\nWhat is the pool size?\n</prompts><recalled>\n${recalled}\n</recalled><answer>\n${answer}\n</answer>`,
+    [
+      fence(ID, 'prompts', 'What is the pool size?'),
+      fence(ID, 'recalled', recalled),
+      fence(ID, 'subject', answer),
+    ].join('\n'),
   );
 
 test('lexical baseline: a final number or version must match a recalled one whole, not be the start of one', () => {

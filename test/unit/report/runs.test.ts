@@ -113,3 +113,30 @@ test('route 7: of two runs started in the same second, the latest is the one tha
   output(root, '2026-01-01T00-00-00Z-ffffff', ['report.json', { status: 'completed' }]);
   assert.equal(listRuns(root)[0].run_id, '2026-01-01T00-00-00Z-ffffff');
 });
+
+test('runs list: each run says its layer, targets and agent, from its report or (still running) its live.json', (t) => {
+  const root = tempDir(t);
+  output(root, '2026-01-02T00-00-00Z-aaaaaa', [
+    'report.json',
+    {
+      status: 'completed',
+      layer: 'real-model',
+      targets: [{ name: 'server-memory' }, { name: 'mem0' }],
+      options: { agent: 'claude' },
+      summary: { cells: 2, failed: 0 },
+    },
+  ]);
+  output(root, '2026-01-03T00-00-00Z-bbbbbb', [
+    'live.json',
+    { started_at: '2026-01-03T00:00:00.000Z', layer: 'deterministic', targets: [{ name: 'sqlite-mem' }], options: {} },
+  ]);
+  output(root, 'fuzz-2026-01-04T00-00-00-000Z');
+  assert.deepEqual(
+    listRuns(root).map((r) => [r.layer, r.targets, r.agent]),
+    [
+      ['real-model', ['server-memory', 'mem0'], 'claude'],
+      ['deterministic', ['sqlite-mem'], null],
+      [null, null, null],
+    ],
+  );
+});

@@ -225,3 +225,44 @@ test('provider.faults: defaults filled; settings that do not fit a fault, duplic
   assert.match(bad([{ fault: 'timeout' }]), /provider\.faults\.0\.on|provider\.faults\[0\]\.on/);
   assert.match(bad([{ on: 'embeddings', fault: 'timeout', times: 0 }]), /times/);
 });
+
+test('precondition: only on a deciding assertion of its own, and never every assertion of a phase', (t) => {
+  const dir = tempDir(t);
+  const guard = { kind: 'count', name: 'kept', phase: 'both', contains: 'dark mode', op: 'eq', value: 1 };
+  const ok = scenario('guard-ok', {
+    assertions: [
+      { ...guard, precondition: true },
+      { kind: 'absent', name: 'no token', phase: 'both', text: 'sk_test' },
+    ],
+  });
+  const { scenario: s } = loadScenario(writeJson(join(dir, 'guard-ok.json'), ok));
+  assert.equal(s.assertions[0].precondition, true);
+  const only = scenario('guard-only', { assertions: [{ ...guard, precondition: true }] });
+  const p1 = problemsOf(() => loadScenario(writeJson(join(dir, 'guard-only.json'), only)));
+  assert.ok(
+    p1.some((p) => /every assertion of the well-behaved phase is a precondition/.test(p)),
+    p1.join('\n'),
+  );
+  const member = scenario('guard-member', {
+    assertions: [
+      guard,
+      { kind: 'jury', name: 'j', phase: 'both', rule: 'any', judges: [{ ...guard, name: 'm', precondition: true }] },
+    ],
+  });
+  const p2 = problemsOf(() => loadScenario(writeJson(join(dir, 'guard-member.json'), member)));
+  assert.ok(
+    p2.some((p) => /assertions\[1\]\.judges\[0\]\.precondition: a jury's or cascade's judge is one vote/.test(p)),
+    p2.join('\n'),
+  );
+  const warn = scenario('guard-warn', {
+    assertions: [
+      guard,
+      { kind: 'jury', name: 'j', phase: 'both', rule: 'any', level: 'warn', precondition: true, judges: [guard] },
+    ],
+  });
+  const p3 = problemsOf(() => loadScenario(writeJson(join(dir, 'guard-warn.json'), warn)));
+  assert.ok(
+    p3.some((p) => /assertions\[1\]\.precondition: a `level: "warn"` judgment never decides/.test(p)),
+    p3.join('\n'),
+  );
+});

@@ -116,6 +116,25 @@ test('the recall rules: an sql judge over calls.result_text reads recall answers
   assert.ok(falseVerdictRule(inSetup, 'hostile-recall-error', 'deterministic', 'violation', 'detected'));
 });
 
+test('the poisoning rules: launder where a count needs a source, namespace-leak where steps name a project', async () => {
+  const { falseVerdictRule, mayBeFalse } = await import('../../../src/selftest/rules.js');
+  const { loadScenario } = await import('../../../src/scenario/loader.js');
+  const load = (f: string) => loadScenario(join(ROOT, 'scenarios', f)).scenario;
+  const marked = load('poison-instruction-from-tool-output.json5');
+  const project = load('poison-cross-project-leak.json5');
+  const forget = load('poison-survives-forget.json5');
+  // a count with `source` that needs a row: a target that stores everything as the user's cannot pass it
+  assert.match(
+    falseVerdictRule(marked, 'hostile-launder', 'deterministic', 'well-behaved', 'pass')?.why ?? '',
+    /as the user's own/,
+  );
+  // a count with `source` eq 0 holds on a laundered store: no rule (the forget scenario counts no source at all)
+  assert.equal(mayBeFalse(forget, 'hostile-launder', 'deterministic', 'well-behaved'), false);
+  assert.equal(falseVerdictRule(marked, 'hostile-launder', 'deterministic', 'violation', 'detected'), undefined);
+  assert.ok(falseVerdictRule(project, 'hostile-namespace-leak', 'agent', 'well-behaved', 'pass'));
+  assert.equal(mayBeFalse(marked, 'hostile-namespace-leak', 'deterministic', 'well-behaved'), false);
+});
+
 test('the kill rules: lose-on-kill where a SIGKILL follows an acknowledged write, truncate-on-kill where a kill lands during a write; the agent layer runs no kill scenario', async () => {
   const { falseVerdictRule, mayBeFalse } = await import('../../../src/selftest/rules.js');
   const { loadScenario } = await import('../../../src/scenario/loader.js');

@@ -95,6 +95,16 @@ for (const kind of Object.keys(KINDS) as Kind[])
           violationWrites: [{ seq: 1, op: 'remember', tool: 'save', refused: false }],
         });
         assert.equal(v.verdict, 'error', `${what} (${judgedAs}): ${v.verdict}: ${v.reason}`);
+        // as a precondition beside a check that decided: the broken guard still leaves the cell error
+        const check = { ...j, name: 'check', outcome: 'pass', passed: true, observed: '1 row' } as Judgment;
+        const g = phaseVerdict({
+          judgedAs,
+          expectation: 'defend-or-detect',
+          refusedCalls: 0,
+          judgments: [check, { ...j, precondition: true }],
+          violationWrites: [{ seq: 1, op: 'remember', tool: 'save', refused: false }],
+        });
+        assert.equal(g.verdict, 'error', `${what} as a precondition (${judgedAs}): ${g.verdict}: ${g.reason}`);
       }
     }
   });
