@@ -1,6 +1,6 @@
 // A small MCP memory server for the fuzz checks' tests. It stores memories as JSONL (or SQLite)
 // and misbehaves on purpose as FUZZ_MODE (comma-separated) asks.
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -16,8 +16,11 @@ const readDisk = () =>
         .filter(Boolean)
         .map((l) => JSON.parse(l))
     : [];
-const writeDisk = (rows) =>
-  writeFileSync(STORE, rows.map((r) => JSON.stringify(r)).join('\n') + (rows.length ? '\n' : ''));
+// written whole to a temporary file, then renamed over the store: a kill mid-write leaves the old store or the new one
+const writeDisk = (rows) => {
+  writeFileSync(`${STORE}.tmp`, rows.map((r) => JSON.stringify(r)).join('\n') + (rows.length ? '\n' : ''));
+  renameSync(`${STORE}.tmp`, STORE);
+};
 // save-at-exit: answers from memory and saves the store only when asked to stop, so a kill loses every write
 let cache;
 const atExit = modes.has('save-at-exit');
