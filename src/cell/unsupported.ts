@@ -31,22 +31,25 @@ export function unsupportedReason(
     modelUnsupported(scenario, decl) ??
     commandUnsupported(withMembers(scenario.assertions), decl) ??
     toolsUnsupported(scenario, decl) ??
-    namespaceUnsupported(scenario, decl)
+    namespaceUnsupported(scenario, decl, driver)
   );
 }
 
 /**
  * Steps that write to or search in a namespace (a project) say nothing on a target whose
- * remember and recall take none: every step would go to its one store, so a leak between
- * projects could be neither shown nor ruled out.
+ * remember and recall take none, or through an agent: every step would go to one store, so a
+ * leak between projects could be neither shown nor ruled out.
  */
-function namespaceUnsupported(scenario: Scenario, decl: TargetDecl): string | undefined {
+function namespaceUnsupported(scenario: Scenario, decl: TargetDecl, driver: Driver): string | undefined {
   const steps = [
     ...scenario.setup.steps,
     ...scenario.deterministic.well_behaved,
     ...(scenario.deterministic.violation?.steps ?? []),
   ];
   if (!usesNamespace(steps)) return undefined;
+  // an agent fills its own tool arguments: no step's project reaches its calls
+  if (driver.kind === 'agent')
+    return 'the scenario writes to and searches in namespaces (projects), which the agent layer cannot place in an agent’s own calls';
   const takes = (op: 'remember' | 'recall') => /\{\{\s*namespace\s*\}\}/.test(JSON.stringify(decl.ops[op] ?? []));
   return takes('remember') && takes('recall')
     ? undefined

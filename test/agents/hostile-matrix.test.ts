@@ -14,7 +14,7 @@ const ENV = { NO_COLOR: '1', FORCE_COLOR: '0', MEMEVAL_CACHE_DIR: process.env.ME
  * why a cell is unsupported in the agent layer whatever the target (src/cell/wall-clock.ts), or
  * why no cell of a scenario is planned there (a kill: src/selftest/findings.ts)
  */
-const LAYER_CANNOT_RUN = /which the agent layer cannot place between|the agent layer cannot run it on any target/;
+const LAYER_CANNOT_RUN = /which the agent layer cannot place (between|in)|the agent layer cannot run it on any target/;
 /** the unproven entry every scenario of a narrowed selftest gets (src/app/selftest.ts) */
 const NARROWED = /: a scenario is proven only over all of them$/;
 /** agent cells wait on the agent's and the proxy's start more than they compute */
