@@ -84,12 +84,20 @@ export function judgeDurable(a: Durable, ctx: JudgeContext): Judgment {
   const held: string[] = [];
   const unsettled: string[] = [];
   const shown = (e: Expect) => `${e.op} ${JSON.stringify(clip(e.content, 80))} (writes.seq ${e.seq})`;
+  // a forgotten text inside a memory that must stay (forget "likes tea", keep "likes tea with
+  // milk") is that memory's, not the forgotten one back
+  const kept = [...expect.values()].filter((e) => !e.unsettled && e.op !== 'forget').map((e) => norm(e.content));
+  const backIn = (content: string) =>
+    holding(content).filter((id) => {
+      const text = live.find((m) => m.id === id)!.text;
+      return !kept.some((k) => k.includes(norm(content)) && text.includes(k));
+    });
   for (const e of expect.values()) {
     if (e.unsettled) {
       unsettled.push(shown(e));
       continue;
     }
-    const ids = holding(e.content);
+    const ids = e.op === 'forget' ? backIn(e.content) : holding(e.content);
     if (e.op === 'forget')
       ids.length ? back.push(`${shown(e)}: live again in memory ${ids.join(', ')}`) : held.push(shown(e));
     else ids.length ? held.push(`${shown(e)} in memory ${ids[0]}`) : lost.push(shown(e));
