@@ -27,7 +27,7 @@ test('a precondition that abstained makes a failing check neither detected nor f
     judgments: [j('fail', 'check'), j('abstain', 'guard', true)],
   });
   assert.equal(violation.verdict, 'error', violation.reason);
-  assert.match(violation.reason, /precondition did not hold: guard \(not established: no recall probe/);
+  assert.match(violation.reason, /precondition could not be established: guard abstained \(no recall probe/);
   const wb = phaseVerdict({
     judgedAs: 'well-behaved',
     refusedCalls: 0,
@@ -43,4 +43,16 @@ test('a precondition that abstained makes a failing check neither detected nor f
     }).verdict,
     'fail',
   );
+});
+
+// selftest reads "did not hold" as a hostility met (a blackhole's guard found nothing): a guard
+// that abstained observed nothing, so it must not read so
+test('a precondition that abstained does not read as one that did not hold', () => {
+  const v = phaseVerdict({
+    judgedAs: 'well-behaved',
+    refusedCalls: 0,
+    judgments: [j('pass', 'check'), j('abstain', 'guard', true)],
+  });
+  assert.equal(v.verdict, 'error');
+  assert.doesNotMatch(v.reason, /did not hold/);
 });
