@@ -61,9 +61,10 @@ for (const agent of AGENT_NAMES) {
       });
       await new Promise<void>((r) => refuse.listen(0, '127.0.0.1', r));
       t.after(() => refuse.close());
-      // port 1 (tcpmux): privileged and served by nothing here, so it stays refused; a port freed by
-      // closing a server can be taken by another test's server on a loaded machine before the agent connects
-      const deadPort = 1;
+      // port 2: privileged, served by nothing here and not on fetch's list of blocked ports (1 is), so
+      // it stays refused; a port freed by closing a server can be taken by another test's server on a
+      // loaded machine before the agent connects
+      const deadPort = 2;
       const cases = [
         {
           name: '401',
