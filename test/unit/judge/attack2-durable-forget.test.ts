@@ -70,3 +70,13 @@ test('the forgotten memory itself still live is caught beside a kept one that co
   assert.equal(d.outcome, 'fail', d.detail);
   assert.match(d.detail, /forgotten and back: forget "User likes tea" \(writes.seq 3\): live again in memory 2/);
 });
+
+// an empty (or blank) text is in every row: a durable check of it alone checked nothing
+test('an acknowledged write of an empty text is not judged as held', async (t) => {
+  const alone = await run(t, ['User likes tea'], [w('a', '  ')]);
+  assert.equal(alone.outcome, 'abstain', alone.detail);
+  assert.match(alone.detail, /empty text/);
+  const beside = await run(t, ['User likes tea'], [w('a', ''), w('b', 'User likes tea')]);
+  assert.equal(beside.outcome, 'pass', beside.detail);
+  assert.match(beside.detail, /an empty text, in every row, not judged/);
+});
