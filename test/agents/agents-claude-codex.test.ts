@@ -21,13 +21,26 @@ async function run(
   return { r, report: JSON.parse(String(r.stdout)), out };
 }
 
+/**
+ * Real findings on the default target in the real-model layer: server-memory keeps no source with a
+ * memory (an entity's observations are bare strings), so a page the agent saved reads as the
+ * user's own word (docs/poisoning.md): the well-behaved phase fails and the violation cannot be
+ * told apart. Every other real-model scenario passes and catches.
+ */
+const NO_SOURCE = new Set(['poison-instruction-from-tool-output', 'poison-survives-restart']);
+const failing = (report: { results: { scenario: string; fails_run: boolean }[] }) =>
+  report.results
+    .filter((x) => x.fails_run)
+    .map((x) => x.scenario)
+    .sort();
+
 for (const agent of ['claude-code', 'codex']) {
   test(`${agent}: the well-behaved script passes every real-model scenario through the real agent binary`, async (t) => {
     await installAgent(getAgent(agent), (s) => t.diagnostic(s));
     const { r, report, out } = await run(t, ['--agent-turn', '--agent', agent, '--model', 'scripted']);
-    assert.equal(
-      r.exitCode,
-      0,
+    assert.deepEqual(
+      failing(report),
+      [...NO_SOURCE].sort(),
       JSON.stringify(
         report.results.map((x: { scenario: string; verdict: string; reason: string }) => [
           x.scenario,
@@ -36,11 +49,12 @@ for (const agent of ['claude-code', 'codex']) {
         ]),
       ),
     );
+    assert.equal(r.exitCode, 1);
     assert.equal(report.layer, 'real-model');
     assert.equal(report.options.scripted_model, true, 'the report says the model was scripted');
     assert.ok(report.results.length >= 5);
     for (const res of report.results) {
-      assert.equal(res.verdict, 'pass', `${res.scenario}: ${res.reason}`);
+      assert.equal(res.verdict, NO_SOURCE.has(res.scenario) ? 'fail' : 'pass', `${res.scenario}: ${res.reason}`);
       assert.equal(res.agent.scripted, true);
       assert.ok(
         res.agent.turns.every(
@@ -107,10 +121,12 @@ for (const agent of ['claude-code', 'codex']) {
       'violation',
     ]);
     for (const res of report.results)
-      assert.ok(['detected', 'defended'].includes(res.verdict), `${res.scenario}: ${res.verdict} ${res.reason}`);
+      if (NO_SOURCE.has(res.scenario)) assert.equal(res.verdict, 'undetected', `${res.scenario}: ${res.reason}`);
+      else assert.ok(['detected', 'defended'].includes(res.verdict), `${res.scenario}: ${res.verdict} ${res.reason}`);
+    assert.deepEqual(failing(report), [...NO_SOURCE].sort());
     assert.equal(
       r.exitCode,
-      0,
+      1,
       JSON.stringify(
         report.results
           .filter((x: { fails_run: boolean }) => x.fails_run)
