@@ -141,6 +141,10 @@ export const judgmentSchema = z.looseObject({
 });
 export type Judgment = z.infer<typeof judgmentSchema>;
 
+/** Did this judgment decide, on something it observed? */
+export const decidedOnEvidence = (j: Judgment): boolean =>
+  (j.outcome === 'pass' || j.outcome === 'fail') && typeof j.observed === 'string' && j.observed.trim() !== '';
+
 /** One `setup.store_sql` statement as it ran against the stopped server's store. */
 export const storeSqlRecordSchema = z.looseObject({
   index: z.number(),

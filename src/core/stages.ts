@@ -1,11 +1,11 @@
-import type { Judgment } from './results.js';
+import { decidedOnEvidence, type Judgment } from './results.js';
 
 /**
  * Stages: the named steps of a scenario's story ("written", "marked", "survives restart", "acted
  * on") that its assertions report on (`stage` on an assertion, copied onto its judgment). A
  * stage's outcome is read from its judgments only, for reporting: the verdict stays the
  * assertions'. A stage with a judgment that errored or abstained was not judged, whatever the
- * others say, so it never reads as passed.
+ * others say, so it never reads as passed; nor one with a pass or fail that names nothing it observed.
  */
 
 /** What a judgment carries of its assertion's `stage`: the name and the words for each outcome. */
@@ -54,16 +54,25 @@ export function cellStages(judgments: readonly Judgment[]): StageResult[] {
     by.set(tag.name, at);
   }
   return [...by.values()].map(({ tag, js }) => {
-    const count = (o: Judgment['outcome']) => js.filter((j) => j.outcome === o).length;
-    const [passed, failed, errors, abstained] = [count('pass'), count('fail'), count('error'), count('abstain')];
+    // a pass or fail that names nothing it observed is no reading of the stage (the verdict is error for it too)
+    const unobserved = js.filter((j) => (j.outcome === 'pass' || j.outcome === 'fail') && !decidedOnEvidence(j)).length;
+    const count = (o: Judgment['outcome']) => js.filter((j) => j.outcome === o && decidedOnEvidence(j)).length;
+    const errors = js.filter((j) => j.outcome === 'error').length;
+    const abstained = js.filter((j) => j.outcome === 'abstain').length;
+    const [passed, failed] = [count('pass'), count('fail')];
     const total = js.length;
-    const outcome: StageResult['outcome'] = errors ? 'error' : failed ? 'fail' : abstained ? 'abstain' : 'pass';
+    const outcome: StageResult['outcome'] =
+      errors || unobserved ? 'error' : failed ? 'fail' : abstained ? 'abstain' : 'pass';
+    const notJudged = [
+      errors && `${errors} error(s)`,
+      unobserved && `${unobserved} decided without naming what it observed`,
+    ].filter(Boolean);
     const words =
       outcome === 'pass'
         ? (tag.pass ?? `${tag.name}: pass`)
         : outcome === 'fail'
           ? failWords(tag, js)
-          : `${tag.name}: not judged (${outcome === 'error' ? `${errors} error(s)` : `${abstained} abstained`})`;
+          : `${tag.name}: not judged (${outcome === 'error' ? notJudged.join(', ') : `${abstained} abstained`})`;
     return { name: tag.name, outcome, label: words, passed, failed, total, assertions: js.map((j) => j.name) };
   });
 }

@@ -39,6 +39,5 @@ export function decided(
   };
 }
 
-/** Did this judgment decide, on something it observed? */
-export const decidedOnEvidence = (j: Judgment): boolean =>
-  (j.outcome === 'pass' || j.outcome === 'fail') && typeof j.observed === 'string' && j.observed.trim() !== '';
+// in core/ (a leaf) so a cell's stages read it too
+export { decidedOnEvidence } from '../core/results.js';

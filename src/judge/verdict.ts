@@ -64,7 +64,7 @@ export interface VerdictResult {
  * assertions said: they did not judge what the scenario is about. A precondition (a guard
  * assertion, `precondition: true`) that fails makes the cell `error` in either phase, never
  * fail or detected (only a refused well-behaved call, which memeval saw itself, still fails it);
- * one that holds counts for nothing: a cell passes or is defended on its checks alone. A fail
+ * one that abstained was never established and counts as not holding; one that holds counts for nothing: a cell passes or is defended on its checks alone. A fail
  * that says it observed nothing of what it checks (`not_observed`: a rank over a recall that
  * returned nothing) fails a well-behaved cell but catches no violation: alone, it is `error`.
  */
@@ -107,13 +107,24 @@ function assertionVerdict(input: VerdictInput): VerdictResult {
   // a precondition guards the checks: failing, it says they could not test what they are about,
   // so nothing they found is a fail or a catch; holding, it checked nothing itself, so never a pass
   const checks = v.judgments.filter((j) => !j.precondition);
-  const unmet = v.judgments.filter((j) => j.precondition && j.outcome === 'fail');
+  // a guard that abstained was never established either: its checks are no more a fail or a catch
+  const unmet = v.judgments.filter((j) => j.precondition && (j.outcome === 'fail' || j.outcome === 'abstain'));
   const failed = checks.filter((j) => j.outcome === 'fail');
   const decided = checks.filter((j) => j.outcome === 'pass' || j.outcome === 'fail');
-  const unmetReason = (): VerdictResult => ({
-    verdict: 'error',
-    reason: `the scenario's precondition did not hold: ${unmet.map(unmetWords).join('; ')}; what the other assertions found${failed.length ? ` (${failed.map((j) => j.name).join(', ')} failed)` : ''} was not judged`,
-  });
+  const unmetReason = (): VerdictResult => {
+    const broken = unmet.filter((j) => j.outcome === 'fail');
+    const unsettled = unmet.filter((j) => j.outcome === 'abstain');
+    // "did not hold" only for a guard that observed its failure (selftest reads it as the hostility met)
+    const parts = [
+      broken.length && `the scenario's precondition did not hold: ${broken.map(unmetWords).join('; ')}`,
+      unsettled.length &&
+        `the scenario's precondition could not be established: ${unsettled.map((j) => `${j.name} abstained (${j.detail})`).join('; ')}`,
+    ].filter(Boolean);
+    return {
+      verdict: 'error',
+      reason: `${parts.join('; ')}; what the other assertions found${failed.length ? ` (${failed.map((j) => j.name).join(', ')} failed)` : ''} was not judged`,
+    };
+  };
   if (v.judgedAs === 'well-behaved') {
     // the target refused a call: observed by memeval itself, whatever any precondition says
     if (v.refusedCalls > 0)

@@ -31,11 +31,14 @@ export function checkKills(scenario: Scenario): string[] {
       if (s.op !== 'kill') return;
       const at = `${field}[${i}]`;
       if (s.after !== undefined) {
-        // first in its sequence: right after the seeding session stored setup.memories
+        // first in a phase: the phase runs on the session setup left, so a write as setup's last
+        // step comes right before it, as the seeding of setup.memories does
+        const setupLast = field === 'setup.steps' ? undefined : scenario.setup.steps.at(-1);
+        const before = i ? steps[i - 1] : setupLast;
         const afterSeeds = i === 0 && scenario.setup.memories.length > 0;
-        if (!isWrite(steps[i - 1]) && !afterSeeds)
+        if (!isWrite(before) && !afterSeeds)
           problems.push(
-            `${at}.after: a kill after "ack" kills right after a write was answered, but ${i ? `the step before it is ${steps[i - 1]!.op}` : 'nothing was written before it'}: put it right after a remember, update, forget or parallel write (or use during)`,
+            `${at}.after: a kill after "ack" kills right after a write was answered, but ${before ? `the step before it is ${before.op}${i ? '' : ` (setup.steps[${scenario.setup.steps.length - 1}])`}` : 'nothing was written before it'}: put it right after a remember, update, forget or parallel write (or use during)`,
           );
         return;
       }

@@ -83,13 +83,30 @@ export function judgeDurable(a: Durable, ctx: JudgeContext): Judgment {
   const back: string[] = [];
   const held: string[] = [];
   const unsettled: string[] = [];
+  // an empty text is in every row: looking for it would check nothing
+  const blank: string[] = [];
   const shown = (e: Expect) => `${e.op} ${JSON.stringify(clip(e.content, 80))} (writes.seq ${e.seq})`;
+  // a forgotten text inside a memory that must stay (forget "likes tea", keep "likes tea with
+  // milk") is that memory's, not the forgotten one back
+  const kept = [...expect.values()]
+    .filter((e) => !e.unsettled && e.op !== 'forget')
+    .map((e) => norm(e.content))
+    .filter(Boolean);
+  const backIn = (content: string) =>
+    holding(content).filter((id) => {
+      const text = live.find((m) => m.id === id)!.text;
+      return !kept.some((k) => k.includes(norm(content)) && text.includes(k));
+    });
   for (const e of expect.values()) {
     if (e.unsettled) {
       unsettled.push(shown(e));
       continue;
     }
-    const ids = holding(e.content);
+    if (!norm(e.content)) {
+      blank.push(shown(e));
+      continue;
+    }
+    const ids = e.op === 'forget' ? backIn(e.content) : holding(e.content);
     if (e.op === 'forget')
       ids.length ? back.push(`${shown(e)}: live again in memory ${ids.join(', ')}`) : held.push(shown(e));
     else ids.length ? held.push(`${shown(e)} in memory ${ids[0]}`) : lost.push(shown(e));
@@ -100,19 +117,31 @@ export function judgeDurable(a: Durable, ctx: JudgeContext): Judgment {
       'abstain',
       null,
       EXPECTED,
-      `every acknowledged write was followed by one in flight when the server was killed: nothing settled to check (${unsettled.join('; ')})`,
+      [
+        unsettled.length &&
+          `every acknowledged write was followed by one in flight when the server was killed: nothing settled to check (${unsettled.join('; ')})`,
+        blank.length && `acknowledged write(s) with an empty text, which every row contains: ${blank.join('; ')}`,
+      ]
+        .filter(Boolean)
+        .join('; '),
     );
   const inFlight = writes.filter((w) => w.killed).map((w) => `${w.op} ${JSON.stringify(clip(w.content, 60))}`);
   const notes = [
     inFlight.length && `never answered (the server was killed first), not judged: ${inFlight.join('; ')}`,
     unsettled.length && `a later write was in flight at a kill, not judged: ${unsettled.join('; ')}`,
+    blank.length && `an empty text, in every row, not judged: ${blank.join('; ')}`,
   ].filter(Boolean);
   const problems = [
     lost.length && `acknowledged and lost: ${lost.join('; ')}`,
     back.length && `forgotten and back: ${back.join('; ')}`,
   ].filter(Boolean);
   return decided(a, !lost.length && !back.length, {
-    actual: { lost: lost.length, back: back.length, held: held.length, not_judged: unsettled.length + inFlight.length },
+    actual: {
+      lost: lost.length,
+      back: back.length,
+      held: held.length,
+      not_judged: unsettled.length + inFlight.length + blank.length,
+    },
     expected: EXPECTED,
     detail: [...problems, ...notes].join('; ') || `${held.length} acknowledged write(s) hold`,
     observed: `${held.length + lost.length + back.length} memory(ies) whose last acknowledged write was checked against the ${live.length} live row(s) of the memories view (${acknowledged} of ${writes.length} write(s) acknowledged): held ${held.length}, lost ${lost.length}, forgotten but back ${back.length}`,
