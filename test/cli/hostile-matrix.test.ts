@@ -32,6 +32,10 @@ test(
     assert.deepEqual(
       { toothless: rep.toothless, fails_correct_server: rep.fails_correct_server, not_proven: rep.not_proven },
       { toothless: [], fails_correct_server: [], not_proven: [] },
+      rep.scenarios
+        .filter((s) => s.status !== 'proven')
+        .flatMap((s) => s.unproven.map((u) => `${s.id} × ${u.target} (${u.phase}): ${u.why}`))
+        .join('\n'),
     );
     assert.deepEqual([...rep.proven].sort(), rep.scenarios.map((s) => s.id).sort());
     assert.equal(r.exitCode, 0, String(r.stderr));
